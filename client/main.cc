@@ -1,0 +1,77 @@
+// webnnmctl: the WebNNM command line (DESIGN.md §8).
+//
+// Exit codes everywhere: 0 success, 1 failure (such as an invalid model),
+// 2 usage error (bad flags, unreadable file).
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "client/check_report.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct GlobalOptions {
+  std::string output = "table";
+};
+
+// `webnnmctl check FILE`: parse and build the DAG in-process.
+int RunCheck(const std::string& path, const GlobalOptions& global) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << "webnnmctl: cannot read '" << path << "'\n";
+    return kExitUsage;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    std::cerr << "webnnmctl: cannot read '" << path << "'\n";
+    return kExitUsage;
+  }
+  webnnm::CheckResult result = webnnm::CheckModel(path, text.str());
+  if (global.output == "json") {
+    std::cout << webnnm::client::CheckJson(result) << "\n";
+  } else {
+    std::cerr << result.rendered;
+    std::cout << webnnm::client::CheckText(result);
+  }
+  return result.ok ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"webnnmctl: check models, train and test them, and drive the "
+               "webnnmd daemon"};
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("-o,--output", global.output, "Output format: table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+
+  std::string check_file;
+  CLI::App* check = app.add_subcommand(
+      "check", "Parse a model, build its DAG and print a summary");
+  check->add_option("FILE", check_file, "The model file (.wnm)")->required();
+  check->fallthrough();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (*check) return RunCheck(check_file, global);
+  return kExitUsage;
+}

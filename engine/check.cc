@@ -1,0 +1,100 @@
+#include "engine/check.h"
+
+#include "engine/lang/parser.h"
+#include "engine/model/build.h"
+
+namespace webnnm {
+namespace {
+
+std::string Stem(const std::string& file_name) {
+  size_t slash = file_name.find_last_of('/');
+  std::string base =
+      slash == std::string::npos ? file_name : file_name.substr(slash + 1);
+  size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+TensorSummary Endpoint(const dag::Dag& dag, const dag::Endpoint& endpoint) {
+  const ir::TensorType& type =
+      dag.graph.value(dag.graph.output(endpoint.node)).type;
+  TensorSummary summary;
+  summary.name = endpoint.name;
+  summary.dtype = type.dtype;
+  for (int i = 0; i < type.rank(); ++i) {
+    if (ir::IsSymbolic(type.shape[i])) {
+      summary.sequenced |= type.shape[i] == ir::kSequenceDim;
+      continue;
+    }
+    summary.shape.push_back(type.shape[i]);
+    summary.dims.push_back(type.has_names() ? type.names[i] : "");
+  }
+  return summary;
+}
+
+}  // namespace
+
+ModelSummary Summarize(const dag::Dag& dag) {
+  ModelSummary summary;
+  summary.name = dag.name;
+  for (const dag::Endpoint& e : dag.inputs) {
+    summary.inputs.push_back(Endpoint(dag, e));
+  }
+  for (const dag::Endpoint& e : dag.outputs) {
+    summary.outputs.push_back(Endpoint(dag, e));
+  }
+  for (const dag::LayerInfo& layer : dag.layers) {
+    summary.layers.push_back({layer.section, layer.op, layer.names,
+                              layer.result.ToString(), 0});
+  }
+  for (ir::NodeId id : dag.parameters) {
+    const ir::Node& node = dag.graph.node(id);
+    const ir::TensorType& type = dag.graph.value(dag.graph.output(id)).type;
+    ParameterSummary p{node.name, type.dtype, type.shape, node.parameter.init,
+                       node.parameter.trainable};
+    if (p.trainable) {
+      summary.parameter_count += type.MinElementCount().value_or(0);
+      summary.parameters.push_back(std::move(p));
+    } else {
+      summary.state.push_back(std::move(p));
+    }
+  }
+  summary.node_count = dag.graph.CountLiveNodes();
+  return summary;
+}
+
+CheckResult CheckModel(const std::string& file_name, std::string text,
+                       const ir::Limits& limits) {
+  auto file = std::make_shared<SourceFile>(file_name, std::move(text));
+  Diagnostics diagnostics(file);
+  CheckResult result;
+  result.name = Stem(file_name);
+  lang::Module module = lang::Parse(*file, diagnostics);
+  if (!diagnostics.has_errors()) {
+    model::Model model = model::Build(module, diagnostics);
+    if (model.name.empty()) model.name = result.name;
+    result.name = model.name;
+    if (!diagnostics.has_errors()) {
+      result.dag = dag::Build(model, diagnostics, limits);
+    }
+  }
+  result.ok = !diagnostics.has_errors() && result.dag.has_value();
+  if (result.ok) {
+    result.summary = Summarize(*result.dag);
+  } else {
+    result.dag.reset();
+  }
+  result.diagnostics = diagnostics.LocateAll();
+  result.rendered = diagnostics.RenderAll();
+  for (const Diagnostic& d : diagnostics.all()) {
+    if (d.severity == Severity::kWarning) result.warnings.push_back(d.message);
+  }
+  if (result.summary && result.dag) {
+    for (size_t i = 0; i < result.dag->layers.size(); ++i) {
+      result.summary->layers[i].line =
+          file->Locate(result.dag->layers[i].range.begin).line;
+    }
+  }
+  return result;
+}
+
+}  // namespace webnnm

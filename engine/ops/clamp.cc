@@ -1,0 +1,43 @@
+// clamp: y = min(max(x, minValue), maxValue), element-wise.
+// Operand: input (any numeric type). Options: minValue (default -infinity),
+// maxValue (default +infinity); minValue must not exceed maxValue.
+// Result: the input's type and shape.
+#include <cmath>
+#include <limits>
+
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+namespace {
+
+absl::StatusOr<Types> InferClamp(const InferContext& c) {
+  double lo = c.attrs.GetFloat("minValue",
+                               -std::numeric_limits<double>::infinity());
+  double hi = c.attrs.GetFloat("maxValue",
+                               std::numeric_limits<double>::infinity());
+  if (std::isnan(lo) || std::isnan(hi)) {
+    return AttrError(std::isnan(lo) ? "minValue" : "maxValue",
+                     "clamp bounds must not be NaN");
+  }
+  if (lo > hi) {
+    return AttrError("minValue", StrCat("clamp minValue ", lo,
+                                        " is greater than maxValue ", hi));
+  }
+  return InferSameAsInput(c);
+}
+
+}  // namespace
+
+const ir::OpDef& ClampOp() {
+  static const ir::OpDef def = [] {
+    ir::OpDef d = ActivationOp(ir::OpKind::kClamp, "clamp", ir::kNumericTypes,
+                               ir::WeightInit::kHe,
+                               {{.name = "minValue", .kind = ir::AttrKind::kFloat},
+                                {.name = "maxValue", .kind = ir::AttrKind::kFloat}});
+    d.infer = InferClamp;
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,13 @@
+// exp: y = e^x, element-wise.
+// Operand: input (float32, float16). Result: the input's type and shape.
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& ExpOp() {
+  static const ir::OpDef def =
+      UnaryOp(ir::OpKind::kExp, "exp", ir::kFloatTypes);
+  return def;
+}
+
+}  // namespace webnnm::ops

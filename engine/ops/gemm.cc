@@ -1,0 +1,108 @@
+// gemm: y = alpha * A' * B' + beta * C for 2-D A and B, where A' and B' are
+// A and B transposed when aTranspose / bTranspose.
+// Operands: a, b (float32, float16; rank 2), c (optional; broadcasts to
+// [M, N]). Options: alpha, beta (default 1), aTranspose, bTranspose
+// (default false). A trainable b gets [K, N] ([N, K] when bTranspose), N
+// from the layer's declared output shape; a trainable c gets [N] (zeros).
+// Result: the operands' type, [M, N].
+#include "engine/ops/rules.h"
+
+namespace webnnm::ops {
+namespace {
+
+absl::StatusOr<Types> InferGemm(const InferContext& c) {
+  absl::Status status = CheckRankIs(c, 0, 2);
+  if (status.ok()) status = CheckRankIs(c, 1, 2);
+  if (!status.ok()) return status;
+  const TensorType& a = c.operand(0);
+  const TensorType& b = c.operand(1);
+  bool ta = c.attrs.GetBool("aTranspose", false);
+  bool tb = c.attrs.GetBool("bTranspose", false);
+  int64_t m = a.shape[ta ? 1 : 0], k_a = a.shape[ta ? 0 : 1];
+  int64_t k_b = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
+  if (k_a != k_b) {
+    return OperandError(1, StrCat("gemm inner dimensions differ: a is ",
+                                  ir::ShapeToString(a.shape),
+                                  ta ? " (transposed)" : "", " and b is ",
+                                  ir::ShapeToString(b.shape),
+                                  tb ? " (transposed)" : ""));
+  }
+  TensorType out;
+  out.dtype = a.dtype;
+  out.shape = {m, n};
+  if (a.has_names() && b.has_names()) {
+    out.names = {a.names[ta ? 1 : 0], b.names[tb ? 0 : 1]};
+  }
+  if (c.has(2)) {
+    status = CheckUnidirectional(c.operand(2), out.shape, 2, "gemm c");
+    if (!status.ok()) return status;
+  }
+  return Result(c, std::move(out));
+}
+
+absl::StatusOr<TensorType> SolveGemm(const InferContext& c,
+                                     const TensorType* expected, int slot) {
+  if (!c.has(0) || c.operand(0).rank() != 2) {
+    return absl::InvalidArgumentError("gemm needs a 2-D input");
+  }
+  const TensorType& a = c.operand(0);
+  bool ta = c.attrs.GetBool("aTranspose", false);
+  bool tb = c.attrs.GetBool("bTranspose", false);
+  int64_t n = -1;
+  std::string n_name;
+  if (c.has(1)) {
+    n = c.operand(1).shape[tb ? 0 : 1];
+    if (c.operand(1).has_names()) n_name = c.operand(1).names[tb ? 0 : 1];
+  } else if (expected != nullptr && expected->rank() >= 1) {
+    n = expected->shape[expected->rank() - 1];
+    if (expected->has_names()) n_name = expected->names[expected->rank() - 1];
+  }
+  if (n < 1) {
+    return absl::InvalidArgumentError(
+        "gemm cannot infer its parameters without the layer's output shape");
+  }
+  TensorType p;
+  if (slot == 1) {
+    int64_t k = a.shape[ta ? 0 : 1];
+    if (ir::IsSymbolic(k)) {
+      return absl::InvalidArgumentError(
+          "gemm weights cannot span the batch dimension");
+    }
+    p.shape = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+    if (a.has_names() && !n_name.empty()) {
+      std::string k_name = a.names[ta ? 0 : 1];
+      p.names = tb ? std::vector<std::string>{n_name, k_name}
+                   : std::vector<std::string>{k_name, n_name};
+    }
+  } else {
+    p.shape = {n};
+    if (!n_name.empty()) p.names = {n_name};
+  }
+  return p;
+}
+
+}  // namespace
+
+const ir::OpDef& GemmOp() {
+  static const ir::OpDef def{
+      .kind = ir::OpKind::kGemm,
+      .name = "gemm",
+      .category = ir::OpCategory::kMatrix,
+      .operands = {{.name = "a", .types = ir::kFloatTypes},
+                   {.name = "b",
+                    .types = ir::kFloatTypes,
+                    .param = ir::ParamRole::kWeight},
+                   {.name = "c",
+                    .types = ir::kFloatTypes,
+                    .optional = true,
+                    .param = ir::ParamRole::kBias}},
+      .attrs = {{.name = "alpha", .kind = ir::AttrKind::kFloat},
+                {.name = "beta", .kind = ir::AttrKind::kFloat},
+                {.name = "aTranspose", .kind = ir::AttrKind::kBool},
+                {.name = "bTranspose", .kind = ir::AttrKind::kBool}},
+      .infer = InferGemm,
+      .solve = SolveGemm};
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,70 @@
+// instanceNormalization: normalizes each channel of each sample over its
+// height and width: y = (x - mean) / sqrt(variance + epsilon) * scale + bias.
+// Operands: input (float32, float16; 4-D), scale, bias (optional; 1-D with
+// the channel count). Options: epsilon (default 1e-5), layout (nchw | nhwc,
+// default nchw). Result: the input's type and shape.
+#include "engine/ops/conv.h"
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+namespace {
+
+absl::StatusOr<Types> InferInstanceNormalization(const InferContext& c) {
+  absl::Status status = CheckRankIs(c, 0, 4);
+  if (!status.ok()) return status;
+  absl::StatusOr<ImageAxes> axes = InputLayoutAxes(c, "layout");
+  if (!axes.ok()) return axes.status();
+  absl::StatusOr<int64_t> channels =
+      ConcreteDim(c, 0, axes->channels, "instanceNormalization");
+  if (!channels.ok()) return channels.status();
+  for (int slot = 1; slot <= 2; ++slot) {
+    if (!c.has(slot)) continue;
+    status = CheckShapeIs(c, slot, {*channels});
+    if (!status.ok()) return status;
+  }
+  TensorType out = SameShape(c, 0, c.operand(0).dtype);
+  out.channel_axis = axes->channels;
+  return Result(c, std::move(out));
+}
+
+absl::StatusOr<TensorType> SolveInstanceNormalization(const InferContext& c,
+                                                      const TensorType*, int) {
+  if (c.operand(0).rank() != 4) {
+    return absl::InvalidArgumentError(
+        "instanceNormalization needs a 4-D input");
+  }
+  absl::StatusOr<ImageAxes> axes = InputLayoutAxes(c, "layout");
+  if (!axes.ok()) return axes.status();
+  TensorType p;
+  p.shape = {c.operand(0).shape[axes->channels]};
+  return p;
+}
+
+}  // namespace
+
+const ir::OpDef& InstanceNormalizationOp() {
+  static const ir::OpDef def{
+      .kind = ir::OpKind::kInstanceNormalization,
+      .name = "instanceNormalization",
+      .category = ir::OpCategory::kNormalization,
+      .operands = {{.name = "input", .types = ir::kFloatTypes},
+                   {.name = "scale",
+                    .types = ir::kFloatTypes,
+                    .optional = true,
+                    .param = ir::ParamRole::kScale},
+                   {.name = "bias",
+                    .types = ir::kFloatTypes,
+                    .optional = true,
+                    .param = ir::ParamRole::kBias}},
+      .attrs = {{.name = "epsilon", .kind = ir::AttrKind::kFloat},
+                {.name = "layout",
+                 .kind = ir::AttrKind::kEnum,
+                 .choices = {"nchw", "nhwc"}}},
+      .infer = InferInstanceNormalization,
+      .solve = SolveInstanceNormalization,
+      .shape_preserving = true,
+      .aliases = {"instanceNorm"}};
+  return def;
+}
+
+}  // namespace webnnm::ops

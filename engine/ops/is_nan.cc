@@ -1,0 +1,12 @@
+// isNaN: y = 1 where x is NaN, else 0, element-wise.
+// Operand: input (float32, float16). Result: uint8 of the input's shape.
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& IsNaNOp() {
+  static const ir::OpDef def = PredicateOp(ir::OpKind::kIsNaN, "isNaN");
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,13 @@
+// log: y = ln(x), element-wise.
+// Operand: input (float32, float16). Result: the input's type and shape.
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& LogOp() {
+  static const ir::OpDef def =
+      UnaryOp(ir::OpKind::kLog, "log", ir::kFloatTypes);
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,13 @@
+// logicalXor: y = 1 where exactly one of a and b is non-zero, else 0,
+// element-wise with broadcasting.
+// Operands: a, b (uint8). Result: uint8, the broadcast shape.
+#include "engine/ops/binary.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& LogicalXorOp() {
+  static const ir::OpDef def = LogicalOp(ir::OpKind::kLogicalXor, "logicalXor");
+  return def;
+}
+
+}  // namespace webnnm::ops

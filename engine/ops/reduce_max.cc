@@ -1,0 +1,14 @@
+// reduceMax: y = the largest x over `axes`.
+// Operand: input (any numeric type). Options: axes, keepDimensions (see reduce.h).
+// Result: the input's type, reduced shape.
+#include "engine/ops/reduce.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& ReduceMaxOp() {
+  static const ir::OpDef def =
+      ReduceOp(ir::OpKind::kReduceMax, "reduceMax", ir::kNumericTypes);
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,14 @@
+// reduceSum: y = the sum of x over `axes`.
+// Operand: input (float32, float16, int32, uint32, int64, uint64). Options: axes, keepDimensions (see reduce.h).
+// Result: the input's type, reduced shape.
+#include "engine/ops/reduce.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& ReduceSumOp() {
+  static const ir::OpDef def =
+      ReduceOp(ir::OpKind::kReduceSum, "reduceSum", kReduceSumTypes);
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,13 @@
+// sin: y = sin(x), x in radians, element-wise.
+// Operand: input (float32, float16). Result: the input's type and shape.
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& SinOp() {
+  static const ir::OpDef def =
+      UnaryOp(ir::OpKind::kSin, "sin", ir::kFloatTypes);
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -1,0 +1,13 @@
+// tan: y = tan(x), x in radians, element-wise.
+// Operand: input (float32, float16). Result: the input's type and shape.
+#include "engine/ops/unary.h"
+
+namespace webnnm::ops {
+
+const ir::OpDef& TanOp() {
+  static const ir::OpDef def =
+      UnaryOp(ir::OpKind::kTan, "tan", ir::kFloatTypes);
+  return def;
+}
+
+}  // namespace webnnm::ops

@@ -8,7 +8,7 @@ namespace webnnm::dag {
 
 bool DagBuilder::AdaptRecurrentInput(const model::Layer& layer,
                                      ir::ValueId& input, ir::Attrs& attrs) {
-  const ir::TensorType& type = graph_.value(input).type;
+  const ir::TensorType type = graph_.value(input).type;  // a copy: Add grows the graph
   if (type.rank() != 3 || type.shape[0] != ir::kBatchDim) {
     diagnostics_.Error(layer.op_range,
                        StrCat(layer.op->name,
@@ -46,7 +46,8 @@ std::optional<std::vector<ir::ValueId>> DagBuilder::AdaptRecurrentOutputs(
   // [dirs, batch, hidden] -> [batch, dirs * hidden].
   std::vector<int64_t> perm = sequence ? std::vector<int64_t>{2, 0, 1, 3}
                                        : std::vector<int64_t>{1, 0, 2};
-  int64_t width = type.shape[type.rank() - 2] * type.shape[type.rank() - 1];
+  int64_t directions = type.shape[sequence ? 1 : 0];
+  int64_t width = directions * type.shape[type.rank() - 1];
   std::vector<int64_t> shape = {type.shape[sequence ? 2 : 1]};
   if (sequence) shape.push_back(type.shape[0]);
   shape.push_back(width);

@@ -677,7 +677,8 @@ class AttrBinder {
     for (const char* layout : {"inputLayout", "layout"}) {
       const ir::AttrSpec* spec = op_.FindAttr(layout);
       if (spec != nullptr && !out_.attrs.Has(layout) &&
-          spec->choices.size() == 2) {
+          spec->choices.size() == 2 &&
+          std::string(spec->choices[0]) == "nchw") {
         out_.attrs.Set(layout, DefaultLayout());
       }
     }

@@ -137,20 +137,19 @@ std::vector<int> DagBuilder::LayerOrder() {
       }
     }
   }
+  // A cycle needs a reference to a layer made later (or to the layer
+  // itself); report those, not the layers merely waiting on them.
   for (const model::Layer& layer : model_.layers) {
     if (pending[layer.id] == 0) continue;
     layer_failed_[layer.id] = true;
     for (const model::Operand& operand : layer.operands) {
       int dep = dependency(operand.ref);
-      if (dep >= 0 && pending[dep] > 0) {
+      if (dep >= layer.id && pending[dep] > 0) {
         diagnostics_.Error(operand.ref.range,
-                           StrCat("'", operand.ref.name.empty()
-                                           ? std::string("this reference")
-                                           : operand.ref.name,
-                                  "' depends on this layer's own result (a "
-                                  "cycle)",
+                           StrCat("'", operand.ref.name,
+                                  "' is computed from this layer's own "
+                                  "result: the model would have a cycle",
                                   layer.context));
-        break;
       }
     }
   }

@@ -41,7 +41,10 @@ std::vector<ir::ValueId> DagBuilder::RefValues(const model::TensorRef& ref) {
       return {section_inputs_[ref.section]};
     case Kind::kSection: {
       const model::Section& section = model_.sections[ref.section];
-      if (section.layers.empty()) return {};
+      if (section.layers.empty()) {
+        if (section_inputs_[ref.section] == ir::kNoValue) return {};
+        return {section_inputs_[ref.section]};
+      }
       int last = section.layers.back();
       if (layer_failed_[last]) return {};
       return layer_results_[last];

@@ -73,6 +73,12 @@ class Builder {
     }
     ResolveReferences();
     CheckSections();
+    for (const std::string& name : block_order_) {
+      if (templates_.count(name) && !used_templates_.count(name)) {
+        diagnostics_.Warning(blocks_[name].range,
+                             StrCat("block '", name, "' is never used"));
+      }
+    }
     return std::move(model_);
   }
 
@@ -174,14 +180,13 @@ class Builder {
       }
       const lang::BlockProperty* layers = block.get(PropertyKind::kLayers);
       if (block.is_section()) {
-        if (layers == nullptr) {
+        // An input-only block stands for its input (multimodal models fuse
+        // such inputs in another block); an output needs layers.
+        if (layers == nullptr && block.get(PropertyKind::kOutput)) {
           diagnostics_.Error(block.range,
-                             StrCat("block '", name, "' declares an ",
-                                    block.get(PropertyKind::kInput)
-                                        ? "input"
-                                        : "output",
-                                    " but no layers ('", name,
-                                    ":layers ...;')"));
+                             StrCat("block '", name,
+                                    "' declares an output but no layers ('",
+                                    name, ":layers ...;')"));
         }
         section_order_.push_back(name);
         continue;
@@ -501,13 +506,14 @@ class Builder {
     candidates.insert(candidates.end(), templates_.begin(), templates_.end());
     std::string suggestion = DidYouMean(layer.op, candidates);
     if (suggestion.empty() && !bound && !expansion.stack.empty()) {
-      // Most likely a macro that the block's user did not bind.
-      const std::string& block = expansion.stack.back().first;
+      // Most likely a macro that the block's user did not bind: the mistake
+      // is where the block is used.
+      const auto& [block, use] = expansion.stack.back();
       diagnostics_.Error(
-          layer.op_range,
-          StrCat("'", layer.op, "' is not an operator or a block; if it is a "
-                 "macro, bind it where '",
-                 block, "' is used, as in ", block, "(", layer.op, "=relu)"));
+          use, StrCat("block '", block, "' uses '", layer.op,
+                      "()' as a macro, so give it a value here, as in ",
+                      block, "(", layer.op, "=relu); '", layer.op,
+                      "' is not an operator or a block"));
       return;
     }
     diagnostics_.Error(layer.op_range,
@@ -550,11 +556,25 @@ class Builder {
                                   "macros), not operands"));
         continue;
       }
-      if (block.macro_names.count(arg.key) && arg.key != "shape" &&
-          arg.key != "shapes" && arg.key != "name" && arg.key != "dataType") {
+      if (arg.key == "shape" || arg.key == "shapes" || arg.key == "name" ||
+          arg.key == "dataType") {
+        continue;
+      }
+      if (block.macro_names.count(arg.key)) {
         bindings[arg.key] = arg.value;
+        continue;
+      }
+      // Forwarded to the last layer; a near miss of a macro is a typo.
+      std::vector<std::string> macros(block.macro_names.begin(),
+                                      block.macro_names.end());
+      std::string suggestion = DidYouMean(arg.key, macros);
+      if (!suggestion.empty()) {
+        diagnostics_.Error(arg.key_range,
+                           StrCat("block '", layer.op, "' has no macro '",
+                                  arg.key, "'", suggestion));
       }
     }
+    used_templates_.insert(layer.op);
     Expansion inner = expansion;
     inner.scope = NewScope();
     inner.stack.emplace_back(layer.op, layer.op_range);
@@ -682,7 +702,13 @@ class Builder {
       return;
     }
     if (int section = model_.FindSection(name); section >= 0) {
-      ref.kind = TensorRef::Kind::kSection;
+      // Inside a block its own name means its input (its result would be a
+      // cycle): residual(to=model).
+      if (section == layer.section && model_.sections[section].input) {
+        ref.kind = TensorRef::Kind::kSectionInput;
+      } else {
+        ref.kind = TensorRef::Kind::kSection;
+      }
       ref.section = section;
       return;
     }
@@ -760,6 +786,7 @@ class Builder {
   std::vector<std::string> block_order_;
   std::vector<std::string> section_order_;
   std::set<std::string> templates_;
+  std::set<std::string> used_templates_;
   std::vector<Scope> scopes_;
   std::vector<int> pending_scopes_;  // per layer: its instance scope
   std::map<std::string, int> global_layers_;

@@ -1,6 +1,7 @@
 #include "engine/dag/builder.h"
 
 #include <algorithm>
+#include <queue>
 
 #include "engine/base/strings.h"
 #include "engine/ir/infer.h"
@@ -101,7 +102,6 @@ void DagBuilder::CreateInputs() {
 std::vector<int> DagBuilder::LayerOrder() {
   const int n = static_cast<int>(model_.layers.size());
   // Each layer waits for the layers its operands name.
-  std::vector<std::vector<int>> waits(n);
   auto dependency = [&](const model::TensorRef& ref) -> int {
     if (ref.kind == model::TensorRef::Kind::kLayer) return ref.layer;
     if (ref.kind == model::TensorRef::Kind::kSection) {
@@ -120,21 +120,18 @@ std::vector<int> DagBuilder::LayerOrder() {
       readers[dep].push_back(layer.id);
     }
   }
-  std::vector<int> order, ready;
-  for (int i = n - 1; i >= 0; --i) {
-    if (pending[i] == 0) ready.push_back(i);
+  // Among ready layers, the earliest instantiated goes first.
+  std::vector<int> order;
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i) {
+    if (pending[i] == 0) ready.push(i);
   }
   while (!ready.empty()) {
-    int id = ready.back();
-    ready.pop_back();
+    int id = ready.top();
+    ready.pop();
     order.push_back(id);
     for (int reader : readers[id]) {
-      if (--pending[reader] == 0) {
-        // Keep instantiation order among ready layers.
-        ready.insert(std::upper_bound(ready.begin(), ready.end(), reader,
-                                      std::greater<int>()),
-                     reader);
-      }
+      if (--pending[reader] == 0) ready.push(reader);
     }
   }
   // A cycle needs a reference to a layer made later (or to the layer
@@ -289,6 +286,13 @@ void DagBuilder::ConnectOutputs() {
     std::vector<int64_t> symbolic, declared_symbolic;
     for (int64_t d : type.shape) {
       if (ir::IsSymbolic(d)) symbolic.push_back(d);
+    }
+    if (std::count(symbolic.begin(), symbolic.end(), ir::kBatchDim) == 0) {
+      // Every input has the batch dimension, so this result uses none.
+      diagnostics_.Error(section.range, StrCat("output '", section.name,
+                                               "' does not depend on any "
+                                               "input"));
+      continue;
     }
     for (int64_t d : declared.shape) {
       if (ir::IsSymbolic(d)) declared_symbolic.push_back(d);

@@ -1,5 +1,6 @@
 // The last passes: culling, decomposition, initialisation, and the result.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "engine/base/strings.h"
@@ -95,18 +96,22 @@ void DagBuilder::Cull() {
     }
   }
   if (!report) return;
+  std::vector<std::vector<ir::NodeId>> readers = graph_.ConsumerMap();
   for (const Endpoint& input : inputs_) {
-    if (graph_.Consumers(graph_.output(input.node)).empty()) {
+    if (readers[graph_.output(input.node)].empty()) {
       diagnostics_.Warning(input.range, StrCat("input '", input.name,
                                                "' is not used by any output"));
     }
+  }
+  std::map<int, size_t> dropped_per_section;
+  for (int layer : dropped_layers) {
+    ++dropped_per_section[model_.layers[layer].section];
   }
   std::set<int> warned_sections;
   for (int layer : dropped_layers) {
     const model::Layer& l = model_.layers[layer];
     const model::Section& section = model_.sections[l.section];
-    bool whole = true;
-    for (int other : section.layers) whole &= dropped_layers.count(other) > 0;
+    bool whole = dropped_per_section[l.section] == section.layers.size();
     if (whole) {
       if (warned_sections.insert(l.section).second) {
         diagnostics_.Warning(section.range,
@@ -139,14 +144,16 @@ void DagBuilder::Decompose() {
                                 ": ", status.message()));
     }
   }
+  rewriter_.ApplyReplacements();
 }
 
 void DagBuilder::AnnotateInit() {
+  std::vector<std::vector<ir::NodeId>> readers = graph_.ConsumerMap();
   for (ir::NodeId id = 0; id < graph_.num_nodes(); ++id) {
     ir::Node& param = graph_.node(id);
     if (param.dead || param.kind != ir::NodeKind::kParameter) continue;
     ir::ValueId value = graph_.output(id);
-    std::vector<ir::NodeId> consumers = graph_.Consumers(value);
+    const std::vector<ir::NodeId>& consumers = readers[value];
     if (consumers.empty()) continue;
     const ir::Node& consumer = graph_.node(consumers.front());
     int slot = static_cast<int>(
@@ -181,7 +188,7 @@ void DagBuilder::AnnotateInit() {
         ir::Init init = ir::Init::kGlorot;
         ir::ValueId v = consumer.outputs[0];
         for (int step = 0; step < 16; ++step) {
-          std::vector<ir::NodeId> next = graph_.Consumers(v);
+          const std::vector<ir::NodeId>& next = readers[v];
           if (next.empty() || graph_.node(next[0]).kind != ir::NodeKind::kOp) {
             break;
           }

@@ -28,8 +28,7 @@ std::optional<ir::DType> Promote(ir::DType type, ir::DTypeSet allowed) {
   return best;
 }
 
-// The first type of `allowed` a literal of these numbers can take.
-ir::DType LiteralType(const lang::Value& literal, ir::DTypeSet allowed) {
+bool IsIntegral(const lang::Value& literal) {
   bool integral = true;
   std::vector<const lang::Value*> stack = {&literal};
   while (!stack.empty()) {
@@ -38,7 +37,12 @@ ir::DType LiteralType(const lang::Value& literal, ir::DTypeSet allowed) {
     if (v->is_number()) integral &= v->integral;
     for (const lang::Value& item : v->items) stack.push_back(&item);
   }
-  if (!integral && allowed.Contains(ir::DType::kFloat32)) {
+  return integral;
+}
+
+// The first type of `allowed` a literal of these numbers can take.
+ir::DType LiteralType(const lang::Value& literal, ir::DTypeSet allowed) {
+  if (!IsIntegral(literal) && allowed.Contains(ir::DType::kFloat32)) {
     return ir::DType::kFloat32;
   }
   if (allowed.Contains(ir::DType::kInt32)) return ir::DType::kInt32;
@@ -63,8 +67,7 @@ bool DagBuilder::ResolveTypes(const model::Layer& layer,
     if (v == ir::kNoValue || !spec_of(slot).in_type_group) continue;
     allowed = spec_of(slot).types;
     if (IsPendingLiteral(v)) {
-      wants_float |= LiteralType(pending_literals_[v], ir::kFloatTypes) ==
-                     ir::DType::kFloat32;
+      wants_float |= !IsIntegral(pending_literals_[v]);
       continue;
     }
     if (IsUnshapedParameter(v)) {

@@ -74,6 +74,19 @@ std::vector<NodeId> Graph::Consumers(ValueId value) const {
   return consumers;
 }
 
+std::vector<std::vector<NodeId>> Graph::ConsumerMap() const {
+  std::vector<std::vector<NodeId>> readers(values_.size());
+  for (NodeId id = 0; id < num_nodes(); ++id) {
+    const Node& n = nodes_[id];
+    if (n.dead) continue;
+    for (ValueId v : n.operands) {
+      if (v == kNoValue) continue;
+      if (readers[v].empty() || readers[v].back() != id) readers[v].push_back(id);
+    }
+  }
+  return readers;
+}
+
 void Graph::ReplaceUses(ValueId from, ValueId to) {
   for (Node& n : nodes_) {
     if (n.dead) continue;

@@ -100,8 +100,10 @@ class Graph {
   // results than first assumed, as split does).
   void ResizeOutputs(NodeId id, int count);
 
-  // Every live node that reads `value`.
+  // Every live node that reads `value` (a scan of the graph).
   std::vector<NodeId> Consumers(ValueId value) const;
+  // The live readers of every value at once, indexed by value id.
+  std::vector<std::vector<NodeId>> ConsumerMap() const;
   // Makes every live reader of `from` read `to` instead.
   void ReplaceUses(ValueId from, ValueId to);
 

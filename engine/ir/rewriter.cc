@@ -82,11 +82,35 @@ ValueId GraphRewriter::Scalar(double value, DType type) {
 
 void GraphRewriter::Replace(NodeId node,
                             const std::vector<ValueId>& replacements) {
-  std::vector<ValueId> outputs = graph_.node(node).outputs;
+  const std::vector<ValueId>& outputs = graph_.node(node).outputs;
   graph_.node(node).dead = true;
   for (size_t i = 0; i < outputs.size() && i < replacements.size(); ++i) {
-    graph_.ReplaceUses(outputs[i], replacements[i]);
+    replacements_.push_back({outputs[i], replacements[i]});
   }
+}
+
+void GraphRewriter::ApplyReplacements() {
+  if (replacements_.empty()) return;
+  std::vector<ValueId> map(graph_.num_values());
+  for (ValueId v = 0; v < graph_.num_values(); ++v) map[v] = v;
+  for (const auto& [from, to] : replacements_) map[from] = to;
+  // A replacement may itself have been replaced later.
+  for (ValueId v = 0; v < graph_.num_values(); ++v) {
+    ValueId target = map[v];
+    for (int hops = 0; map[target] != target && hops < 64; ++hops) {
+      target = map[target];
+    }
+    map[v] = target;
+  }
+  for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
+    Node& n = graph_.node(id);
+    if (n.dead) continue;
+    for (ValueId& v : n.operands) {
+      if (v != kNoValue) v = map[v];
+    }
+    if (n.inference_alias != kNoValue) n.inference_alias = map[n.inference_alias];
+  }
+  replacements_.clear();
 }
 
 }  // namespace webnnm::ir

@@ -48,15 +48,18 @@ class GraphRewriter {
   // A scalar literal of `type` (the value must fit the type).
   ValueId Scalar(double value, DType type);
 
-  // Points every reader of `node`'s outputs at `replacements` (one per
-  // output) and marks the node dead.
+  // Marks `node` dead and records that readers of its outputs should read
+  // `replacements` (one per output) instead; ApplyReplacements() redirects
+  // them all in one pass (so a pass may replace many nodes cheaply).
   void Replace(NodeId node, const std::vector<ValueId>& replacements);
+  void ApplyReplacements();
 
  private:
   Graph& graph_;
   const Limits& limits_;
   SourceRange range_;
   int layer_ = -1;
+  std::vector<std::pair<ValueId, ValueId>> replacements_;
 };
 
 // Gives every unnamed dimension of a named type a default name ("batch",

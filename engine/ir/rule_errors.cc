@@ -29,6 +29,12 @@ absl::Status OperandError(int slot, std::string_view message) {
   return status;
 }
 
+absl::Status OperandError(int slot, const absl::Status& cause) {
+  absl::Status status = absl::InvalidArgumentError(cause.message());
+  status.SetPayload(kOperandPayload, absl::Cord(std::to_string(slot)));
+  return status;
+}
+
 std::optional<std::string> BlamedAttr(const absl::Status& status) {
   auto payload = status.GetPayload(kAttrPayload);
   if (!payload) return std::nullopt;

@@ -17,8 +17,9 @@ namespace webnnm::ir {
 
 absl::Status AttrError(std::string_view attr, std::string_view message);
 absl::Status OperandError(int slot, std::string_view message);
-// `cause`'s message, blamed on `attr`.
+// `cause`'s message, blamed on `attr` / operand `slot`.
 absl::Status AttrError(std::string_view attr, const absl::Status& cause);
+absl::Status OperandError(int slot, const absl::Status& cause);
 
 std::optional<std::string> BlamedAttr(const absl::Status& status);
 std::optional<int> BlamedOperand(const absl::Status& status);

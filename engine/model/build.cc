@@ -192,6 +192,12 @@ class Builder {
         continue;
       }
       if (layers == nullptr) {
+        bool only_name = block.get(PropertyKind::kName) != nullptr;
+        for (PropertyKind kind : {PropertyKind::kLoss, PropertyKind::kAlpha,
+                                  PropertyKind::kDelta, PropertyKind::kGamma}) {
+          only_name &= block.get(kind) == nullptr;
+        }
+        if (name == "model" && only_name) continue;  // names the model
         if (name == "mode" && block.get(PropertyKind::kName)) {
           // A known slip in the specification's first example (ERRATA 1).
           diagnostics_.Warning(block.range,

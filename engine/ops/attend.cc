@@ -68,8 +68,9 @@ absl::StatusOr<Types> InferAttend(const InferContext& c) {
   TensorType out = x;
   out.shape[2] = v.shape[1];
   out.channel_axis = -1;
-  if (x.has_names()) {
-    out.names[2] = v.has_names() ? v.names[1] : "features";
+  if (x.has_names() && v.shape[1] != x.shape[2]) {
+    // The input's feature name still fits when the size is kept.
+    out.names[2] = "features";
   }
   return Result(c, std::move(out));
 }

@@ -58,7 +58,7 @@ absl::StatusOr<Types> InferConv2d(const InferContext& c) {
     absl::StatusOr<int64_t> size = WindowOutputSize(
         input.shape[axis], kernel, w->padding[2 * i], w->padding[2 * i + 1],
         w->strides[i], w->dilations[i], false, "conv2d");
-    if (!size.ok()) return size.status();
+    if (!size.ok()) return OperandError(1, size.status());
     out.shape[axis] = *size;
   }
   if (c.has(2)) {

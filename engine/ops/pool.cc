@@ -41,7 +41,7 @@ absl::StatusOr<Types> InferPool(const InferContext& c) {
         input.shape[axis], (*window)[i], w->padding[2 * i],
         w->padding[2 * i + 1], w->strides[i], w->dilations[i], false,
         c.op.name);
-    if (!floor_size.ok()) return floor_size.status();
+    if (!floor_size.ok()) return AttrError("windowDimensions", floor_size.status());
     absl::StatusOr<int64_t> ceil_size = WindowOutputSize(
         input.shape[axis], (*window)[i], w->padding[2 * i],
         w->padding[2 * i + 1], w->strides[i], w->dilations[i], true,

@@ -123,7 +123,7 @@ class CheckText(unittest.TestCase):
         code, out, err = run("check", os.path.join(MODELS, "fashion-cnn.wnm"))
         self.assertEqual(code, 0)
         self.assertIn("model fashion-cnn", out)
-        self.assertIn("f1", out)
+        self.assertIn("filter1", out)
         self.assertIn("[8, 1, 3, 3]", out)
         path = write_model("model:input shape=[4];\n"
                            "model:output shape=[3];\n"

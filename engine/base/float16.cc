@@ -12,6 +12,7 @@ uint16_t DoubleToHalf(double value) {
   if (std::isinf(magnitude)) return sign | 0x7C00;
   // Largest finite half is 65504; values at or above 65520 round to infinity.
   if (magnitude >= 65520.0) return sign | 0x7C00;
+  if (magnitude == 0) return sign;
   int exponent;
   std::frexp(magnitude, &exponent);  // magnitude = m * 2^exponent, m in [0.5,1)
   // Unit in the last place: normal halves have 10 fraction bits; below 2^-14

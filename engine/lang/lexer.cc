@@ -35,7 +35,9 @@ std::string DescribeCharacter(std::string_view text, size_t i, int& length) {
       length = 1 + extra;
       return absl::StrFormat("'%s' (U+%04X)", text.substr(i, length), code);
     }
+    return absl::StrFormat("byte 0x%02X (not UTF-8)", c);
   }
+  if (c >= 0x80) return absl::StrFormat("byte 0x%02X (not UTF-8)", c);
   if (c >= 0x21 && c < 0x7F) return absl::StrFormat("'%c'", c);
   return absl::StrFormat("U+%04X", code);
 }

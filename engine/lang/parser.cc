@@ -102,6 +102,29 @@ class Parser {
       Advance();
     }
   }
+  // Skips the rest of a bad argument, up to the ',' or ')' of the argument
+  // list (or, with `to_close`, up to its ')' only); closers of lists and
+  // maps left open inside it are skipped too.
+  void SkipInArguments(bool to_close) {
+    int depth = 0;
+    while (!At(TokenKind::kEnd) && !At(TokenKind::kSemicolon)) {
+      TokenKind kind = Peek().kind;
+      if (depth == 0 && (kind == TokenKind::kRParen ||
+                         (!to_close && kind == TokenKind::kComma))) {
+        return;
+      }
+      if (kind == TokenKind::kLParen || kind == TokenKind::kLBracket ||
+          kind == TokenKind::kLBrace) {
+        ++depth;
+      } else if ((kind == TokenKind::kRParen || kind == TokenKind::kRBracket ||
+                  kind == TokenKind::kRBrace) &&
+                 depth > 0) {
+        --depth;
+      }
+      Advance();
+    }
+  }
+
   void SkipPast(std::initializer_list<TokenKind> stops) {
     SkipTo(stops);
     // An unmatched closer at depth 0 belongs to nothing here: drop it too.
@@ -338,6 +361,11 @@ class Parser {
     if (!ParseValue(value, 0)) return false;
     shape.range = value.range;
     shape.named = value.is_map();
+    if (shape.named && value.entries.empty()) {
+      diagnostics_.Error(value.range, "a named shape needs at least one "
+                                      "dimension; write [] for a scalar");
+      return false;
+    }
     bool ok = true;
     if (value.is_list()) {
       for (const Value& item : value.items) {
@@ -439,7 +467,7 @@ class Parser {
           layer.args.push_back(std::move(argument));
         } else {
           ok = false;
-          SkipTo({TokenKind::kComma, TokenKind::kRParen});
+          SkipInArguments(/*to_close=*/false);
         }
         if (At(TokenKind::kComma)) {
           Advance();
@@ -450,11 +478,15 @@ class Parser {
     }
     if (!At(TokenKind::kRParen)) {
       if (ok) {
-        ErrorExpected(StrCat("',' or ')' in the arguments of '",
-                                   layer.op, "'"),
+        ErrorExpected(StrCat("',' or ')' in the arguments of '", layer.op,
+                             "'"),
                       /*after_previous=*/At(TokenKind::kSemicolon) ||
                           At(TokenKind::kEnd));
       }
+      // Recover after this layer's ')', so the rest of its arguments are
+      // not mistaken for layers.
+      SkipInArguments(/*to_close=*/true);
+      if (At(TokenKind::kRParen)) Advance();
       return false;
     }
     layer.range = SourceRange::Cover(layer.op_range, Advance().range);

@@ -23,7 +23,9 @@ namespace webnnm::ir {
 inline constexpr int64_t kBatchDim = -1;
 inline constexpr int64_t kSequenceDim = -2;
 
-inline bool IsSymbolic(int64_t dim) { return dim < 0; }
+inline bool IsSymbolic(int64_t dim) {
+  return dim == kBatchDim || dim == kSequenceDim;
+}
 
 // "batch", "sequence" or the decimal size.
 std::string DimToString(int64_t dim);

@@ -21,7 +21,7 @@ absl::StatusOr<Types> InferBatchNormalization(const InferContext& c) {
     return OperandError(0, "batchNormalization needs an input of rank 1 or "
                            "more");
   }
-  absl::StatusOr<int> axis = AxisAttr(c, "axis", 1 < rank ? 1 : 0, rank);
+  absl::StatusOr<int> axis = AxisAttr(c, "axis", 1, rank);
   if (!axis.ok()) return axis.status();
   absl::StatusOr<int64_t> size =
       ConcreteDim(c, 0, *axis, "the normalized axis");
@@ -38,7 +38,7 @@ absl::StatusOr<Types> InferBatchNormalization(const InferContext& c) {
 absl::StatusOr<TensorType> SolveBatchNormalization(const InferContext& c,
                                                    const TensorType*, int) {
   int rank = c.operand(0).rank();
-  int64_t axis = c.attrs.GetInt("axis", 1 < rank ? 1 : 0);
+  int64_t axis = c.attrs.GetInt("axis", 1);
   if (axis < 0 || axis >= rank || ir::IsSymbolic(c.operand(0).shape[axis])) {
     return absl::InvalidArgumentError(
         "batchNormalization cannot normalize along this axis");

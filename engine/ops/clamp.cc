@@ -1,7 +1,9 @@
 // clamp: y = min(max(x, minValue), maxValue), element-wise.
 // Operand: input (any numeric type). Options: minValue (default -infinity),
-// maxValue (default +infinity); minValue must not exceed maxValue.
+// maxValue (default +infinity); minValue must not exceed maxValue once both
+// are cast to the input's type.
 // Result: the input's type and shape.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,6 +20,16 @@ absl::StatusOr<Types> InferClamp(const InferContext& c) {
   if (std::isnan(lo) || std::isnan(hi)) {
     return AttrError(std::isnan(lo) ? "minValue" : "maxValue",
                      "clamp bounds must not be NaN");
+  }
+  DType type = c.operand(0).dtype;
+  if (!ir::IsFloat(type)) {
+    // The bounds are cast to the input's type before they are compared.
+    auto cast = [&](double v) {
+      v = std::trunc(v);
+      return std::min(std::max(v, ir::MinValue(type)), ir::MaxValue(type));
+    };
+    lo = cast(lo);
+    hi = cast(hi);
   }
   if (lo > hi) {
     return AttrError("minValue", StrCat("clamp minValue ", lo,

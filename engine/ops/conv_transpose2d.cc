@@ -3,7 +3,8 @@
 // type; iohw, hwoi or ohwi; its input channels equal the input's channels),
 // bias (optional, [outputChannels]).
 // Options: padding, strides, dilations, groups (as conv2d), outputPadding
-// [height, width] (default 0; each smaller than its stride), outputSizes
+// [height, width] (default 0; each smaller than its stride; ignored when
+// outputSizes is given), outputSizes
 // [height, width] (optional; at least the computed size and less than the
 // computed size plus the stride), inputLayout, filterLayout.
 // Result: output channels = filter output channels * groups; spatial size
@@ -87,7 +88,7 @@ absl::StatusOr<Types> InferConvTranspose2d(const InferContext& c) {
                      "convTranspose2d outputSizes must have two values");
   }
   for (int i = 0; i < 2; ++i) {
-    if ((*output_padding)[i] >= w->strides[i]) {
+    if (sizes.empty() && (*output_padding)[i] >= w->strides[i]) {
       return AttrError("outputPadding",
                        StrCat("convTranspose2d outputPadding ",
                               (*output_padding)[i],

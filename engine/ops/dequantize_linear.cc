@@ -1,6 +1,6 @@
 // dequantizeLinear: y = (x - zeroPoint) * scale, with scale and zeroPoint
 // broadcast blockwise.
-// Operands: input (uint8, int8, uint4, int4, int32), scale (float32,
+// Operands: input (uint8, int8, uint4, int4, int32, uint32), scale (float32,
 // float16), zeroPoint (the input's type; the scale's shape).
 // Result: scale's type, the input's shape.
 #include "engine/ops/quantize.h"

@@ -35,6 +35,7 @@ absl::StatusOr<Types> InferPool(const InferContext& c) {
                      StrCat(c.op.name, " outputSizes must have two values"));
   }
   TensorType out = SameShape(c, 0, input.dtype);
+  bool all_floor = true, all_ceil = true;  // what outputSizes matched
   for (int i = 0; i < 2; ++i) {
     int axis = i == 0 ? in->height : in->width;
     absl::StatusOr<int64_t> floor_size = WindowOutputSize(
@@ -56,10 +57,18 @@ absl::StatusOr<Types> InferPool(const InferContext& c) {
                                     ? StrCat(" or ", *ceil_size)
                                     : std::string()));
       }
+      all_floor &= sizes[i] == *floor_size;
+      all_ceil &= sizes[i] == *ceil_size;
       out.shape[axis] = sizes[i];
     } else {
       out.shape[axis] = rounding == "ceil" ? *ceil_size : *floor_size;
     }
+  }
+  if (!all_floor && !all_ceil) {
+    return AttrError("outputSizes",
+                     StrCat(c.op.name, " outputSizes must round both "
+                                       "dimensions the same way (both floor "
+                                       "or both ceil)"));
   }
   out.channel_axis = in->channels;
   return Result(c, std::move(out));

@@ -4,7 +4,8 @@
 // width] (default: the whole input height and width), padding [top, bottom,
 // left, right], strides, dilations [height, width], layout (nchw | nhwc),
 // outputShapeRounding (floor | ceil; also spelled roundingType),
-// outputSizes [height, width] (when given: the floor or the ceil size).
+// outputSizes [height, width] (when given: both the floor sizes or both
+// the ceil sizes).
 // Result: the input's type and layout, pooled height and width.
 #ifndef WEBNNM_ENGINE_OPS_POOL_H_
 #define WEBNNM_ENGINE_OPS_POOL_H_

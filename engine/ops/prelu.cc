@@ -1,19 +1,18 @@
-// prelu: y = x if x >= 0 else slope * x, element-wise; slope broadcasts to
-// the input (unidirectionally).
+// prelu: y = x if x >= 0 else slope * x, element-wise; x and slope
+// broadcast together (WebNN allows either to be the larger).
 // Operands: input, slope (float32, float16, int32, int8, int64; the same
 // type). A trainable slope gets one value per channel of the input,
-// initialised to zeros (prelu starts as relu). Result: the input's type and
-// shape.
+// initialised to zeros (prelu starts as relu). Result: the input's type,
+// the broadcast shape.
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
 namespace {
 
 absl::StatusOr<Types> InferPrelu(const InferContext& c) {
-  absl::Status status = CheckUnidirectional(c.operand(1), c.operand(0).shape,
-                                            1, "prelu slope");
-  if (!status.ok()) return status;
-  return InferSameAsInput(c);
+  absl::StatusOr<TensorType> out = Broadcast(c, 0, 1, c.operand(0).dtype);
+  if (!out.ok()) return out.status();
+  return Result(c, *std::move(out));
 }
 
 }  // namespace

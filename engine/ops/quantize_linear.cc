@@ -1,7 +1,7 @@
 // quantizeLinear: y = clamp(roundEven(x / scale) + zeroPoint) in the range
 // of zeroPoint's type, with scale and zeroPoint broadcast blockwise.
 // Operands: input (float32, float16), scale (the input's type), zeroPoint
-// (uint8, int8, uint4, int4, int32; the scale's shape).
+// (uint8, int8, uint4, int4, int32, uint32; the scale's shape).
 // Result: zeroPoint's type, the input's shape.
 #include "engine/ops/quantize.h"
 

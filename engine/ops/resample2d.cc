@@ -1,6 +1,6 @@
 // resample2d: resizes two dimensions (`axes`) by nearest-neighbour or
 // linear interpolation.
-// Operand: input (float32, float16; rank 4). Options: mode
+// Operand: input (float32, float16, int8, uint8; rank 4). Options: mode
 // (nearest-neighbor | linear, default nearest-neighbor), scales (two
 // positive numbers, default [1, 1]), sizes (two positive integers; when
 // given, scales are ignored), axes (two consecutive axes, default [2, 3]).
@@ -21,10 +21,10 @@ absl::StatusOr<Types> InferResample2d(const InferContext& c) {
   absl::StatusOr<std::string> mode = EnumAttr(c, "mode", "nearest-neighbor");
   if (!mode.ok()) return mode.status();
   std::vector<int64_t> axes = c.attrs.GetInts("axes", {2, 3});
-  if (axes.size() != 2 || axes[0] < 0 || axes[0] > 2 ||
-      axes[1] != axes[0] + 1) {
-    return AttrError("axes", StrCat("resample2d axes must be [0, 1], [1, 2] "
-                                    "or [2, 3], not [",
+  if (axes.size() != 2 || axes[0] < 0 || axes[0] > 3 || axes[1] < 0 ||
+      axes[1] > 3 || axes[0] == axes[1]) {
+    return AttrError("axes", StrCat("resample2d axes must be two different "
+                                    "axes of the 4-D input, not [",
                                     absl::StrJoin(axes, ", "), "]"));
   }
   TensorType out = SameShape(c, 0, c.operand(0).dtype);
@@ -71,7 +71,9 @@ const ir::OpDef& Resample2dOp() {
       .kind = ir::OpKind::kResample2d,
       .name = "resample2d",
       .category = ir::OpCategory::kMovement,
-      .operands = {{.name = "input", .types = ir::kFloatTypes}},
+      .operands = {{.name = "input",
+                    .types = {DType::kFloat32, DType::kFloat16, DType::kInt8,
+                              DType::kUint8}}},
       .attrs = {{.name = "mode",
                  .kind = ir::AttrKind::kEnum,
                  .choices = {"nearest-neighbor", "linear"}},

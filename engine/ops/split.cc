@@ -9,6 +9,9 @@
 namespace webnnm::ops {
 namespace {
 
+// Each piece is a result to allocate and track: bound their number.
+constexpr int64_t kMaxPieces = 4096;
+
 absl::StatusOr<Types> InferSplit(const InferContext& c) {
   const TensorType& input = c.operand(0);
   if (input.rank() == 0) {
@@ -22,6 +25,10 @@ absl::StatusOr<Types> InferSplit(const InferContext& c) {
   const ir::AttrValue* splits = c.attrs.Find("splits");
   if (splits != nullptr && std::holds_alternative<int64_t>(*splits)) {
     int64_t count = std::get<int64_t>(*splits);
+    if (count > kMaxPieces) {
+      return AttrError("splits", StrCat("split makes more than ", kMaxPieces,
+                                        " pieces"));
+    }
     if (count <= 0 || *size % count != 0) {
       return AttrError("splits", StrCat("split count ", count,
                                         " does not divide the size ", *size,
@@ -48,8 +55,9 @@ absl::StatusOr<Types> InferSplit(const InferContext& c) {
   } else {
     return AttrError("splits", "split needs 'splits'");
   }
-  if (pieces.size() > 4096) {
-    return AttrError("splits", "split makes more than 4096 pieces");
+  if (pieces.size() > static_cast<size_t>(kMaxPieces)) {
+    return AttrError("splits", StrCat("split makes more than ", kMaxPieces,
+                                      " pieces"));
   }
   Types outputs;
   for (int64_t piece : pieces) {

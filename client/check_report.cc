@@ -34,7 +34,8 @@ std::string Table(const std::vector<std::vector<std::string>>& rows) {
     std::string line = "  ";
     for (size_t i = 0; i < row.size(); ++i) {
       line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+      if (i + 1 < row.size())
+        line += std::string(widths[i] - row[i].size() + 2, ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -73,8 +74,8 @@ std::string CheckText(const CheckResult& result) {
   StrAppend(&out, "layers:\n", Table(rows));
   rows.clear();
   for (const ParameterSummary& p : s.parameters) {
-    rows.push_back({p.name, ir::DTypeName(p.dtype), Shape(p.shape),
-                    ir::InitName(p.init)});
+    rows.push_back(
+        {p.name, ir::DTypeName(p.dtype), Shape(p.shape), ir::InitName(p.init)});
   }
   StrAppend(&out, "parameters:", rows.empty() ? " none" : "", "\n",
             Table(rows));
@@ -86,8 +87,7 @@ std::string CheckText(const CheckResult& result) {
     }
     StrAppend(&out, "state (not trained):\n", Table(rows));
   }
-  StrAppend(&out, s.parameter_count, " parameters, ", s.node_count,
-            " nodes\n");
+  StrAppend(&out, s.parameter_count, " parameters, ", s.node_count, " nodes\n");
   return out;
 }
 

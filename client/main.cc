@@ -49,8 +49,9 @@ int RunCheck(const std::string& path, const GlobalOptions& global) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"webnnmctl: check models, train and test them, and drive the "
-               "webnnmd daemon"};
+  CLI::App app{
+      "webnnmctl: check models, train and test them, and drive the "
+      "webnnmd daemon"};
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_option("-o,--output", global.output, "Output format: table or json")

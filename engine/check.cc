@@ -43,8 +43,8 @@ ModelSummary Summarize(const dag::Dag& dag) {
     summary.outputs.push_back(Endpoint(dag, e));
   }
   for (const dag::LayerInfo& layer : dag.layers) {
-    summary.layers.push_back({layer.section, layer.op, layer.names,
-                              layer.result.ToString(), 0});
+    summary.layers.push_back(
+        {layer.section, layer.op, layer.names, layer.result.ToString(), 0});
   }
   for (ir::NodeId id : dag.parameters) {
     const ir::Node& node = dag.graph.node(id);

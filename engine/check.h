@@ -21,8 +21,8 @@ namespace webnnm {
 struct TensorSummary {
   std::string name;  // the block's name
   ir::DType dtype = ir::DType::kFloat32;
-  std::vector<int64_t> shape;       // without batch and sequence
-  std::vector<std::string> dims;    // their names
+  std::vector<int64_t> shape;     // without batch and sequence
+  std::vector<std::string> dims;  // their names
   bool sequenced = false;
 };
 

@@ -32,7 +32,7 @@ void Diagnostics::Add(Severity severity, SourceRange range,
         truncated_ = true;
         diagnostics_.push_back({Severity::kError, range,
                                 StrCat("too many errors (more than ",
-                                             kMaxErrors, "); stopping here")});
+                                       kMaxErrors, "); stopping here")});
       }
       return;
     }
@@ -56,9 +56,9 @@ std::vector<LocatedDiagnostic> Diagnostics::LocateAll() const {
 
 std::string Diagnostics::Render(const Diagnostic& diagnostic) const {
   LineColumn at = file_->Locate(diagnostic.range.begin);
-  std::string out = StrCat(file_->name(), ":", at.line, ":", at.column,
-                                 ": ", SeverityName(diagnostic.severity), ": ",
-                                 diagnostic.message, "\n");
+  std::string out =
+      StrCat(file_->name(), ":", at.line, ":", at.column, ": ",
+             SeverityName(diagnostic.severity), ": ", diagnostic.message, "\n");
   std::string_view line = file_->Line(at.line);
   StrAppend(&out, line, "\n");
   // The caret line copies tabs from the source line so that it lines up.

@@ -13,9 +13,9 @@
 #define WEBNNM_CONCAT_INNER_(a, b) a##b
 #define WEBNNM_CONCAT_(a, b) WEBNNM_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                      \
-  do {                                             \
-    ::absl::Status webnnm_status_ = (expr);        \
+#define RETURN_IF_ERROR(expr)                        \
+  do {                                               \
+    ::absl::Status webnnm_status_ = (expr);          \
     if (!webnnm_status_.ok()) return webnnm_status_; \
   } while (false)
 

@@ -8,7 +8,8 @@ namespace webnnm::dag {
 
 bool DagBuilder::AdaptRecurrentInput(const model::Layer& layer,
                                      ir::ValueId& input, ir::Attrs& attrs) {
-  const ir::TensorType type = graph_.value(input).type;  // a copy: Add grows the graph
+  const ir::TensorType type =
+      graph_.value(input).type;  // a copy: Add grows the graph
   if (type.rank() != 3 || type.shape[0] != ir::kBatchDim) {
     diagnostics_.Error(layer.op_range,
                        StrCat(layer.op->name,
@@ -29,7 +30,8 @@ bool DagBuilder::AdaptRecurrentInput(const model::Layer& layer,
   if (!attrs.Has("steps")) attrs.Set("steps", type.shape[1]);
   if (!attrs.Has("hiddenSize") && pins_[layer.id] &&
       !pins_[layer.id]->dims.empty()) {
-    int64_t directions = attrs.GetString("direction", "forward") == "both" ? 2 : 1;
+    int64_t directions =
+        attrs.GetString("direction", "forward") == "both" ? 2 : 1;
     int64_t size = pins_[layer.id]->dims.back();
     if (size % directions == 0) attrs.Set("hiddenSize", size / directions);
   }
@@ -56,7 +58,8 @@ std::optional<std::vector<ir::ValueId>> DagBuilder::AdaptRecurrentOutputs(
   reshape.Set("newShape", shape);
   absl::StatusOr<ir::ValueId> moved =
       rewriter_.Add(ir::OpKind::kTranspose, {value}, transpose);
-  if (moved.ok()) moved = rewriter_.Add(ir::OpKind::kReshape, {*moved}, reshape);
+  if (moved.ok())
+    moved = rewriter_.Add(ir::OpKind::kReshape, {*moved}, reshape);
   if (!moved.ok()) {
     ReportRuleError(layer, moved.status());
     return std::nullopt;

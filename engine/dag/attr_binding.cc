@@ -23,7 +23,10 @@ class AttrBinder {
  public:
   AttrBinder(const model::Layer& layer, const ir::TensorType& input,
              Diagnostics& diagnostics)
-      : layer_(layer), op_(*layer.op), input_(input), diagnostics_(diagnostics) {}
+      : layer_(layer),
+        op_(*layer.op),
+        input_(input),
+        diagnostics_(diagnostics) {}
 
   std::optional<BoundAttrs> Run() {
     for (const model::Option& option : layer_.options) {
@@ -70,11 +73,16 @@ class AttrBinder {
 
   static std::string Describe(const Value& v) {
     switch (v.kind) {
-      case Value::Kind::kName: return StrCat("'", v.text, "'");
-      case Value::Kind::kNumber: return v.text;
-      case Value::Kind::kList: return "a list";
-      case Value::Kind::kMap: return "a map";
-      default: return "nothing";
+      case Value::Kind::kName:
+        return StrCat("'", v.text, "'");
+      case Value::Kind::kNumber:
+        return v.text;
+      case Value::Kind::kList:
+        return "a list";
+      case Value::Kind::kMap:
+        return "a map";
+      default:
+        return "nothing";
     }
   }
 
@@ -104,20 +112,20 @@ class AttrBinder {
     if (v.is_name()) {
       int found = input_.FindName(v.text);
       if (found == -2) {
-        Fail(v.range, StrCat(what, ": the input ", Layout(input_),
-                             " has more than one dimension named '", v.text,
-                             "'"));
+        Fail(v.range,
+             StrCat(what, ": the input ", Layout(input_),
+                    " has more than one dimension named '", v.text, "'"));
         return std::nullopt;
       }
       if (found < 0) {
-        Fail(v.range, StrCat(what, ": '", v.text,
-                             "' is not a dimension of the input ",
-                             Layout(input_), DidYouMean(v.text, input_.names)));
+        Fail(v.range,
+             StrCat(what, ": '", v.text, "' is not a dimension of the input ",
+                    Layout(input_), DidYouMean(v.text, input_.names)));
         return std::nullopt;
       }
       if (ir::IsSymbolic(input_.shape[found]) && !allow_symbolic) {
-        Fail(v.range, StrCat(what, ": the ", v.text,
-                             " dimension cannot be used here"));
+        Fail(v.range,
+             StrCat(what, ": the ", v.text, " dimension cannot be used here"));
         return std::nullopt;
       }
       return found;
@@ -127,15 +135,15 @@ class AttrBinder {
       int64_t n = static_cast<int64_t>(features.size());
       int64_t i = v.integer < 0 ? v.integer + n : v.integer;
       if (i < 0 || i >= n) {
-        Fail(v.range, StrCat(what, ": feature axis ", v.integer,
-                             " is out of range for the input ",
-                             Layout(input_)));
+        Fail(v.range,
+             StrCat(what, ": feature axis ", v.integer,
+                    " is out of range for the input ", Layout(input_)));
         return std::nullopt;
       }
       return features[i];
     }
-    Fail(v.range, StrCat(what, " must be a dimension name or index, not ",
-                         Describe(v)));
+    Fail(v.range,
+         StrCat(what, " must be a dimension name or index, not ", Describe(v)));
     return std::nullopt;
   }
 
@@ -180,9 +188,9 @@ class AttrBinder {
       } else {
         int64_t axis = (*axes)[next++];
         if (ir::IsSymbolic(input_.shape[axis])) {
-          Fail(v.range, StrCat(what, " lists the ",
-                               ir::DimToString(input_.shape[axis]),
-                               " dimension but not all the others"));
+          Fail(v.range,
+               StrCat(what, " lists the ", ir::DimToString(input_.shape[axis]),
+                      " dimension but not all the others"));
           return std::nullopt;
         }
         perm[i] = axis;
@@ -222,16 +230,17 @@ class AttrBinder {
       return list;
     }
     if (!v.is_map()) {
-      Fail(v.range, StrCat(what, " takes [height, width] or {height: h, "
-                                 "width: w}"));
+      Fail(v.range, StrCat(what,
+                           " takes [height, width] or {height: h, "
+                           "width: w}"));
       return std::nullopt;
     }
     std::vector<int64_t> out(2, -1);
     for (const lang::MapItem& item : v.entries) {
       int index = SpatialIndex(item.key);
       if (index < 0) {
-        Fail(item.key_range, StrCat(what, ": '", item.key,
-                                    "' is not height or width"));
+        Fail(item.key_range,
+             StrCat(what, ": '", item.key, "' is not height or width"));
         return std::nullopt;
       }
       std::optional<int64_t> size = Integer(item.value, what);
@@ -283,28 +292,31 @@ class AttrBinder {
     if (v.is_list()) {
       std::optional<std::vector<int64_t>> list = Ints(v, what);
       if (list && list->size() != 4) {
-        Fail(v.range, StrCat(what, " takes four values [top, bottom, left, "
-                                   "right] or {height: p, width: q}"));
+        Fail(v.range, StrCat(what,
+                             " takes four values [top, bottom, left, "
+                             "right] or {height: p, width: q}"));
         return std::nullopt;
       }
       return list;
     }
     if (!v.is_map()) {
-      Fail(v.range, StrCat(what, " takes [top, bottom, left, right] or "
-                                 "{height: p, width: q}"));
+      Fail(v.range, StrCat(what,
+                           " takes [top, bottom, left, right] or "
+                           "{height: p, width: q}"));
       return std::nullopt;
     }
     std::vector<int64_t> out(4, 0);
     for (const lang::MapItem& item : v.entries) {
       int index = SpatialIndex(item.key);
       if (index < 0) {
-        Fail(item.key_range, StrCat(what, ": '", item.key,
-                                    "' is not height or width"));
+        Fail(item.key_range,
+             StrCat(what, ": '", item.key, "' is not height or width"));
         return std::nullopt;
       }
       std::optional<std::vector<int64_t>> pair = Ints(item.value, what);
       if (!pair || pair->size() > 2) {
-        if (pair) Fail(item.value.range, StrCat(what, " takes p or [begin, end]"));
+        if (pair)
+          Fail(item.value.range, StrCat(what, " takes p or [begin, end]"));
         return std::nullopt;
       }
       out[2 * index] = (*pair)[0];
@@ -333,13 +345,15 @@ class AttrBinder {
         return list;  // written for every dimension
       }
       if (list->size() != features.size()) {
-        Fail(v.range, StrCat(what, " needs one value per feature dimension "
-                                   "of ",
-                             Layout(input_), " (", features.size(),
-                             "), not ", list->size()));
+        Fail(v.range, StrCat(what,
+                             " needs one value per feature dimension "
+                             "of ",
+                             Layout(input_), " (", features.size(), "), not ",
+                             list->size()));
         return std::nullopt;
       }
-      for (size_t i = 0; i < features.size(); ++i) out[features[i]] = (*list)[i];
+      for (size_t i = 0; i < features.size(); ++i)
+        out[features[i]] = (*list)[i];
       return out;
     }
     if (!v.is_map()) {
@@ -368,8 +382,9 @@ class AttrBinder {
     for (int64_t d : input_.shape) {
       if (ir::IsSymbolic(d)) {
         if (features_seen) {
-          Fail(range, StrCat(what, " needs the batch and sequence dimensions "
-                                   "first, but the input is ",
+          Fail(range, StrCat(what,
+                             " needs the batch and sequence dimensions "
+                             "first, but the input is ",
                              Layout(input_)));
           return std::nullopt;
         }
@@ -404,18 +419,18 @@ class AttrBinder {
     for (const lang::MapItem& item : v.entries) {
       if (!seen.insert(item.key).second || item.key == "batch" ||
           item.key == "sequence") {
-        Fail(item.key_range, StrCat(what, ": '", item.key,
-                                    "' is reserved or listed twice"));
+        Fail(item.key_range,
+             StrCat(what, ": '", item.key, "' is reserved or listed twice"));
         return std::nullopt;
       }
       int64_t size;
       if (item.value.kind == Value::Kind::kNone) {
         int axis = input_.FindName(item.key);
         if (axis < 0 || ir::IsSymbolic(input_.shape[axis])) {
-          Fail(item.key_range,
-               StrCat(what, ": '", item.key, "' needs a size (it is not a "
-                            "dimension of the input ",
-                      Layout(input_), ")"));
+          Fail(item.key_range, StrCat(what, ": '", item.key,
+                                      "' needs a size (it is not a "
+                                      "dimension of the input ",
+                                      Layout(input_), ")"));
           return std::nullopt;
         }
         size = input_.shape[axis];
@@ -448,15 +463,16 @@ class AttrBinder {
     std::vector<std::string> names;
     for (int64_t d : *prefix) names.push_back(ir::DimToString(d));
     std::vector<int64_t> order;  // input axes in the map's order
-    for (int i = 0; i < static_cast<int>(prefix->size()); ++i) order.push_back(i);
+    for (int i = 0; i < static_cast<int>(prefix->size()); ++i)
+      order.push_back(i);
     for (const lang::MapItem& item : v.entries) {
       int axis = input_.FindName(item.key);
       if (axis >= 0 && ir::IsSymbolic(input_.shape[axis])) axis = -1;
       int64_t size;
       if (item.value.kind == Value::Kind::kNone) {
         if (axis < 0) {
-          Fail(item.key_range, StrCat(what, ": new dimension '", item.key,
-                                      "' needs a size"));
+          Fail(item.key_range,
+               StrCat(what, ": new dimension '", item.key, "' needs a size"));
           return;
         }
         size = input_.shape[axis];
@@ -481,17 +497,19 @@ class AttrBinder {
     if (order.size() != static_cast<size_t>(input_.rank())) {
       for (int i = 0; i < input_.rank(); ++i) {
         if (std::find(order.begin(), order.end(), i) == order.end()) {
-          Fail(v.range, StrCat(what, " must list every dimension of the "
-                                     "input; '",
-                               input_.names.empty() ? StrCat(i)
-                                                    : input_.names[i],
-                               "' is missing"));
+          Fail(v.range,
+               StrCat(what,
+                      " must list every dimension of the "
+                      "input; '",
+                      input_.names.empty() ? StrCat(i) : input_.names[i],
+                      "' is missing"));
           return;
         }
       }
     }
     bool identity = true;
-    for (size_t i = 0; i < order.size(); ++i) identity &= order[i] == int64_t(i);
+    for (size_t i = 0; i < order.size(); ++i)
+      identity &= order[i] == int64_t(i);
     if (!identity) out_.pre_permutation = order;
     if (aligned.size() != static_cast<size_t>(input_.rank())) {
       out_.pre_reshape = aligned;
@@ -505,8 +523,9 @@ class AttrBinder {
   void BindResampleShape(const model::Option& option) {
     const Value& v = option.value;
     if (!v.is_map() || v.entries.size() != 2) {
-      Fail(v.range, "resample2d newShape takes two named sizes, such as "
-                    "{height: 64, width: 64}");
+      Fail(v.range,
+           "resample2d newShape takes two named sizes, such as "
+           "{height: 64, width: 64}");
       return;
     }
     std::vector<std::pair<int64_t, int64_t>> axis_size;
@@ -522,13 +541,14 @@ class AttrBinder {
       axis_size.push_back({*axis, *size});
     }
     std::sort(axis_size.begin(), axis_size.end());
-    out_.attrs.Set("axes", std::vector<int64_t>{axis_size[0].first,
-                                                axis_size[1].first});
+    out_.attrs.Set(
+        "axes", std::vector<int64_t>{axis_size[0].first, axis_size[1].first});
     out_.attrs.Set("sizes", std::vector<int64_t>{axis_size[0].second,
                                                  axis_size[1].second});
   }
 
-  // ---- conversion by kind ----------------------------------------------------
+  // ---- conversion by kind
+  // ----------------------------------------------------
 
   std::optional<ir::AttrValue> Convert(const model::Option& option,
                                        const ir::AttrSpec& spec) {
@@ -553,7 +573,8 @@ class AttrBinder {
       case AttrKind::kBool:
         if (v.is_name("true")) return true;
         if (v.is_name("false")) return false;
-        Fail(v.range, StrCat(what, " must be true or false, not ", Describe(v)));
+        Fail(v.range,
+             StrCat(what, " must be true or false, not ", Describe(v)));
         return std::nullopt;
       case AttrKind::kEnum: {
         std::optional<std::string> s = Choice(v, spec, what);
@@ -562,10 +583,11 @@ class AttrBinder {
       }
       case AttrKind::kDType:
         if (v.is_name() && ir::ParseDType(v.text)) return v.text;
-        Fail(v.range, StrCat(what, " must be a data type (",
-                             absl::StrJoin(ir::AllDTypeNames(), ", "), ")",
-                             v.is_name() ? DidYouMean(v.text, ir::AllDTypeNames())
-                                         : ""));
+        Fail(
+            v.range,
+            StrCat(what, " must be a data type (",
+                   absl::StrJoin(ir::AllDTypeNames(), ", "), ")",
+                   v.is_name() ? DidYouMean(v.text, ir::AllDTypeNames()) : ""));
         return std::nullopt;
       case AttrKind::kAxis: {
         bool symbolic = op_.kind == ir::OpKind::kGather;
@@ -590,7 +612,8 @@ class AttrBinder {
       }
       case AttrKind::kFloats: {
         std::vector<double> out;
-        std::vector<Value> items = v.is_list() ? v.items : std::vector<Value>{v};
+        std::vector<Value> items =
+            v.is_list() ? v.items : std::vector<Value>{v};
         for (const Value& item : items) {
           std::optional<double> d = Number(item, what);
           if (!d) return std::nullopt;
@@ -600,7 +623,8 @@ class AttrBinder {
       }
       case AttrKind::kEnums: {
         std::vector<std::string> out;
-        std::vector<Value> items = v.is_list() ? v.items : std::vector<Value>{v};
+        std::vector<Value> items =
+            v.is_list() ? v.items : std::vector<Value>{v};
         for (const Value& item : items) {
           std::optional<std::string> s = Choice(item, spec, what);
           if (!s) return std::nullopt;
@@ -624,8 +648,7 @@ class AttrBinder {
         return std::nullopt;
       }
       case AttrKind::kFeatureInts: {
-        std::optional<std::vector<int64_t>> f =
-            FeatureInts(v, spec.name, what);
+        std::optional<std::vector<int64_t>> f = FeatureInts(v, spec.name, what);
         if (f) return *f;
         return std::nullopt;
       }
@@ -643,7 +666,8 @@ class AttrBinder {
     return std::nullopt;
   }
 
-  // ---- defaults --------------------------------------------------------------
+  // ---- defaults
+  // --------------------------------------------------------------
 
   void ApplyDefaults() {
     std::vector<int> features = input_.FeatureAxes();
@@ -668,8 +692,8 @@ class AttrBinder {
           }
           break;
         case ir::LanguageDefault::kAllFeatureAxes:
-          out_.attrs.Set(spec.name,
-                         std::vector<int64_t>(features.begin(), features.end()));
+          out_.attrs.Set(spec.name, std::vector<int64_t>(features.begin(),
+                                                         features.end()));
           break;
       }
     }

@@ -87,12 +87,12 @@ void DagBuilder::CreateInputs() {
     value.type = DeclaredType(*section.input, "features");
     value.typed = true;
     std::optional<int64_t> count = value.type.MinElementCount();
-    if (!count || ir::ByteLength(value.type.dtype, *count) >
-                      limits_.max_tensor_bytes) {
-      diagnostics_.Error(section.input->shape.range,
-                         StrCat("input '", section.name,
-                                "' is larger than the limit of ",
-                                limits_.max_tensor_bytes, " bytes per sample"));
+    if (!count ||
+        ir::ByteLength(value.type.dtype, *count) > limits_.max_tensor_bytes) {
+      diagnostics_.Error(
+          section.input->shape.range,
+          StrCat("input '", section.name, "' is larger than the limit of ",
+                 limits_.max_tensor_bytes, " bytes per sample"));
     }
     section_inputs_[i] = graph_.output(id);
     inputs_.push_back({section.name, id, section.range});
@@ -276,11 +276,10 @@ void DagBuilder::ConnectOutputs() {
     ir::TensorType declared = DeclaredType(*section.output, "labels");
     SourceRange at = section.output->shape.range;
     if (type.FeatureShape() != declared.FeatureShape()) {
-      diagnostics_.Error(
-          at, StrCat("'", section.name, ":output' declares ",
-                     ir::ShapeToString(declared.FeatureShape()),
-                     " but the last layer gives ",
-                     ir::ShapeToString(type.FeatureShape())));
+      diagnostics_.Error(at, StrCat("'", section.name, ":output' declares ",
+                                    ir::ShapeToString(declared.FeatureShape()),
+                                    " but the last layer gives ",
+                                    ir::ShapeToString(type.FeatureShape())));
       continue;
     }
     std::vector<int64_t> symbolic, declared_symbolic;
@@ -298,14 +297,15 @@ void DagBuilder::ConnectOutputs() {
       if (ir::IsSymbolic(d)) declared_symbolic.push_back(d);
     }
     if (symbolic != declared_symbolic) {
-      bool has_sequence = std::count(symbolic.begin(), symbolic.end(),
-                                     ir::kSequenceDim) > 0;
+      bool has_sequence =
+          std::count(symbolic.begin(), symbolic.end(), ir::kSequenceDim) > 0;
       diagnostics_.Error(
           at, has_sequence
                   ? StrCat("the last layer of '", section.name,
                            "' gives a sequence; declare it in the output "
                            "shape, as in {sequence, ...}")
-                  : StrCat("'", section.name, ":output' declares a sequence "
+                  : StrCat("'", section.name,
+                           ":output' declares a sequence "
                            "but the last layer gives none"));
       continue;
     }
@@ -314,9 +314,8 @@ void DagBuilder::ConnectOutputs() {
       if (ir::Precision(type.dtype) > ir::Precision(want)) {
         diagnostics_.Error(
             section.output->data_type_range,
-            StrCat("'", section.name, ":output' declares ",
-                   ir::DTypeName(want), " but the last layer gives ",
-                   ir::DTypeName(type.dtype),
+            StrCat("'", section.name, ":output' declares ", ir::DTypeName(want),
+                   " but the last layer gives ", ir::DTypeName(type.dtype),
                    ", and an implicit cast never lowers precision; add "
                    "dataType=",
                    ir::DTypeName(want), " to the last layer"));

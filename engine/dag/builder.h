@@ -49,13 +49,15 @@ class DagBuilder {
   }
   bool IsUnshapedParameter(ir::ValueId value) const;
 
-  // ---- types.cc --------------------------------------------------------------
-  // Decides the compute type, encodes literals, types parameters and inserts
-  // up-casts; false after reporting an error.
+  // ---- types.cc
+  // -------------------------------------------------------------- Decides the
+  // compute type, encodes literals, types parameters and inserts up-casts;
+  // false after reporting an error.
   bool ResolveTypes(const model::Layer& layer,
                     std::vector<ir::ValueId>& operands);
 
-  // ---- shapes.cc -------------------------------------------------------------
+  // ---- shapes.cc
+  // -------------------------------------------------------------
   void PropagatePins();
   // Gives every unshaped parameter operand its shape.
   bool SolveParameters(const model::Layer& layer, const ir::Attrs& attrs,
@@ -63,8 +65,9 @@ class DagBuilder {
   // Checks a layer's result against its pin and renames its dimensions.
   bool ApplyLayerPin(const model::Layer& layer, ir::TensorType& type);
 
-  // ---- adapters.cc -----------------------------------------------------------
-  // gru/lstm: [batch, sequence, features] -> [steps, batch, features].
+  // ---- adapters.cc
+  // ----------------------------------------------------------- gru/lstm:
+  // [batch, sequence, features] -> [steps, batch, features].
   bool AdaptRecurrentInput(const model::Layer& layer, ir::ValueId& input,
                            ir::Attrs& attrs);
   // gru/lstm: the last hidden state (or the sequence) in the model layout.
@@ -75,7 +78,8 @@ class DagBuilder {
   bool FillImplicitOperands(const model::Layer& layer, const ir::Attrs& attrs,
                             std::vector<ir::ValueId>& operands);
 
-  // ---- finish.cc -------------------------------------------------------------
+  // ---- finish.cc
+  // -------------------------------------------------------------
   void Cull();
   void Decompose();
   void AnnotateInit();
@@ -94,10 +98,10 @@ class DagBuilder {
   std::vector<std::optional<Pin>> pins_;  // per layer
   std::vector<ir::ValueId> section_inputs_;
   std::vector<Endpoint> inputs_, outputs_;
-  std::map<int, ir::ValueId> constants_;             // by constant index
-  std::map<std::string, ir::NodeId> parameters_;     // by name
+  std::map<int, ir::ValueId> constants_;          // by constant index
+  std::map<std::string, ir::NodeId> parameters_;  // by name
   std::map<ir::ValueId, lang::Value> pending_literals_;
-  std::map<int, ir::TensorType> result_types_;     // per built layer
+  std::map<int, ir::TensorType> result_types_;  // per built layer
   int running_counter_ = 0;
   bool culled_once_ = false;
 };

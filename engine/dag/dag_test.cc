@@ -43,8 +43,8 @@ ir::Init ParameterInit(const CheckResult& r, const std::string& name) {
 }
 
 TEST(Dag, InputsAndOutputsCarryTheLayout) {
-  CheckResult r = Check(Model("shape={sequence, f:3}", "shape={sequence, g:3}",
-                              "relu()"));
+  CheckResult r =
+      Check(Model("shape={sequence, f:3}", "shape={sequence, g:3}", "relu()"));
   ASSERT_TRUE(r.ok) << r.rendered;
   const ir::TensorType& in = TypeOf(*r.dag, r.dag->inputs[0].node);
   EXPECT_THAT(in.shape, ElementsAre(ir::kBatchDim, ir::kSequenceDim, 3));
@@ -54,16 +54,16 @@ TEST(Dag, InputsAndOutputsCarryTheLayout) {
 }
 
 TEST(Dag, DefaultDimensionNames) {
-  CheckResult r = Check(Model("shape=[2, 3]", "shape=[6]",
-                              "reshape(newShape=[6])"));
+  CheckResult r =
+      Check(Model("shape=[2, 3]", "shape=[6]", "reshape(newShape=[6])"));
   ASSERT_TRUE(r.ok) << r.rendered;
   EXPECT_THAT(r.summary->inputs[0].dims, ElementsAre("features0", "features1"));
   EXPECT_THAT(r.summary->outputs[0].dims, ElementsAre("labels"));
 }
 
 TEST(Dag, LazyUpCastingInsertsCasts) {
-  CheckResult r = Check(Model("int8 shape=[2]", "shape=[2]",
-                              "add(3), mul(0.5), relu()"));
+  CheckResult r =
+      Check(Model("int8 shape=[2]", "shape=[2]", "add(3), mul(0.5), relu()"));
   ASSERT_TRUE(r.ok) << r.rendered;
   // add(3) stays int8; mul(0.5) needs a float: int8 -> float32.
   EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, ir::OpKind::kAdd)).dtype,
@@ -74,9 +74,8 @@ TEST(Dag, LazyUpCastingInsertsCasts) {
 }
 
 TEST(Dag, OperandsMeetAtTheMorePreciseType) {
-  CheckResult r = Check(
-      "other:input float32 shape=[2];\n" +
-      Model("float16 shape=[2]", "shape=[2]", "add(other)"));
+  CheckResult r = Check("other:input float32 shape=[2];\n" +
+                        Model("float16 shape=[2]", "shape=[2]", "add(other)"));
   ASSERT_TRUE(r.ok) << r.rendered;
   ir::NodeId add = FindOp(*r.dag, ir::OpKind::kAdd);
   EXPECT_EQ(TypeOf(*r.dag, add).dtype, ir::DType::kFloat32);
@@ -84,8 +83,8 @@ TEST(Dag, OperandsMeetAtTheMorePreciseType) {
 }
 
 TEST(Dag, ExplicitDataTypeMayLowerPrecision) {
-  CheckResult r = Check(Model("shape=[2]", "float16 shape=[2]",
-                              "relu(dataType=float16)"));
+  CheckResult r =
+      Check(Model("shape=[2]", "float16 shape=[2]", "relu(dataType=float16)"));
   ASSERT_TRUE(r.ok) << r.rendered;
   EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, ir::OpKind::kRelu)).dtype,
             ir::DType::kFloat16);
@@ -115,7 +114,8 @@ TEST(Dag, ResolvesNamedAxes) {
   CheckResult r = Check(Model("shape={c:3, h:4, w:5}", "shape={c:3, w:5}",
                               "softmax(axis=h), reduceMean(axes=[h])"));
   ASSERT_TRUE(r.ok) << r.rendered;
-  const ir::Node& softmax = r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kSoftmax));
+  const ir::Node& softmax =
+      r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kSoftmax));
   EXPECT_EQ(softmax.attrs.GetInt("axis", -1), 2);
   const ir::Node& mean =
       r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kReduceMean));
@@ -123,34 +123,35 @@ TEST(Dag, ResolvesNamedAxes) {
 }
 
 TEST(Dag, IntegerAxesCountFeatures) {
-  CheckResult r = Check(Model("shape={sequence, f:3, g:4}", "shape={sequence, f:3}",
-                              "reduceSum(axes=[-1])"));
+  CheckResult r = Check(Model("shape={sequence, f:3, g:4}",
+                              "shape={sequence, f:3}", "reduceSum(axes=[-1])"));
   ASSERT_TRUE(r.ok) << r.rendered;
-  const ir::Node& sum = r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kReduceSum));
+  const ir::Node& sum =
+      r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kReduceSum));
   EXPECT_THAT(sum.attrs.GetInts("axes", {}), ElementsAre(3));
 }
 
 TEST(Dag, FeatureDefaultsSkipBatchAndSequence) {
   CheckResult r = Check(Model("shape={sequence, a:2, b:3}", "shape={sequence}",
-                              "reduceSum(), reshape(newShape=[])",
-                              ""));
+                              "reduceSum(), reshape(newShape=[])", ""));
   // reduceSum() reduces a and b only.
   ASSERT_TRUE(r.ok) << r.rendered;
-  const ir::Node& sum = r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kReduceSum));
+  const ir::Node& sum =
+      r.dag->graph.node(FindOp(*r.dag, ir::OpKind::kReduceSum));
   EXPECT_THAT(sum.attrs.GetInts("axes", {}), ElementsAre(2, 3));
 }
 
 TEST(Dag, ReportsUnknownAndReservedAxes) {
-  EXPECT_THAT(Errors(Check(Model("shape={a:2}", "shape={a:2}",
-                                 "softmax(axis=b)"))),
-              ElementsAre(HasSubstr("'b' is not a dimension of the input "
-                                    "{batch, a:2}")));
-  EXPECT_THAT(Errors(Check(Model("shape={a:2}", "shape={a:2}",
-                                 "softmax(axis=batch)"))),
-              ElementsAre(HasSubstr("the batch dimension cannot be used")));
-  EXPECT_THAT(Errors(Check(Model("shape={a:2}", "shape={a:2}",
-                                 "softmax(axis=3)"))),
-              ElementsAre(HasSubstr("feature axis 3 is out of range")));
+  EXPECT_THAT(
+      Errors(Check(Model("shape={a:2}", "shape={a:2}", "softmax(axis=b)"))),
+      ElementsAre(HasSubstr("'b' is not a dimension of the input "
+                            "{batch, a:2}")));
+  EXPECT_THAT(
+      Errors(Check(Model("shape={a:2}", "shape={a:2}", "softmax(axis=batch)"))),
+      ElementsAre(HasSubstr("the batch dimension cannot be used")));
+  EXPECT_THAT(
+      Errors(Check(Model("shape={a:2}", "shape={a:2}", "softmax(axis=3)"))),
+      ElementsAre(HasSubstr("feature axis 3 is out of range")));
 }
 
 TEST(Dag, InfersDenseParameterShapesFromTheDeclaredShape) {
@@ -168,9 +169,9 @@ TEST(Dag, InfersDenseParameterShapesFromTheDeclaredShape) {
 }
 
 TEST(Dag, PerChannelBiases) {
-  CheckResult r = Check(Model("shape={channels:3, height:4, width:4}",
-                              "shape={channels:3, height:4, width:4}",
-                              "add(b), mul(s)"));
+  CheckResult r =
+      Check(Model("shape={channels:3, height:4, width:4}",
+                  "shape={channels:3, height:4, width:4}", "add(b), mul(s)"));
   ASSERT_TRUE(r.ok) << r.rendered;
   EXPECT_THAT(ParameterType(r, "b1").shape, ElementsAre(3, 1, 1));
   EXPECT_EQ(ParameterInit(r, "s1"), ir::Init::kOnes);
@@ -181,19 +182,19 @@ TEST(Dag, PerChannelBiases) {
 }
 
 TEST(Dag, InfersConvolutionFilters) {
-  CheckResult r = Check(Model(
-      "shape={channels:2, height:10, width:10}",
-      "shape={channels:4, height:5, width:5}",
-      "conv2d(f, padding={height:1, width:1}, strides=[2, 2], "
-      "shape={channels:4, height:5, width:5})"));
+  CheckResult r =
+      Check(Model("shape={channels:2, height:10, width:10}",
+                  "shape={channels:4, height:5, width:5}",
+                  "conv2d(f, padding={height:1, width:1}, strides=[2, 2], "
+                  "shape={channels:4, height:5, width:5})"));
   ASSERT_TRUE(r.ok) << r.rendered;
   // floor((10 + 2 - k) / 2) + 1 = 5: k = 3 or 4; the smaller is taken.
   EXPECT_THAT(ParameterType(r, "f1").shape, ElementsAre(4, 2, 3, 3));
 }
 
 TEST(Dag, AsksForAShapeWhenItCannotInfer) {
-  CheckResult r = Check(Model("shape=[5]", "shape=[2]",
-                              "matmul(w), maxPool2d(), matmul(v)"));
+  CheckResult r = Check(
+      Model("shape=[5]", "shape=[2]", "matmul(w), maxPool2d(), matmul(v)"));
   ASSERT_FALSE(r.ok);
   EXPECT_THAT(Errors(r)[0], HasSubstr("cannot infer the shape of parameter "
                                       "'w1' of matmul"));
@@ -201,8 +202,7 @@ TEST(Dag, AsksForAShapeWhenItCannotInfer) {
 }
 
 TEST(Dag, ChecksDeclaredShapes) {
-  EXPECT_THAT(Errors(Check(Model("shape=[4]", "shape=[4]",
-                                 "relu(shape=[3])"))),
+  EXPECT_THAT(Errors(Check(Model("shape=[4]", "shape=[4]", "relu(shape=[3])"))),
               ElementsAre("3:25: relu gives [4] but shape= declares [3]"));
   EXPECT_THAT(Errors(Check(Model("shape=[4]", "shape=[3]", "relu()"))),
               ElementsAre(HasSubstr("declares [3] but the last layer gives "
@@ -210,8 +210,8 @@ TEST(Dag, ChecksDeclaredShapes) {
 }
 
 TEST(Dag, NamedShapesRenameTheResult) {
-  CheckResult r = Check(Model("shape=[4]", "shape={out:4}",
-                              "relu(shape={hidden:4}), tanh()"));
+  CheckResult r = Check(
+      Model("shape=[4]", "shape={out:4}", "relu(shape={hidden:4}), tanh()"));
   ASSERT_TRUE(r.ok) << r.rendered;
   EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, ir::OpKind::kRelu)).names[1],
             "hidden");
@@ -227,8 +227,9 @@ TEST(Dag, ReportsRuleErrorsAtTheOption) {
 }
 
 TEST(Dag, DecomposesHighLevelOperators) {
-  CheckResult r = Check(Model("shape=[4]", "shape=[4]",
-                              "dropout(0.5), logSoftmax(), residual(to=model)"));
+  CheckResult r =
+      Check(Model("shape=[4]", "shape=[4]",
+                  "dropout(0.5), logSoftmax(), residual(to=model)"));
   ASSERT_TRUE(r.ok) << r.rendered;
   EXPECT_EQ(CountOps(*r.dag, ir::OpKind::kDropout), 0);
   EXPECT_EQ(CountOps(*r.dag, ir::OpKind::kLogSoftmax), 0);
@@ -262,9 +263,9 @@ TEST(Dag, ReportsCycles) {
 }
 
 TEST(Dag, BatchNormalizationKeepsRunningStatistics) {
-  CheckResult r = Check(Model("shape={channels:3, h:2, w:2}",
-                              "shape={channels:3, h:2, w:2}",
-                              "batchNormalization(s, b)"));
+  CheckResult r =
+      Check(Model("shape={channels:3, h:2, w:2}",
+                  "shape={channels:3, h:2, w:2}", "batchNormalization(s, b)"));
   ASSERT_TRUE(r.ok) << r.rendered;
   EXPECT_EQ(r.summary->parameters.size(), 2u);
   ASSERT_EQ(r.summary->state.size(), 2u);
@@ -287,8 +288,8 @@ TEST(Dag, RecurrentLayersUseTheSequenceLayout) {
 TEST(Dag, EnforcesLimits) {
   ir::Limits limits;
   limits.max_tensor_bytes = 1000;
-  CheckResult r = Check(Model("shape=[100]", "shape=[1000]",
-                              "matmul(w, shape=[1000])"), limits);
+  CheckResult r = Check(
+      Model("shape=[100]", "shape=[1000]", "matmul(w, shape=[1000])"), limits);
   EXPECT_THAT(Errors(r), ElementsAre(HasSubstr("beyond the size limits")));
 }
 

@@ -18,8 +18,9 @@ std::string ConstantText(const ir::Node& node, const ir::TensorType& type) {
     values.push_back(StrCat(ir::ReadNumber(*node.data, type.dtype, i)));
   }
   if (n > 8) values.push_back("...");
-  return n == 1 && type.rank() == 0 ? values[0]
-                                    : StrCat("[", absl::StrJoin(values, ", "), "]");
+  return n == 1 && type.rank() == 0
+             ? values[0]
+             : StrCat("[", absl::StrJoin(values, ", "), "]");
 }
 
 }  // namespace
@@ -51,17 +52,18 @@ std::string DumpGraph(const ir::Graph& graph) {
                       node.parameter.trainable ? "" : " (state)");
         break;
       case ir::NodeKind::kConstant:
-        what = StrCat(node.name.empty() ? "literal" : StrCat("constant ", node.name),
-                      " ", ConstantText(node, graph.value(node.outputs[0]).type));
+        what = StrCat(
+            node.name.empty() ? "literal" : StrCat("constant ", node.name), " ",
+            ConstantText(node, graph.value(node.outputs[0]).type));
         break;
       case ir::NodeKind::kOp: {
         std::vector<std::string> attrs;
         for (const auto& [name, value] : node.attrs.values()) {
           attrs.push_back(StrCat(name, "=", ir::AttrToString(value)));
         }
-        what = StrCat(node.op->name, "(", absl::StrJoin(operands, ", "),
-                      attrs.empty() ? "" : "; ", absl::StrJoin(attrs, ", "),
-                      ")");
+        what =
+            StrCat(node.op->name, "(", absl::StrJoin(operands, ", "),
+                   attrs.empty() ? "" : "; ", absl::StrJoin(attrs, ", "), ")");
         if (node.inference_alias != ir::kNoValue) {
           StrAppend(&what, " [inference: %", node.inference_alias, "]");
         }

@@ -164,8 +164,7 @@ void DagBuilder::AnnotateInit() {
       role = consumer.op->operands[consumer.op->variadic() ? 0 : slot].param;
     }
     param.parameter.role = role;
-    auto [fan_in, fan_out] =
-        Fans(consumer, slot, graph_.value(value).type);
+    auto [fan_in, fan_out] = Fans(consumer, slot, graph_.value(value).type);
     param.parameter.fan_in = fan_in;
     param.parameter.fan_out = fan_out;
     switch (role) {

@@ -79,8 +79,7 @@ ir::ValueId DagBuilder::ConstantValue(int index) {
     }
   }
   std::optional<int64_t> count = type.MinElementCount();
-  if (!count ||
-      ir::ByteLength(type.dtype, *count) > limits_.max_tensor_bytes) {
+  if (!count || ir::ByteLength(type.dtype, *count) > limits_.max_tensor_bytes) {
     diagnostics_.Error(constant.range, StrCat("constant '", constant.name,
                                               "' is larger than the limit"));
     constants_[index] = ir::kNoValue;
@@ -91,8 +90,8 @@ ir::ValueId DagBuilder::ConstantValue(int index) {
     absl::Status status =
         ir::AppendNumber(*data, type.dtype, v.number, v.integral, v.integer);
     if (!status.ok()) {
-      diagnostics_.Error(v.range, StrCat("constant '", constant.name, "': ",
-                                         status.message()));
+      diagnostics_.Error(v.range, StrCat("constant '", constant.name,
+                                         "': ", status.message()));
       constants_[index] = ir::kNoValue;
       return ir::kNoValue;
     }

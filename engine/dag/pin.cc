@@ -51,7 +51,7 @@ ir::TensorType ExpectedType(const Pin& pin, const ir::TensorType& like) {
   for (size_t i = 0; i < pin.dims.size(); ++i) {
     out.shape.push_back(pin.dims[i]);
     // Unnamed dimensions are named as a block input's would be (ERRATA 10e).
-    out.names.push_back(!pin.names.empty() ? pin.names[i]
+    out.names.push_back(!pin.names.empty()     ? pin.names[i]
                         : pin.dims.size() == 1 ? "features"
                                                : StrCat("features", i));
   }

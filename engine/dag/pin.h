@@ -22,7 +22,7 @@ struct Pin {
   std::vector<int64_t> dims;       // feature sizes
   std::vector<std::string> names;  // empty unless written with braces
   SourceRange range;
-  bool from_output = false;        // a block's declared output shape
+  bool from_output = false;  // a block's declared output shape
   // Propagated from a later layer: guides parameter shapes but is not
   // checked here (the later layer checks its own).
   bool inherited = false;

@@ -49,7 +49,8 @@ void DagBuilder::PropagatePins() {
   for (int id = static_cast<int>(model_.layers.size()) - 1; id >= 0; --id) {
     if (!pins_[id]) continue;
     const model::Layer& layer = model_.layers[id];
-    if (!layer.op->shape_preserving || !OthersBroadcastIntoInput(layer, model_)) {
+    if (!layer.op->shape_preserving ||
+        !OthersBroadcastIntoInput(layer, model_)) {
       continue;
     }
     for (const model::Operand& operand : layer.operands) {
@@ -92,8 +93,7 @@ bool DagBuilder::SolveParameters(const model::Layer& layer,
                spec.param == ir::ParamRole::kSlope) {
       shape = ops::PerChannelShape(*types[0]);
     } else {
-      shape = absl::InvalidArgumentError(
-          StrCat(op.name, " cannot infer it"));
+      shape = absl::InvalidArgumentError(StrCat(op.name, " cannot infer it"));
     }
     ir::Node& node = graph_.node(graph_.value(v).producer);
     SourceRange at = node.range;
@@ -123,8 +123,7 @@ bool DagBuilder::SolveParameters(const model::Layer& layer,
     if (!ok || ir::ByteLength(dtype, *count) > limits_.max_tensor_bytes) {
       diagnostics_.Error(at, StrCat("parameter '", node.name, "' would be ",
                                     ir::ShapeToString(value.type.shape),
-                                    ", beyond the size limits",
-                                    layer.context));
+                                    ", beyond the size limits", layer.context));
       return false;
     }
     value.typed = true;
@@ -141,11 +140,10 @@ bool DagBuilder::ApplyLayerPin(const model::Layer& layer,
   std::optional<ir::TensorType> applied = ApplyPin(type, pin);
   if (!applied || applied->shape != type.shape) {
     if (pin.inherited || pin.from_output) return true;  // checked elsewhere
-    diagnostics_.Error(pin.range,
-                       StrCat(layer.op->name, " gives ",
-                              ir::ShapeToString(type.FeatureShape()),
-                              " but shape= declares ", pin.ToString(),
-                              layer.context));
+    diagnostics_.Error(pin.range, StrCat(layer.op->name, " gives ",
+                                         ir::ShapeToString(type.FeatureShape()),
+                                         " but shape= declares ",
+                                         pin.ToString(), layer.context));
     return false;
   }
   if (!pin.names.empty()) type.names = applied->names;

@@ -84,15 +84,15 @@ bool DagBuilder::ResolveTypes(const model::Layer& layer,
   }
   ir::DType compute = widest.value_or(ir::DType::kFloat32);
   if (wants_float && !ir::IsFloat(compute)) compute = ir::DType::kFloat32;
-  bool explicit_type = layer.data_type.has_value() &&
-                       op.kind != ir::OpKind::kCast;
+  bool explicit_type =
+      layer.data_type.has_value() && op.kind != ir::OpKind::kCast;
   if (explicit_type) {
     compute = *layer.data_type;
     if (!allowed.Contains(compute)) {
-      diagnostics_.Error(layer.data_type_range,
-                         StrCat(op.name, " cannot compute in ",
-                                ir::DTypeName(compute), "; it takes ",
-                                allowed.ToString(), layer.context));
+      diagnostics_.Error(
+          layer.data_type_range,
+          StrCat(op.name, " cannot compute in ", ir::DTypeName(compute),
+                 "; it takes ", allowed.ToString(), layer.context));
       return false;
     }
   } else {

@@ -40,8 +40,8 @@ class Attrs {
                                std::vector<int64_t> fallback) const;
   std::vector<double> GetFloats(const std::string& name,
                                 std::vector<double> fallback) const;
-  std::vector<std::string> GetStrings(
-      const std::string& name, std::vector<std::string> fallback) const;
+  std::vector<std::string> GetStrings(const std::string& name,
+                                      std::vector<std::string> fallback) const;
 
   const std::map<std::string, AttrValue>& values() const { return values_; }
   bool empty() const { return values_.empty(); }

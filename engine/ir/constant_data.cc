@@ -63,15 +63,28 @@ absl::Status AppendNumber(ConstantData& data, DType type, double value,
         "]"));
   }
   switch (type) {
-    case DType::kInt32: AppendRaw(data, static_cast<int32_t>(integer)); break;
-    case DType::kUint32: AppendRaw(data, static_cast<uint32_t>(integer)); break;
-    case DType::kInt64: AppendRaw(data, integer); break;
-    case DType::kUint64: AppendRaw(data, static_cast<uint64_t>(integer)); break;
+    case DType::kInt32:
+      AppendRaw(data, static_cast<int32_t>(integer));
+      break;
+    case DType::kUint32:
+      AppendRaw(data, static_cast<uint32_t>(integer));
+      break;
+    case DType::kInt64:
+      AppendRaw(data, integer);
+      break;
+    case DType::kUint64:
+      AppendRaw(data, static_cast<uint64_t>(integer));
+      break;
     case DType::kInt8:
-    case DType::kInt4: AppendRaw(data, static_cast<int8_t>(integer)); break;
+    case DType::kInt4:
+      AppendRaw(data, static_cast<int8_t>(integer));
+      break;
     case DType::kUint8:
-    case DType::kUint4: AppendRaw(data, static_cast<uint8_t>(integer)); break;
-    default: break;
+    case DType::kUint4:
+      AppendRaw(data, static_cast<uint8_t>(integer));
+      break;
+    default:
+      break;
   }
   return absl::OkStatus();
 }
@@ -79,25 +92,32 @@ absl::Status AppendNumber(ConstantData& data, DType type, double value,
 std::shared_ptr<const ConstantData> ScalarData(DType type, double value) {
   auto data = std::make_shared<ConstantData>();
   bool integral = value == std::trunc(value) && std::fabs(value) < 9.2e18;
-  absl::Status status = AppendNumber(*data, type, value, integral,
-                                     integral ? static_cast<int64_t>(value) : 0);
+  absl::Status status = AppendNumber(
+      *data, type, value, integral, integral ? static_cast<int64_t>(value) : 0);
   (void)status;  // callers pass values that fit
   return data;
 }
 
 double ReadNumber(const ConstantData& data, DType type, int64_t index) {
   switch (type) {
-    case DType::kFloat32: return ReadRaw<float>(data, index);
-    case DType::kFloat16: return HalfToFloat(ReadRaw<uint16_t>(data, index));
-    case DType::kInt32: return ReadRaw<int32_t>(data, index);
-    case DType::kUint32: return ReadRaw<uint32_t>(data, index);
-    case DType::kInt64: return static_cast<double>(ReadRaw<int64_t>(data, index));
+    case DType::kFloat32:
+      return ReadRaw<float>(data, index);
+    case DType::kFloat16:
+      return HalfToFloat(ReadRaw<uint16_t>(data, index));
+    case DType::kInt32:
+      return ReadRaw<int32_t>(data, index);
+    case DType::kUint32:
+      return ReadRaw<uint32_t>(data, index);
+    case DType::kInt64:
+      return static_cast<double>(ReadRaw<int64_t>(data, index));
     case DType::kUint64:
       return static_cast<double>(ReadRaw<uint64_t>(data, index));
     case DType::kInt8:
-    case DType::kInt4: return ReadRaw<int8_t>(data, index);
+    case DType::kInt4:
+      return ReadRaw<int8_t>(data, index);
     case DType::kUint8:
-    case DType::kUint4: return ReadRaw<uint8_t>(data, index);
+    case DType::kUint4:
+      return ReadRaw<uint8_t>(data, index);
   }
   return 0;
 }

@@ -8,16 +8,26 @@ namespace webnnm::ir {
 
 const char* DTypeName(DType type) {
   switch (type) {
-    case DType::kFloat32: return "float32";
-    case DType::kFloat16: return "float16";
-    case DType::kInt32: return "int32";
-    case DType::kUint32: return "uint32";
-    case DType::kInt64: return "int64";
-    case DType::kUint64: return "uint64";
-    case DType::kInt8: return "int8";
-    case DType::kUint8: return "uint8";
-    case DType::kInt4: return "int4";
-    case DType::kUint4: return "uint4";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kUint32:
+      return "uint32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kUint64:
+      return "uint64";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUint8:
+      return "uint8";
+    case DType::kInt4:
+      return "int4";
+    case DType::kUint4:
+      return "uint4";
   }
   return "?";
 }
@@ -56,11 +66,21 @@ bool IsSigned(DType type) {
 
 int BitWidth(DType type) {
   switch (type) {
-    case DType::kFloat32: case DType::kInt32: case DType::kUint32: return 32;
-    case DType::kFloat16: return 16;
-    case DType::kInt64: case DType::kUint64: return 64;
-    case DType::kInt8: case DType::kUint8: return 8;
-    case DType::kInt4: case DType::kUint4: return 4;
+    case DType::kFloat32:
+    case DType::kInt32:
+    case DType::kUint32:
+      return 32;
+    case DType::kFloat16:
+      return 16;
+    case DType::kInt64:
+    case DType::kUint64:
+      return 64;
+    case DType::kInt8:
+    case DType::kUint8:
+      return 8;
+    case DType::kInt4:
+    case DType::kUint4:
+      return 4;
   }
   return 0;
 }
@@ -73,16 +93,26 @@ int64_t ByteLength(DType type, int64_t count) {
 
 int Precision(DType type) {
   switch (type) {
-    case DType::kFloat32: return 10;
-    case DType::kFloat16: return 9;
-    case DType::kInt64: return 8;
-    case DType::kUint64: return 7;
-    case DType::kInt32: return 6;
-    case DType::kUint32: return 5;
-    case DType::kInt8: return 4;
-    case DType::kUint8: return 3;
-    case DType::kInt4: return 2;
-    case DType::kUint4: return 1;
+    case DType::kFloat32:
+      return 10;
+    case DType::kFloat16:
+      return 9;
+    case DType::kInt64:
+      return 8;
+    case DType::kUint64:
+      return 7;
+    case DType::kInt32:
+      return 6;
+    case DType::kUint32:
+      return 5;
+    case DType::kInt8:
+      return 4;
+    case DType::kUint8:
+      return 3;
+    case DType::kInt4:
+      return 2;
+    case DType::kUint4:
+      return 1;
   }
   return 0;
 }
@@ -93,28 +123,45 @@ DType MorePrecise(DType a, DType b) {
 
 double MinValue(DType type) {
   switch (type) {
-    case DType::kFloat32: return -3.4028234663852886e38;
-    case DType::kFloat16: return -65504.0;
-    case DType::kInt32: return -2147483648.0;
-    case DType::kInt64: return -9223372036854775808.0;
-    case DType::kInt8: return -128;
-    case DType::kInt4: return -8;
-    default: return 0;
+    case DType::kFloat32:
+      return -3.4028234663852886e38;
+    case DType::kFloat16:
+      return -65504.0;
+    case DType::kInt32:
+      return -2147483648.0;
+    case DType::kInt64:
+      return -9223372036854775808.0;
+    case DType::kInt8:
+      return -128;
+    case DType::kInt4:
+      return -8;
+    default:
+      return 0;
   }
 }
 
 double MaxValue(DType type) {
   switch (type) {
-    case DType::kFloat32: return 3.4028234663852886e38;
-    case DType::kFloat16: return 65504.0;
-    case DType::kInt32: return 2147483647.0;
-    case DType::kUint32: return 4294967295.0;
-    case DType::kInt64: return 9223372036854775807.0;
-    case DType::kUint64: return 18446744073709551615.0;
-    case DType::kInt8: return 127;
-    case DType::kUint8: return 255;
-    case DType::kInt4: return 7;
-    case DType::kUint4: return 15;
+    case DType::kFloat32:
+      return 3.4028234663852886e38;
+    case DType::kFloat16:
+      return 65504.0;
+    case DType::kInt32:
+      return 2147483647.0;
+    case DType::kUint32:
+      return 4294967295.0;
+    case DType::kInt64:
+      return 9223372036854775807.0;
+    case DType::kUint64:
+      return 18446744073709551615.0;
+    case DType::kInt8:
+      return 127;
+    case DType::kUint8:
+      return 255;
+    case DType::kInt4:
+      return 7;
+    case DType::kUint4:
+      return 15;
   }
   return 0;
 }
@@ -122,7 +169,8 @@ double MaxValue(DType type) {
 std::vector<DType> DTypeSet::Members() const {
   std::vector<DType> members;
   for (int i = 0; i < kNumDTypes; ++i) {
-    if (Contains(static_cast<DType>(i))) members.push_back(static_cast<DType>(i));
+    if (Contains(static_cast<DType>(i)))
+      members.push_back(static_cast<DType>(i));
   }
   return members;
 }

@@ -8,21 +8,30 @@ namespace webnnm::ir {
 
 const char* NodeKindName(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kInput: return "input";
-    case NodeKind::kOutput: return "output";
-    case NodeKind::kParameter: return "parameter";
-    case NodeKind::kConstant: return "constant";
-    case NodeKind::kOp: return "op";
+    case NodeKind::kInput:
+      return "input";
+    case NodeKind::kOutput:
+      return "output";
+    case NodeKind::kParameter:
+      return "parameter";
+    case NodeKind::kConstant:
+      return "constant";
+    case NodeKind::kOp:
+      return "op";
   }
   return "?";
 }
 
 const char* InitName(Init init) {
   switch (init) {
-    case Init::kHe: return "he";
-    case Init::kGlorot: return "glorot";
-    case Init::kZeros: return "zeros";
-    case Init::kOnes: return "ones";
+    case Init::kHe:
+      return "he";
+    case Init::kGlorot:
+      return "glorot";
+    case Init::kZeros:
+      return "zeros";
+    case Init::kOnes:
+      return "ones";
   }
   return "?";
 }
@@ -38,8 +47,8 @@ NodeId Graph::AddNode(Node node, int num_outputs) {
   return id;
 }
 
-NodeId Graph::AddOp(const OpDef& op, std::vector<ValueId> operands,
-                    Attrs attrs, int num_outputs) {
+NodeId Graph::AddOp(const OpDef& op, std::vector<ValueId> operands, Attrs attrs,
+                    int num_outputs) {
   Node node;
   node.kind = NodeKind::kOp;
   node.op = &op;
@@ -81,7 +90,8 @@ std::vector<std::vector<NodeId>> Graph::ConsumerMap() const {
     if (n.dead) continue;
     for (ValueId v : n.operands) {
       if (v == kNoValue) continue;
-      if (readers[v].empty() || readers[v].back() != id) readers[v].push_back(id);
+      if (readers[v].empty() || readers[v].back() != id)
+        readers[v].push_back(id);
     }
   }
   return readers;

@@ -40,7 +40,7 @@ struct ParameterInfo {
   Init init = Init::kGlorot;
   bool trainable = true;  // false: running statistics
   ParamRole role = ParamRole::kWeight;
-  int64_t fan_in = 0;     // for He/Glorot
+  int64_t fan_in = 0;  // for He/Glorot
   int64_t fan_out = 0;
 };
 
@@ -52,8 +52,8 @@ struct ConstantData {
 
 struct Node {
   NodeKind kind = NodeKind::kOp;
-  const OpDef* op = nullptr;       // kOp only
-  std::vector<ValueId> operands;   // kOp: slot order, kNoValue when absent
+  const OpDef* op = nullptr;      // kOp only
+  std::vector<ValueId> operands;  // kOp: slot order, kNoValue when absent
   std::vector<ValueId> outputs;
   Attrs attrs;
   // Input/output: the block name. Parameter: its gensym'd name. Constant:

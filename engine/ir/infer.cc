@@ -44,23 +44,40 @@ bool KindAccepts(AttrKind kind, const AttrValue& value) {
 
 const char* KindName(AttrKind kind) {
   switch (kind) {
-    case AttrKind::kInt: return "an integer";
-    case AttrKind::kUint: return "a non-negative integer";
-    case AttrKind::kAxis: return "an axis";
-    case AttrKind::kFloat: return "a number";
-    case AttrKind::kBool: return "true or false";
-    case AttrKind::kEnum: return "a name";
-    case AttrKind::kDType: return "a data type";
-    case AttrKind::kAxes: return "a list of axes";
-    case AttrKind::kPermutation: return "a permutation";
-    case AttrKind::kInts: return "a list of integers";
-    case AttrKind::kShape: return "a shape";
-    case AttrKind::kSpatial: return "two integers";
-    case AttrKind::kPadding: return "four integers";
-    case AttrKind::kFeatureInts: return "a list of integers";
-    case AttrKind::kFloats: return "a list of numbers";
-    case AttrKind::kEnums: return "a list of names";
-    case AttrKind::kSplits: return "an integer or a list of integers";
+    case AttrKind::kInt:
+      return "an integer";
+    case AttrKind::kUint:
+      return "a non-negative integer";
+    case AttrKind::kAxis:
+      return "an axis";
+    case AttrKind::kFloat:
+      return "a number";
+    case AttrKind::kBool:
+      return "true or false";
+    case AttrKind::kEnum:
+      return "a name";
+    case AttrKind::kDType:
+      return "a data type";
+    case AttrKind::kAxes:
+      return "a list of axes";
+    case AttrKind::kPermutation:
+      return "a permutation";
+    case AttrKind::kInts:
+      return "a list of integers";
+    case AttrKind::kShape:
+      return "a shape";
+    case AttrKind::kSpatial:
+      return "two integers";
+    case AttrKind::kPadding:
+      return "four integers";
+    case AttrKind::kFeatureInts:
+      return "a list of integers";
+    case AttrKind::kFloats:
+      return "a list of numbers";
+    case AttrKind::kEnums:
+      return "a list of names";
+    case AttrKind::kSplits:
+      return "an integer or a list of integers";
   }
   return "?";
 }
@@ -74,9 +91,9 @@ absl::Status CheckAttrs(const OpDef& op, const Attrs& attrs) {
       return AttrError(name, StrCat(op.name, " has no option '", name, "'"));
     }
     if (!KindAccepts(spec->kind, value)) {
-      return AttrError(name, StrCat(op.name, " option '", name, "' must be ",
-                                    KindName(spec->kind), ", not ",
-                                    AttrToString(value)));
+      return AttrError(
+          name, StrCat(op.name, " option '", name, "' must be ",
+                       KindName(spec->kind), ", not ", AttrToString(value)));
     }
     if (spec->kind == AttrKind::kUint && std::get<int64_t>(value) < 0) {
       return AttrError(name, StrCat(op.name, " option '", name,
@@ -85,15 +102,15 @@ absl::Status CheckAttrs(const OpDef& op, const Attrs& attrs) {
     }
     if (spec->kind == AttrKind::kDType &&
         !ParseDType(std::get<std::string>(value))) {
-      return AttrError(name, StrCat(op.name, " option '", name, "': '",
-                                    std::get<std::string>(value),
-                                    "' is not a data type"));
+      return AttrError(
+          name, StrCat(op.name, " option '", name, "': '",
+                       std::get<std::string>(value), "' is not a data type"));
     }
   }
   for (const AttrSpec& spec : op.attrs) {
     if (spec.required && !attrs.Has(spec.name)) {
-      return AttrError(spec.name, StrCat(op.name, " needs the option '",
-                                         spec.name, "'"));
+      return AttrError(spec.name,
+                       StrCat(op.name, " needs the option '", spec.name, "'"));
     }
   }
   return absl::OkStatus();
@@ -109,9 +126,8 @@ absl::StatusOr<std::vector<TensorType>> InferOp(
           StrCat(op.name, " needs at least one input"));
     }
   } else if (operands.size() > slots) {
-    return absl::InvalidArgumentError(StrCat(op.name, " takes at most ", slots,
-                                             " operands, not ",
-                                             operands.size()));
+    return absl::InvalidArgumentError(StrCat(
+        op.name, " takes at most ", slots, " operands, not ", operands.size()));
   }
   int group_slot = -1;
   for (size_t i = 0; i < std::max(slots, operands.size()); ++i) {
@@ -119,9 +135,9 @@ absl::StatusOr<std::vector<TensorType>> InferOp(
     const TensorType* type = i < operands.size() ? operands[i] : nullptr;
     if (type == nullptr) {
       if (!spec.optional) {
-        return OperandError(static_cast<int>(i),
-                            StrCat(op.name, " needs its operand '", spec.name,
-                                   "'"));
+        return OperandError(
+            static_cast<int>(i),
+            StrCat(op.name, " needs its operand '", spec.name, "'"));
       }
       continue;
     }

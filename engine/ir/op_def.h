@@ -34,31 +34,31 @@ enum class OpKind : int {
 inline constexpr int kNumOps = static_cast<int>(OpKind::kCount);
 
 enum class OpCategory {
-  kElementwise,   // math on each element (add, exp, ...)
-  kActivation,    // relu, sigmoid, softmax, ...
-  kComparison,    // equal, greater, ... (uint8 results)
-  kLogical,       // logicalAnd, ... (uint8 in and out)
-  kCast,          // cast, quantizeLinear, dequantizeLinear
-  kMovement,      // reshape, transpose, slice, gather, ...
-  kReduction,     // reduce*, argMin/argMax, cumulativeSum
-  kNormalization, // batch/instance/layer normalization
-  kMatrix,        // matmul, gemm (parameter-heavy)
-  kConvolution,   // conv2d, convTranspose2d (parameter-heavy)
-  kPooling,       // average/l2/max pooling
-  kRecurrent,     // gru, gruCell, lstm, lstmCell
-  kHighLevel,     // decomposed into WebNN operations
-  kInternal,      // helpers WebNN lacks (randomUniform)
+  kElementwise,    // math on each element (add, exp, ...)
+  kActivation,     // relu, sigmoid, softmax, ...
+  kComparison,     // equal, greater, ... (uint8 results)
+  kLogical,        // logicalAnd, ... (uint8 in and out)
+  kCast,           // cast, quantizeLinear, dequantizeLinear
+  kMovement,       // reshape, transpose, slice, gather, ...
+  kReduction,      // reduce*, argMin/argMax, cumulativeSum
+  kNormalization,  // batch/instance/layer normalization
+  kMatrix,         // matmul, gemm (parameter-heavy)
+  kConvolution,    // conv2d, convTranspose2d (parameter-heavy)
+  kPooling,        // average/l2/max pooling
+  kRecurrent,      // gru, gruCell, lstm, lstmCell
+  kHighLevel,      // decomposed into WebNN operations
+  kInternal,       // helpers WebNN lacks (randomUniform)
 };
 
 // How a trainable parameter in an operand slot is initialised, and whether a
 // slot accepts one at all.
 enum class ParamRole {
-  kNone,             // not trainable: a constant, literal or layer output only
-  kWeight,           // He or Glorot, chosen by the activation that follows
-  kGlorotWeight,     // always Glorot (recurrent and attention projections)
-  kBias,             // zeros
-  kScale,            // ones
-  kSlope,            // prelu slope: zeros (prelu starts as relu)
+  kNone,          // not trainable: a constant, literal or layer output only
+  kWeight,        // He or Glorot, chosen by the activation that follows
+  kGlorotWeight,  // always Glorot (recurrent and attention projections)
+  kBias,          // zeros
+  kScale,         // ones
+  kSlope,         // prelu slope: zeros (prelu starts as relu)
   // Non-trainable state the DAG builder adds itself (batch normalization's
   // running statistics); a name the user writes here must be a constant or
   // a layer output.
@@ -70,10 +70,10 @@ enum class ParamRole {
 enum class WeightInit { kNone, kHe, kGlorot };
 
 struct OperandSpec {
-  const char* name = "";          // WebNN argument or option name
-  DTypeSet types = kAllTypes;     // data types WebNN allows here
+  const char* name = "";       // WebNN argument or option name
+  DTypeSet types = kAllTypes;  // data types WebNN allows here
   bool optional = false;
-  bool variadic = false;          // takes all remaining operands (concat)
+  bool variadic = false;  // takes all remaining operands (concat)
   // Shares the op's compute type: every present operand of the group has the
   // same data type, and the DAG builder casts them to it together.
   bool in_type_group = true;
@@ -84,9 +84,9 @@ struct OperandSpec {
 };
 
 enum class AttrKind {
-  kInt,          // integer
-  kUint,         // non-negative integer
-  kFloat,        // number (also accepts "Infinity", "-Infinity", "NaN")
+  kInt,    // integer
+  kUint,   // non-negative integer
+  kFloat,  // number (also accepts "Infinity", "-Infinity", "NaN")
   kBool,
   kEnum,         // one of `choices`
   kDType,        // a data type name
@@ -139,8 +139,8 @@ struct InferContext {
 };
 
 // Validates the operation and returns the types of its outputs.
-using InferFn = absl::StatusOr<std::vector<TensorType>> (*)(
-    const InferContext& context);
+using InferFn =
+    absl::StatusOr<std::vector<TensorType>> (*)(const InferContext& context);
 
 // Infers the shape (and names) of the trainable parameter in `slot`, whose
 // operand is nullptr in `context`, from the other operands and, when known,

@@ -9,7 +9,8 @@
 namespace webnnm::ir {
 
 void FillDefaultNames(TensorType& type) {
-  if (type.names.size() != type.shape.size()) type.names.assign(type.rank(), "");
+  if (type.names.size() != type.shape.size())
+    type.names.assign(type.rank(), "");
   std::set<std::string> used(type.names.begin(), type.names.end());
   int features = 0;
   for (int64_t d : type.shape) features += IsSymbolic(d) ? 0 : 1;
@@ -108,7 +109,8 @@ void GraphRewriter::ApplyReplacements() {
     for (ValueId& v : n.operands) {
       if (v != kNoValue) v = map[v];
     }
-    if (n.inference_alias != kNoValue) n.inference_alias = map[n.inference_alias];
+    if (n.inference_alias != kNoValue)
+      n.inference_alias = map[n.inference_alias];
   }
   replacements_.clear();
 }

@@ -41,7 +41,9 @@ struct TensorType {
   int channel_axis = -1;
 
   int rank() const { return static_cast<int>(shape.size()); }
-  bool has_names() const { return names.size() == shape.size() && !shape.empty(); }
+  bool has_names() const {
+    return names.size() == shape.size() && !shape.empty();
+  }
   // Shape with symbolic dimensions removed (what a model declares).
   std::vector<int64_t> FeatureShape() const;
   std::vector<std::string> FeatureNames() const;

@@ -23,10 +23,10 @@ struct Value {
   enum class Kind { kNone, kName, kNumber, kList, kMap };
   Kind kind = Kind::kNone;
   SourceRange range;
-  std::string text;  // kName: the name; kNumber: the spelling
-  double number = 0;      // kNumber
-  bool integral = false;  // kNumber with an exact integer value
-  int64_t integer = 0;    // kNumber when integral
+  std::string text;              // kName: the name; kNumber: the spelling
+  double number = 0;             // kNumber
+  bool integral = false;         // kNumber with an exact integer value
+  int64_t integer = 0;           // kNumber when integral
   std::vector<Value> items;      // kList
   std::vector<MapItem> entries;  // kMap
 
@@ -82,7 +82,14 @@ struct Layer {
 };
 
 enum class PropertyKind {
-  kName, kLoss, kAlpha, kDelta, kGamma, kInput, kOutput, kLayers
+  kName,
+  kLoss,
+  kAlpha,
+  kDelta,
+  kGamma,
+  kInput,
+  kOutput,
+  kLayers
 };
 const char* PropertyName(PropertyKind kind);
 
@@ -92,11 +99,11 @@ struct BlockProperty {
   SourceRange block_range;
   PropertyKind kind = PropertyKind::kName;
   SourceRange kind_range;
-  Value value;                  // name, loss: a name; alpha/delta/gamma: a number
-  std::string data_type;        // input/output: the optional data type
+  Value value;            // name, loss: a name; alpha/delta/gamma: a number
+  std::string data_type;  // input/output: the optional data type
   SourceRange data_type_range;
-  ShapeSpec shape;              // input/output
-  std::vector<Layer> layers;    // layers
+  ShapeSpec shape;            // input/output
+  std::vector<Layer> layers;  // layers
   SourceRange range;
 };
 

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "engine/base/strings.h"
 #include "absl/strings/str_format.h"
+#include "engine/base/strings.h"
 
 namespace webnnm::lang {
 namespace {
@@ -77,7 +77,8 @@ class Lexer {
   }
 
   Token Make(TokenKind kind, size_t begin) {
-    return {kind, std::string_view(text_).substr(begin, pos_ - begin),
+    return {kind,
+            std::string_view(text_).substr(begin, pos_ - begin),
             {static_cast<uint32_t>(begin), static_cast<uint32_t>(pos_)}};
   }
 
@@ -91,23 +92,42 @@ class Lexer {
     if (IsDigit(c) || c == '.' || c == '+' || c == '-') return Number();
     TokenKind kind;
     switch (c) {
-      case ':': kind = TokenKind::kColon; break;
-      case ';': kind = TokenKind::kSemicolon; break;
-      case ',': kind = TokenKind::kComma; break;
-      case '=': kind = TokenKind::kEquals; break;
-      case '(': kind = TokenKind::kLParen; break;
-      case ')': kind = TokenKind::kRParen; break;
-      case '[': kind = TokenKind::kLBracket; break;
-      case ']': kind = TokenKind::kRBracket; break;
-      case '{': kind = TokenKind::kLBrace; break;
-      case '}': kind = TokenKind::kRBrace; break;
+      case ':':
+        kind = TokenKind::kColon;
+        break;
+      case ';':
+        kind = TokenKind::kSemicolon;
+        break;
+      case ',':
+        kind = TokenKind::kComma;
+        break;
+      case '=':
+        kind = TokenKind::kEquals;
+        break;
+      case '(':
+        kind = TokenKind::kLParen;
+        break;
+      case ')':
+        kind = TokenKind::kRParen;
+        break;
+      case '[':
+        kind = TokenKind::kLBracket;
+        break;
+      case ']':
+        kind = TokenKind::kRBracket;
+        break;
+      case '{':
+        kind = TokenKind::kLBrace;
+        break;
+      case '}':
+        kind = TokenKind::kRBrace;
+        break;
       default: {
         int length;
         std::string what = DescribeCharacter(text_, pos_, length);
         pos_ += length;
         Token token = Make(TokenKind::kInvalid, begin);
-        diagnostics_.Error(token.range,
-                           StrCat("unexpected character ", what));
+        diagnostics_.Error(token.range, StrCat("unexpected character ", what));
         return token;
       }
     }
@@ -129,8 +149,7 @@ class Lexer {
     if (digits == 0) {
       Token token = Make(TokenKind::kInvalid, begin);
       diagnostics_.Error(token.range,
-                         StrCat("expected a number after '",
-                                      token.text, "'"));
+                         StrCat("expected a number after '", token.text, "'"));
       return token;
     }
     if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
@@ -149,11 +168,12 @@ class Lexer {
         Token token = Make(TokenKind::kInvalid, begin);
         diagnostics_.Error(token.range,
                            StrCat("malformed number '", token.text,
-                                        "': the exponent has no digits"));
+                                  "': the exponent has no digits"));
         return token;
       }
     }
-    if (pos_ < text_.size() && (IsNameStart(text_[pos_]) || text_[pos_] == '.')) {
+    if (pos_ < text_.size() &&
+        (IsNameStart(text_[pos_]) || text_[pos_] == '.')) {
       while (pos_ < text_.size() &&
              (IsNameChar(text_[pos_]) || text_[pos_] == '.')) {
         ++pos_;
@@ -190,20 +210,34 @@ std::string Describe(const Token& token) {
 
 const char* DescribeKind(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kName: return "a name";
-    case TokenKind::kNumber: return "a number";
-    case TokenKind::kColon: return "':'";
-    case TokenKind::kSemicolon: return "';'";
-    case TokenKind::kComma: return "','";
-    case TokenKind::kEquals: return "'='";
-    case TokenKind::kLParen: return "'('";
-    case TokenKind::kRParen: return "')'";
-    case TokenKind::kLBracket: return "'['";
-    case TokenKind::kRBracket: return "']'";
-    case TokenKind::kLBrace: return "'{'";
-    case TokenKind::kRBrace: return "'}'";
-    case TokenKind::kEnd: return "end of file";
-    case TokenKind::kInvalid: return "an invalid token";
+    case TokenKind::kName:
+      return "a name";
+    case TokenKind::kNumber:
+      return "a number";
+    case TokenKind::kColon:
+      return "':'";
+    case TokenKind::kSemicolon:
+      return "';'";
+    case TokenKind::kComma:
+      return "','";
+    case TokenKind::kEquals:
+      return "'='";
+    case TokenKind::kLParen:
+      return "'('";
+    case TokenKind::kRParen:
+      return "')'";
+    case TokenKind::kLBracket:
+      return "'['";
+    case TokenKind::kRBracket:
+      return "']'";
+    case TokenKind::kLBrace:
+      return "'{'";
+    case TokenKind::kRBrace:
+      return "'}'";
+    case TokenKind::kEnd:
+      return "end of file";
+    case TokenKind::kInvalid:
+      return "an invalid token";
   }
   return "?";
 }

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <initializer_list>
 
-#include "engine/base/strings.h"
 #include "absl/strings/str_join.h"
+#include "engine/base/strings.h"
 #include "engine/base/suggest.h"
 #include "engine/ir/dtype.h"
 #include "engine/lang/lexer.h"
@@ -63,8 +63,8 @@ class Parser {
     const Token& found = Peek();
     if (found.kind == TokenKind::kInvalid) return;  // the lexer reported it
     SourceRange at = after_previous && pos_ > 0 ? AfterPrevious() : found.range;
-    diagnostics_.Error(at, StrCat("expected ", what, ", found ",
-                                        Describe(found)));
+    diagnostics_.Error(at,
+                       StrCat("expected ", what, ", found ", Describe(found)));
   }
 
   bool Expect(TokenKind kind, const std::string& context,
@@ -73,8 +73,7 @@ class Parser {
       Advance();
       return true;
     }
-    ErrorExpected(StrCat(DescribeKind(kind), " ", context),
-                  after_previous);
+    ErrorExpected(StrCat(DescribeKind(kind), " ", context), after_previous);
     return false;
   }
 
@@ -158,8 +157,8 @@ class Parser {
     Advance();  // ':'
     if (!At(TokenKind::kName)) {
       ErrorExpected(StrCat("a property name after '", block.text,
-                                 ":' (one of name, loss, alpha, delta, gamma, "
-                                 "input, output, layers)"));
+                           ":' (one of name, loss, alpha, delta, gamma, "
+                           "input, output, layers)"));
       return false;
     }
     const Token& kind = Advance();
@@ -169,9 +168,9 @@ class Parser {
       diagnostics_.Error(
           kind.range,
           StrCat("unknown block property '", kind.text,
-                       "'; expected one of name, loss, alpha, delta, gamma, "
-                       "input, output, layers",
-                       DidYouMean(kind.text, PropertyNames())));
+                 "'; expected one of name, loss, alpha, delta, gamma, "
+                 "input, output, layers",
+                 DidYouMean(kind.text, PropertyNames())));
       return false;
     }
     property.kind = *parsed;
@@ -198,7 +197,7 @@ class Parser {
     property.range = SourceRange::Cover(property.block_range, AfterPrevious());
     if (!Expect(TokenKind::kSemicolon,
                 StrCat("at the end of '", property.block, ":",
-                             PropertyName(property.kind), "'"),
+                       PropertyName(property.kind), "'"),
                 /*after_previous=*/true)) {
       // Keep what parsed; the caller skips to the next ';'.
       module.properties.push_back(std::move(property));
@@ -210,8 +209,8 @@ class Parser {
 
   static std::optional<PropertyKind> ParsePropertyKind(std::string_view name) {
     static constexpr PropertyKind kinds[] = {
-        PropertyKind::kName,  PropertyKind::kLoss,  PropertyKind::kAlpha,
-        PropertyKind::kDelta, PropertyKind::kGamma, PropertyKind::kInput,
+        PropertyKind::kName,   PropertyKind::kLoss,  PropertyKind::kAlpha,
+        PropertyKind::kDelta,  PropertyKind::kGamma, PropertyKind::kInput,
         PropertyKind::kOutput, PropertyKind::kLayers};
     for (PropertyKind kind : kinds) {
       if (name == PropertyName(kind)) return kind;
@@ -222,7 +221,7 @@ class Parser {
   bool ParseNameProperty(BlockProperty& property) {
     if (!At(TokenKind::kName)) {
       ErrorExpected(StrCat("a name after '", property.block, ":",
-                                 PropertyName(property.kind), "'"));
+                           PropertyName(property.kind), "'"));
       return false;
     }
     property.value = NameValue(Advance());
@@ -232,7 +231,7 @@ class Parser {
   bool ParseNumberProperty(BlockProperty& property) {
     if (!At(TokenKind::kNumber)) {
       ErrorExpected(StrCat("a number after '", property.block, ":",
-                                 PropertyName(property.kind), "'"));
+                           PropertyName(property.kind), "'"));
       return false;
     }
     property.value = NumberValue(Advance());
@@ -242,7 +241,7 @@ class Parser {
   // datatype? ( "shape" "=" )? SHAPE
   bool ParseTensorProperty(BlockProperty& property) {
     std::string context = StrCat("after '", property.block, ":",
-                                       PropertyName(property.kind), "'");
+                                 PropertyName(property.kind), "'");
     if (At(TokenKind::kName) && Peek().text != "shape") {
       if (!ParseDataType(property.data_type, property.data_type_range,
                          context)) {
@@ -260,12 +259,11 @@ class Parser {
                      const std::string& context) {
     const Token& token = Peek();
     if (!ir::ParseDType(token.text)) {
-      diagnostics_.Error(
-          token.range,
-          StrCat("expected a data type or 'shape=' ", context,
-                       ", found ", Describe(token), " (data types: ",
-                       absl::StrJoin(ir::AllDTypeNames(), ", "), ")",
-                       DidYouMean(token.text, ir::AllDTypeNames())));
+      diagnostics_.Error(token.range,
+                         StrCat("expected a data type or 'shape=' ", context,
+                                ", found ", Describe(token), " (data types: ",
+                                absl::StrJoin(ir::AllDTypeNames(), ", "), ")",
+                                DidYouMean(token.text, ir::AllDTypeNames())));
       return false;
     }
     out = std::string(token.text);
@@ -281,8 +279,8 @@ class Parser {
     const Token& name = Advance();
     constant.name = std::string(name.text);
     constant.name_range = name.range;
-    std::string context = StrCat("in the declaration of constant '",
-                                       constant.name, "'");
+    std::string context =
+        StrCat("in the declaration of constant '", constant.name, "'");
     if (At(TokenKind::kName) && Peek().text != "shape" &&
         Peek().text != "data") {
       if (!ir::ParseDType(Peek().text)) {
@@ -290,9 +288,9 @@ class Parser {
         diagnostics_.Error(
             found.range,
             StrCat("expected ':' after the block name '", constant.name,
-                         "' or a data type, number or 'shape=' ", context,
-                         ", found ", Describe(found),
-                         DidYouMean(found.text, ir::AllDTypeNames())));
+                   "' or a data type, number or 'shape=' ", context, ", found ",
+                   Describe(found),
+                   DidYouMean(found.text, ir::AllDTypeNames())));
         return false;
       }
       ParseDataType(constant.data_type, constant.data_type_range, context);
@@ -308,13 +306,11 @@ class Parser {
         const Token& key = Advance();
         bool is_shape = key.text == "shape";
         if ((is_shape && have_shape) || (!is_shape && have_data)) {
-          diagnostics_.Error(key.range, StrCat("'", key.text,
-                                                     "=' given twice ",
-                                                     context));
+          diagnostics_.Error(key.range,
+                             StrCat("'", key.text, "=' given twice ", context));
           return false;
         }
-        if (!Expect(TokenKind::kEquals,
-                    StrCat("after '", key.text, "'"))) {
+        if (!Expect(TokenKind::kEquals, StrCat("after '", key.text, "'"))) {
           return false;
         }
         if (is_shape) {
@@ -330,9 +326,9 @@ class Parser {
         }
       }
       if (!have_shape || !have_data) {
-        ErrorExpected(have_shape ? "'data=' after the shape"
-                                 : "'shape=' before the data",
-                      /*after_previous=*/true);
+        ErrorExpected(
+            have_shape ? "'data=' after the shape" : "'shape=' before the data",
+            /*after_previous=*/true);
         return false;
       }
     } else {
@@ -340,10 +336,10 @@ class Parser {
       return false;
     }
     constant.range = SourceRange::Cover(constant.name_range, AfterPrevious());
-    bool terminated = Expect(TokenKind::kSemicolon,
-                             StrCat("at the end of constant '",
-                                          constant.name, "'"),
-                             /*after_previous=*/true);
+    bool terminated =
+        Expect(TokenKind::kSemicolon,
+               StrCat("at the end of constant '", constant.name, "'"),
+               /*after_previous=*/true);
     module.constants.push_back(std::move(constant));
     return terminated;
   }
@@ -352,9 +348,10 @@ class Parser {
   //         | "{" name ( ":" number )? ( "," name ( ":" number )? )* "}"
   bool ParseShape(ShapeSpec& shape, const std::string& context) {
     if (!At(TokenKind::kLBracket) && !At(TokenKind::kLBrace)) {
-      ErrorExpected(StrCat("a shape such as [784] or {height: 28, "
-                                 "width: 28} ",
-                                 context));
+      ErrorExpected(
+          StrCat("a shape such as [784] or {height: 28, "
+                 "width: 28} ",
+                 context));
       return false;
     }
     Value value;
@@ -362,8 +359,9 @@ class Parser {
     shape.range = value.range;
     shape.named = value.is_map();
     if (shape.named && value.entries.empty()) {
-      diagnostics_.Error(value.range, "a named shape needs at least one "
-                                      "dimension; write [] for a scalar");
+      diagnostics_.Error(value.range,
+                         "a named shape needs at least one "
+                         "dimension; write [] for a scalar");
       return false;
     }
     bool ok = true;
@@ -404,7 +402,7 @@ class Parser {
       diagnostics_.Error(
           value.range,
           StrCat("a dimension size must be a positive integer, found ",
-                       DescribeValue(value)));
+                 DescribeValue(value)));
       return false;
     }
     return true;
@@ -435,7 +433,7 @@ class Parser {
       if (At(TokenKind::kSemicolon) || At(TokenKind::kEnd)) break;
       if (ok) {
         ErrorExpected(StrCat("',' between layers or ';' at the end of '",
-                                   property.block, ":layers'"),
+                             property.block, ":layers'"),
                       /*after_previous=*/true);
       }
       return false;
@@ -453,8 +451,8 @@ class Parser {
     layer.op = std::string(op.text);
     layer.op_range = op.range;
     if (!At(TokenKind::kLParen)) {
-      ErrorExpected(StrCat("'(' after the operator '", op.text,
-                                 "' (write '", op.text, "()' for no arguments)"),
+      ErrorExpected(StrCat("'(' after the operator '", op.text, "' (write '",
+                           op.text, "()' for no arguments)"),
                     /*after_previous=*/true);
       return false;
     }
@@ -478,8 +476,7 @@ class Parser {
     }
     if (!At(TokenKind::kRParen)) {
       if (ok) {
-        ErrorExpected(StrCat("',' or ')' in the arguments of '", layer.op,
-                             "'"),
+        ErrorExpected(StrCat("',' or ')' in the arguments of '", layer.op, "'"),
                       /*after_previous=*/At(TokenKind::kSemicolon) ||
                           At(TokenKind::kEnd));
       }
@@ -534,9 +531,9 @@ class Parser {
   // MAP   ::= "{" ( ITEM ( "," ITEM )* )? "}"
   bool ParseValue(Value& value, int depth) {
     if (depth > kMaxNesting) {
-      diagnostics_.Error(Peek().range,
-                         StrCat("lists and maps are nested more than ",
-                                      kMaxNesting, " deep"));
+      diagnostics_.Error(
+          Peek().range,
+          StrCat("lists and maps are nested more than ", kMaxNesting, " deep"));
       return false;
     }
     const Token& token = Peek();
@@ -653,11 +650,16 @@ class Parser {
 
   static std::string DescribeValue(const Value& value) {
     switch (value.kind) {
-      case Value::Kind::kName: return StrCat("name '", value.text, "'");
-      case Value::Kind::kNumber: return value.text;
-      case Value::Kind::kList: return "a list";
-      case Value::Kind::kMap: return "a map";
-      case Value::Kind::kNone: return "nothing";
+      case Value::Kind::kName:
+        return StrCat("name '", value.text, "'");
+      case Value::Kind::kNumber:
+        return value.text;
+      case Value::Kind::kList:
+        return "a list";
+      case Value::Kind::kMap:
+        return "a map";
+      case Value::Kind::kNone:
+        return "nothing";
     }
     return "?";
   }
@@ -671,14 +673,22 @@ class Parser {
 
 const char* PropertyName(PropertyKind kind) {
   switch (kind) {
-    case PropertyKind::kName: return "name";
-    case PropertyKind::kLoss: return "loss";
-    case PropertyKind::kAlpha: return "alpha";
-    case PropertyKind::kDelta: return "delta";
-    case PropertyKind::kGamma: return "gamma";
-    case PropertyKind::kInput: return "input";
-    case PropertyKind::kOutput: return "output";
-    case PropertyKind::kLayers: return "layers";
+    case PropertyKind::kName:
+      return "name";
+    case PropertyKind::kLoss:
+      return "loss";
+    case PropertyKind::kAlpha:
+      return "alpha";
+    case PropertyKind::kDelta:
+      return "delta";
+    case PropertyKind::kGamma:
+      return "gamma";
+    case PropertyKind::kInput:
+      return "input";
+    case PropertyKind::kOutput:
+      return "output";
+    case PropertyKind::kLayers:
+      return "layers";
   }
   return "?";
 }

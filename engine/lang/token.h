@@ -13,9 +13,9 @@
 namespace webnnm::lang {
 
 enum class TokenKind {
-  kName,       // [a-zA-Z_][a-zA-Z0-9_-]*
-  kNumber,     // [+-]? (digits ("." digits*)? | "." digits) ([eE] [+-]? digits)?
-  kColon,      // :
+  kName,    // [a-zA-Z_][a-zA-Z0-9_-]*
+  kNumber,  // [+-]? (digits ("." digits*)? | "." digits) ([eE] [+-]? digits)?
+  kColon,   // :
   kSemicolon,  // ;
   kComma,      // ,
   kEquals,     // =

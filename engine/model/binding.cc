@@ -12,7 +12,10 @@ class Binder {
  public:
   Binder(const ir::OpDef& op, Layer& layer, Diagnostics& diagnostics,
          const RefMaker& make_ref)
-      : op_(op), layer_(layer), diagnostics_(diagnostics), make_ref_(make_ref) {}
+      : op_(op),
+        layer_(layer),
+        diagnostics_(diagnostics),
+        make_ref_(make_ref) {}
 
   void Run(const std::vector<const lang::Argument*>& args,
            const std::optional<TensorRef>& input) {
@@ -153,8 +156,8 @@ class Binder {
   void CheckRequired() {
     if (op_.variadic()) {
       if (layer_.operands.empty()) {
-        diagnostics_.Error(layer_.range, StrCat(op_.name, " needs inputs",
-                                                layer_.context));
+        diagnostics_.Error(layer_.range,
+                           StrCat(op_.name, " needs inputs", layer_.context));
       }
       return;
     }

@@ -32,12 +32,27 @@ struct Block {
 };
 
 const std::vector<std::string>& LossNames() {
-  static const auto* names = new std::vector<std::string>{
-      "MSE", "MAE", "BCE", "CCE", "CCEL", "SCE", "HIL", "HUL", "KLD", "FOL",
-      "meanSquaredError", "meanAbsoluteError", "binaryCrossEntropy",
-      "categoricalCrossEntropy", "categoricalCrossEntropyWithLogits",
-      "sparseCategoricalCrossEntropy", "hinge", "huber", "klDivergence",
-      "focal"};
+  static const auto* names =
+      new std::vector<std::string>{"MSE",
+                                   "MAE",
+                                   "BCE",
+                                   "CCE",
+                                   "CCEL",
+                                   "SCE",
+                                   "HIL",
+                                   "HUL",
+                                   "KLD",
+                                   "FOL",
+                                   "meanSquaredError",
+                                   "meanAbsoluteError",
+                                   "binaryCrossEntropy",
+                                   "categoricalCrossEntropy",
+                                   "categoricalCrossEntropyWithLogits",
+                                   "sparseCategoricalCrossEntropy",
+                                   "hinge",
+                                   "huber",
+                                   "klDivergence",
+                                   "focal"};
   return *names;
 }
 
@@ -88,9 +103,8 @@ class Builder {
   void CollectConstants() {
     for (const lang::ConstantDecl& decl : module_.constants) {
       if (model_.FindConstant(decl.name) >= 0) {
-        diagnostics_.Error(decl.name_range,
-                           StrCat("constant '", decl.name,
-                                  "' is declared twice"));
+        diagnostics_.Error(decl.name_range, StrCat("constant '", decl.name,
+                                                   "' is declared twice"));
         continue;
       }
       Constant constant;
@@ -116,8 +130,8 @@ class Builder {
         if (overflow || size != static_cast<int64_t>(constant.values.size())) {
           diagnostics_.Error(
               decl.value.range,
-              StrCat("constant '", decl.name, "' has ",
-                     constant.values.size(), " values but its shape needs ",
+              StrCat("constant '", decl.name, "' has ", constant.values.size(),
+                     " values but its shape needs ",
                      overflow ? std::string("more than 2^63") : StrCat(size)));
           continue;
         }
@@ -154,11 +168,10 @@ class Builder {
           block.properties[static_cast<int>(property.kind)];
       if (slot != nullptr) {
         LineColumn first = diagnostics_.file().Locate(slot->range.begin);
-        diagnostics_.Error(property.kind_range,
-                           StrCat("'", property.block, ":",
-                                  lang::PropertyName(property.kind),
-                                  "' is given twice (first at line ",
-                                  first.line, ")"));
+        diagnostics_.Error(
+            property.kind_range,
+            StrCat("'", property.block, ":", lang::PropertyName(property.kind),
+                   "' is given twice (first at line ", first.line, ")"));
         continue;
       }
       slot = &property;
@@ -183,10 +196,10 @@ class Builder {
         // An input-only block stands for its input (multimodal models fuse
         // such inputs in another block); an output needs layers.
         if (layers == nullptr && block.get(PropertyKind::kOutput)) {
-          diagnostics_.Error(block.range,
-                             StrCat("block '", name,
-                                    "' declares an output but no layers ('",
-                                    name, ":layers ...;')"));
+          diagnostics_.Error(
+              block.range,
+              StrCat("block '", name, "' declares an output but no layers ('",
+                     name, ":layers ...;')"));
         }
         section_order_.push_back(name);
         continue;
@@ -213,10 +226,10 @@ class Builder {
       for (PropertyKind kind : {PropertyKind::kLoss, PropertyKind::kAlpha,
                                 PropertyKind::kDelta, PropertyKind::kGamma}) {
         if (const lang::BlockProperty* p = block.get(kind)) {
-          diagnostics_.Warning(p->kind_range,
-                               StrCat("'", name, ":", lang::PropertyName(kind),
-                                      "' has no effect: block '", name,
-                                      "' has no output"));
+          diagnostics_.Warning(
+              p->kind_range,
+              StrCat("'", name, ":", lang::PropertyName(kind),
+                     "' has no effect: block '", name, "' has no output"));
         }
       }
       for (const lang::Layer& layer : layers->layers) {
@@ -260,11 +273,11 @@ class Builder {
       bool known = false;
       for (const std::string& loss : LossNames()) known |= loss == section.loss;
       if (!known) {
-        diagnostics_.Error(p->value.range,
-                           StrCat("unknown loss '", section.loss,
-                                  "'; expected one of ",
-                                  absl::StrJoin(LossNames(), ", "),
-                                  DidYouMean(section.loss, LossNames())));
+        diagnostics_.Error(
+            p->value.range,
+            StrCat("unknown loss '", section.loss, "'; expected one of ",
+                   absl::StrJoin(LossNames(), ", "),
+                   DidYouMean(section.loss, LossNames())));
       }
     }
     if (const lang::BlockProperty* p = block.get(PropertyKind::kAlpha)) {
@@ -450,13 +463,11 @@ class Builder {
       std::optional<ir::DType> type =
           v.is_name() ? ir::ParseDType(v.text) : std::nullopt;
       if (!type) {
-        diagnostics_.Error(v.range,
-                           StrCat("dataType= takes a data type (",
-                                  absl::StrJoin(ir::AllDTypeNames(), ", "),
-                                  ")",
-                                  v.is_name() ? DidYouMean(v.text,
-                                                           ir::AllDTypeNames())
-                                              : ""));
+        diagnostics_.Error(
+            v.range,
+            StrCat("dataType= takes a data type (",
+                   absl::StrJoin(ir::AllDTypeNames(), ", "), ")",
+                   v.is_name() ? DidYouMean(v.text, ir::AllDTypeNames()) : ""));
       } else {
         own.data_type = type;
         own.data_type_range = v.range;
@@ -485,9 +496,8 @@ class Builder {
       Extras extras = own;
       extras.shape = pins[i];
       if (!name.empty()) {
-        extras.names.push_back(
-            {specials.shapes ? StrCat(name, i + 1) : name, expansion.scope,
-             !expansion.stack.empty()});
+        extras.names.push_back({specials.shapes ? StrCat(name, i + 1) : name,
+                                expansion.scope, !expansion.stack.empty()});
       }
       for (const lang::Argument& arg : layer.args) {
         if (is_template && !arg.positional() && &arg != specials.shape &&
@@ -517,8 +527,8 @@ class Builder {
       const auto& [block, use] = expansion.stack.back();
       diagnostics_.Error(
           use, StrCat("block '", block, "' uses '", layer.op,
-                      "()' as a macro, so give it a value here, as in ",
-                      block, "(", layer.op, "=relu); '", layer.op,
+                      "()' as a macro, so give it a value here, as in ", block,
+                      "(", layer.op, "=relu); '", layer.op,
                       "' is not an operator or a block"));
       return;
     }
@@ -534,17 +544,16 @@ class Builder {
         std::vector<std::string> chain;
         for (const auto& entry : expansion.stack) chain.push_back(entry.first);
         chain.push_back(layer.op);
-        diagnostics_.Error(layer.op_range,
-                           StrCat("block '", layer.op,
-                                  "' instantiates itself (",
-                                  absl::StrJoin(chain, " -> "), ")"));
+        diagnostics_.Error(
+            layer.op_range,
+            StrCat("block '", layer.op, "' instantiates itself (",
+                   absl::StrJoin(chain, " -> "), ")"));
         return;
       }
     }
     if (static_cast<int>(expansion.stack.size()) >= kMaxNesting) {
-      diagnostics_.Error(layer.op_range,
-                         StrCat("blocks are nested more than ", kMaxNesting,
-                                " deep"));
+      diagnostics_.Error(layer.op_range, StrCat("blocks are nested more than ",
+                                                kMaxNesting, " deep"));
       return;
     }
     Bindings bindings;
@@ -601,8 +610,8 @@ class Builder {
     layer.data_type = extras.data_type;
     layer.data_type_range = extras.data_type_range;
     if (!expansion.stack.empty()) {
-      LineColumn at = diagnostics_.file().Locate(
-          expansion.stack.front().second.begin);
+      LineColumn at =
+          diagnostics_.file().Locate(expansion.stack.front().second.begin);
       layer.context = StrCat(" (in block '", expansion.stack.back().first,
                              "' used at line ", at.line, ")");
     }
@@ -743,7 +752,8 @@ class Builder {
           ref.range,
           StrCat("'", name, "' is not a constant, layer or block, and ",
                  layer.op->name, "'s ", slot,
-                 " cannot be a trainable parameter", DidYouMean(name, candidates)));
+                 " cannot be a trainable parameter",
+                 DidYouMean(name, candidates)));
       return;
     }
     // A trainable parameter: one per name per instance (ERRATA 10d).
@@ -764,8 +774,9 @@ class Builder {
     }
     if (model_.sections.empty()) {
       SourceRange at{0, 0};
-      diagnostics_.Error(at, "the model has no block with an input or an "
-                             "output (such as 'model:input shape=[4];')");
+      diagnostics_.Error(at,
+                         "the model has no block with an input or an "
+                         "output (such as 'model:input shape=[4];')");
       return;
     }
     if (!any_input) {
@@ -781,8 +792,8 @@ class Builder {
   }
 
   struct Scope {
-    std::map<std::string, int> layers;             // instance-local names
-    std::map<std::string, std::string> parameters; // written -> gensym'd
+    std::map<std::string, int> layers;              // instance-local names
+    std::map<std::string, std::string> parameters;  // written -> gensym'd
   };
 
   const lang::Module& module_;

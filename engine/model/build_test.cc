@@ -57,8 +57,8 @@ TEST(Build, InstantiatesTemplatesWithMacros) {
                                   "activation=softmax);\n") +
                       kDense);
   ASSERT_THAT(b.errors, IsEmpty());
-  EXPECT_THAT(Ops(b.model), ElementsAre("matmul", "add", "relu", "matmul",
-                                        "add", "softmax"));
+  EXPECT_THAT(Ops(b.model),
+              ElementsAre("matmul", "add", "relu", "matmul", "add", "softmax"));
   EXPECT_THAT(Parameters(b.model), ElementsAre("w1", "b1", "w2", "b2"));
   // The instance's shape goes to its last layer.
   ASSERT_TRUE(b.model.layers[2].shape.has_value());
@@ -94,8 +94,7 @@ TEST(Build, ConstantsTakePrecedenceOverParameters) {
       "w 2;\nmodel:input shape=[4];\nmodel:output shape=[4];\n"
       "model:layers mul(w), add(v);\n");
   ASSERT_THAT(b.errors, IsEmpty());
-  EXPECT_EQ(b.model.layers[0].operands[1].ref.kind,
-            TensorRef::Kind::kConstant);
+  EXPECT_EQ(b.model.layers[0].operands[1].ref.kind, TensorRef::Kind::kConstant);
   EXPECT_EQ(b.model.layers[1].operands[1].ref.kind,
             TensorRef::Kind::kParameter);
   EXPECT_THAT(Parameters(b.model), ElementsAre("v1"));
@@ -114,8 +113,9 @@ TEST(Build, LayerNamesResolveInTheirInstanceFirst) {
 }
 
 TEST(Build, OwnBlockNameMeansItsInput) {
-  Built b = BuildText("model:input shape=[4];\nmodel:output shape=[4];\n"
-                      "model:layers relu(), residual(to=model);\n");
+  Built b = BuildText(
+      "model:input shape=[4];\nmodel:output shape=[4];\n"
+      "model:layers relu(), residual(to=model);\n");
   ASSERT_THAT(b.errors, IsEmpty());
   EXPECT_EQ(b.model.layers[1].operands[1].ref.kind,
             TensorRef::Kind::kSectionInput);
@@ -150,8 +150,9 @@ TEST(Build, PositionalOperandsFollowTheLanguageOrder) {
 }
 
 TEST(Build, ReportsUnknownOperatorsWithSuggestions) {
-  Built b = BuildText("model:input shape=[4];\nmodel:output shape=[4];\n"
-                      "model:layers sofmax();\n");
+  Built b = BuildText(
+      "model:input shape=[4];\nmodel:output shape=[4];\n"
+      "model:layers sofmax();\n");
   EXPECT_THAT(b.errors, ElementsAre("3:14: unknown operator 'sofmax'; did "
                                     "you mean 'softmax'?"));
 }
@@ -178,16 +179,18 @@ TEST(Build, ABadMacroValuePointsAtTheOption) {
 }
 
 TEST(Build, ReportsRecursion) {
-  Built b = BuildText("model:input shape=[4];\nmodel:output shape=[4];\n"
-                      "model:layers a();\na:layers b();\nb:layers a();\n");
+  Built b = BuildText(
+      "model:input shape=[4];\nmodel:output shape=[4];\n"
+      "model:layers a();\na:layers b();\nb:layers a();\n");
   ASSERT_EQ(b.errors.size(), 1u);
   EXPECT_THAT(b.errors[0], HasSubstr("(a -> b -> a)"));
 }
 
 TEST(Build, BoundsTheExpansion) {
   // 10 x 10 x 10 x 10 x 10 x 10 layers would be a million.
-  std::string text = "model:input shape=[4];\nmodel:output shape=[4];\n"
-                     "model:layers t0();\n";
+  std::string text =
+      "model:input shape=[4];\nmodel:output shape=[4];\n"
+      "model:layers t0();\n";
   std::string shapes = "shapes=[[4],[4],[4],[4],[4],[4],[4],[4],[4],[4]]";
   for (int i = 0; i < 6; ++i) {
     text += "t" + std::to_string(i) + ":layers t" + std::to_string(i + 1) +
@@ -219,10 +222,9 @@ TEST(Build, ChecksNames) {
   Built b = BuildText(
       "c 1;\nc 2;\nmodel:input shape=[4];\nmodel:output shape=[4];\n"
       "model:layers relu(name=x), tanh(name=x), sigmoid(name=c);\n");
-  EXPECT_THAT(b.errors,
-              ElementsAre(HasSubstr("constant 'c' is declared twice"),
-                          HasSubstr("layer name 'x' is already used"),
-                          HasSubstr("'c' is already a constant")));
+  EXPECT_THAT(b.errors, ElementsAre(HasSubstr("constant 'c' is declared twice"),
+                                    HasSubstr("layer name 'x' is already used"),
+                                    HasSubstr("'c' is already a constant")));
 }
 
 TEST(Build, ChecksDeclaredShapes) {
@@ -236,9 +238,10 @@ TEST(Build, ChecksDeclaredShapes) {
 }
 
 TEST(Build, WarnsAboutUnusedTemplatesAndTheSpecSlip) {
-  Built b = BuildText("mode:name x;\nmodel:input shape=[4];\n"
-                      "model:output shape=[4];\nmodel:layers relu();\n"
-                      "unused:layers tanh();\n");
+  Built b = BuildText(
+      "mode:name x;\nmodel:input shape=[4];\n"
+      "model:output shape=[4];\nmodel:layers relu();\n"
+      "unused:layers tanh();\n");
   EXPECT_THAT(b.errors, IsEmpty());
   EXPECT_EQ(b.model.name, "x");
   EXPECT_THAT(b.warnings,
@@ -247,9 +250,9 @@ TEST(Build, WarnsAboutUnusedTemplatesAndTheSpecSlip) {
 }
 
 TEST(Build, NeedsAnInputAndAnOutput) {
-  EXPECT_THAT(BuildText("model:input shape=[4];\nmodel:layers relu();\n")
-                  .errors,
-              ElementsAre(HasSubstr("declares no output")));
+  EXPECT_THAT(
+      BuildText("model:input shape=[4];\nmodel:layers relu();\n").errors,
+      ElementsAre(HasSubstr("declares no output")));
   EXPECT_THAT(BuildText("t:layers relu();\n").errors,
               ElementsAre(HasSubstr("no block with an input or an output")));
 }

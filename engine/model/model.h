@@ -26,12 +26,12 @@ namespace webnnm::model {
 // A tensor an operand refers to.
 struct TensorRef {
   enum class Kind {
-    kLayer,      // the result of layer `layer` (including the previous one)
+    kLayer,         // the result of layer `layer` (including the previous one)
     kSectionInput,  // the input of section `section`
-    kSection,    // the result of section `section` (its last layer)
-    kConstant,   // constant `name`
-    kParameter,  // trainable parameter `name` (gensym'd)
-    kLiteral,    // the number or (nested) list in `literal`
+    kSection,       // the result of section `section` (its last layer)
+    kConstant,      // constant `name`
+    kParameter,     // trainable parameter `name` (gensym'd)
+    kLiteral,       // the number or (nested) list in `literal`
   };
   Kind kind = Kind::kLiteral;
   int layer = -1;

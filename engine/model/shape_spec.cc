@@ -84,15 +84,17 @@ std::optional<lang::ShapeSpec> ShapeFromValue(const lang::Value& value,
       dim.range = item.value.kind == lang::Value::Kind::kNone
                       ? item.key_range
                       : SourceRange::Cover(item.key_range, item.value.range);
-      if (item.value.kind == lang::Value::Kind::kNone || size_of(item.value, dim)) {
+      if (item.value.kind == lang::Value::Kind::kNone ||
+          size_of(item.value, dim)) {
         shape.dims.push_back(dim);
       } else {
         ok = false;
       }
     }
   } else {
-    diagnostics.Error(value.range, "expected a shape such as [128] or "
-                                   "{channels: 8, height: 26, width: 26}");
+    diagnostics.Error(value.range,
+                      "expected a shape such as [128] or "
+                      "{channels: 8, height: 26, width: 26}");
     return std::nullopt;
   }
   if (!ok || !CheckShapeSpec(shape, use, diagnostics)) return std::nullopt;

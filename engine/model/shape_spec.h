@@ -11,10 +11,10 @@
 namespace webnnm::model {
 
 enum class ShapeUse {
-  kInput,     // may list the bare name `sequence`
-  kOutput,    // may list the bare name `sequence`
+  kInput,   // may list the bare name `sequence`
+  kOutput,  // may list the bare name `sequence`
   kConstant,
-  kLayer,     // shape= on a layer
+  kLayer,  // shape= on a layer
 };
 
 // Checks names (unique, not `batch`; `sequence` only bare and only in inputs

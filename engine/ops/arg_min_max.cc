@@ -8,16 +8,17 @@ namespace {
 absl::StatusOr<Types> InferArgReduce(const InferContext& c) {
   int rank = c.operand(0).rank();
   if (rank == 0) {
-    return OperandError(0, StrCat(c.op.name, " needs an input of rank 1 or "
-                                             "more"));
+    return OperandError(0, StrCat(c.op.name,
+                                  " needs an input of rank 1 or "
+                                  "more"));
   }
   absl::StatusOr<int> axis = AxisAttr(c, "axis", -1, rank);
   if (!axis.ok()) return axis.status();
   absl::StatusOr<std::string> type = EnumAttr(c, "outputDataType", "int32");
   if (!type.ok()) return type.status();
   bool keep = c.attrs.GetBool("keepDimensions", false);
-  return Result(c, ReducedType(c.operand(0), {*axis}, keep,
-                               *ir::ParseDType(*type)));
+  return Result(
+      c, ReducedType(c.operand(0), {*axis}, keep, *ir::ParseDType(*type)));
 }
 
 }  // namespace

@@ -41,9 +41,9 @@ absl::StatusOr<Types> InferAttend(const InferContext& c) {
     return OperandError(kTo, "attend: 'to' must have the input's batch");
   }
   if (q.shape[0] != x.shape[2]) {
-    return OperandError(kQ, StrCat("attend q must have ", x.shape[2],
-                                   " rows (the input's features), not ",
-                                   q.shape[0]));
+    return OperandError(
+        kQ, StrCat("attend q must have ", x.shape[2],
+                   " rows (the input's features), not ", q.shape[0]));
   }
   if (k.shape[0] != s.shape[2] || v.shape[0] != s.shape[2]) {
     return OperandError(k.shape[0] != s.shape[2] ? kK : kV,
@@ -56,14 +56,14 @@ absl::StatusOr<Types> InferAttend(const InferContext& c) {
   }
   int64_t heads = c.attrs.GetInt("heads", 1);
   if (heads < 1 || q.shape[1] % heads != 0 || v.shape[1] % heads != 0) {
-    return AttrError("heads", StrCat("attend heads ", heads,
-                                     " must divide the query size ",
-                                     q.shape[1], " and the value size ",
-                                     v.shape[1]));
+    return AttrError(
+        "heads", StrCat("attend heads ", heads, " must divide the query size ",
+                        q.shape[1], " and the value size ", v.shape[1]));
   }
   if (c.attrs.GetBool("causal", false) && s.shape[1] != x.shape[1]) {
-    return AttrError("causal", "causal attention needs a source as long as "
-                               "the input");
+    return AttrError("causal",
+                     "causal attention needs a source as long as "
+                     "the input");
   }
   TensorType out = x;
   out.shape[2] = v.shape[1];
@@ -85,7 +85,7 @@ absl::StatusOr<TensorType> SolveAttend(const InferContext& c,
   int64_t d = c.operand(0).shape[2];
   int64_t ds = Source(c).shape[2];
   // The value size: declared by the layer's shape, else the model size.
-  int64_t dv = c.has(kV)   ? c.operand(kV).shape[1]
+  int64_t dv = c.has(kV) ? c.operand(kV).shape[1]
                : expected != nullptr && expected->rank() >= 1
                    ? expected->shape[expected->rank() - 1]
                    : d;
@@ -98,9 +98,15 @@ absl::StatusOr<TensorType> SolveAttend(const InferContext& c,
   }
   TensorType p;
   switch (slot) {
-    case kQ: p.shape = {d, dk}; break;
-    case kK: p.shape = {ds, dk}; break;
-    case kV: p.shape = {ds, dv}; break;
+    case kQ:
+      p.shape = {d, dk};
+      break;
+    case kK:
+      p.shape = {ds, dk};
+      break;
+    case kV:
+      p.shape = {ds, dv};
+      break;
     default:
       return absl::InvalidArgumentError("attend cannot infer this operand");
   }

@@ -18,8 +18,9 @@ namespace {
 absl::StatusOr<Types> InferBatchNormalization(const InferContext& c) {
   int rank = c.operand(0).rank();
   if (rank == 0) {
-    return OperandError(0, "batchNormalization needs an input of rank 1 or "
-                           "more");
+    return OperandError(0,
+                        "batchNormalization needs an input of rank 1 or "
+                        "more");
   }
   absl::StatusOr<int> axis = AxisAttr(c, "axis", 1, rank);
   if (!axis.ok()) return axis.status();

@@ -16,17 +16,16 @@ absl::StatusOr<Types> InferCast(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& CastOp() {
-  static const ir::OpDef def{
-      .kind = ir::OpKind::kCast,
-      .name = "cast",
-      .category = ir::OpCategory::kCast,
-      .operands = {{.name = "input"}},
-      .attrs = {{.name = "type",
-                 .kind = ir::AttrKind::kDType,
-                 .required = true,
-                 .alias = "dataType"}},
-      .infer = InferCast,
-      .shape_preserving = true};
+  static const ir::OpDef def{.kind = ir::OpKind::kCast,
+                             .name = "cast",
+                             .category = ir::OpCategory::kCast,
+                             .operands = {{.name = "input"}},
+                             .attrs = {{.name = "type",
+                                        .kind = ir::AttrKind::kDType,
+                                        .required = true,
+                                        .alias = "dataType"}},
+                             .infer = InferCast,
+                             .shape_preserving = true};
   return def;
 }
 

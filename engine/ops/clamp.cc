@@ -13,10 +13,10 @@ namespace webnnm::ops {
 namespace {
 
 absl::StatusOr<Types> InferClamp(const InferContext& c) {
-  double lo = c.attrs.GetFloat("minValue",
-                               -std::numeric_limits<double>::infinity());
-  double hi = c.attrs.GetFloat("maxValue",
-                               std::numeric_limits<double>::infinity());
+  double lo =
+      c.attrs.GetFloat("minValue", -std::numeric_limits<double>::infinity());
+  double hi =
+      c.attrs.GetFloat("maxValue", std::numeric_limits<double>::infinity());
   if (std::isnan(lo) || std::isnan(hi)) {
     return AttrError(std::isnan(lo) ? "minValue" : "maxValue",
                      "clamp bounds must not be NaN");
@@ -42,10 +42,10 @@ absl::StatusOr<Types> InferClamp(const InferContext& c) {
 
 const ir::OpDef& ClampOp() {
   static const ir::OpDef def = [] {
-    ir::OpDef d = ActivationOp(ir::OpKind::kClamp, "clamp", ir::kNumericTypes,
-                               ir::WeightInit::kHe,
-                               {{.name = "minValue", .kind = ir::AttrKind::kFloat},
-                                {.name = "maxValue", .kind = ir::AttrKind::kFloat}});
+    ir::OpDef d = ActivationOp(
+        ir::OpKind::kClamp, "clamp", ir::kNumericTypes, ir::WeightInit::kHe,
+        {{.name = "minValue", .kind = ir::AttrKind::kFloat},
+         {.name = "maxValue", .kind = ir::AttrKind::kFloat}});
     d.infer = InferClamp;
     return d;
   }();

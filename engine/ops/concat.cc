@@ -11,16 +11,17 @@ namespace {
 absl::StatusOr<Types> InferConcat(const InferContext& c) {
   const TensorType& first = c.operand(0);
   int rank = first.rank();
-  if (rank == 0) return OperandError(0, "concat needs inputs of rank 1 or more");
+  if (rank == 0)
+    return OperandError(0, "concat needs inputs of rank 1 or more");
   absl::StatusOr<int> axis = AxisAttr(c, "axis", -1, rank);
   if (!axis.ok()) return axis.status();
   TensorType out = first;
   for (size_t i = 1; i < c.operands.size(); ++i) {
     const TensorType& next = c.operand(i);
     if (next.rank() != rank) {
-      return OperandError(i, StrCat("concat input ", i, " has rank ",
-                                    next.rank(), " but input 0 has rank ",
-                                    rank));
+      return OperandError(i,
+                          StrCat("concat input ", i, " has rank ", next.rank(),
+                                 " but input 0 has rank ", rank));
     }
     for (int d = 0; d < rank; ++d) {
       if (d != *axis && next.shape[d] != first.shape[d]) {
@@ -32,8 +33,9 @@ absl::StatusOr<Types> InferConcat(const InferContext& c) {
       }
     }
     if (ir::IsSymbolic(next.shape[*axis]) || ir::IsSymbolic(out.shape[*axis])) {
-      return AttrError("axis", "concat cannot join along the batch or "
-                               "sequence dimension");
+      return AttrError("axis",
+                       "concat cannot join along the batch or "
+                       "sequence dimension");
     }
     absl::StatusOr<int64_t> sum = CheckedAddDims(
         out.shape[*axis], next.shape[*axis], "the concatenated size");
@@ -41,8 +43,9 @@ absl::StatusOr<Types> InferConcat(const InferContext& c) {
     out.shape[*axis] = *sum;
   }
   if (ir::IsSymbolic(out.shape[*axis]) && c.operands.size() > 1) {
-    return AttrError("axis", "concat cannot join along the batch or sequence "
-                             "dimension");
+    return AttrError("axis",
+                     "concat cannot join along the batch or sequence "
+                     "dimension");
   }
   return Result(c, std::move(out));
 }

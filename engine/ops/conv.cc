@@ -18,10 +18,9 @@ absl::StatusOr<FilterAxes> FilterLayoutAxes(const InferContext& c,
   if (!layout.ok()) return layout.status();
   const std::string& l = *layout;
   // Position of each letter in the layout string.
-  return FilterAxes{static_cast<int>(l.find('o')),
-                    static_cast<int>(l.find('i')),
-                    static_cast<int>(l.find('h')),
-                    static_cast<int>(l.find('w'))};
+  return FilterAxes{
+      static_cast<int>(l.find('o')), static_cast<int>(l.find('i')),
+      static_cast<int>(l.find('h')), static_cast<int>(l.find('w'))};
 }
 
 absl::StatusOr<Window> ReadWindow(const InferContext& c) {
@@ -58,8 +57,8 @@ absl::StatusOr<int64_t> WindowOutputSize(int64_t input, int64_t kernel,
                                          int64_t pad_begin, int64_t pad_end,
                                          int64_t stride, int64_t dilation,
                                          bool ceil, const char* what) {
-  absl::StatusOr<int64_t> effective = EffectiveSize(kernel, dilation,
-                                                    "dilations");
+  absl::StatusOr<int64_t> effective =
+      EffectiveSize(kernel, dilation, "dilations");
   if (!effective.ok()) return effective.status();
   std::optional<int64_t> padded = CheckedAdd(input, pad_begin);
   if (padded) padded = CheckedAdd(*padded, pad_end);
@@ -87,13 +86,14 @@ absl::StatusOr<int64_t> SolveKernelSize(int64_t input, int64_t output,
     return absl::InvalidArgumentError(StrCat("no ", what, " size fits"));
   }
   // floor((padded - effective) / stride) + 1 == output
-  //   <=>  padded - effective in [stride*(output-1), stride*(output-1)+stride-1]
+  //   <=>  padded - effective in [stride*(output-1),
+  //   stride*(output-1)+stride-1]
   int64_t effective_max = *padded - *covered;
   int64_t effective_min = effective_max - (stride - 1);
   if (effective_min < 1) effective_min = 1;
   // The smallest effective size in range that a whole kernel gives.
-  int64_t e = effective_min + (dilation - (effective_min - 1) % dilation) %
-                                  dilation;
+  int64_t e =
+      effective_min + (dilation - (effective_min - 1) % dilation) % dilation;
   if (e <= effective_max) return (e - 1) / dilation + 1;
   return absl::InvalidArgumentError(
       StrCat("no ", what, " size turns an input of ", input, " (padding ",

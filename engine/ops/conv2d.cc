@@ -37,18 +37,16 @@ absl::StatusOr<Types> InferConv2d(const InferContext& c) {
   int64_t channels = input.shape[in->channels];
   int64_t out_channels = filter.shape[f->output];
   if (channels % groups != 0 || channels / groups != filter.shape[f->input]) {
-    return OperandError(1, StrCat("conv2d filter ",
-                                  ir::ShapeToString(filter.shape), " takes ",
-                                  filter.shape[f->input],
-                                  " input channels per group but the input "
-                                  "has ",
-                                  channels, " channels in ", groups,
-                                  " group(s)"));
+    return OperandError(
+        1, StrCat("conv2d filter ", ir::ShapeToString(filter.shape), " takes ",
+                  filter.shape[f->input],
+                  " input channels per group but the input "
+                  "has ",
+                  channels, " channels in ", groups, " group(s)"));
   }
   if (out_channels % groups != 0) {
     return AttrError("groups", StrCat("conv2d output channels ", out_channels,
-                                      " are not divisible by groups ",
-                                      groups));
+                                      " are not divisible by groups ", groups));
   }
   TensorType out = SameShape(c, 0, input.dtype);
   out.shape[in->channels] = out_channels;

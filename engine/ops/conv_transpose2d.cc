@@ -40,8 +40,8 @@ absl::StatusOr<int64_t> TransposedSize(int64_t input, int64_t kernel,
   if (!size) return AttrError("strides", "the transposed size overflows");
   if (*size < 1) {
     return AttrError("padding",
-                     StrCat("convTranspose2d padding ", pad_begin, "+",
-                            pad_end, " leaves no output (size ", *size, ")"));
+                     StrCat("convTranspose2d padding ", pad_begin, "+", pad_end,
+                            " leaves no output (size ", *size, ")"));
   }
   return *size;
 }
@@ -71,11 +71,11 @@ absl::StatusOr<Types> InferConvTranspose2d(const InferContext& c) {
   }
   int64_t channels = input.shape[in->channels];
   if (filter.shape[f->input] != channels || channels % groups != 0) {
-    return OperandError(1, StrCat("convTranspose2d filter ",
-                                  ir::ShapeToString(filter.shape), " takes ",
-                                  filter.shape[f->input],
-                                  " input channels but the input has ",
-                                  channels, " (groups ", groups, ")"));
+    return OperandError(
+        1, StrCat("convTranspose2d filter ", ir::ShapeToString(filter.shape),
+                  " takes ", filter.shape[f->input],
+                  " input channels but the input has ", channels, " (groups ",
+                  groups, ")"));
   }
   absl::StatusOr<int64_t> out_channels = CheckedMulDims(
       filter.shape[f->output], groups, "the output channel count");
@@ -89,11 +89,10 @@ absl::StatusOr<Types> InferConvTranspose2d(const InferContext& c) {
   }
   for (int i = 0; i < 2; ++i) {
     if (sizes.empty() && (*output_padding)[i] >= w->strides[i]) {
-      return AttrError("outputPadding",
-                       StrCat("convTranspose2d outputPadding ",
-                              (*output_padding)[i],
-                              " must be smaller than the stride ",
-                              w->strides[i]));
+      return AttrError(
+          "outputPadding",
+          StrCat("convTranspose2d outputPadding ", (*output_padding)[i],
+                 " must be smaller than the stride ", w->strides[i]));
     }
     int axis = i == 0 ? in->height : in->width;
     absl::StatusOr<int64_t> size = TransposedSize(
@@ -103,10 +102,10 @@ absl::StatusOr<Types> InferConvTranspose2d(const InferContext& c) {
     if (!size.ok()) return size.status();
     if (!sizes.empty()) {
       if (sizes[i] < *size || sizes[i] >= *size + w->strides[i]) {
-        return AttrError("outputSizes",
-                         StrCat("convTranspose2d outputSizes ", sizes[i],
-                                " must be in [", *size, ", ",
-                                *size + w->strides[i], ")"));
+        return AttrError(
+            "outputSizes",
+            StrCat("convTranspose2d outputSizes ", sizes[i], " must be in [",
+                   *size, ", ", *size + w->strides[i], ")"));
       }
       *size = sizes[i];
     }
@@ -146,9 +145,9 @@ absl::StatusOr<TensorType> SolveConvTranspose2d(const InferContext& c,
     return bias;
   }
   if (groups < 1 || out_channels % groups != 0) {
-    return absl::InvalidArgumentError(
-        StrCat("convTranspose2d groups ", groups, " do not divide the ",
-               out_channels, " output channels"));
+    return absl::InvalidArgumentError(StrCat("convTranspose2d groups ", groups,
+                                             " do not divide the ",
+                                             out_channels, " output channels"));
   }
   std::vector<int64_t> shape(4);
   shape[f->input] = input.shape[in->channels];
@@ -159,11 +158,10 @@ absl::StatusOr<TensorType> SolveConvTranspose2d(const InferContext& c,
     std::optional<int64_t> covered =
         CheckedMul(input.shape[axis] - 1, w->strides[i]);
     int64_t pads = w->padding[2 * i] + w->padding[2 * i + 1];
-    int64_t effective = covered ? expected->shape[axis] - *covered + pads -
-                                      (output_padding.size() == 2
-                                           ? output_padding[i]
-                                           : 0)
-                                : -1;
+    int64_t effective =
+        covered ? expected->shape[axis] - *covered + pads -
+                      (output_padding.size() == 2 ? output_padding[i] : 0)
+                : -1;
     if (effective < 1 || (effective - 1) % w->dilations[i] != 0) {
       return absl::InvalidArgumentError(
           StrCat("no kernel size turns an input of ", input.shape[axis],

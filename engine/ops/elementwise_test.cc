@@ -8,10 +8,10 @@
 namespace webnnm::ops {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::A;
+using ::testing::ElementsAre;
 using testing::F32;
+using ::testing::HasSubstr;
 using testing::Infer;
 using testing::ShapeOf;
 using testing::T;
@@ -57,8 +57,8 @@ TEST(Binary, OperandsMustShareTheirType) {
 }
 
 TEST(Binary, NamesFollowTheOperandThatGivesTheSize) {
-  auto result = Infer("add", {F32({ir::kBatchDim, 3}, {"batch", "classes"}),
-                              F32({3})});
+  auto result =
+      Infer("add", {F32({ir::kBatchDim, 3}, {"batch", "classes"}), F32({3})});
   ASSERT_TRUE(result.ok());
   EXPECT_THAT(result->front().names, ElementsAre("batch", "classes"));
 }
@@ -70,8 +70,8 @@ TEST(Comparison, GivesUint8) {
 }
 
 TEST(Logical, TakesUint8Only) {
-  EXPECT_TRUE(Infer("logicalAnd", {T(ir::DType::kUint8, {2}),
-                                   T(ir::DType::kUint8, {2})})
+  EXPECT_TRUE(Infer("logicalAnd",
+                    {T(ir::DType::kUint8, {2}), T(ir::DType::kUint8, {2})})
                   .ok());
   EXPECT_FALSE(Infer("logicalNot", {F32({2})}).ok());
 }

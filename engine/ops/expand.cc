@@ -34,14 +34,14 @@ absl::StatusOr<Types> InferExpand(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& ExpandOp() {
-  static const ir::OpDef def{
-      .kind = ir::OpKind::kExpand,
-      .name = "expand",
-      .category = ir::OpCategory::kMovement,
-      .operands = {{.name = "input"}},
-      .attrs = {{.name = "newShape", .kind = ir::AttrKind::kShape,
-                 .required = true}},
-      .infer = InferExpand};
+  static const ir::OpDef def{.kind = ir::OpKind::kExpand,
+                             .name = "expand",
+                             .category = ir::OpCategory::kMovement,
+                             .operands = {{.name = "input"}},
+                             .attrs = {{.name = "newShape",
+                                        .kind = ir::AttrKind::kShape,
+                                        .required = true}},
+                             .infer = InferExpand};
   return def;
 }
 

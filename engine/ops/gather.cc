@@ -27,10 +27,10 @@ absl::StatusOr<Types> InferGather(const InferContext& c) {
   for (int i = 0; i < indices.rank(); ++i) {
     out.shape.push_back(indices.shape[i]);
     if (names) {
-      out.names.push_back(indices.has_names()
-                              ? indices.names[i]
-                              : (indices.rank() == 1 ? "indices"
-                                                     : StrCat("indices", i)));
+      out.names.push_back(
+          indices.has_names()
+              ? indices.names[i]
+              : (indices.rank() == 1 ? "indices" : StrCat("indices", i)));
     }
   }
   for (int i = *axis + 1; i < input.rank(); ++i) {

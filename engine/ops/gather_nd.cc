@@ -21,9 +21,9 @@ absl::StatusOr<Types> InferGatherND(const InferContext& c) {
       ConcreteDim(c, 1, indices.rank() - 1, "the coordinate length");
   if (!k.ok()) return k.status();
   if (*k < 1 || *k > input.rank()) {
-    return OperandError(1, StrCat("gatherND coordinates have ", *k,
-                                  " components but the input has rank ",
-                                  input.rank()));
+    return OperandError(
+        1, StrCat("gatherND coordinates have ", *k,
+                  " components but the input has rank ", input.rank()));
   }
   TensorType out;
   out.dtype = input.dtype;
@@ -39,15 +39,14 @@ absl::StatusOr<Types> InferGatherND(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& GatherNDOp() {
-  static const ir::OpDef def{
-      .kind = ir::OpKind::kGatherND,
-      .name = "gatherND",
-      .category = ir::OpCategory::kMovement,
-      .operands = {{.name = "input"},
-                   {.name = "indices",
-                    .types = ir::kIndexTypes,
-                    .in_type_group = false}},
-      .infer = InferGatherND};
+  static const ir::OpDef def{.kind = ir::OpKind::kGatherND,
+                             .name = "gatherND",
+                             .category = ir::OpCategory::kMovement,
+                             .operands = {{.name = "input"},
+                                          {.name = "indices",
+                                           .types = ir::kIndexTypes,
+                                           .in_type_group = false}},
+                             .infer = InferGatherND};
   return def;
 }
 

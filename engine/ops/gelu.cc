@@ -6,9 +6,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& GeluOp() {
-  static const ir::OpDef def =
-      ActivationOp(ir::OpKind::kGelu, "gelu", ir::kFloatTypes,
-                   ir::WeightInit::kHe);
+  static const ir::OpDef def = ActivationOp(
+      ir::OpKind::kGelu, "gelu", ir::kFloatTypes, ir::WeightInit::kHe);
   return def;
 }
 

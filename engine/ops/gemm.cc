@@ -21,11 +21,11 @@ absl::StatusOr<Types> InferGemm(const InferContext& c) {
   int64_t m = a.shape[ta ? 1 : 0], k_a = a.shape[ta ? 0 : 1];
   int64_t k_b = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
   if (k_a != k_b) {
-    return OperandError(1, StrCat("gemm inner dimensions differ: a is ",
-                                  ir::ShapeToString(a.shape),
-                                  ta ? " (transposed)" : "", " and b is ",
-                                  ir::ShapeToString(b.shape),
-                                  tb ? " (transposed)" : ""));
+    return OperandError(
+        1, StrCat("gemm inner dimensions differ: a is ",
+                  ir::ShapeToString(a.shape), ta ? " (transposed)" : "",
+                  " and b is ", ir::ShapeToString(b.shape),
+                  tb ? " (transposed)" : ""));
   }
   TensorType out;
   out.dtype = a.dtype;

@@ -5,7 +5,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& GreaterOrEqualOp() {
-  static const ir::OpDef def = ComparisonOp(ir::OpKind::kGreaterOrEqual, "greaterOrEqual");
+  static const ir::OpDef def =
+      ComparisonOp(ir::OpKind::kGreaterOrEqual, "greaterOrEqual");
   return def;
 }
 

@@ -31,8 +31,8 @@ absl::StatusOr<Types> InferGru(const InferContext& c) {
   }
   for (int slot : {3, 4}) {
     if (status.ok()) {
-      status = CheckRecurrentOperand(c, slot,
-                                     RecurrentOperandShape(*s, 3 * s->hidden, 0));
+      status = CheckRecurrentOperand(
+          c, slot, RecurrentOperandShape(*s, 3 * s->hidden, 0));
     }
   }
   if (status.ok()) {
@@ -62,12 +62,16 @@ absl::StatusOr<TensorType> SolveGru(const InferContext& c, const TensorType*,
   if (!s.ok()) return s.status();
   TensorType p;
   switch (slot) {
-    case 1: p.shape = RecurrentOperandShape(*s, 3 * s->hidden, s->input_size);
+    case 1:
+      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, s->input_size);
       break;
-    case 2: p.shape = RecurrentOperandShape(*s, 3 * s->hidden, s->hidden);
+    case 2:
+      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, s->hidden);
       break;
     case 3:
-    case 4: p.shape = RecurrentOperandShape(*s, 3 * s->hidden, 0); break;
+    case 4:
+      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, 0);
+      break;
     default:
       return absl::InvalidArgumentError("gru cannot infer this operand");
   }

@@ -38,11 +38,19 @@ absl::StatusOr<TensorType> SolveGruCell(const InferContext& c,
   if (!s.ok()) return s.status();
   TensorType p;
   switch (slot) {
-    case 1: p.shape = {3 * s->hidden, s->input_size}; break;
-    case 2: p.shape = {3 * s->hidden, s->hidden}; break;
-    case 3: p.shape = {s->batch, s->hidden}; break;
+    case 1:
+      p.shape = {3 * s->hidden, s->input_size};
+      break;
+    case 2:
+      p.shape = {3 * s->hidden, s->hidden};
+      break;
+    case 3:
+      p.shape = {s->batch, s->hidden};
+      break;
     case 4:
-    case 5: p.shape = {3 * s->hidden}; break;
+    case 5:
+      p.shape = {3 * s->hidden};
+      break;
     default:
       return absl::InvalidArgumentError("gruCell cannot infer this operand");
   }

@@ -10,7 +10,8 @@ const ir::OpDef& HardSigmoidOp() {
   static const ir::OpDef def =
       ActivationOp(ir::OpKind::kHardSigmoid, "hardSigmoid", ir::kFloatTypes,
                    ir::WeightInit::kGlorot,
-      {{.name = "alpha", .kind = ir::AttrKind::kFloat}, {.name = "beta", .kind = ir::AttrKind::kFloat}});
+                   {{.name = "alpha", .kind = ir::AttrKind::kFloat},
+                    {.name = "beta", .kind = ir::AttrKind::kFloat}});
   return def;
 }
 

@@ -5,7 +5,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& IsInfiniteOp() {
-  static const ir::OpDef def = PredicateOp(ir::OpKind::kIsInfinite, "isInfinite");
+  static const ir::OpDef def =
+      PredicateOp(ir::OpKind::kIsInfinite, "isInfinite");
   return def;
 }
 

@@ -7,9 +7,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& LeakyReluOp() {
-  static const ir::OpDef def =
-      ActivationOp(ir::OpKind::kLeakyRelu, "leakyRelu", ir::kFloatTypes,
-                   ir::WeightInit::kHe,
+  static const ir::OpDef def = ActivationOp(
+      ir::OpKind::kLeakyRelu, "leakyRelu", ir::kFloatTypes, ir::WeightInit::kHe,
       {{.name = "alpha", .kind = ir::AttrKind::kFloat}});
   return def;
 }

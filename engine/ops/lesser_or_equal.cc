@@ -5,7 +5,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& LesserOrEqualOp() {
-  static const ir::OpDef def = ComparisonOp(ir::OpKind::kLesserOrEqual, "lesserOrEqual");
+  static const ir::OpDef def =
+      ComparisonOp(ir::OpKind::kLesserOrEqual, "lesserOrEqual");
   return def;
 }
 

@@ -7,10 +7,10 @@
 namespace webnnm::ops {
 
 const ir::OpDef& LinearOp() {
-  static const ir::OpDef def =
-      ActivationOp(ir::OpKind::kLinear, "linear", ir::kFloatTypes,
-                   ir::WeightInit::kGlorot,
-      {{.name = "alpha", .kind = ir::AttrKind::kFloat}, {.name = "beta", .kind = ir::AttrKind::kFloat}});
+  static const ir::OpDef def = ActivationOp(
+      ir::OpKind::kLinear, "linear", ir::kFloatTypes, ir::WeightInit::kGlorot,
+      {{.name = "alpha", .kind = ir::AttrKind::kFloat},
+       {.name = "beta", .kind = ir::AttrKind::kFloat}});
   return def;
 }
 

@@ -6,8 +6,8 @@ namespace webnnm::ops {
 
 const ir::OpDef& LogicalNotOp() {
   static const ir::OpDef def = [] {
-    ir::OpDef d = UnaryOp(ir::OpKind::kLogicalNot, "logicalNot",
-                          {DType::kUint8});
+    ir::OpDef d =
+        UnaryOp(ir::OpKind::kLogicalNot, "logicalNot", {DType::kUint8});
     d.category = ir::OpCategory::kLogical;
     return d;
   }();

@@ -48,13 +48,23 @@ absl::StatusOr<TensorType> SolveLstmCell(const InferContext& c,
   if (!s.ok()) return s.status();
   TensorType p;
   switch (slot) {
-    case 1: p.shape = {4 * s->hidden, s->input_size}; break;
-    case 2: p.shape = {4 * s->hidden, s->hidden}; break;
+    case 1:
+      p.shape = {4 * s->hidden, s->input_size};
+      break;
+    case 2:
+      p.shape = {4 * s->hidden, s->hidden};
+      break;
     case 3:
-    case 4: p.shape = {s->batch, s->hidden}; break;
+    case 4:
+      p.shape = {s->batch, s->hidden};
+      break;
     case 5:
-    case 6: p.shape = {4 * s->hidden}; break;
-    case 7: p.shape = {3 * s->hidden}; break;
+    case 6:
+      p.shape = {4 * s->hidden};
+      break;
+    case 7:
+      p.shape = {3 * s->hidden};
+      break;
     default:
       return absl::InvalidArgumentError("lstmCell cannot infer this operand");
   }

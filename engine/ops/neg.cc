@@ -1,5 +1,6 @@
 // neg: y = -x, element-wise.
-// Operand: input (float32, float16, int32, int8, int64). Result: the input's type and shape.
+// Operand: input (float32, float16, int32, int8, int64). Result: the input's
+// type and shape.
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {

@@ -18,8 +18,8 @@ absl::StatusOr<Types> InferPad(const InferContext& c) {
   absl::StatusOr<std::vector<int64_t>> begin = IntListAttr(
       c, "beginningPadding", std::vector<int64_t>(rank, 0), rank, 0);
   if (!begin.ok()) return begin.status();
-  absl::StatusOr<std::vector<int64_t>> end = IntListAttr(
-      c, "endingPadding", std::vector<int64_t>(rank, 0), rank, 0);
+  absl::StatusOr<std::vector<int64_t>> end =
+      IntListAttr(c, "endingPadding", std::vector<int64_t>(rank, 0), rank, 0);
   if (!end.ok()) return end.status();
   absl::StatusOr<std::string> mode = EnumAttr(c, "mode", "constant");
   if (!mode.ok()) return mode.status();
@@ -28,17 +28,17 @@ absl::StatusOr<Types> InferPad(const InferContext& c) {
     int64_t b = (*begin)[i], e = (*end)[i], d = input.shape[i];
     if (ir::IsSymbolic(d)) {
       if (b != 0 || e != 0) {
-        return AttrError(b != 0 ? "beginningPadding" : "endingPadding",
-                         StrCat("pad cannot pad the ", ir::DimToString(d),
-                                " dimension"));
+        return AttrError(
+            b != 0 ? "beginningPadding" : "endingPadding",
+            StrCat("pad cannot pad the ", ir::DimToString(d), " dimension"));
       }
       continue;
     }
     if (*mode == "reflection" && (b >= d || e >= d)) {
-      return AttrError(b >= d ? "beginningPadding" : "endingPadding",
-                       StrCat("reflection padding of ", std::max(b, e),
-                              " along axis ", i,
-                              " must be smaller than its size ", d));
+      return AttrError(
+          b >= d ? "beginningPadding" : "endingPadding",
+          StrCat("reflection padding of ", std::max(b, e), " along axis ", i,
+                 " must be smaller than its size ", d));
     }
     absl::StatusOr<int64_t> grown = CheckedAddDims(d, b, "the padded size");
     if (grown.ok()) grown = CheckedAddDims(*grown, e, "the padded size");
@@ -56,7 +56,8 @@ const ir::OpDef& PadOp() {
       .name = "pad",
       .category = ir::OpCategory::kMovement,
       .operands = {{.name = "input"}},
-      .attrs = {{.name = "beginningPadding", .kind = ir::AttrKind::kFeatureInts},
+      .attrs = {{.name = "beginningPadding",
+                 .kind = ir::AttrKind::kFeatureInts},
                 {.name = "endingPadding", .kind = ir::AttrKind::kFeatureInts},
                 {.name = "mode",
                  .kind = ir::AttrKind::kEnum,

@@ -17,16 +17,17 @@ absl::StatusOr<Types> InferPool(const InferContext& c) {
     absl::StatusOr<int64_t> d = ConcreteDim(c, 0, axis, c.op.name);
     if (!d.ok()) return d.status();
   }
-  absl::StatusOr<std::vector<int64_t>> window = IntListAttr(
-      c, "windowDimensions",
-      {input.shape[in->height], input.shape[in->width]}, 2, 1);
+  absl::StatusOr<std::vector<int64_t>> window =
+      IntListAttr(c, "windowDimensions",
+                  {input.shape[in->height], input.shape[in->width]}, 2, 1);
   if (!window.ok()) return window.status();
   std::string rounding = c.attrs.GetString(
       "outputShapeRounding", c.attrs.GetString("roundingType", "floor"));
   if (rounding != "floor" && rounding != "ceil") {
     return AttrError("outputShapeRounding",
-                     StrCat(c.op.name, " outputShapeRounding must be floor or "
-                                       "ceil, not '",
+                     StrCat(c.op.name,
+                            " outputShapeRounding must be floor or "
+                            "ceil, not '",
                             rounding, "'"));
   }
   std::vector<int64_t> sizes = c.attrs.GetInts("outputSizes", {});
@@ -38,24 +39,24 @@ absl::StatusOr<Types> InferPool(const InferContext& c) {
   bool all_floor = true, all_ceil = true;  // what outputSizes matched
   for (int i = 0; i < 2; ++i) {
     int axis = i == 0 ? in->height : in->width;
-    absl::StatusOr<int64_t> floor_size = WindowOutputSize(
-        input.shape[axis], (*window)[i], w->padding[2 * i],
-        w->padding[2 * i + 1], w->strides[i], w->dilations[i], false,
-        c.op.name);
-    if (!floor_size.ok()) return AttrError("windowDimensions", floor_size.status());
+    absl::StatusOr<int64_t> floor_size =
+        WindowOutputSize(input.shape[axis], (*window)[i], w->padding[2 * i],
+                         w->padding[2 * i + 1], w->strides[i], w->dilations[i],
+                         false, c.op.name);
+    if (!floor_size.ok())
+      return AttrError("windowDimensions", floor_size.status());
     absl::StatusOr<int64_t> ceil_size = WindowOutputSize(
         input.shape[axis], (*window)[i], w->padding[2 * i],
-        w->padding[2 * i + 1], w->strides[i], w->dilations[i], true,
-        c.op.name);
+        w->padding[2 * i + 1], w->strides[i], w->dilations[i], true, c.op.name);
     if (!ceil_size.ok()) return ceil_size.status();
     if (!sizes.empty()) {
       if (sizes[i] != *floor_size && sizes[i] != *ceil_size) {
-        return AttrError("outputSizes",
-                         StrCat(c.op.name, " outputSizes ", sizes[i],
-                                " must be ", *floor_size,
-                                *ceil_size != *floor_size
-                                    ? StrCat(" or ", *ceil_size)
-                                    : std::string()));
+        return AttrError(
+            "outputSizes",
+            StrCat(c.op.name, " outputSizes ", sizes[i], " must be ",
+                   *floor_size,
+                   *ceil_size != *floor_size ? StrCat(" or ", *ceil_size)
+                                             : std::string()));
       }
       all_floor &= sizes[i] == *floor_size;
       all_ceil &= sizes[i] == *ceil_size;
@@ -66,9 +67,10 @@ absl::StatusOr<Types> InferPool(const InferContext& c) {
   }
   if (!all_floor && !all_ceil) {
     return AttrError("outputSizes",
-                     StrCat(c.op.name, " outputSizes must round both "
-                                       "dimensions the same way (both floor "
-                                       "or both ceil)"));
+                     StrCat(c.op.name,
+                            " outputSizes must round both "
+                            "dimensions the same way (both floor "
+                            "or both ceil)"));
   }
   out.channel_axis = in->channels;
   return Result(c, std::move(out));

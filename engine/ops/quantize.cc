@@ -22,11 +22,10 @@ absl::Status CheckBlockwise(const InferContext& c) {
     bool ok = s == d || s == 1 ||
               (!ir::IsSymbolic(d) && !ir::IsSymbolic(s) && d % s == 0);
     if (!ok) {
-      return OperandError(1, StrCat(c.op.name, " scale shape ",
-                                    ir::ShapeToString(scale.shape),
-                                    " does not divide the input shape ",
-                                    ir::ShapeToString(input.shape),
-                                    " into blocks"));
+      return OperandError(
+          1, StrCat(c.op.name, " scale shape ", ir::ShapeToString(scale.shape),
+                    " does not divide the input shape ",
+                    ir::ShapeToString(input.shape), " into blocks"));
     }
   }
   return absl::OkStatus();

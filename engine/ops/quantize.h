@@ -6,9 +6,9 @@
 
 namespace webnnm::ops {
 
-inline constexpr DTypeSet kQuantizedTypes = {
-    DType::kUint8, DType::kInt8,  DType::kUint4,
-    DType::kInt4,  DType::kInt32, DType::kUint32};
+inline constexpr DTypeSet kQuantizedTypes = {DType::kUint8, DType::kInt8,
+                                             DType::kUint4, DType::kInt4,
+                                             DType::kInt32, DType::kUint32};
 
 // scale (slot 1) and zeroPoint (slot 2) have the same shape, which broadcasts
 // blockwise to the input (slot 0): right-aligned, each input dimension a

@@ -9,8 +9,8 @@ namespace webnnm::ops {
 
 const ir::OpDef& RandomUniformOp() {
   static const ir::OpDef def = [] {
-    ir::OpDef d = UnaryOp(ir::OpKind::kRandomUniform, "randomUniform",
-                          ir::kFloatTypes);
+    ir::OpDef d =
+        UnaryOp(ir::OpKind::kRandomUniform, "randomUniform", ir::kFloatTypes);
     d.category = ir::OpCategory::kInternal;
     return d;
   }();

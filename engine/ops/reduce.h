@@ -13,9 +13,9 @@
 namespace webnnm::ops {
 
 // Integer-capable reductions take these types; the others take floats.
-inline constexpr DTypeSet kReduceSumTypes = {
-    DType::kFloat32, DType::kFloat16, DType::kInt32,
-    DType::kUint32,  DType::kInt64,   DType::kUint64};
+inline constexpr DTypeSet kReduceSumTypes = {DType::kFloat32, DType::kFloat16,
+                                             DType::kInt32,   DType::kUint32,
+                                             DType::kInt64,   DType::kUint64};
 
 ir::OpDef ReduceOp(ir::OpKind kind, const char* name, DTypeSet types);
 

@@ -1,6 +1,6 @@
 // reduceL1: y = the sum of |x| over `axes`.
-// Operand: input (float32, float16, int32, uint32, int64, uint64). Options: axes, keepDimensions (see reduce.h).
-// Result: the input's type, reduced shape.
+// Operand: input (float32, float16, int32, uint32, int64, uint64). Options:
+// axes, keepDimensions (see reduce.h). Result: the input's type, reduced shape.
 #include "engine/ops/reduce.h"
 
 namespace webnnm::ops {

@@ -1,6 +1,6 @@
 // reduceMax: y = the largest x over `axes`.
-// Operand: input (any numeric type). Options: axes, keepDimensions (see reduce.h).
-// Result: the input's type, reduced shape.
+// Operand: input (any numeric type). Options: axes, keepDimensions (see
+// reduce.h). Result: the input's type, reduced shape.
 #include "engine/ops/reduce.h"
 
 namespace webnnm::ops {

@@ -1,6 +1,6 @@
 // reduceMin: y = the smallest x over `axes`.
-// Operand: input (any numeric type). Options: axes, keepDimensions (see reduce.h).
-// Result: the input's type, reduced shape.
+// Operand: input (any numeric type). Options: axes, keepDimensions (see
+// reduce.h). Result: the input's type, reduced shape.
 #include "engine/ops/reduce.h"
 
 namespace webnnm::ops {

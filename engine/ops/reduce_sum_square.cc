@@ -1,13 +1,13 @@
 // reduceSumSquare: y = the sum of x^2 over `axes`.
-// Operand: input (float32, float16, int32, uint32, int64, uint64). Options: axes, keepDimensions (see reduce.h).
-// Result: the input's type, reduced shape.
+// Operand: input (float32, float16, int32, uint32, int64, uint64). Options:
+// axes, keepDimensions (see reduce.h). Result: the input's type, reduced shape.
 #include "engine/ops/reduce.h"
 
 namespace webnnm::ops {
 
 const ir::OpDef& ReduceSumSquareOp() {
-  static const ir::OpDef def =
-      ReduceOp(ir::OpKind::kReduceSumSquare, "reduceSumSquare", kReduceSumTypes);
+  static const ir::OpDef def = ReduceOp(ir::OpKind::kReduceSumSquare,
+                                        "reduceSumSquare", kReduceSumTypes);
   return def;
 }
 

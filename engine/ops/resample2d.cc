@@ -57,8 +57,9 @@ absl::StatusOr<Types> InferResample2d(const InferContext& c) {
   }
   for (int64_t axis : axes) {
     if (ir::IsSymbolic(c.operand(0).shape[axis])) {
-      return AttrError("axes", "resample2d cannot resize the batch or "
-                               "sequence dimension");
+      return AttrError("axes",
+                       "resample2d cannot resize the batch or "
+                       "sequence dimension");
     }
   }
   return Result(c, std::move(out));

@@ -14,19 +14,19 @@ absl::StatusOr<Types> InferReshape(const InferContext& c) {
   std::vector<int64_t> shape = c.attrs.GetInts("newShape", {});
   for (int64_t d : shape) {
     if (d == 0 || d < ir::kSequenceDim) {
-      return AttrError("newShape", StrCat("reshape newShape ",
-                                          ir::ShapeToString(shape),
-                                          " has a size that is not positive"));
+      return AttrError("newShape",
+                       StrCat("reshape newShape ", ir::ShapeToString(shape),
+                              " has a size that is not positive"));
     }
   }
   for (int64_t symbol : {ir::kBatchDim, ir::kSequenceDim}) {
     if (std::count(shape.begin(), shape.end(), symbol) !=
         std::count(input.shape.begin(), input.shape.end(), symbol)) {
-      return AttrError("newShape",
-                       StrCat("reshape must keep the ", ir::DimToString(symbol),
-                              " dimension: input ",
-                              ir::ShapeToString(input.shape), ", newShape ",
-                              ir::ShapeToString(shape)));
+      return AttrError(
+          "newShape",
+          StrCat("reshape must keep the ", ir::DimToString(symbol),
+                 " dimension: input ", ir::ShapeToString(input.shape),
+                 ", newShape ", ir::ShapeToString(shape)));
     }
   }
   TensorType out;
@@ -35,16 +35,16 @@ absl::StatusOr<Types> InferReshape(const InferContext& c) {
   std::optional<int64_t> in_count = input.MinElementCount();
   std::optional<int64_t> out_count = out.MinElementCount();
   if (!out_count) {
-    return AttrError("newShape", StrCat("reshape newShape ",
-                                        ir::ShapeToString(shape),
-                                        " has too many elements"));
+    return AttrError("newShape",
+                     StrCat("reshape newShape ", ir::ShapeToString(shape),
+                            " has too many elements"));
   }
   if (in_count != out_count) {
-    return AttrError("newShape",
-                     StrCat("reshape cannot turn ",
-                            ir::ShapeToString(input.shape), " (", *in_count,
-                            " elements) into ", ir::ShapeToString(shape), " (",
-                            *out_count, " elements)"));
+    return AttrError(
+        "newShape",
+        StrCat("reshape cannot turn ", ir::ShapeToString(input.shape), " (",
+               *in_count, " elements) into ", ir::ShapeToString(shape), " (",
+               *out_count, " elements)"));
   }
   return Result(c, std::move(out));
 }
@@ -52,14 +52,14 @@ absl::StatusOr<Types> InferReshape(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& ReshapeOp() {
-  static const ir::OpDef def{
-      .kind = ir::OpKind::kReshape,
-      .name = "reshape",
-      .category = ir::OpCategory::kMovement,
-      .operands = {{.name = "input"}},
-      .attrs = {{.name = "newShape", .kind = ir::AttrKind::kShape,
-                 .required = true}},
-      .infer = InferReshape};
+  static const ir::OpDef def{.kind = ir::OpKind::kReshape,
+                             .name = "reshape",
+                             .category = ir::OpCategory::kMovement,
+                             .operands = {{.name = "input"}},
+                             .attrs = {{.name = "newShape",
+                                        .kind = ir::AttrKind::kShape,
+                                        .required = true}},
+                             .infer = InferReshape};
   return def;
 }
 

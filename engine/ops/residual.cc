@@ -19,8 +19,8 @@ absl::StatusOr<Types> InferResidual(const InferContext& c) {
 }
 
 absl::Status DecomposeResidual(ir::GraphRewriter& g, int node) {
-  absl::StatusOr<ir::ValueId> sum = g.Add(
-      ir::OpKind::kAdd, {g.Operand(node, 0), g.Operand(node, 1)});
+  absl::StatusOr<ir::ValueId> sum =
+      g.Add(ir::OpKind::kAdd, {g.Operand(node, 0), g.Operand(node, 1)});
   if (!sum.ok()) return sum.status();
   g.Replace(node, {*sum});
   return absl::OkStatus();

@@ -7,17 +7,18 @@ absl::StatusOr<RecurrentShape> ReadRecurrentShape(const InferContext& c,
   RecurrentShape s{.gates = gates, .sequence = sequence};
   s.hidden = c.attrs.GetInt("hiddenSize", 0);
   if (s.hidden < 1) {
-    return AttrError("hiddenSize", StrCat(c.op.name, " needs a positive "
-                                                     "hiddenSize"));
+    return AttrError("hiddenSize", StrCat(c.op.name,
+                                          " needs a positive "
+                                          "hiddenSize"));
   }
   for (int64_t factor : {int64_t{gates}, int64_t{2 * gates}}) {
     absl::StatusOr<int64_t> rows =
         CheckedMulDims(s.hidden, factor, "the gate size");
     if (!rows.ok() || *rows > c.limits.max_dimension) {
-      return AttrError("hiddenSize",
-                       StrCat(c.op.name, " hiddenSize ", s.hidden,
-                              " is too large: ", factor,
-                              " x hiddenSize exceeds the dimension limit"));
+      return AttrError(
+          "hiddenSize",
+          StrCat(c.op.name, " hiddenSize ", s.hidden, " is too large: ", factor,
+                 " x hiddenSize exceeds the dimension limit"));
     }
   }
   absl::Status status = CheckRankIs(c, 0, sequence ? 3 : 2);
@@ -32,11 +33,11 @@ absl::StatusOr<RecurrentShape> ReadRecurrentShape(const InferContext& c,
       return AttrError("steps", StrCat(c.op.name, " needs positive steps"));
     }
     if (input.shape[0] != s.steps) {
-      return OperandError(0, StrCat(c.op.name, " steps ",
-                                    ir::DimToString(s.steps),
-                                    " differ from the input's first "
-                                    "dimension ",
-                                    ir::DimToString(input.shape[0])));
+      return OperandError(0,
+                          StrCat(c.op.name, " steps ", ir::DimToString(s.steps),
+                                 " differ from the input's first "
+                                 "dimension ",
+                                 ir::DimToString(input.shape[0])));
     }
     s.batch = input.shape[1];
     s.input_size = input.shape[2];
@@ -45,8 +46,9 @@ absl::StatusOr<RecurrentShape> ReadRecurrentShape(const InferContext& c,
     s.input_size = input.shape[1];
   }
   if (ir::IsSymbolic(s.input_size)) {
-    return OperandError(0, StrCat(c.op.name, " input features must have a "
-                                             "fixed size"));
+    return OperandError(0, StrCat(c.op.name,
+                                  " input features must have a "
+                                  "fixed size"));
   }
   return s;
 }
@@ -70,15 +72,16 @@ absl::Status CheckActivations(const InferContext& c, size_t count) {
   std::vector<std::string> activations = c.attrs.GetStrings("activations", {});
   if (activations.empty()) return absl::OkStatus();
   if (activations.size() != count) {
-    return AttrError("activations", StrCat(c.op.name, " takes ", count,
-                                           " activations, not ",
-                                           activations.size()));
+    return AttrError("activations",
+                     StrCat(c.op.name, " takes ", count, " activations, not ",
+                            activations.size()));
   }
   for (const std::string& a : activations) {
     if (a != "relu" && a != "sigmoid" && a != "tanh") {
       return AttrError("activations",
-                       StrCat(c.op.name, " activations must be relu, sigmoid "
-                                         "or tanh, not '",
+                       StrCat(c.op.name,
+                              " activations must be relu, sigmoid "
+                              "or tanh, not '",
                               a, "'"));
     }
   }

@@ -19,11 +19,11 @@
 namespace webnnm::ops {
 
 struct RecurrentShape {
-  int gates;            // 3 (GRU) or 4 (LSTM)
-  bool sequence;        // gru/lstm (true) or a cell (false)
-  int64_t hidden = 0;   // hiddenSize
+  int gates;           // 3 (GRU) or 4 (LSTM)
+  bool sequence;       // gru/lstm (true) or a cell (false)
+  int64_t hidden = 0;  // hiddenSize
   int64_t directions = 1;
-  int64_t steps = 0;    // sequence ops: input dimension 0
+  int64_t steps = 0;  // sequence ops: input dimension 0
   int64_t batch = 0;
   int64_t input_size = 0;
 };

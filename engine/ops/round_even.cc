@@ -1,5 +1,6 @@
-// roundEven: y = x rounded to the nearest integer, halfway cases to even, element-wise.
-// Operand: input (float32, float16). Result: the input's type and shape.
+// roundEven: y = x rounded to the nearest integer, halfway cases to even,
+// element-wise. Operand: input (float32, float16). Result: the input's type and
+// shape.
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {

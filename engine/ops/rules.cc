@@ -24,35 +24,34 @@ std::string OperandName(const InferContext& c, int slot) {
 absl::Status CheckDType(const InferContext& c, int slot, DTypeSet allowed) {
   DType type = c.operand(slot).dtype;
   if (allowed.Contains(type)) return absl::OkStatus();
-  return OperandError(slot, StrCat(OperandName(c, slot), " must be ",
-                                   allowed.ToString(), ", not ",
-                                   ir::DTypeName(type)));
+  return OperandError(
+      slot, StrCat(OperandName(c, slot), " must be ", allowed.ToString(),
+                   ", not ", ir::DTypeName(type)));
 }
 
 absl::Status CheckSameDType(const InferContext& c, int slot, int other) {
   if (c.operand(slot).dtype == c.operand(other).dtype) {
     return absl::OkStatus();
   }
-  return OperandError(
-      slot, StrCat(OperandName(c, slot), " is ",
-                   ir::DTypeName(c.operand(slot).dtype), " but ",
-                   OperandName(c, other), " is ",
-                   ir::DTypeName(c.operand(other).dtype),
-                   "; they must have the same data type"));
+  return OperandError(slot, StrCat(OperandName(c, slot), " is ",
+                                   ir::DTypeName(c.operand(slot).dtype),
+                                   " but ", OperandName(c, other), " is ",
+                                   ir::DTypeName(c.operand(other).dtype),
+                                   "; they must have the same data type"));
 }
 
 absl::Status CheckRank(const InferContext& c, int slot, int min_rank,
                        int max_rank) {
   int rank = c.operand(slot).rank();
   if (rank >= min_rank && rank <= max_rank) return absl::OkStatus();
-  std::string expected =
-      min_rank == max_rank ? StrCat(min_rank)
-      : max_rank >= 1000   ? StrCat("at least ", min_rank)
-                           : StrCat(min_rank, " to ", max_rank);
-  return OperandError(slot, StrCat(OperandName(c, slot), " must have rank ",
-                                   expected, ", but its shape ",
-                                   ir::ShapeToString(c.operand(slot).shape),
-                                   " has rank ", rank));
+  std::string expected = min_rank == max_rank ? StrCat(min_rank)
+                         : max_rank >= 1000
+                             ? StrCat("at least ", min_rank)
+                             : StrCat(min_rank, " to ", max_rank);
+  return OperandError(
+      slot, StrCat(OperandName(c, slot), " must have rank ", expected,
+                   ", but its shape ", ir::ShapeToString(c.operand(slot).shape),
+                   " has rank ", rank));
 }
 
 absl::Status CheckRankIs(const InferContext& c, int slot, int rank) {
@@ -71,10 +70,10 @@ absl::StatusOr<int64_t> ConcreteDim(const InferContext& c, int slot, int axis,
                                     std::string_view why) {
   int64_t d = c.operand(slot).shape[axis];
   if (!ir::IsSymbolic(d)) return d;
-  return OperandError(slot, StrCat("dimension ", axis, " of ",
-                                   OperandName(c, slot), " is the ",
-                                   ir::DimToString(d), " dimension, but ", why,
-                                   " needs a fixed size"));
+  return OperandError(
+      slot, StrCat("dimension ", axis, " of ", OperandName(c, slot), " is the ",
+                   ir::DimToString(d), " dimension, but ", why,
+                   " needs a fixed size"));
 }
 
 absl::StatusOr<int> AxisAttr(const InferContext& c, const char* attr,
@@ -100,8 +99,8 @@ absl::StatusOr<std::vector<int>> AxesAttr(const InferContext& c,
                                     ", out of range for rank ", rank));
     }
     if (!seen.insert(axis).second) {
-      return AttrError(attr, StrCat(c.op.name, " ", attr, " lists axis ",
-                                    axis, " twice"));
+      return AttrError(
+          attr, StrCat(c.op.name, " ", attr, " lists axis ", axis, " twice"));
     }
     result.push_back(static_cast<int>(axis));
   }
@@ -117,14 +116,16 @@ absl::StatusOr<std::string> EnumAttr(const InferContext& c, const char* attr,
     if (value == choice) return value;
   }
   std::vector<std::string> choices(spec->choices.begin(), spec->choices.end());
-  return AttrError(attr, StrCat(c.op.name, " ", attr, " must be one of ",
-                                absl::StrJoin(choices, ", "), ", not '", value,
-                                "'"));
+  return AttrError(attr,
+                   StrCat(c.op.name, " ", attr, " must be one of ",
+                          absl::StrJoin(choices, ", "), ", not '", value, "'"));
 }
 
-absl::StatusOr<std::vector<int64_t>> IntListAttr(
-    const InferContext& c, const char* attr, std::vector<int64_t> fallback,
-    size_t count, int64_t min_value) {
+absl::StatusOr<std::vector<int64_t>> IntListAttr(const InferContext& c,
+                                                 const char* attr,
+                                                 std::vector<int64_t> fallback,
+                                                 size_t count,
+                                                 int64_t min_value) {
   std::vector<int64_t> values = c.attrs.GetInts(attr, std::move(fallback));
   if (values.size() != count) {
     return AttrError(attr, StrCat(c.op.name, " ", attr, " must have ", count,
@@ -132,17 +133,17 @@ absl::StatusOr<std::vector<int64_t>> IntListAttr(
   }
   for (int64_t v : values) {
     if (v < min_value) {
-      return AttrError(attr, StrCat(c.op.name, " ", attr, " values must be ",
-                                    min_value == 1 ? "positive"
-                                    : min_value == 0
-                                        ? "non-negative"
-                                        : StrCat("at least ", min_value),
-                                    ", not ", v));
+      return AttrError(attr,
+                       StrCat(c.op.name, " ", attr, " values must be ",
+                              min_value == 1   ? "positive"
+                              : min_value == 0 ? "non-negative"
+                                               : StrCat("at least ", min_value),
+                              ", not ", v));
     }
     if (v > c.limits.max_dimension) {
-      return AttrError(attr, StrCat(c.op.name, " ", attr, " value ", v,
-                                    " exceeds the limit of ",
-                                    c.limits.max_dimension));
+      return AttrError(
+          attr, StrCat(c.op.name, " ", attr, " value ", v,
+                       " exceeds the limit of ", c.limits.max_dimension));
     }
   }
   return values;
@@ -157,10 +158,9 @@ absl::Status CheckResult(const InferContext& c, const TensorType& type) {
   for (int64_t d : type.shape) {
     if (ir::IsSymbolic(d)) continue;
     if (d <= 0) {
-      return absl::InvalidArgumentError(
-          StrCat("the result of ", c.op.name, " would have shape ",
-                 ir::ShapeToString(type.shape),
-                 "; every dimension must be positive"));
+      return absl::InvalidArgumentError(StrCat(
+          "the result of ", c.op.name, " would have shape ",
+          ir::ShapeToString(type.shape), "; every dimension must be positive"));
     }
     if (d > c.limits.max_dimension) {
       return absl::InvalidArgumentError(
@@ -262,8 +262,8 @@ absl::StatusOr<TensorType> Broadcast(const InferContext& c, int slot_a,
 }
 
 absl::Status CheckUnidirectional(const TensorType& from,
-                                 const std::vector<int64_t>& to,
-                                 int blame_slot, std::string_view what) {
+                                 const std::vector<int64_t>& to, int blame_slot,
+                                 std::string_view what) {
   bool ok = from.rank() <= static_cast<int>(to.size());
   for (int i = 0; ok && i < from.rank(); ++i) {
     int64_t d = from.shape[from.rank() - 1 - i];
@@ -273,8 +273,7 @@ absl::Status CheckUnidirectional(const TensorType& from,
   if (ok) return absl::OkStatus();
   return OperandError(blame_slot,
                       StrCat(what, " of shape ", ir::ShapeToString(from.shape),
-                             " does not broadcast to ",
-                             ir::ShapeToString(to)));
+                             " does not broadcast to ", ir::ShapeToString(to)));
 }
 
 std::vector<std::string> NamesIf(const InferContext& c, int slot,

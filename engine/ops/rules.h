@@ -57,9 +57,11 @@ absl::StatusOr<std::vector<int>> AxesAttr(const InferContext& c,
 absl::StatusOr<std::string> EnumAttr(const InferContext& c, const char* attr,
                                      const char* fallback);
 // A list attribute of exactly `count` integers, each >= `min_value`.
-absl::StatusOr<std::vector<int64_t>> IntListAttr(
-    const InferContext& c, const char* attr, std::vector<int64_t> fallback,
-    size_t count, int64_t min_value);
+absl::StatusOr<std::vector<int64_t>> IntListAttr(const InferContext& c,
+                                                 const char* attr,
+                                                 std::vector<int64_t> fallback,
+                                                 size_t count,
+                                                 int64_t min_value);
 
 // ---- results ---------------------------------------------------------------
 
@@ -81,8 +83,8 @@ absl::StatusOr<TensorType> BroadcastTypes(const TensorType& a,
                                           int blame_slot);
 // Operand `from` broadcasts to `to` without changing it (unidirectional).
 absl::Status CheckUnidirectional(const TensorType& from,
-                                 const std::vector<int64_t>& to,
-                                 int blame_slot, std::string_view what);
+                                 const std::vector<int64_t>& to, int blame_slot,
+                                 std::string_view what);
 
 // Drops dimension names when an input has none; otherwise keeps them.
 std::vector<std::string> NamesIf(const InferContext& c, int slot,

@@ -32,16 +32,16 @@ absl::StatusOr<Types> InferScatterElements(const InferContext& c) {
   }
   for (int i = 0; i < input.rank(); ++i) {
     if (i == *axis) continue;
-    bool fits = indices.shape[i] == input.shape[i] ||
-                (!ir::IsSymbolic(indices.shape[i]) &&
-                 !ir::IsSymbolic(input.shape[i]) &&
-                 indices.shape[i] <= input.shape[i]);
+    bool fits =
+        indices.shape[i] == input.shape[i] ||
+        (!ir::IsSymbolic(indices.shape[i]) && !ir::IsSymbolic(input.shape[i]) &&
+         indices.shape[i] <= input.shape[i]);
     if (!fits) {
-      return OperandError(1, StrCat("scatterElements indices shape ",
-                                    ir::ShapeToString(indices.shape),
-                                    " exceeds the input shape ",
-                                    ir::ShapeToString(input.shape),
-                                    " along axis ", i));
+      return OperandError(
+          1,
+          StrCat("scatterElements indices shape ",
+                 ir::ShapeToString(indices.shape), " exceeds the input shape ",
+                 ir::ShapeToString(input.shape), " along axis ", i));
     }
   }
   return InferSameAsInput(c);

@@ -21,9 +21,9 @@ absl::StatusOr<std::vector<int64_t>> UpdatesShape(const InferContext& c) {
       ConcreteDim(c, 1, indices.rank() - 1, "the coordinate length");
   if (!k.ok()) return k.status();
   if (*k < 1 || *k > input.rank()) {
-    return OperandError(1, StrCat("scatterND coordinates have ", *k,
-                                  " components but the input has rank ",
-                                  input.rank()));
+    return OperandError(
+        1, StrCat("scatterND coordinates have ", *k,
+                  " components but the input has rank ", input.rank()));
   }
   std::vector<int64_t> shape(indices.shape.begin(), indices.shape.end() - 1);
   shape.insert(shape.end(), input.shape.begin() + *k, input.shape.end());

@@ -1,5 +1,6 @@
 // sign: y = -1, 0 or 1 by the sign of x, element-wise.
-// Operand: input (float32, float16, int32, int8, int64). Result: the input's type and shape.
+// Operand: input (float32, float16, int32, int8, int64). Result: the input's
+// type and shape.
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {

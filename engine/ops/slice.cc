@@ -22,29 +22,30 @@ absl::StatusOr<Types> InferSlice(const InferContext& c) {
     return AttrError("sizes", StrCat("slice sizes must have ", rank,
                                      " values, not ", sizes.size()));
   }
-  absl::StatusOr<std::vector<int64_t>> strides = IntListAttr(
-      c, "strides", std::vector<int64_t>(rank, 1), rank, 1);
+  absl::StatusOr<std::vector<int64_t>> strides =
+      IntListAttr(c, "strides", std::vector<int64_t>(rank, 1), rank, 1);
   if (!strides.ok()) return strides.status();
   TensorType out = SameShape(c, 0, input.dtype);
   for (int i = 0; i < rank; ++i) {
     int64_t d = input.shape[i], start = (*starts)[i], size = sizes[i];
     if (ir::IsSymbolic(d) || ir::IsSymbolic(size)) {
       if (size != d || start != 0 || (*strides)[i] != 1) {
-        return AttrError("sizes", StrCat("slice must keep the whole ",
-                                         ir::DimToString(ir::IsSymbolic(d) ? d : size),
-                                         " dimension"));
+        return AttrError("sizes",
+                         StrCat("slice must keep the whole ",
+                                ir::DimToString(ir::IsSymbolic(d) ? d : size),
+                                " dimension"));
       }
       continue;
     }
     if (size <= 0) {
-      return AttrError("sizes", StrCat("slice sizes must be positive, not ",
-                                       size));
+      return AttrError("sizes",
+                       StrCat("slice sizes must be positive, not ", size));
     }
     std::optional<int64_t> stop = CheckedAdd(start, size);
     if (!stop || *stop > d) {
-      return AttrError("sizes", StrCat("slice of ", size, " elements from ",
-                                       start, " runs past the end of axis ", i,
-                                       " (size ", d, ")"));
+      return AttrError(
+          "sizes", StrCat("slice of ", size, " elements from ", start,
+                          " runs past the end of axis ", i, " (size ", d, ")"));
     }
     out.shape[i] = (size + (*strides)[i] - 1) / (*strides)[i];
   }
@@ -59,9 +60,11 @@ const ir::OpDef& SliceOp() {
       .name = "slice",
       .category = ir::OpCategory::kMovement,
       .operands = {{.name = "input"}},
-      .attrs = {{.name = "starts", .kind = ir::AttrKind::kFeatureInts,
+      .attrs = {{.name = "starts",
+                 .kind = ir::AttrKind::kFeatureInts,
                  .required = true},
-                {.name = "sizes", .kind = ir::AttrKind::kFeatureInts,
+                {.name = "sizes",
+                 .kind = ir::AttrKind::kFeatureInts,
                  .required = true},
                 {.name = "strides", .kind = ir::AttrKind::kFeatureInts}},
       .infer = InferSlice};

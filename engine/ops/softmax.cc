@@ -20,12 +20,12 @@ absl::StatusOr<Types> InferSoftmax(const InferContext& c) {
 
 const ir::OpDef& SoftmaxOp() {
   static const ir::OpDef def = [] {
-    ir::OpDef d = ActivationOp(
-        ir::OpKind::kSoftmax, "softmax", ir::kFloatTypes,
-        ir::WeightInit::kGlorot,
-        {{.name = "axis",
-          .kind = ir::AttrKind::kAxis,
-          .language_default = ir::LanguageDefault::kLastAxis}});
+    ir::OpDef d =
+        ActivationOp(ir::OpKind::kSoftmax, "softmax", ir::kFloatTypes,
+                     ir::WeightInit::kGlorot,
+                     {{.name = "axis",
+                       .kind = ir::AttrKind::kAxis,
+                       .language_default = ir::LanguageDefault::kLastAxis}});
     d.infer = InferSoftmax;
     return d;
   }();

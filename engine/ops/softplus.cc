@@ -6,9 +6,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& SoftplusOp() {
-  static const ir::OpDef def =
-      ActivationOp(ir::OpKind::kSoftplus, "softplus", ir::kFloatTypes,
-                   ir::WeightInit::kHe);
+  static const ir::OpDef def = ActivationOp(
+      ir::OpKind::kSoftplus, "softplus", ir::kFloatTypes, ir::WeightInit::kHe);
   return def;
 }
 

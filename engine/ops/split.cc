@@ -26,13 +26,13 @@ absl::StatusOr<Types> InferSplit(const InferContext& c) {
   if (splits != nullptr && std::holds_alternative<int64_t>(*splits)) {
     int64_t count = std::get<int64_t>(*splits);
     if (count > kMaxPieces) {
-      return AttrError("splits", StrCat("split makes more than ", kMaxPieces,
-                                        " pieces"));
+      return AttrError("splits",
+                       StrCat("split makes more than ", kMaxPieces, " pieces"));
     }
     if (count <= 0 || *size % count != 0) {
-      return AttrError("splits", StrCat("split count ", count,
-                                        " does not divide the size ", *size,
-                                        " of axis ", *axis, " evenly"));
+      return AttrError(
+          "splits", StrCat("split count ", count, " does not divide the size ",
+                           *size, " of axis ", *axis, " evenly"));
     }
     pieces.assign(count, *size / count);
   } else if (splits != nullptr) {
@@ -48,16 +48,16 @@ absl::StatusOr<Types> InferSplit(const InferContext& c) {
       if (sum > *size) break;
     }
     if (pieces.empty() || sum != *size) {
-      return AttrError("splits", StrCat("split sizes [",
-                                        absl::StrJoin(pieces, ", "),
-                                        "] must add up to ", *size));
+      return AttrError("splits",
+                       StrCat("split sizes [", absl::StrJoin(pieces, ", "),
+                              "] must add up to ", *size));
     }
   } else {
     return AttrError("splits", "split needs 'splits'");
   }
   if (pieces.size() > static_cast<size_t>(kMaxPieces)) {
-    return AttrError("splits", StrCat("split makes more than ", kMaxPieces,
-                                      " pieces"));
+    return AttrError("splits",
+                     StrCat("split makes more than ", kMaxPieces, " pieces"));
   }
   Types outputs;
   for (int64_t piece : pieces) {
@@ -78,7 +78,8 @@ const ir::OpDef& SplitOp() {
       .name = "split",
       .category = ir::OpCategory::kMovement,
       .operands = {{.name = "input"}},
-      .attrs = {{.name = "splits", .kind = ir::AttrKind::kSplits,
+      .attrs = {{.name = "splits",
+                 .kind = ir::AttrKind::kSplits,
                  .required = true},
                 {.name = "axis",
                  .kind = ir::AttrKind::kAxis,

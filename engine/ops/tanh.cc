@@ -6,9 +6,8 @@
 namespace webnnm::ops {
 
 const ir::OpDef& TanhOp() {
-  static const ir::OpDef def =
-      ActivationOp(ir::OpKind::kTanh, "tanh", ir::kFloatTypes,
-                   ir::WeightInit::kGlorot);
+  static const ir::OpDef def = ActivationOp(
+      ir::OpKind::kTanh, "tanh", ir::kFloatTypes, ir::WeightInit::kGlorot);
   return def;
 }
 

@@ -35,15 +35,14 @@ absl::StatusOr<Types> InferTile(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& TileOp() {
-  static const ir::OpDef def{
-      .kind = ir::OpKind::kTile,
-      .name = "tile",
-      .category = ir::OpCategory::kMovement,
-      .operands = {{.name = "input"}},
-      .attrs = {{.name = "repetitions",
-                 .kind = ir::AttrKind::kFeatureInts,
-                 .required = true}},
-      .infer = InferTile};
+  static const ir::OpDef def{.kind = ir::OpKind::kTile,
+                             .name = "tile",
+                             .category = ir::OpCategory::kMovement,
+                             .operands = {{.name = "input"}},
+                             .attrs = {{.name = "repetitions",
+                                        .kind = ir::AttrKind::kFeatureInts,
+                                        .required = true}},
+                             .infer = InferTile};
   return def;
 }
 

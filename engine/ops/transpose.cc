@@ -27,10 +27,10 @@ absl::StatusOr<Types> InferTranspose(const InferContext& c) {
   out.dtype = input.dtype;
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p]) {
-      return AttrError("permutation",
-                       StrCat("transpose permutation [",
-                              absl::StrJoin(perm, ", "),
-                              "] is not a permutation of 0..", rank - 1));
+      return AttrError(
+          "permutation",
+          StrCat("transpose permutation [", absl::StrJoin(perm, ", "),
+                 "] is not a permutation of 0..", rank - 1));
     }
     seen[p] = true;
     out.shape.push_back(input.shape[p]);

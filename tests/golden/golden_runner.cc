@@ -25,8 +25,8 @@ std::string Report(const std::string& path) {
   text << in.rdbuf();
   std::string name = path.substr(path.find_last_of('/') + 1);
   webnnm::CheckResult result = webnnm::CheckModel(name, text.str());
-  std::string out = "== check " + name + (result.ok ? ": ok" : ": invalid") +
-                    "\n";
+  std::string out =
+      "== check " + name + (result.ok ? ": ok" : ": invalid") + "\n";
   if (!result.rendered.empty()) out += "-- diagnostics\n" + result.rendered;
   if (result.ok) {
     out += "-- summary\n" + webnnm::client::CheckText(result);
@@ -45,8 +45,9 @@ std::string FirstDifference(const std::string& expected,
     bool has_a = static_cast<bool>(std::getline(a, la));
     if (!has_e && !has_a) return "";
     if (!has_e || !has_a || le != la) {
-      return "line " + std::to_string(line) + ":\n  expected: " +
-             (has_e ? le : "<end>") + "\n  actual:   " + (has_a ? la : "<end>");
+      return "line " + std::to_string(line) +
+             ":\n  expected: " + (has_e ? le : "<end>") +
+             "\n  actual:   " + (has_a ? la : "<end>");
     }
   }
 }

@@ -90,7 +90,8 @@ void ModelBuilder::CollectConstants() {
   }
 }
 
-bool ModelBuilder::Flatten(const lang::Value& value, std::vector<lang::Value>& out) {
+bool ModelBuilder::Flatten(const lang::Value& value,
+                           std::vector<lang::Value>& out) {
   if (value.is_number()) {
     out.push_back(value);
     return true;
@@ -136,9 +137,9 @@ void ModelBuilder::ClassifyBlocks() {
                                              "block"));
     }
     if (ir::FindOp(name) != nullptr) {
-      diagnostics_.Error(block.range,
-                         StrCat("block name '", name,
-                                "' is the name of a built-in operator"));
+      diagnostics_.Error(
+          block.range,
+          StrCat("block name '", name, "' is the name of a built-in operator"));
     }
     const lang::BlockProperty* layers = block.get(PropertyKind::kLayers);
     if (block.is_section()) {

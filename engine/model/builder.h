@@ -49,7 +49,6 @@ class ModelBuilder {
 
   Model Run();
 
-
  private:
   // ---- blocks.cc --------------------------------------------------------
 

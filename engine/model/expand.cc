@@ -56,8 +56,8 @@ void ModelBuilder::ExpandSection(int index) {
   ExpandBody(layers->layers, {}, expansion, input, Extras{});
 }
 
-std::optional<TensorDecl> ModelBuilder::Declare(const lang::BlockProperty& property,
-                                  ShapeUse use) {
+std::optional<TensorDecl> ModelBuilder::Declare(
+    const lang::BlockProperty& property, ShapeUse use) {
   TensorDecl decl;
   if (!property.data_type.empty()) {
     decl.data_type = ir::ParseDType(property.data_type);
@@ -74,8 +74,10 @@ int ModelBuilder::NewScope() {
 }
 
 void ModelBuilder::ExpandBody(const std::vector<lang::Layer>& body,
-                const Bindings& bindings, const Expansion& expansion,
-                std::optional<TensorRef>& prev, const Extras& extras) {
+                              const Bindings& bindings,
+                              const Expansion& expansion,
+                              std::optional<TensorRef>& prev,
+                              const Extras& extras) {
   for (size_t i = 0; i < body.size(); ++i) {
     std::optional<lang::Layer> layer = Substitute(body[i], bindings);
     if (!layer) continue;
@@ -86,7 +88,7 @@ void ModelBuilder::ExpandBody(const std::vector<lang::Layer>& body,
 }
 
 std::optional<lang::Layer> ModelBuilder::Substitute(const lang::Layer& layer,
-                                      const Bindings& bindings) {
+                                                    const Bindings& bindings) {
   lang::Layer out = layer;
   if (auto it = bindings.find(layer.op); it != bindings.end()) {
     if (!it->second.is_name()) {
@@ -103,7 +105,8 @@ std::optional<lang::Layer> ModelBuilder::Substitute(const lang::Layer& layer,
   return out;
 }
 
-void ModelBuilder::SubstituteValue(lang::Value& value, const Bindings& bindings) {
+void ModelBuilder::SubstituteValue(lang::Value& value,
+                                   const Bindings& bindings) {
   if (value.is_name()) {
     if (auto it = bindings.find(value.text); it != bindings.end()) {
       value = it->second;
@@ -117,9 +120,10 @@ void ModelBuilder::SubstituteValue(lang::Value& value, const Bindings& bindings)
   }
 }
 
-void ModelBuilder::ExpandLayer(const lang::Layer& layer, const Expansion& expansion,
-                 std::optional<TensorRef>& prev, const Extras& outer,
-                 bool op_bound) {
+void ModelBuilder::ExpandLayer(const lang::Layer& layer,
+                               const Expansion& expansion,
+                               std::optional<TensorRef>& prev,
+                               const Extras& outer, bool op_bound) {
   if (static_cast<int>(model_.layers.size()) >= kMaxLayers) {
     if (!too_many_reported_) {
       too_many_reported_ = true;
@@ -190,8 +194,8 @@ void ModelBuilder::ExpandLayer(const lang::Layer& layer, const Expansion& expans
       pins.push_back(ShapeFromValue(item, ShapeUse::kLayer, diagnostics_));
     }
   } else if (specials.shape) {
-    pins.push_back(ShapeFromValue(specials.shape->value, ShapeUse::kLayer,
-                                  diagnostics_));
+    pins.push_back(
+        ShapeFromValue(specials.shape->value, ShapeUse::kLayer, diagnostics_));
   } else {
     pins.emplace_back();
   }
@@ -220,7 +224,8 @@ void ModelBuilder::ExpandLayer(const lang::Layer& layer, const Expansion& expans
 }
 
 void ModelBuilder::ReportUnknownOperator(const lang::Layer& layer,
-                           const Expansion& expansion, bool bound) {
+                                         const Expansion& expansion,
+                                         bool bound) {
   std::vector<std::string> candidates = ir::AllOpNames();
   candidates.insert(candidates.end(), templates_.begin(), templates_.end());
   std::string suggestion = DidYouMean(layer.op, candidates);
@@ -239,18 +244,19 @@ void ModelBuilder::ReportUnknownOperator(const lang::Layer& layer,
                      StrCat("unknown operator '", layer.op, "'", suggestion));
 }
 
-void ModelBuilder::Instantiate(const lang::Layer& layer, const Expansion& expansion,
-                 std::optional<TensorRef>& prev, const Extras& extras) {
+void ModelBuilder::Instantiate(const lang::Layer& layer,
+                               const Expansion& expansion,
+                               std::optional<TensorRef>& prev,
+                               const Extras& extras) {
   const Block& block = blocks_[layer.op];
   for (const auto& [used, range] : expansion.stack) {
     if (used == layer.op) {
       std::vector<std::string> chain;
       for (const auto& entry : expansion.stack) chain.push_back(entry.first);
       chain.push_back(layer.op);
-      diagnostics_.Error(
-          layer.op_range,
-          StrCat("block '", layer.op, "' instantiates itself (",
-                 absl::StrJoin(chain, " -> "), ")"));
+      diagnostics_.Error(layer.op_range,
+                         StrCat("block '", layer.op, "' instantiates itself (",
+                                absl::StrJoin(chain, " -> "), ")"));
       return;
     }
   }
@@ -301,8 +307,10 @@ void ModelBuilder::Instantiate(const lang::Layer& layer, const Expansion& expans
 }
 
 void ModelBuilder::AddOpLayer(const lang::Layer& written, const ir::OpDef& op,
-                const LayerSpecials& specials, const Expansion& expansion,
-                std::optional<TensorRef>& prev, const Extras& extras) {
+                              const LayerSpecials& specials,
+                              const Expansion& expansion,
+                              std::optional<TensorRef>& prev,
+                              const Extras& extras) {
   Layer layer;
   layer.id = static_cast<int>(model_.layers.size());
   layer.op = &op;
@@ -338,9 +346,8 @@ void ModelBuilder::AddOpLayer(const lang::Layer& written, const ir::OpDef& op,
                 [this](const lang::Value& v) { return OperandRef(v); });
   for (const NameDecl& name : extras.names) RegisterName(name, layer);
   pending_scopes_.push_back(expansion.scope);
-  prev = TensorRef{.kind = TensorRef::Kind::kLayer,
-                   .layer = layer.id,
-                   .range = layer.range};
+  prev = TensorRef{
+      .kind = TensorRef::Kind::kLayer, .layer = layer.id, .range = layer.range};
   model_.sections[expansion.section].layers.push_back(layer.id);
   model_.layers.push_back(std::move(layer));
 }

@@ -25,9 +25,9 @@ void ModelBuilder::RegisterName(const NameDecl& name, Layer& layer) {
   if (!inserted) {
     LineColumn first =
         diagnostics_.file().Locate(model_.layers[it->second].range.begin);
-    diagnostics_.Error(layer.range,
-                       StrCat("layer name '", global,
-                              "' is already used (line ", first.line, ")"));
+    diagnostics_.Error(
+        layer.range, StrCat("layer name '", global, "' is already used (line ",
+                            first.line, ")"));
     return;
   }
   layer.names.push_back(global);
@@ -90,14 +90,12 @@ void ModelBuilder::Resolve(Layer& layer, Operand& operand, int scope) {
     for (const Constant& c : model_.constants) candidates.push_back(c.name);
     for (const auto& [n, id] : global_layers_) candidates.push_back(n);
     for (const Section& s : model_.sections) candidates.push_back(s.name);
-    std::string slot = layer.op->variadic()
-                           ? "inputs"
-                           : layer.op->operands[operand.slot].name;
+    std::string slot =
+        layer.op->variadic() ? "inputs" : layer.op->operands[operand.slot].name;
     diagnostics_.Error(
         ref.range,
         StrCat("'", name, "' is not a constant, layer or block, and ",
-               layer.op->name, "'s ", slot,
-               " cannot be a trainable parameter",
+               layer.op->name, "'s ", slot, " cannot be a trainable parameter",
                DidYouMean(name, candidates)));
     return;
   }

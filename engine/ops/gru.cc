@@ -16,34 +16,29 @@
 namespace webnnm::ops {
 namespace {
 
+using Columns = RecurrentOperand::Columns;
+
+const std::vector<RecurrentOperand>& Table() {
+  static const auto* table = new std::vector<RecurrentOperand>{
+      {.slot = 1, .rows = 3, .columns = Columns::kInputSize},
+      {.slot = 2, .rows = 3, .columns = Columns::kHidden},
+      {.slot = 3, .rows = 3},
+      {.slot = 4, .rows = 3},
+      {.slot = 5, .kind = RecurrentOperand::Kind::kState}};
+  return *table;
+}
+
 absl::StatusOr<Types> InferGru(const InferContext& c) {
   absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 3, true);
   if (!s.ok()) return s.status();
   absl::Status status = EnumAttr(c, "layout", "zrn").status();
   if (status.ok()) status = CheckActivations(c, 2);
-  if (status.ok()) {
-    status = CheckRecurrentOperand(
-        c, 1, RecurrentOperandShape(*s, 3 * s->hidden, s->input_size));
-  }
-  if (status.ok()) {
-    status = CheckRecurrentOperand(
-        c, 2, RecurrentOperandShape(*s, 3 * s->hidden, s->hidden));
-  }
-  for (int slot : {3, 4}) {
-    if (status.ok()) {
-      status = CheckRecurrentOperand(
-          c, slot, RecurrentOperandShape(*s, 3 * s->hidden, 0));
-    }
-  }
-  if (status.ok()) {
-    status = CheckRecurrentOperand(c, 5, {s->directions, s->batch, s->hidden});
-  }
+  if (status.ok()) status = CheckRecurrentOperands(c, *s, Table());
   if (!status.ok()) return status;
-  bool names = c.operand(0).has_names();
   DType dtype = c.operand(0).dtype;
   TensorType hidden{dtype, {s->directions, s->batch, s->hidden}};
   TensorType sequence{dtype, {s->steps, s->directions, s->batch, s->hidden}};
-  if (names) {
+  if (c.operand(0).has_names()) {
     const auto& in = c.operand(0).names;
     hidden.names = {"directions", in[1], "hidden"};
     sequence.names = {in[0], "directions", in[1], "hidden"};
@@ -58,24 +53,7 @@ absl::StatusOr<Types> InferGru(const InferContext& c) {
 
 absl::StatusOr<TensorType> SolveGru(const InferContext& c, const TensorType*,
                                     int slot) {
-  absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 3, true);
-  if (!s.ok()) return s.status();
-  TensorType p;
-  switch (slot) {
-    case 1:
-      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, s->input_size);
-      break;
-    case 2:
-      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, s->hidden);
-      break;
-    case 3:
-    case 4:
-      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, 0);
-      break;
-    default:
-      return absl::InvalidArgumentError("gru cannot infer this operand");
-  }
-  return p;
+  return SolveRecurrentOperand(c, 3, true, Table(), slot);
 }
 
 }  // namespace
@@ -86,23 +64,11 @@ const ir::OpDef& GruOp() {
       .name = "gru",
       .category = ir::OpCategory::kRecurrent,
       .operands = {{.name = "input", .types = ir::kFloatTypes},
-                   {.name = "weight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "recurrentWeight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "bias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "recurrentBias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "initialHiddenState",
-                    .types = ir::kFloatTypes,
-                    .optional = true}},
+                   RecurrentWeightSpec("weight"),
+                   RecurrentWeightSpec("recurrentWeight"),
+                   RecurrentBiasSpec("bias"),
+                   RecurrentBiasSpec("recurrentBias"),
+                   RecurrentStateSpec("initialHiddenState", false)},
       .attrs = {{.name = "steps", .kind = ir::AttrKind::kInt, .required = true},
                 {.name = "hiddenSize",
                  .kind = ir::AttrKind::kInt,

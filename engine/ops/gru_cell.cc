@@ -11,21 +11,24 @@
 namespace webnnm::ops {
 namespace {
 
+using Columns = RecurrentOperand::Columns;
+
+const std::vector<RecurrentOperand>& Table() {
+  static const auto* table = new std::vector<RecurrentOperand>{
+      {.slot = 1, .rows = 3, .columns = Columns::kInputSize},
+      {.slot = 2, .rows = 3, .columns = Columns::kHidden},
+      {.slot = 3, .kind = RecurrentOperand::Kind::kState},
+      {.slot = 4, .rows = 3},
+      {.slot = 5, .rows = 3}};
+  return *table;
+}
+
 absl::StatusOr<Types> InferGruCell(const InferContext& c) {
   absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 3, false);
   if (!s.ok()) return s.status();
   absl::Status status = EnumAttr(c, "layout", "zrn").status();
   if (status.ok()) status = CheckActivations(c, 2);
-  if (status.ok()) {
-    status = CheckRecurrentOperand(c, 1, {3 * s->hidden, s->input_size});
-  }
-  if (status.ok()) {
-    status = CheckRecurrentOperand(c, 2, {3 * s->hidden, s->hidden});
-  }
-  if (status.ok()) status = CheckRecurrentOperand(c, 3, {s->batch, s->hidden});
-  for (int slot : {4, 5}) {
-    if (status.ok()) status = CheckRecurrentOperand(c, slot, {3 * s->hidden});
-  }
+  if (status.ok()) status = CheckRecurrentOperands(c, *s, Table());
   if (!status.ok()) return status;
   TensorType out{c.operand(0).dtype, {s->batch, s->hidden}};
   if (c.operand(0).has_names()) out.names = {c.operand(0).names[0], "hidden"};
@@ -34,27 +37,7 @@ absl::StatusOr<Types> InferGruCell(const InferContext& c) {
 
 absl::StatusOr<TensorType> SolveGruCell(const InferContext& c,
                                         const TensorType*, int slot) {
-  absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 3, false);
-  if (!s.ok()) return s.status();
-  TensorType p;
-  switch (slot) {
-    case 1:
-      p.shape = {3 * s->hidden, s->input_size};
-      break;
-    case 2:
-      p.shape = {3 * s->hidden, s->hidden};
-      break;
-    case 3:
-      p.shape = {s->batch, s->hidden};
-      break;
-    case 4:
-    case 5:
-      p.shape = {3 * s->hidden};
-      break;
-    default:
-      return absl::InvalidArgumentError("gruCell cannot infer this operand");
-  }
-  return p;
+  return SolveRecurrentOperand(c, 3, false, Table(), slot);
 }
 
 }  // namespace
@@ -65,23 +48,11 @@ const ir::OpDef& GruCellOp() {
       .name = "gruCell",
       .category = ir::OpCategory::kRecurrent,
       .operands = {{.name = "input", .types = ir::kFloatTypes},
-                   {.name = "weight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "recurrentWeight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "hiddenState",
-                    .types = ir::kFloatTypes,
-                    .zeros_if_absent = true},
-                   {.name = "bias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "recurrentBias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias}},
+                   RecurrentWeightSpec("weight"),
+                   RecurrentWeightSpec("recurrentWeight"),
+                   RecurrentStateSpec("hiddenState", true),
+                   RecurrentBiasSpec("bias"),
+                   RecurrentBiasSpec("recurrentBias")},
       .attrs = {{.name = "hiddenSize",
                  .kind = ir::AttrKind::kInt,
                  .required = true},

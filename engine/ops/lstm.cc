@@ -17,35 +17,26 @@
 namespace webnnm::ops {
 namespace {
 
+using Columns = RecurrentOperand::Columns;
+
+const std::vector<RecurrentOperand>& Table() {
+  static const auto* table = new std::vector<RecurrentOperand>{
+      {.slot = 1, .rows = 4, .columns = Columns::kInputSize},
+      {.slot = 2, .rows = 4, .columns = Columns::kHidden},
+      {.slot = 3, .rows = 4},
+      {.slot = 4, .rows = 4},
+      {.slot = 5, .rows = 3},
+      {.slot = 6, .kind = RecurrentOperand::Kind::kState},
+      {.slot = 7, .kind = RecurrentOperand::Kind::kState}};
+  return *table;
+}
+
 absl::StatusOr<Types> InferLstm(const InferContext& c) {
   absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 4, true);
   if (!s.ok()) return s.status();
   absl::Status status = EnumAttr(c, "layout", "iofg").status();
   if (status.ok()) status = CheckActivations(c, 3);
-  if (status.ok()) {
-    status = CheckRecurrentOperand(
-        c, 1, RecurrentOperandShape(*s, 4 * s->hidden, s->input_size));
-  }
-  if (status.ok()) {
-    status = CheckRecurrentOperand(
-        c, 2, RecurrentOperandShape(*s, 4 * s->hidden, s->hidden));
-  }
-  for (int slot : {3, 4}) {
-    if (status.ok()) {
-      status = CheckRecurrentOperand(
-          c, slot, RecurrentOperandShape(*s, 4 * s->hidden, 0));
-    }
-  }
-  if (status.ok()) {
-    status = CheckRecurrentOperand(c, 5,
-                                   RecurrentOperandShape(*s, 3 * s->hidden, 0));
-  }
-  for (int slot : {6, 7}) {
-    if (status.ok()) {
-      status =
-          CheckRecurrentOperand(c, slot, {s->directions, s->batch, s->hidden});
-    }
-  }
+  if (status.ok()) status = CheckRecurrentOperands(c, *s, Table());
   if (!status.ok()) return status;
   DType dtype = c.operand(0).dtype;
   TensorType state{dtype, {s->directions, s->batch, s->hidden}};
@@ -65,27 +56,7 @@ absl::StatusOr<Types> InferLstm(const InferContext& c) {
 
 absl::StatusOr<TensorType> SolveLstm(const InferContext& c, const TensorType*,
                                      int slot) {
-  absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 4, true);
-  if (!s.ok()) return s.status();
-  TensorType p;
-  switch (slot) {
-    case 1:
-      p.shape = RecurrentOperandShape(*s, 4 * s->hidden, s->input_size);
-      break;
-    case 2:
-      p.shape = RecurrentOperandShape(*s, 4 * s->hidden, s->hidden);
-      break;
-    case 3:
-    case 4:
-      p.shape = RecurrentOperandShape(*s, 4 * s->hidden, 0);
-      break;
-    case 5:
-      p.shape = RecurrentOperandShape(*s, 3 * s->hidden, 0);
-      break;
-    default:
-      return absl::InvalidArgumentError("lstm cannot infer this operand");
-  }
-  return p;
+  return SolveRecurrentOperand(c, 4, true, Table(), slot);
 }
 
 }  // namespace
@@ -96,30 +67,13 @@ const ir::OpDef& LstmOp() {
       .name = "lstm",
       .category = ir::OpCategory::kRecurrent,
       .operands = {{.name = "input", .types = ir::kFloatTypes},
-                   {.name = "weight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "recurrentWeight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "bias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "recurrentBias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "peepholeWeight",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "initialHiddenState",
-                    .types = ir::kFloatTypes,
-                    .optional = true},
-                   {.name = "initialCellState",
-                    .types = ir::kFloatTypes,
-                    .optional = true}},
+                   RecurrentWeightSpec("weight"),
+                   RecurrentWeightSpec("recurrentWeight"),
+                   RecurrentBiasSpec("bias"),
+                   RecurrentBiasSpec("recurrentBias"),
+                   RecurrentBiasSpec("peepholeWeight"),
+                   RecurrentStateSpec("initialHiddenState", false),
+                   RecurrentStateSpec("initialCellState", false)},
       .attrs = {{.name = "steps", .kind = ir::AttrKind::kInt, .required = true},
                 {.name = "hiddenSize",
                  .kind = ir::AttrKind::kInt,

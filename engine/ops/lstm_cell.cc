@@ -12,26 +12,26 @@
 namespace webnnm::ops {
 namespace {
 
+using Columns = RecurrentOperand::Columns;
+
+const std::vector<RecurrentOperand>& Table() {
+  static const auto* table = new std::vector<RecurrentOperand>{
+      {.slot = 1, .rows = 4, .columns = Columns::kInputSize},
+      {.slot = 2, .rows = 4, .columns = Columns::kHidden},
+      {.slot = 3, .kind = RecurrentOperand::Kind::kState},
+      {.slot = 4, .kind = RecurrentOperand::Kind::kState},
+      {.slot = 5, .rows = 4},
+      {.slot = 6, .rows = 4},
+      {.slot = 7, .rows = 3}};
+  return *table;
+}
+
 absl::StatusOr<Types> InferLstmCell(const InferContext& c) {
   absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 4, false);
   if (!s.ok()) return s.status();
   absl::Status status = EnumAttr(c, "layout", "iofg").status();
   if (status.ok()) status = CheckActivations(c, 3);
-  if (status.ok()) {
-    status = CheckRecurrentOperand(c, 1, {4 * s->hidden, s->input_size});
-  }
-  if (status.ok()) {
-    status = CheckRecurrentOperand(c, 2, {4 * s->hidden, s->hidden});
-  }
-  for (int slot : {3, 4}) {
-    if (status.ok()) {
-      status = CheckRecurrentOperand(c, slot, {s->batch, s->hidden});
-    }
-  }
-  for (int slot : {5, 6}) {
-    if (status.ok()) status = CheckRecurrentOperand(c, slot, {4 * s->hidden});
-  }
-  if (status.ok()) status = CheckRecurrentOperand(c, 7, {3 * s->hidden});
+  if (status.ok()) status = CheckRecurrentOperands(c, *s, Table());
   if (!status.ok()) return status;
   TensorType state{c.operand(0).dtype, {s->batch, s->hidden}};
   if (c.operand(0).has_names()) {
@@ -44,31 +44,7 @@ absl::StatusOr<Types> InferLstmCell(const InferContext& c) {
 
 absl::StatusOr<TensorType> SolveLstmCell(const InferContext& c,
                                          const TensorType*, int slot) {
-  absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, 4, false);
-  if (!s.ok()) return s.status();
-  TensorType p;
-  switch (slot) {
-    case 1:
-      p.shape = {4 * s->hidden, s->input_size};
-      break;
-    case 2:
-      p.shape = {4 * s->hidden, s->hidden};
-      break;
-    case 3:
-    case 4:
-      p.shape = {s->batch, s->hidden};
-      break;
-    case 5:
-    case 6:
-      p.shape = {4 * s->hidden};
-      break;
-    case 7:
-      p.shape = {3 * s->hidden};
-      break;
-    default:
-      return absl::InvalidArgumentError("lstmCell cannot infer this operand");
-  }
-  return p;
+  return SolveRecurrentOperand(c, 4, false, Table(), slot);
 }
 
 }  // namespace
@@ -79,30 +55,13 @@ const ir::OpDef& LstmCellOp() {
       .name = "lstmCell",
       .category = ir::OpCategory::kRecurrent,
       .operands = {{.name = "input", .types = ir::kFloatTypes},
-                   {.name = "weight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "recurrentWeight",
-                    .types = ir::kFloatTypes,
-                    .param = ir::ParamRole::kGlorotWeight},
-                   {.name = "hiddenState",
-                    .types = ir::kFloatTypes,
-                    .zeros_if_absent = true},
-                   {.name = "cellState",
-                    .types = ir::kFloatTypes,
-                    .zeros_if_absent = true},
-                   {.name = "bias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "recurrentBias",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias},
-                   {.name = "peepholeWeight",
-                    .types = ir::kFloatTypes,
-                    .optional = true,
-                    .param = ir::ParamRole::kBias}},
+                   RecurrentWeightSpec("weight"),
+                   RecurrentWeightSpec("recurrentWeight"),
+                   RecurrentStateSpec("hiddenState", true),
+                   RecurrentStateSpec("cellState", true),
+                   RecurrentBiasSpec("bias"),
+                   RecurrentBiasSpec("recurrentBias"),
+                   RecurrentBiasSpec("peepholeWeight")},
       .attrs = {{.name = "hiddenSize",
                  .kind = ir::AttrKind::kInt,
                  .required = true},

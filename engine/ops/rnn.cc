@@ -54,18 +54,73 @@ absl::StatusOr<RecurrentShape> ReadRecurrentShape(const InferContext& c,
 }
 
 std::vector<int64_t> RecurrentOperandShape(const RecurrentShape& s,
-                                           int64_t rows, int64_t columns) {
+                                           const RecurrentOperand& operand) {
   std::vector<int64_t> shape;
   if (s.sequence) shape.push_back(s.directions);
-  shape.push_back(rows);
-  if (columns > 0) shape.push_back(columns);
+  if (operand.kind == RecurrentOperand::Kind::kState) {
+    shape.push_back(s.batch);
+    shape.push_back(s.hidden);
+    return shape;
+  }
+  shape.push_back(operand.rows * s.hidden);  // no overflow: ReadRecurrentShape
+  switch (operand.columns) {
+    case RecurrentOperand::Columns::kNone:
+      break;
+    case RecurrentOperand::Columns::kInputSize:
+      shape.push_back(s.input_size);
+      break;
+    case RecurrentOperand::Columns::kHidden:
+      shape.push_back(s.hidden);
+      break;
+  }
   return shape;
 }
 
-absl::Status CheckRecurrentOperand(const InferContext& c, int slot,
-                                   const std::vector<int64_t>& shape) {
-  if (!c.has(slot)) return absl::OkStatus();
-  return CheckShapeIs(c, slot, shape);
+absl::Status CheckRecurrentOperands(
+    const InferContext& c, const RecurrentShape& s,
+    const std::vector<RecurrentOperand>& table) {
+  for (const RecurrentOperand& operand : table) {
+    if (!c.has(operand.slot)) continue;
+    absl::Status status =
+        CheckShapeIs(c, operand.slot, RecurrentOperandShape(s, operand));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TensorType> SolveRecurrentOperand(
+    const InferContext& c, int gates, bool sequence,
+    const std::vector<RecurrentOperand>& table, int slot) {
+  absl::StatusOr<RecurrentShape> s = ReadRecurrentShape(c, gates, sequence);
+  if (!s.ok()) return s.status();
+  for (const RecurrentOperand& operand : table) {
+    if (operand.slot != slot) continue;
+    TensorType type;
+    type.shape = RecurrentOperandShape(*s, operand);
+    return type;
+  }
+  return absl::InvalidArgumentError(
+      StrCat(c.op.name, " cannot infer this operand"));
+}
+
+ir::OperandSpec RecurrentWeightSpec(const char* name) {
+  return {.name = name,
+          .types = ir::kFloatTypes,
+          .param = ir::ParamRole::kGlorotWeight};
+}
+
+ir::OperandSpec RecurrentBiasSpec(const char* name) {
+  return {.name = name,
+          .types = ir::kFloatTypes,
+          .optional = true,
+          .param = ir::ParamRole::kBias};
+}
+
+ir::OperandSpec RecurrentStateSpec(const char* name, bool zeros_if_absent) {
+  return {.name = name,
+          .types = ir::kFloatTypes,
+          .optional = !zeros_if_absent,
+          .zeros_if_absent = zeros_if_absent};
 }
 
 absl::Status CheckActivations(const InferContext& c, size_t count) {

@@ -32,15 +32,38 @@ struct RecurrentShape {
 absl::StatusOr<RecurrentShape> ReadRecurrentShape(const InferContext& c,
                                                   int gates, bool sequence);
 
-// Checks the operand in `slot` against `shape` (directions prefix included
-// for sequence ops) when present.
-absl::Status CheckRecurrentOperand(const InferContext& c, int slot,
-                                   const std::vector<int64_t>& shape);
+// The shape of one operand of a recurrent operation, as a row of its
+// operand table: `rows` is a multiple of hiddenSize (gates * hiddenSize for
+// weights and biases), `columns` the input size, the hidden size or none
+// (a vector). Sequence operations prefix the number of directions. States
+// are [batch, hiddenSize] ([directions, batch, hiddenSize] for sequences).
+struct RecurrentOperand {
+  enum class Kind { kWeight, kState };
+  enum class Columns { kNone, kInputSize, kHidden };
+  int slot;
+  Kind kind = Kind::kWeight;
+  int64_t rows = 0;  // multiple of hiddenSize
+  Columns columns = Columns::kNone;
+};
 
-// The expected shape of a weight-like operand of `rows` x `columns` rows
-// (columns 0: a vector), with the directions prefix for sequence ops.
+// The shape operand `operand` must have.
 std::vector<int64_t> RecurrentOperandShape(const RecurrentShape& s,
-                                           int64_t rows, int64_t columns);
+                                           const RecurrentOperand& operand);
+
+// Checks every present operand of the table.
+absl::Status CheckRecurrentOperands(const InferContext& c,
+                                    const RecurrentShape& s,
+                                    const std::vector<RecurrentOperand>& table);
+
+// The shape of the parameter (or zero state) in `slot`, from the table.
+absl::StatusOr<TensorType> SolveRecurrentOperand(
+    const InferContext& c, int gates, bool sequence,
+    const std::vector<RecurrentOperand>& table, int slot);
+
+// Operand specs shared by the recurrent operations.
+ir::OperandSpec RecurrentWeightSpec(const char* name);
+ir::OperandSpec RecurrentBiasSpec(const char* name);
+ir::OperandSpec RecurrentStateSpec(const char* name, bool zeros_if_absent);
 
 // Checks the activations option: `count` names among relu, sigmoid, tanh.
 absl::Status CheckActivations(const InferContext& c, size_t count);

@@ -254,7 +254,10 @@ TEST(SolveRecurrent, WeightsIncludeGatesAndDirections) {
               ElementsAre(2, 60, 20));
   EXPECT_THAT(SolvedShape(Solve("gru", operands, 4, std::nullopt, gru)),
               ElementsAre(2, 60));
-  EXPECT_FALSE(Solve("gru", operands, 5, std::nullopt, gru).ok());
+  // The initial state has [directions, batch, hiddenSize].
+  EXPECT_THAT(SolvedShape(Solve("gru", operands, 5, std::nullopt, gru)),
+              ElementsAre(2, B, 20));
+  EXPECT_FALSE(Solve("gru", operands, 0, std::nullopt, gru).ok());
 
   const ir::Attrs lstm = A({{"steps", S}, {"hiddenSize", 20}});
   EXPECT_THAT(SolvedShape(Solve("lstm", operands, 1, std::nullopt, lstm)),

@@ -91,6 +91,11 @@ int64_t ByteLength(DType type, int64_t count) {
   return count * (bits / 8);
 }
 
+int RuntimeElementSize(DType type) {
+  int bits = BitWidth(type);
+  return bits == 4 ? 1 : bits / 8;
+}
+
 int Precision(DType type) {
   switch (type) {
     case DType::kFloat32:

@@ -1,7 +1,7 @@
 // clamp: y = min(max(x, minValue), maxValue), element-wise.
 // Operand: input (any numeric type). Options: minValue (default -infinity),
-// maxValue (default +infinity); minValue must not exceed maxValue once both
-// are cast to the input's type.
+// maxValue (default +infinity; NaN also means no bound); minValue must not
+// exceed maxValue once both are cast to the input's type.
 // Result: the input's type and shape.
 #include <algorithm>
 #include <cmath>
@@ -17,10 +17,9 @@ absl::StatusOr<Types> InferClamp(const InferContext& c) {
       c.attrs.GetFloat("minValue", -std::numeric_limits<double>::infinity());
   double hi =
       c.attrs.GetFloat("maxValue", std::numeric_limits<double>::infinity());
-  if (std::isnan(lo) || std::isnan(hi)) {
-    return AttrError(std::isnan(lo) ? "minValue" : "maxValue",
-                     "clamp bounds must not be NaN");
-  }
+  // A NaN bound clamps nothing on its side (as WebNN's vectors expect).
+  if (std::isnan(lo)) lo = -std::numeric_limits<double>::infinity();
+  if (std::isnan(hi)) hi = std::numeric_limits<double>::infinity();
   DType type = c.operand(0).dtype;
   if (!ir::IsFloat(type)) {
     // The bounds are cast to the input's type before they are compared.

@@ -1,0 +1,90 @@
+// The backend interface: compile a concrete graph once, run it many times.
+//
+// A Backend turns an ir::Graph whose every shape is fixed (a conformance
+// graph, or the DAG lowered for a batch size) into an Executable. The
+// Executable owns every buffer the graph needs: the caller writes inputs
+// into the buffers it exposes, calls Run(), and reads the outputs in place;
+// intermediates share memory by liveness. Compile errors (an operation or a
+// data type the backend lacks, a size past the limits) and run errors are
+// absl::Status values naming the operation.
+//
+// Thread-safety: a Backend may compile from several threads at once; an
+// Executable is used by one thread at a time.
+#ifndef WEBNNM_BACKENDS_BACKEND_H_
+#define WEBNNM_BACKENDS_BACKEND_H_
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/ir/graph.h"
+#include "engine/ir/limits.h"
+
+namespace webnnm::backends {
+
+// A graph input or output as the caller sees it. Elements are stored
+// row-major, little-endian, in ir::RuntimeElementSize bytes each.
+struct TensorSpec {
+  std::string name;
+  ir::DType dtype = ir::DType::kFloat32;
+  std::vector<int64_t> shape;
+  size_t byte_size = 0;
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+
+  // Graph inputs (input and parameter nodes) and outputs, in graph order.
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  int FindInput(std::string_view name) const;   // -1 if none
+  int FindOutput(std::string_view name) const;  // -1 if none
+
+  // Where input `i` lives: write it before Run(). Its contents persist
+  // across runs until overwritten.
+  virtual std::span<std::byte> input(size_t i) = 0;
+  // Output `i`, valid after Run() until the next Run().
+  virtual std::span<const std::byte> output(size_t i) const = 0;
+
+  // Runs the graph once on the current inputs.
+  virtual absl::Status Run() = 0;
+
+  // Bytes held for intermediate results (after reuse by liveness).
+  virtual size_t intermediate_bytes() const = 0;
+
+ protected:
+  std::vector<TensorSpec> inputs_;
+  std::vector<TensorSpec> outputs_;
+};
+
+struct CompileOptions {
+  int threads = 1;   // compute threads for this executable
+  ir::Limits limits;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;
+  // Whether operation `op` runs on tensors of type `dtype` (the type its
+  // rule checks first: the input's, or the values' for where).
+  virtual bool Supports(ir::OpKind op, ir::DType dtype) const = 0;
+  // Compiles `graph` (every shape fixed). On failure the status names the
+  // operation and why.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(
+      const ir::Graph& graph, const CompileOptions& options) = 0;
+};
+
+// "cpu" (and, later, "vulkan"). An unknown name is an InvalidArgument error
+// listing the known ones.
+absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(std::string_view name);
+
+}  // namespace webnnm::backends
+
+#endif  // WEBNNM_BACKENDS_BACKEND_H_

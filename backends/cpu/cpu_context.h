@@ -1,0 +1,43 @@
+// CpuContext: what the kernels of one executable share: the oneDNN engine
+// and stream and the number of compute threads.
+//
+// oneDNN in Debian uses OpenMP. ConfigureThreads() must run before anything
+// else touches OpenMP (programs call it first in main): it asks OpenMP not
+// to spin-wait (OMP_WAIT_POLICY=PASSIVE) and sets the default thread count.
+// Each executable then runs its oneDNN primitives with its own thread count.
+#ifndef WEBNNM_BACKENDS_CPU_CPU_CONTEXT_H_
+#define WEBNNM_BACKENDS_CPU_CPU_CONTEXT_H_
+
+#include <dnnl.hpp>
+
+#include "absl/status/status.h"
+
+namespace webnnm::backends::cpu {
+
+// Sets OMP_WAIT_POLICY=PASSIVE (unless the environment says otherwise) and
+// the OpenMP thread count. Call once, first thing in main.
+void ConfigureThreads(int threads);
+
+class CpuContext {
+ public:
+  explicit CpuContext(int threads);
+
+  dnnl::engine& engine() { return engine_; }
+  dnnl::stream& stream() { return stream_; }
+  int threads() const { return threads_; }
+
+  // Makes the calling thread run OpenMP regions with this context's count.
+  void EnterThreads() const;
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  int threads_;
+};
+
+// A oneDNN exception as a Status naming `what`.
+absl::Status DnnlError(const char* what, const dnnl::error& error);
+
+}  // namespace webnnm::backends::cpu
+
+#endif  // WEBNNM_BACKENDS_CPU_CPU_CONTEXT_H_

@@ -1,0 +1,203 @@
+#include "backends/cpu/executable.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/cpu/memory_plan.h"
+#include "engine/base/checked_math.h"
+#include "engine/base/strings.h"
+#include "engine/ir/infer.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+absl::StatusOr<size_t> ByteSize(const ir::TensorType& type,
+                                const ir::Limits& limits) {
+  std::optional<int64_t> count = CheckedProduct(type.shape);
+  std::optional<int64_t> bytes =
+      count ? CheckedMul(*count, ir::RuntimeElementSize(type.dtype))
+            : std::nullopt;
+  for (int64_t d : type.shape) {
+    if (d < 1) {
+      return absl::InvalidArgumentError(
+          StrCat("tensor ", type.ToString(), " is not concrete"));
+    }
+  }
+  if (!bytes || *bytes > limits.max_tensor_bytes) {
+    return absl::InvalidArgumentError(
+        StrCat("tensor ", type.ToString(), " exceeds the limit of ",
+               limits.max_tensor_bytes, " bytes"));
+  }
+  return static_cast<size_t>(*bytes);
+}
+
+}  // namespace
+
+CpuExecutable::Buffer CpuExecutable::Allocate(size_t bytes) {
+  size_t size = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment *
+                kAlignment;
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, size));
+  std::memset(p, 0, size);
+  Buffer buffer;
+  buffer.data = {p, [](std::byte* q) { std::free(q); }};
+  buffer.size = bytes;
+  return buffer;
+}
+
+absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
+    const ir::Graph& graph, const CompileOptions& options) {
+  std::unique_ptr<CpuExecutable> exe(new CpuExecutable(options.threads));
+  absl::StatusOr<std::vector<ir::NodeId>> order = graph.TopologicalOrder();
+  if (!order.ok()) return order.status();
+
+  // Steps are the operation nodes in order; the step of each value's
+  // producer and of its last reader decide its lifetime.
+  std::vector<int> step_of(graph.num_nodes(), -1);
+  int steps = 0;
+  for (ir::NodeId id : *order) {
+    if (graph.node(id).kind == ir::NodeKind::kOp) step_of[id] = steps++;
+  }
+  std::vector<bool> read_by_output(graph.num_values(), false);
+  std::vector<int> last_read(graph.num_values(), -1);
+  for (ir::NodeId id : *order) {
+    const ir::Node& node = graph.node(id);
+    for (ir::ValueId v : node.operands) {
+      if (v == ir::kNoValue) continue;
+      if (node.kind == ir::NodeKind::kOutput) read_by_output[v] = true;
+      if (step_of[id] >= 0) last_read[v] = std::max(last_read[v], step_of[id]);
+    }
+  }
+
+  std::vector<std::byte*> address(graph.num_values(), nullptr);
+  std::vector<size_t> sizes(graph.num_values(), 0);
+  std::vector<ir::ValueId> arena_values;
+  std::vector<Lifetime> lifetimes;
+  for (ir::NodeId id : *order) {
+    const ir::Node& node = graph.node(id);
+    if (node.kind == ir::NodeKind::kOutput) continue;
+    for (ir::ValueId v : node.outputs) {
+      absl::StatusOr<size_t> bytes = ByteSize(graph.value(v).type,
+                                              options.limits);
+      if (!bytes.ok()) return bytes.status();
+      sizes[v] = *bytes;
+      bool own = node.kind != ir::NodeKind::kOp || read_by_output[v];
+      if (own) {
+        exe->buffers_.push_back(Allocate(*bytes));
+        address[v] = exe->buffers_.back().data.get();
+        if (node.kind == ir::NodeKind::kConstant) {
+          if (!node.data || node.data->bytes.size() != *bytes) {
+            return absl::InvalidArgumentError(
+                StrCat("constant '", node.name, "' has the wrong data size"));
+          }
+          std::memcpy(address[v], node.data->bytes.data(), *bytes);
+        }
+      } else {
+        arena_values.push_back(v);
+        lifetimes.push_back({*bytes, step_of[id],
+                             std::max(step_of[id], last_read[v])});
+      }
+    }
+  }
+  ArenaPlan plan = PlanArena(lifetimes, kAlignment);
+  exe->buffers_.push_back(Allocate(plan.size));
+  exe->arena_size_ = plan.size;
+  std::byte* arena = exe->buffers_.back().data.get();
+  for (size_t i = 0; i < arena_values.size(); ++i) {
+    address[arena_values[i]] = arena + plan.offsets[i];
+  }
+
+  for (ir::NodeId id : *order) {
+    const ir::Node& node = graph.node(id);
+    switch (node.kind) {
+      case ir::NodeKind::kInput:
+      case ir::NodeKind::kParameter: {
+        ir::ValueId v = node.outputs[0];
+        const ir::TensorType& type = graph.value(v).type;
+        exe->inputs_.push_back({node.name, type.dtype, type.shape, sizes[v]});
+        exe->input_views_.emplace_back(address[v], sizes[v]);
+        break;
+      }
+      case ir::NodeKind::kOutput: {
+        ir::ValueId v = node.operands[0];
+        const ir::TensorType& type = graph.value(v).type;
+        exe->outputs_.push_back({node.name, type.dtype, type.shape, sizes[v]});
+        exe->output_views_.emplace_back(address[v], sizes[v]);
+        break;
+      }
+      case ir::NodeKind::kConstant:
+        break;
+      case ir::NodeKind::kOp: {
+        // The kernels trust the types: check them with the rule again.
+        std::vector<const ir::TensorType*> types;
+        for (ir::ValueId v : node.operands) {
+          types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
+        }
+        absl::StatusOr<std::vector<ir::TensorType>> inferred =
+            ir::InferOp(*node.op, types, node.attrs, options.limits);
+        if (!inferred.ok()) {
+          return absl::InvalidArgumentError(
+              StrCat(node.op->name, ": ", inferred.status().message()));
+        }
+        if (inferred->size() != node.outputs.size()) {
+          return absl::InvalidArgumentError(
+              StrCat(node.op->name, " has the wrong number of results"));
+        }
+        for (size_t i = 0; i < inferred->size(); ++i) {
+          const ir::TensorType& have = graph.value(node.outputs[i]).type;
+          if (!have.SameShapeAndType((*inferred)[i])) {
+            return absl::InvalidArgumentError(
+                StrCat(node.op->name, " result ", i, " is ", have.ToString(),
+                       " but its rule gives ", (*inferred)[i].ToString()));
+          }
+        }
+        KernelFactory factory = FindKernel(node.op->kind);
+        if (factory == nullptr) {
+          return absl::UnimplementedError(
+              StrCat("the cpu backend has no kernel for ", node.op->name));
+        }
+        KernelIO io{node, {}, {}, {}, {}, exe->context_};
+        for (ir::ValueId v : node.operands) {
+          io.in_types.push_back(v == ir::kNoValue ? nullptr
+                                                  : &graph.value(v).type);
+          io.in.push_back(v == ir::kNoValue ? nullptr : address[v]);
+        }
+        for (ir::ValueId v : node.outputs) {
+          io.out_types.push_back(&graph.value(v).type);
+          io.out.push_back(address[v]);
+        }
+        absl::StatusOr<std::unique_ptr<Kernel>> kernel = factory(io);
+        if (!kernel.ok()) {
+          return absl::Status(kernel.status().code(),
+                              StrCat(node.op->name, ": ",
+                                     kernel.status().message()));
+        }
+        exe->kernels_.push_back(*std::move(kernel));
+        exe->kernel_names_.push_back(node.op->name);
+        break;
+      }
+    }
+  }
+  return exe;
+}
+
+std::span<std::byte> CpuExecutable::input(size_t i) { return input_views_[i]; }
+
+std::span<const std::byte> CpuExecutable::output(size_t i) const {
+  return output_views_[i];
+}
+
+absl::Status CpuExecutable::Run() {
+  context_.EnterThreads();
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    absl::Status status = kernels_[i]->Run();
+    if (!status.ok()) {
+      return absl::Status(status.code(), StrCat(kernel_names_[i], ": ",
+                                                status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace webnnm::backends::cpu

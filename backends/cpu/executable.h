@@ -1,0 +1,52 @@
+// CpuExecutable: a compiled graph on the CPU backend.
+//
+// Compile() orders the operations, checks each with its rule again (the
+// kernels trust the types they are given), gives every tensor its buffer —
+// inputs, parameters and outputs their own, constants a copy of their data,
+// intermediates a place in one arena shared by liveness (memory_plan.h) —
+// and makes each operation's kernel with those buffers bound. Run() just
+// runs the kernels in order.
+#ifndef WEBNNM_BACKENDS_CPU_EXECUTABLE_H_
+#define WEBNNM_BACKENDS_CPU_EXECUTABLE_H_
+
+#include <memory>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/cpu/cpu_context.h"
+#include "backends/cpu/kernel.h"
+
+namespace webnnm::backends::cpu {
+
+class CpuExecutable : public Executable {
+ public:
+  static absl::StatusOr<std::unique_ptr<CpuExecutable>> Compile(
+      const ir::Graph& graph, const CompileOptions& options);
+
+  std::span<std::byte> input(size_t i) override;
+  std::span<const std::byte> output(size_t i) const override;
+  absl::Status Run() override;
+  size_t intermediate_bytes() const override { return arena_size_; }
+
+ private:
+  explicit CpuExecutable(int threads) : context_(threads) {}
+
+  // 64-byte aligned storage.
+  struct Buffer {
+    std::unique_ptr<std::byte[], void (*)(std::byte*)> data{nullptr, nullptr};
+    size_t size = 0;
+  };
+  static Buffer Allocate(size_t bytes);
+
+  CpuContext context_;
+  std::vector<Buffer> buffers_;  // inputs, constants, outputs, the arena
+  size_t arena_size_ = 0;
+  std::vector<std::span<std::byte>> input_views_;
+  std::vector<std::span<const std::byte>> output_views_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+  std::vector<std::string> kernel_names_;  // the op of each kernel
+};
+
+}  // namespace webnnm::backends::cpu
+
+#endif  // WEBNNM_BACKENDS_CPU_EXECUTABLE_H_

@@ -1,0 +1,69 @@
+// Kernels: one per operation node of a compiled graph.
+//
+// A KernelFactory makes the kernel of one node once, at compile time, from
+// the node's attributes, the types of its operands and results, and the
+// buffers they will live in (fixed for the executable's lifetime). Run()
+// then computes the results from the operands; it does no allocation and
+// fails only on conditions that depend on data. Every kernel family lives in
+// its own file under kernels/; kernel_table.cc maps operations to factories.
+#ifndef WEBNNM_BACKENDS_CPU_KERNEL_H_
+#define WEBNNM_BACKENDS_CPU_KERNEL_H_
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/ir/graph.h"
+
+namespace webnnm::backends::cpu {
+
+class CpuContext;
+
+// What a factory sees of one node.
+struct KernelIO {
+  const ir::Node& node;
+  std::vector<const ir::TensorType*> in_types;  // nullptr: absent operand
+  std::vector<const std::byte*> in;             // nullptr: absent operand
+  std::vector<const ir::TensorType*> out_types;
+  std::vector<std::byte*> out;
+  CpuContext& context;
+
+  const ir::Attrs& attrs() const { return node.attrs; }
+  bool has(size_t slot) const { return slot < in.size() && in[slot]; }
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual absl::Status Run() = 0;
+};
+
+using KernelFactory =
+    absl::StatusOr<std::unique_ptr<Kernel>> (*)(const KernelIO& io);
+
+// The factory for `op`, or nullptr when the CPU backend has none.
+KernelFactory FindKernel(ir::OpKind op);
+
+// A kernel that runs a function object (for kernels without state).
+template <typename F>
+class FunctionKernel : public Kernel {
+ public:
+  explicit FunctionKernel(F f) : f_(std::move(f)) {}
+  absl::Status Run() override {
+    f_();
+    return absl::OkStatus();
+  }
+
+ private:
+  F f_;
+};
+
+template <typename F>
+std::unique_ptr<Kernel> MakeFunctionKernel(F f) {
+  return std::make_unique<FunctionKernel<F>>(std::move(f));
+}
+
+}  // namespace webnnm::backends::cpu
+
+#endif  // WEBNNM_BACKENDS_CPU_KERNEL_H_

@@ -1,0 +1,60 @@
+#include "backends/cpu/kernels/shape_util.h"
+
+namespace webnnm::backends::cpu {
+
+int64_t ElementCount(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;  // sizes were checked at compile time
+  return n;
+}
+
+std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * shape[i + 1];
+  }
+  return strides;
+}
+
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
+                                      const std::vector<int64_t>& out) {
+  std::vector<int64_t> own = Strides(shape);
+  std::vector<int64_t> strides(out.size(), 0);
+  size_t offset = out.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    strides[offset + i] = shape[i] == 1 && out[offset + i] != 1 ? 0 : own[i];
+  }
+  return strides;
+}
+
+BroadcastPlan::BroadcastPlan(std::vector<int64_t> shape,
+                             std::vector<std::vector<int64_t>> strides)
+    : strides_(std::move(strides)) {
+  count_ = ElementCount(shape);
+  // Drop dimensions of size 1, then merge neighbours that every operand
+  // reads contiguously (stride[d] == stride[d+1] * size[d+1]).
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> merged(strides_.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool can_merge = !dims.empty();
+    for (size_t j = 0; j < strides_.size() && can_merge; ++j) {
+      can_merge = merged[j].back() == strides_[j][d] * shape[d];
+    }
+    if (can_merge) {
+      dims.back() *= shape[d];
+      for (size_t j = 0; j < strides_.size(); ++j) {
+        merged[j].back() = strides_[j][d];
+      }
+    } else {
+      dims.push_back(shape[d]);
+      for (size_t j = 0; j < strides_.size(); ++j) {
+        merged[j].push_back(strides_[j][d]);
+      }
+    }
+  }
+  shape_ = std::move(dims);
+  strides_ = std::move(merged);
+}
+
+}  // namespace webnnm::backends::cpu

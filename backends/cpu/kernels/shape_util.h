@@ -1,0 +1,70 @@
+// Index arithmetic shared by the CPU kernels: row-major strides, and
+// iteration over broadcast operands in long contiguous rows.
+#ifndef WEBNNM_BACKENDS_CPU_KERNELS_SHAPE_UTIL_H_
+#define WEBNNM_BACKENDS_CPU_KERNELS_SHAPE_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace webnnm::backends::cpu {
+
+int64_t ElementCount(const std::vector<int64_t>& shape);
+
+// Row-major strides of `shape`, in elements.
+std::vector<int64_t> Strides(const std::vector<int64_t>& shape);
+
+// The strides with which an operand of `shape` is read while iterating over
+// `out` (right-aligned numpy broadcasting: 0 where the operand repeats).
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
+                                      const std::vector<int64_t>& out);
+
+// Iteration over `shape` for several operands with per-dimension strides,
+// in rows along the last (merged) dimension:
+//   plan.ForEachRow([&](const int64_t* offsets, int64_t n,
+//                       const int64_t* inner) { ... });
+// `offsets[k]` is operand k's element offset at the row's start and
+// `inner[k]` its stride along the row (0 or the stride of the last dim).
+// Adjacent dimensions are merged where every operand allows it.
+class BroadcastPlan {
+ public:
+  BroadcastPlan(std::vector<int64_t> shape,
+                std::vector<std::vector<int64_t>> strides);
+
+  template <typename F>
+  void ForEachRow(F&& f) const {
+    const size_t k = strides_.size();
+    std::vector<int64_t> offsets(k, 0);
+    if (count_ == 0) return;
+    if (shape_.empty()) {
+      std::vector<int64_t> inner(k, 0);
+      f(offsets.data(), 1, inner.data());
+      return;
+    }
+    const int last = static_cast<int>(shape_.size()) - 1;
+    std::vector<int64_t> inner(k);
+    for (size_t j = 0; j < k; ++j) inner[j] = strides_[j][last];
+    std::vector<int64_t> index(shape_.size(), 0);
+    const int64_t rows = count_ / shape_[last];
+    for (int64_t r = 0; r < rows; ++r) {
+      f(offsets.data(), shape_[last], inner.data());
+      // Advance the outer index (all but the last dimension).
+      for (int d = last - 1; d >= 0; --d) {
+        ++index[d];
+        for (size_t j = 0; j < k; ++j) offsets[j] += strides_[j][d];
+        if (index[d] < shape_[d]) break;
+        for (size_t j = 0; j < k; ++j) offsets[j] -= strides_[j][d] * shape_[d];
+        index[d] = 0;
+      }
+    }
+  }
+
+ private:
+  std::vector<int64_t> shape_;
+  std::vector<std::vector<int64_t>> strides_;
+  int64_t count_ = 0;
+};
+
+}  // namespace webnnm::backends::cpu
+
+#endif  // WEBNNM_BACKENDS_CPU_KERNELS_SHAPE_UTIL_H_

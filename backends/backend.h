@@ -57,13 +57,17 @@ class Executable {
   // Bytes held for intermediate results (after reuse by liveness).
   virtual size_t intermediate_bytes() const = 0;
 
+  // The random numbers of run `step` under `seed` (randomUniform): each
+  // Run() uses the current step and then advances it by one.
+  virtual void SetRandomState(uint64_t seed, uint64_t step) = 0;
+
  protected:
   std::vector<TensorSpec> inputs_;
   std::vector<TensorSpec> outputs_;
 };
 
 struct CompileOptions {
-  int threads = 1;   // compute threads for this executable
+  int threads = 1;  // compute threads for this executable
   ir::Limits limits;
 };
 

@@ -8,6 +8,8 @@
 #ifndef WEBNNM_BACKENDS_CPU_CPU_CONTEXT_H_
 #define WEBNNM_BACKENDS_CPU_CPU_CONTEXT_H_
 
+#include <cstdint>
+
 #include <dnnl.hpp>
 
 #include "absl/status/status.h"
@@ -29,10 +31,24 @@ class CpuContext {
   // Makes the calling thread run OpenMP regions with this context's count.
   void EnterThreads() const;
 
+  // Random streams: each randomUniform kernel takes its own stream number;
+  // the seed and the run counter select the numbers.
+  uint32_t NextRandomStream() { return next_stream_++; }
+  void SetRandomState(uint64_t seed, uint64_t step) {
+    random_seed_ = seed;
+    random_step_ = step;
+  }
+  uint64_t random_seed() const { return random_seed_; }
+  uint64_t random_step() const { return random_step_; }
+  void AdvanceRandomStep() { ++random_step_; }
+
  private:
   dnnl::engine engine_;
   dnnl::stream stream_;
   int threads_;
+  uint32_t next_stream_ = 0;
+  uint64_t random_seed_ = 0;
+  uint64_t random_step_ = 0;
 };
 
 // A oneDNN exception as a Status naming `what`.

@@ -36,8 +36,8 @@ absl::StatusOr<size_t> ByteSize(const ir::TensorType& type,
 }  // namespace
 
 CpuExecutable::Buffer CpuExecutable::Allocate(size_t bytes) {
-  size_t size = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment *
-                kAlignment;
+  size_t size =
+      (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, size));
   std::memset(p, 0, size);
   Buffer buffer;
@@ -78,8 +78,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     const ir::Node& node = graph.node(id);
     if (node.kind == ir::NodeKind::kOutput) continue;
     for (ir::ValueId v : node.outputs) {
-      absl::StatusOr<size_t> bytes = ByteSize(graph.value(v).type,
-                                              options.limits);
+      absl::StatusOr<size_t> bytes =
+          ByteSize(graph.value(v).type, options.limits);
       if (!bytes.ok()) return bytes.status();
       sizes[v] = *bytes;
       bool own = node.kind != ir::NodeKind::kOp || read_by_output[v];
@@ -95,8 +95,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
         }
       } else {
         arena_values.push_back(v);
-        lifetimes.push_back({*bytes, step_of[id],
-                             std::max(step_of[id], last_read[v])});
+        lifetimes.push_back(
+            {*bytes, step_of[id], std::max(step_of[id], last_read[v])});
       }
     }
   }
@@ -169,9 +169,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
         }
         absl::StatusOr<std::unique_ptr<Kernel>> kernel = factory(io);
         if (!kernel.ok()) {
-          return absl::Status(kernel.status().code(),
-                              StrCat(node.op->name, ": ",
-                                     kernel.status().message()));
+          return absl::Status(
+              kernel.status().code(),
+              StrCat(node.op->name, ": ", kernel.status().message()));
         }
         exe->kernels_.push_back(*std::move(kernel));
         exe->kernel_names_.push_back(node.op->name);
@@ -193,10 +193,11 @@ absl::Status CpuExecutable::Run() {
   for (size_t i = 0; i < kernels_.size(); ++i) {
     absl::Status status = kernels_[i]->Run();
     if (!status.ok()) {
-      return absl::Status(status.code(), StrCat(kernel_names_[i], ": ",
-                                                status.message()));
+      return absl::Status(status.code(),
+                          StrCat(kernel_names_[i], ": ", status.message()));
     }
   }
+  context_.AdvanceRandomStep();
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "backends/cpu/element.h"
+#include "engine/base/checked_math.h"
 #include "engine/base/float16.h"
 #include "engine/base/strings.h"
 #include "engine/ir/graph_builder.h"
@@ -57,12 +58,22 @@ absl::Status AppendElement(std::vector<std::byte>& out, ir::DType type,
       if (!v.is_number_integer()) break;
       int64_t i = v.get<int64_t>();
       switch (type) {
-        case ir::DType::kInt32: Append(out, static_cast<int32_t>(i)); break;
-        case ir::DType::kUint32: Append(out, static_cast<uint32_t>(i)); break;
-        case ir::DType::kInt64: Append(out, i); break;
+        case ir::DType::kInt32:
+          Append(out, static_cast<int32_t>(i));
+          break;
+        case ir::DType::kUint32:
+          Append(out, static_cast<uint32_t>(i));
+          break;
+        case ir::DType::kInt64:
+          Append(out, i);
+          break;
         case ir::DType::kInt8:
-        case ir::DType::kInt4: Append(out, static_cast<int8_t>(i)); break;
-        default: Append(out, static_cast<uint8_t>(i)); break;
+        case ir::DType::kInt4:
+          Append(out, static_cast<int8_t>(i));
+          break;
+        default:
+          Append(out, static_cast<uint8_t>(i));
+          break;
       }
       return absl::OkStatus();
   }
@@ -70,7 +81,8 @@ absl::Status AppendElement(std::vector<std::byte>& out, ir::DType type,
       StrCat("not an integer for ", ir::DTypeName(type), ": ", v.dump()));
 }
 
-absl::StatusOr<ir::TensorType> Descriptor(const json& d) {
+absl::StatusOr<ir::TensorType> Descriptor(const json& d,
+                                          const ir::Limits& limits) {
   if (!d.contains("dataType") || !d.contains("shape")) {
     return absl::InvalidArgumentError("a descriptor needs dataType and shape");
   }
@@ -82,7 +94,30 @@ absl::StatusOr<ir::TensorType> Descriptor(const json& d) {
   }
   ir::TensorType t;
   t.dtype = *type;
-  t.shape = d["shape"].get<std::vector<int64_t>>();
+  const json& shape = d["shape"];
+  if (!shape.is_array()) {
+    return absl::InvalidArgumentError("a descriptor's shape must be a list");
+  }
+  for (const json& dim : shape) {
+    if (!dim.is_number_integer()) {
+      return absl::InvalidArgumentError(
+          StrCat("dimension ", dim.dump(), " is not an integer"));
+    }
+    t.shape.push_back(dim.get<int64_t>());
+  }
+  // Checked before any data is encoded: the vectors are untrusted input.
+  std::optional<int64_t> count = CheckedProduct(t.shape);
+  std::optional<int64_t> bytes =
+      count ? CheckedMul(*count, ir::RuntimeElementSize(t.dtype))
+            : std::nullopt;
+  bool dims_ok = static_cast<int64_t>(t.shape.size()) <= limits.max_rank;
+  for (int64_t dim : t.shape) {
+    dims_ok = dims_ok && dim >= 0 && dim <= limits.max_dimension;
+  }
+  if (!dims_ok || !bytes || *bytes > limits.max_tensor_bytes) {
+    return absl::InvalidArgumentError(
+        StrCat("descriptor ", d.dump(), " is beyond the size limits"));
+  }
   return t;
 }
 
@@ -146,8 +181,8 @@ absl::StatusOr<ir::AttrValue> AttrValueOf(const ir::AttrSpec& spec,
 }  // namespace
 
 absl::StatusOr<std::vector<std::byte>> EncodeData(const json& data,
-                                                  ir::DType type,
-                                                  int64_t count, bool fill) {
+                                                  ir::DType type, int64_t count,
+                                                  bool fill) {
   std::vector<std::byte> out;
   if (!data.is_array()) {
     return absl::InvalidArgumentError("data must be an array");
@@ -166,9 +201,8 @@ absl::StatusOr<std::vector<std::byte>> EncodeData(const json& data,
     return out;
   }
   if (static_cast<int64_t>(data.size()) != count) {
-    return absl::InvalidArgumentError(StrCat("data has ", data.size(),
-                                             " values for ", count,
-                                             " elements"));
+    return absl::InvalidArgumentError(
+        StrCat("data has ", data.size(), " values for ", count, " elements"));
   }
   for (const json& v : data) {
     absl::Status status = AppendElement(out, type, v);
@@ -177,22 +211,21 @@ absl::StatusOr<std::vector<std::byte>> EncodeData(const json& data,
   return out;
 }
 
-absl::StatusOr<Case> BuildCase(const json& test) {
+absl::StatusOr<Case> BuildCase(const json& test, const ir::Limits& limits) {
   Case c;
   c.name = test.value("name", "(unnamed)");
   const json& graph = test.at("graph");
-  ir::Limits limits;
   ir::GraphBuilder builder(limits);
   std::map<std::string, ir::ValueId> values;
 
   for (const auto& [name, operand] : graph.at("inputs").items()) {
-    absl::StatusOr<ir::TensorType> type = Descriptor(operand.at("descriptor"));
+    absl::StatusOr<ir::TensorType> type =
+        Descriptor(operand.at("descriptor"), limits);
     if (!type.ok()) return type.status();
     int64_t count = 1;
     for (int64_t d : type->shape) count *= d;
-    absl::StatusOr<std::vector<std::byte>> bytes =
-        EncodeData(operand.at("data"), type->dtype, count,
-                   operand.value("fill", false));
+    absl::StatusOr<std::vector<std::byte>> bytes = EncodeData(
+        operand.at("data"), type->dtype, count, operand.value("fill", false));
     if (!bytes.ok()) {
       return absl::InvalidArgumentError(
           StrCat("input ", name, ": ", bytes.status().message()));
@@ -287,9 +320,11 @@ absl::StatusOr<Case> BuildCase(const json& test) {
         outs.is_array() ? outs.get<std::vector<std::string>>()
                         : std::vector<std::string>{outs.get<std::string>()};
     if (names.size() != results->size()) {
-      return absl::InvalidArgumentError(
-          StrCat(op_name, " gives ", results->size(), " results, the case "
-                 "names ", names.size()));
+      return absl::InvalidArgumentError(StrCat(op_name, " gives ",
+                                               results->size(),
+                                               " results, the case "
+                                               "names ",
+                                               names.size()));
     }
     for (size_t i = 0; i < names.size(); ++i) values[names[i]] = (*results)[i];
   }
@@ -299,18 +334,20 @@ absl::StatusOr<Case> BuildCase(const json& test) {
     if (it == values.end()) {
       return absl::InvalidArgumentError(StrCat("no value named ", name));
     }
-    absl::StatusOr<ir::TensorType> type = Descriptor(expected.at("descriptor"));
+    absl::StatusOr<ir::TensorType> type =
+        Descriptor(expected.at("descriptor"), limits);
     if (!type.ok()) return type.status();
     const ir::TensorType& have = builder.Type(it->second);
     if (have.dtype != type->dtype || have.shape != type->shape) {
-      return absl::InvalidArgumentError(
-          StrCat("output ", name, " is ", have.ToString(), " but the case "
-                 "expects ", ir::DTypeName(type->dtype), " ",
-                 ir::ShapeToString(type->shape)));
+      return absl::InvalidArgumentError(StrCat(
+          "output ", name, " is ", have.ToString(),
+          " but the case "
+          "expects ",
+          ir::DTypeName(type->dtype), " ", ir::ShapeToString(type->shape)));
     }
     builder.Output(name, it->second);
     c.outputs.push_back(
-        {name, *type, &expected.at("data"), expected.value("fill", false)});
+        {name, *type, expected.at("data"), expected.value("fill", false)});
   }
 
   const json& tolerance = test.at("tolerance");
@@ -362,13 +399,31 @@ int64_t UlpIndex(const std::byte* bytes, ir::DType type, int64_t i) {
 // Integer elements as 128-bit values, so uint64 differences are exact.
 __int128 IntegerValue(const std::byte* bytes, ir::DType type, int64_t i) {
   switch (type) {
-    case ir::DType::kInt32: { int32_t v; std::memcpy(&v, bytes + 4 * i, 4); return v; }
-    case ir::DType::kUint32: { uint32_t v; std::memcpy(&v, bytes + 4 * i, 4); return v; }
-    case ir::DType::kInt64: { int64_t v; std::memcpy(&v, bytes + 8 * i, 8); return v; }
-    case ir::DType::kUint64: { uint64_t v; std::memcpy(&v, bytes + 8 * i, 8); return v; }
+    case ir::DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, bytes + 4 * i, 4);
+      return v;
+    }
+    case ir::DType::kUint32: {
+      uint32_t v;
+      std::memcpy(&v, bytes + 4 * i, 4);
+      return v;
+    }
+    case ir::DType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, bytes + 8 * i, 8);
+      return v;
+    }
+    case ir::DType::kUint64: {
+      uint64_t v;
+      std::memcpy(&v, bytes + 8 * i, 8);
+      return v;
+    }
     case ir::DType::kInt8:
-    case ir::DType::kInt4: return static_cast<int8_t>(bytes[i]);
-    default: return static_cast<uint8_t>(bytes[i]);
+    case ir::DType::kInt4:
+      return static_cast<int8_t>(bytes[i]);
+    default:
+      return static_cast<uint8_t>(bytes[i]);
   }
 }
 
@@ -389,7 +444,7 @@ std::string Compare(const Expected& expected, const std::byte* actual,
   int64_t count = 1;
   for (int64_t d : expected.type.shape) count *= d;
   absl::StatusOr<std::vector<std::byte>> want =
-      EncodeData(*expected.data, expected.type.dtype, count, expected.fill);
+      EncodeData(expected.data, expected.type.dtype, count, expected.fill);
   if (!want.ok()) {
     return StrCat("output ", expected.name, ": ", want.status().message());
   }
@@ -429,8 +484,9 @@ std::string Compare(const Expected& expected, const std::byte* actual,
     }
   }
   if (worst <= tolerance.value) return "";
-  std::string unit =
-      !is_float ? "" : tolerance.metric == Tolerance::Metric::kUlp ? " ULP" : "";
+  std::string unit = !is_float                                     ? ""
+                     : tolerance.metric == Tolerance::Metric::kUlp ? " ULP"
+                                                                   : "";
   return StrCat("output ", expected.name, ": largest error ",
                 std::isinf(worst) ? std::string("inf") : StrCat(worst), unit,
                 " > ", tolerance.value, " at element ", worst_at, " (",

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/ir/graph.h"
+#include "engine/ir/limits.h"
 
 namespace webnnm::conformance {
 
@@ -39,8 +40,8 @@ struct TensorData {
 struct Expected {
   std::string name;
   ir::TensorType type;
-  const nlohmann::json* data = nullptr;  // the expected numbers
-  bool fill = false;  // one number for every element
+  nlohmann::json data;  // the expected numbers (see vector_errata.h)
+  bool fill = false;    // one number for every element
 };
 
 struct Case {
@@ -56,14 +57,16 @@ struct Case {
 
 // Builds the case described by `test` (one element of a file's "tests").
 // Errors name what could not be built (an unknown operator, a bad argument,
-// a rule's rejection). `test` must outlive the Case.
-absl::StatusOr<Case> BuildCase(const nlohmann::json& test);
+// a rule's rejection, a tensor beyond `limits`). Throws nlohmann::json
+// exceptions for JSON of the wrong shape; `test` must outlive the Case.
+absl::StatusOr<Case> BuildCase(const nlohmann::json& test,
+                               const ir::Limits& limits = {});
 
 // Encodes JSON numbers (and "NaN", "Infinity", "-Infinity") as `type`'s
 // elements; `fill` repeats the single value `count` times.
 absl::StatusOr<std::vector<std::byte>> EncodeData(const nlohmann::json& data,
-                                                  ir::DType type,
-                                                  int64_t count, bool fill);
+                                                  ir::DType type, int64_t count,
+                                                  bool fill);
 
 // Compares `actual` (the backend's bytes) with the expected numbers; returns
 // "" when every element is within the tolerance, else a description of the

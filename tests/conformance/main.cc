@@ -7,6 +7,8 @@
 // "N passed, M failed, K skipped". Exit status: 0 when nothing failed, 1
 // otherwise, 2 with no files or bad flags. A case is skipped only when the
 // backend declares one of its (operation, data type) pairs unsupported.
+// Expected values corrected by vector_errata.h are reported on stderr as
+// "ERRATUM ..." lines.
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -17,6 +19,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_context.h"
 #include "tests/conformance/conformance_case.h"
+#include "tests/conformance/vector_errata.h"
 
 namespace {
 
@@ -89,6 +92,12 @@ void RunFile(const std::string& path, webnnm::backends::Backend& backend,
     std::string error;
     try {
       auto built = webnnm::conformance::BuildCase(test);
+      if (built.ok()) {
+        for (const std::string& note :
+             webnnm::conformance::ApplyVectorErrata(file, *built)) {
+          std::cerr << "ERRATUM " << note << "\n";
+        }
+      }
       error = built.ok() ? RunCase(backend, *built, threads)
                          : std::string(built.status().message());
     } catch (const std::exception& e) {

@@ -8,7 +8,9 @@ shift 3
 rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
 for seeds in "$@"; do
-  if [ -d "$seeds" ]; then cp "$seeds"/*.wnm "$work/corpus/" 2>/dev/null || true; fi
+  if [ -d "$seeds" ]; then
+    cp "$seeds"/*.wnm "$seeds"/*.json "$work/corpus/" 2>/dev/null || true
+  fi
 done
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

@@ -13,9 +13,6 @@
 namespace webnnm::backends::cpu {
 namespace {
 
-template <typename T>
-constexpr bool kIsSigned = std::is_signed_v<Compute<T>>;
-
 // Negation that wraps around for integers (no signed overflow).
 template <typename C>
 C Negate(C x) {
@@ -98,32 +95,33 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeFor(const KernelIO& io) {
       case ir::OpKind::kSoftsign:
         return Map<T, T>(io, [](C x) { return x / (C(1) + std::fabs(x)); });
       case ir::OpKind::kGelu:
+        // x·Φ(x) written with erfc: 1 + erf(x/√2) cancels for negative x.
         return Map<T, T>(io, [](C x) {
-          return C(0.5) * x *
-                 (C(1) + std::erf(x * C(0.70710678118654752440)));
+          return C(0.5) * x * std::erfc(-x * C(0.70710678118654752440));
         });
       case ir::OpKind::kHardSwish:
         return Map<T, T>(io, [](C x) {
           return x * std::fmax(C(0), std::fmin(C(6), x + C(3))) / C(6);
         });
       case ir::OpKind::kHardSigmoid: {
-        C alpha = C(a.GetFloat("alpha", 0.2)), beta = C(a.GetFloat("beta", 0.5));
+        C alpha = C(a.GetFloat("alpha", 0.2)),
+          beta = C(a.GetFloat("beta", 0.5));
         return Map<T, T>(io, [=](C x) {
           return std::fmax(C(0), std::fmin(C(1), alpha * x + beta));
         });
       }
       case ir::OpKind::kElu: {
         C alpha = C(a.GetFloat("alpha", 1.0));
-        return Map<T, T>(io, [=](C x) {
-          return x >= C(0) ? x : alpha * std::expm1(x);
-        });
+        return Map<T, T>(
+            io, [=](C x) { return x >= C(0) ? x : alpha * std::expm1(x); });
       }
       case ir::OpKind::kLeakyRelu: {
         C alpha = C(a.GetFloat("alpha", 0.01));
         return Map<T, T>(io, [=](C x) { return x >= C(0) ? x : alpha * x; });
       }
       case ir::OpKind::kLinear: {
-        C alpha = C(a.GetFloat("alpha", 1.0)), beta = C(a.GetFloat("beta", 0.0));
+        C alpha = C(a.GetFloat("alpha", 1.0)),
+          beta = C(a.GetFloat("beta", 0.0));
         return Map<T, T>(io, [=](C x) { return alpha * x + beta; });
       }
       case ir::OpKind::kIsNaN:
@@ -139,8 +137,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeFor(const KernelIO& io) {
       return Map<T, T>(io, [](C x) { return uint8_t(x == 0); });
     }
   }
-  return absl::UnimplementedError(StrCat("no kernel for ",
-                                         ir::DTypeName(io.in_types[0]->dtype)));
+  return absl::UnimplementedError(
+      StrCat("no kernel for ", ir::DTypeName(io.in_types[0]->dtype)));
 }
 
 }  // namespace

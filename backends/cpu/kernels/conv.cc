@@ -1,0 +1,316 @@
+// conv2d and convTranspose2d on oneDNN's convolution and deconvolution
+// primitives. The input and result stay in our nchw/nhwc buffers; the
+// filter, in whichever WebNN layout, is described to oneDNN by its strides
+// and reordered into the primitive's preferred format on each run (its
+// values may change between runs, as trained parameters do).
+// A transposed convolution whose output padding would need negative padding
+// in oneDNN runs as a direct loop instead.
+#include <unordered_map>
+
+#include "backends/cpu/cpu_context.h"
+#include "backends/cpu/kernels/dnnl_util.h"
+#include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/shape_util.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+using dnnl::memory;
+
+struct Geometry {
+  int64_t n, c, h, w;  // input
+  int64_t o, oh, ow;   // output channels and size
+  int64_t g;           // groups
+  int64_t kh, kw;
+  int64_t pt, pb, pl, pr;  // padding
+  int64_t sh, sw, dh, dw;  // strides, dilations
+  bool nhwc;
+};
+
+// The input/output descriptor of an image in our layout.
+memory::desc ImageDesc(int64_t n, int64_t c, int64_t h, int64_t w, bool nhwc) {
+  return nhwc ? StridedDesc({n, c, h, w}, {h * w * c, 1, w * c, c})
+              : StridedDesc({n, c, h, w}, {c * h * w, h * w, w, 1});
+}
+
+// The filter descriptor: dims {g, out/g, in/g, kh, kw} (oneDNN's grouped
+// order) with strides read off the WebNN layout string over the filter's
+// own dims. `out_letter`/`in_letter` name the layout's output and input
+// channel letters; `grouped_axis` is the letter whose dimension holds all
+// groups (conv2d: 'o'; convTranspose2d: 'i').
+memory::desc FilterDesc(const std::string& layout,
+                        const std::vector<int64_t>& shape, int64_t g,
+                        char grouped) {
+  std::vector<int64_t> strides = Strides(shape);
+  auto pos = [&](char letter) { return layout.find(letter); };
+  int64_t so = strides[pos('o')], si = strides[pos('i')];
+  int64_t sh = strides[pos('h')], sw = strides[pos('w')];
+  int64_t o = shape[pos('o')], i = shape[pos('i')];
+  int64_t kh = shape[pos('h')], kw = shape[pos('w')];
+  // Per-group sizes.
+  int64_t og = grouped == 'o' ? o / g : o;
+  int64_t ig = grouped == 'i' ? i / g : i;
+  int64_t sg = grouped == 'o' ? og * so : ig * si;
+  return StridedDesc({g, og, ig, kh, kw}, {sg, so, si, sh, sw});
+}
+
+class ConvKernel : public Kernel {
+ public:
+  ConvKernel(CpuContext& context, F32Staging x, F32Staging f,
+             std::optional<F32Staging> bias, F32Staging y)
+      : context_(context),
+        x_(std::move(x)),
+        f_(std::move(f)),
+        bias_(std::move(bias)),
+        y_(std::move(y)) {}
+
+  template <typename PrimitiveDesc, typename Primitive>
+  absl::Status Init(const PrimitiveDesc& pd, const memory::desc& x,
+                    const memory::desc& f, const memory::desc& y,
+                    const char* what) {
+    what_ = what;
+    try {
+      dnnl::engine& e = context_.engine();
+      primitive_ = Primitive(pd);
+      memory user_filter(f, e, f_.data());
+      memory filter = user_filter;
+      if (pd.weights_desc() != f) {
+        filter = memory(pd.weights_desc(), e);
+        reorder_ = dnnl::reorder(user_filter, filter);
+        reorder_args_ = {{DNNL_ARG_FROM, user_filter}, {DNNL_ARG_TO, filter}};
+      }
+      args_ = {{DNNL_ARG_SRC, memory(x, e, x_.data())},
+               {DNNL_ARG_WEIGHTS, filter},
+               {DNNL_ARG_DST, memory(y, e, y_.data())}};
+      if (bias_) {
+        args_[DNNL_ARG_BIAS] = memory(pd.bias_desc(), e, bias_->data());
+      }
+    } catch (const dnnl::error& e) {
+      return DnnlError(what, e);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Run() override {
+    x_.Widen();
+    f_.Widen();
+    if (bias_) bias_->Widen();
+    try {
+      if (reorder_) reorder_->execute(context_.stream(), reorder_args_);
+      primitive_.execute(context_.stream(), args_);
+      context_.stream().wait();
+    } catch (const dnnl::error& e) {
+      return DnnlError(what_, e);
+    }
+    y_.Narrow();
+    return absl::OkStatus();
+  }
+
+ private:
+  CpuContext& context_;
+  F32Staging x_, f_;
+  std::optional<F32Staging> bias_;
+  F32Staging y_;
+  const char* what_ = "";
+  dnnl::primitive primitive_;
+  std::optional<dnnl::reorder> reorder_;
+  std::unordered_map<int, memory> args_, reorder_args_;
+};
+
+F32Staging Stage(const ir::TensorType& type, const std::byte* buffer) {
+  return F32Staging(type.dtype, const_cast<std::byte*>(buffer),
+                    ElementCount(type.shape));
+}
+
+Geometry ReadGeometry(const KernelIO& io, bool transposed) {
+  const ir::Attrs& a = io.attrs();
+  const ir::TensorType& x = *io.in_types[0];
+  const ir::TensorType& y = *io.out_types[0];
+  Geometry g;
+  g.nhwc = a.GetString("inputLayout", "nchw") == "nhwc";
+  auto image = [&](const std::vector<int64_t>& s, int64_t& c, int64_t& h,
+                   int64_t& w) {
+    c = g.nhwc ? s[3] : s[1];
+    h = g.nhwc ? s[1] : s[2];
+    w = g.nhwc ? s[2] : s[3];
+  };
+  g.n = x.shape[0];
+  image(x.shape, g.c, g.h, g.w);
+  image(y.shape, g.o, g.oh, g.ow);
+  g.g = a.GetInt("groups", 1);
+  std::vector<int64_t> padding = a.GetInts("padding", {0, 0, 0, 0});
+  std::vector<int64_t> strides = a.GetInts("strides", {1, 1});
+  std::vector<int64_t> dilations = a.GetInts("dilations", {1, 1});
+  g.pt = padding[0];
+  g.pb = padding[1];
+  g.pl = padding[2];
+  g.pr = padding[3];
+  g.sh = strides[0];
+  g.sw = strides[1];
+  g.dh = dilations[0];
+  g.dw = dilations[1];
+  std::string layout =
+      a.GetString("filterLayout", transposed ? "iohw" : "oihw");
+  const std::vector<int64_t>& f = io.in_types[1]->shape;
+  g.kh = f[layout.find('h')];
+  g.kw = f[layout.find('w')];
+  return g;
+}
+
+// The transposed convolution by its definition: each input element adds
+// its products into the output window it reaches.
+class DirectTransposedConv : public Kernel {
+ public:
+  DirectTransposedConv(Geometry g, std::string layout,
+                       std::vector<int64_t> filter_shape, F32Staging x,
+                       F32Staging f, std::optional<F32Staging> bias,
+                       F32Staging y)
+      : g_(g),
+        layout_(std::move(layout)),
+        fstrides_(Strides(filter_shape)),
+        x_(std::move(x)),
+        f_(std::move(f)),
+        bias_(std::move(bias)),
+        y_(std::move(y)) {}
+
+  absl::Status Run() override {
+    x_.Widen();
+    f_.Widen();
+    if (bias_) bias_->Widen();
+    const Geometry& g = g_;
+    int64_t ig = g.c / g.g, og = g.o / g.g;
+    auto at = [&](int64_t n, int64_t c, int64_t h, int64_t w, int64_t C,
+                  int64_t H, int64_t W) {
+      return g.nhwc ? ((n * H + h) * W + w) * C + c
+                    : ((n * C + c) * H + h) * W + w;
+    };
+    int64_t so = fstrides_[layout_.find('o')],
+            si = fstrides_[layout_.find('i')];
+    int64_t sh = fstrides_[layout_.find('h')],
+            sw = fstrides_[layout_.find('w')];
+    float* y = y_.data();
+    const float* x = x_.data();
+    const float* f = f_.data();
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t oc = 0; oc < g.o; ++oc) {
+        float b = bias_ ? bias_->data()[oc] : 0.0f;
+        for (int64_t h = 0; h < g.oh; ++h) {
+          for (int64_t w = 0; w < g.ow; ++w) {
+            y[at(n, oc, h, w, g.o, g.oh, g.ow)] = b;
+          }
+        }
+      }
+      for (int64_t c = 0; c < g.c; ++c) {
+        int64_t group = c / ig;
+        for (int64_t ih = 0; ih < g.h; ++ih) {
+          for (int64_t iw = 0; iw < g.w; ++iw) {
+            float v = x[at(n, c, ih, iw, g.c, g.h, g.w)];
+            for (int64_t k = 0; k < og; ++k) {
+              int64_t oc = group * og + k;
+              for (int64_t r = 0; r < g.kh; ++r) {
+                int64_t oh = ih * g.sh + r * g.dh - g.pt;
+                if (oh < 0 || oh >= g.oh) continue;
+                for (int64_t s = 0; s < g.kw; ++s) {
+                  int64_t ow = iw * g.sw + s * g.dw - g.pl;
+                  if (ow < 0 || ow >= g.ow) continue;
+                  y[at(n, oc, oh, ow, g.o, g.oh, g.ow)] +=
+                      v * f[c * si + k * so + r * sh + s * sw];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    y_.Narrow();
+    return absl::OkStatus();
+  }
+
+ private:
+  Geometry g_;
+  std::string layout_;
+  std::vector<int64_t> fstrides_;
+  F32Staging x_, f_;
+  std::optional<F32Staging> bias_;
+  F32Staging y_;
+};
+
+}  // namespace
+
+MadeKernel MakeConv2dKernel(const KernelIO& io) {
+  Geometry g = ReadGeometry(io, false);
+  std::string layout = io.attrs().GetString("filterLayout", "oihw");
+  memory::desc x = ImageDesc(g.n, g.c, g.h, g.w, g.nhwc);
+  memory::desc y = ImageDesc(g.n, g.o, g.oh, g.ow, g.nhwc);
+  memory::desc f = FilterDesc(layout, io.in_types[1]->shape, g.g, 'o');
+  std::optional<F32Staging> bias;
+  memory::desc b;
+  if (io.has(2)) {
+    bias.emplace(Stage(*io.in_types[2], io.in[2]));
+    b = PlainDesc({g.o});
+  }
+  auto kernel = std::make_unique<ConvKernel>(
+      io.context, Stage(*io.in_types[0], io.in[0]),
+      Stage(*io.in_types[1], io.in[1]), std::move(bias),
+      Stage(*io.out_types[0], io.out[0]));
+  try {
+    memory::desc any_f(f.dims(), memory::data_type::f32,
+                       memory::format_tag::any);
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        x, any_f, b, y, {g.sh, g.sw}, {g.dh - 1, g.dw - 1}, {g.pt, g.pl},
+        {g.pb, g.pr});
+    dnnl::convolution_forward::primitive_desc pd(d, io.context.engine());
+    absl::Status status =
+        kernel->Init<dnnl::convolution_forward::primitive_desc,
+                     dnnl::convolution_forward>(pd, x, f, y, "conv2d");
+    if (!status.ok()) return status;
+  } catch (const dnnl::error& e) {
+    return DnnlError("conv2d", e);
+  }
+  return kernel;
+}
+
+MadeKernel MakeConvTranspose2dKernel(const KernelIO& io) {
+  Geometry g = ReadGeometry(io, true);
+  std::string layout = io.attrs().GetString("filterLayout", "iohw");
+  std::optional<F32Staging> bias;
+  if (io.has(2)) bias.emplace(Stage(*io.in_types[2], io.in[2]));
+  auto stage = [&](int i) { return Stage(*io.in_types[i], io.in[i]); };
+  F32Staging y = Stage(*io.out_types[0], io.out[0]);
+  // oneDNN's right/bottom padding follows from the output size we want.
+  int64_t pb = (g.h - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.pt - g.oh;
+  int64_t pr = (g.w - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.pl - g.ow;
+  if (pb < 0 || pr < 0) {
+    return std::make_unique<DirectTransposedConv>(
+        g, layout, io.in_types[1]->shape, stage(0), stage(1), std::move(bias),
+        std::move(y));
+  }
+  memory::desc x = ImageDesc(g.n, g.c, g.h, g.w, g.nhwc);
+  memory::desc yd = ImageDesc(g.n, g.o, g.oh, g.ow, g.nhwc);
+  memory::desc f = FilterDesc(layout, io.in_types[1]->shape, g.g, 'i');
+  memory::desc b;
+  if (bias) b = PlainDesc({g.o});
+  auto kernel = std::make_unique<ConvKernel>(io.context, stage(0), stage(1),
+                                             std::move(bias), std::move(y));
+  try {
+    memory::desc any_f(f.dims(), memory::data_type::f32,
+                       memory::format_tag::any);
+    dnnl::deconvolution_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        dnnl::algorithm::deconvolution_direct, x, any_f, b, yd, {g.sh, g.sw},
+        {g.dh - 1, g.dw - 1}, {g.pt, g.pl}, {pb, pr});
+    dnnl::deconvolution_forward::primitive_desc pd(d, io.context.engine());
+    absl::Status status =
+        kernel->Init<dnnl::deconvolution_forward::primitive_desc,
+                     dnnl::deconvolution_forward>(pd, x, f, yd,
+                                                  "convTranspose2d");
+    if (!status.ok()) return status;
+  } catch (const dnnl::error& e) {
+    return DnnlError("convTranspose2d", e);
+  }
+  return kernel;
+}
+
+}  // namespace webnnm::backends::cpu

@@ -1,0 +1,149 @@
+// matmul and gemm on oneDNN's matmul primitive (created once per kernel,
+// executed on our buffers). Batch dimensions broadcast as oneDNN does: the
+// operands are brought to the same rank with leading 1s. gemm folds alpha
+// into the primitive's output scale and beta * C into a sum post-operation
+// over the result, which starts as C broadcast.
+#include <unordered_map>
+
+#include "backends/cpu/cpu_context.h"
+#include "backends/cpu/kernels/dnnl_util.h"
+#include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/shape_util.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+class MatmulKernel : public Kernel {
+ public:
+  MatmulKernel(CpuContext& context, F32Staging a, F32Staging b, F32Staging y)
+      : context_(context),
+        a_(std::move(a)),
+        b_(std::move(b)),
+        y_(std::move(y)) {}
+
+  absl::Status Init(const dnnl::memory::desc& a, const dnnl::memory::desc& b,
+                    const dnnl::memory::desc& y,
+                    const dnnl::primitive_attr& attr) {
+    try {
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, y), attr,
+                                      context_.engine());
+      primitive_ = dnnl::matmul(pd);
+      args_ = {
+          {DNNL_ARG_SRC, dnnl::memory(a, context_.engine(), a_.data())},
+          {DNNL_ARG_WEIGHTS, dnnl::memory(b, context_.engine(), b_.data())},
+          {DNNL_ARG_DST, dnnl::memory(y, context_.engine(), y_.data())}};
+    } catch (const dnnl::error& e) {
+      return DnnlError("matmul", e);
+    }
+    return absl::OkStatus();
+  }
+
+  // For gemm: fills the result with C (broadcast) before each run.
+  void SetPrefill(const std::byte* c, ir::DType dtype,
+                  std::vector<int64_t> c_shape, std::vector<int64_t> y_shape) {
+    c_ = c;
+    c_dtype_ = dtype;
+    plan_ = std::make_unique<BroadcastPlan>(
+        y_shape, std::vector<std::vector<int64_t>>{
+                     BroadcastStrides(c_shape, y_shape), Strides(y_shape)});
+  }
+
+  absl::Status Run() override {
+    a_.Widen();
+    b_.Widen();
+    if (c_ != nullptr) Prefill();
+    try {
+      primitive_.execute(context_.stream(), args_);
+      context_.stream().wait();
+    } catch (const dnnl::error& e) {
+      return DnnlError("matmul", e);
+    }
+    y_.Narrow();
+    return absl::OkStatus();
+  }
+
+ private:
+  void Prefill() {
+    float* y = y_.data();
+    plan_->ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t at = o[0] + i * s[0];
+        y[o[1] + i] = c_dtype_ == ir::DType::kFloat16
+                          ? Load(reinterpret_cast<const Half*>(c_) + at)
+                          : reinterpret_cast<const float*>(c_)[at];
+      }
+    });
+  }
+
+  CpuContext& context_;
+  F32Staging a_, b_, y_;
+  dnnl::matmul primitive_;
+  std::unordered_map<int, dnnl::memory> args_;
+  const std::byte* c_ = nullptr;
+  ir::DType c_dtype_ = ir::DType::kFloat32;
+  std::unique_ptr<BroadcastPlan> plan_;
+};
+
+F32Staging Stage(const ir::TensorType& type, const std::byte* buffer) {
+  return F32Staging(type.dtype, const_cast<std::byte*>(buffer),
+                    ElementCount(type.shape));
+}
+
+DnnlDims Padded(const std::vector<int64_t>& shape, size_t rank) {
+  DnnlDims dims(rank - shape.size(), 1);
+  dims.insert(dims.end(), shape.begin(), shape.end());
+  return dims;
+}
+
+}  // namespace
+
+MadeKernel MakeMatmulKernel(const KernelIO& io) {
+  const ir::TensorType& a = *io.in_types[0];
+  const ir::TensorType& b = *io.in_types[1];
+  const ir::TensorType& y = *io.out_types[0];
+  size_t rank = y.shape.size();
+  auto kernel = std::make_unique<MatmulKernel>(
+      io.context, Stage(a, io.in[0]), Stage(b, io.in[1]), Stage(y, io.out[0]));
+  absl::Status status = kernel->Init(
+      PlainDesc(Padded(a.shape, rank)), PlainDesc(Padded(b.shape, rank)),
+      PlainDesc(y.shape), dnnl::primitive_attr());
+  if (!status.ok()) return status;
+  return kernel;
+}
+
+MadeKernel MakeGemmKernel(const KernelIO& io) {
+  const ir::TensorType& a = *io.in_types[0];
+  const ir::TensorType& b = *io.in_types[1];
+  const ir::TensorType& y = *io.out_types[0];
+  bool ta = io.attrs().GetBool("aTranspose", false);
+  bool tb = io.attrs().GetBool("bTranspose", false);
+  float alpha = static_cast<float>(io.attrs().GetFloat("alpha", 1.0));
+  float beta = static_cast<float>(io.attrs().GetFloat("beta", 1.0));
+  // A transposed operand is the same buffer read with swapped strides.
+  auto operand = [](const ir::TensorType& t, bool transposed) {
+    int64_t rows = t.shape[0], cols = t.shape[1];
+    return transposed ? StridedDesc({cols, rows}, {1, cols})
+                      : StridedDesc({rows, cols}, {cols, 1});
+  };
+  dnnl::primitive_attr attr;
+  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+  bool with_c = io.has(2) && beta != 0.0f;
+  if (with_c) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  auto kernel = std::make_unique<MatmulKernel>(
+      io.context, Stage(a, io.in[0]), Stage(b, io.in[1]), Stage(y, io.out[0]));
+  absl::Status status =
+      kernel->Init(operand(a, ta), operand(b, tb), PlainDesc(y.shape), attr);
+  if (!status.ok()) return status;
+  if (with_c) {
+    kernel->SetPrefill(io.in[2], io.in_types[2]->dtype, io.in_types[2]->shape,
+                       y.shape);
+  }
+  return kernel;
+}
+
+}  // namespace webnnm::backends::cpu

@@ -1,0 +1,410 @@
+// Reductions: reduceL1, reduceL2, reduceLogSum, reduceLogSumExp, reduceMax,
+// reduceMean, reduceMin, reduceProduct, reduceSum, reduceSumSquare; argMin
+// and argMax; cumulativeSum.
+//
+// The input is walked once in long contiguous rows (BroadcastPlan over the
+// input with stride 0 for the reduced axes of an accumulator the size of the
+// result). Floating-point values (float16 included) accumulate in double and
+// are rounded once into the result's type; integer sums and products wrap
+// around in the unsigned type of their width. Reducing over no axes reduces
+// each element on its own (reduceL1 gives |x|, reduceSumSquare x^2, ...).
+// Accumulators are allocated when the kernel is made, never in Run().
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cpu/element.h"
+#include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/shape_util.h"
+#include "engine/base/float16.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+using K = ir::OpKind;
+
+// What sums and products accumulate in: double for floats, the unsigned
+// integer of the same width for integers (wrap-around without UB).
+template <typename T, bool = kIsFloat<T>>
+struct AccumulatorType {
+  using type = double;
+};
+template <typename T>
+struct AccumulatorType<T, false> {
+  using type = std::make_unsigned_t<T>;
+};
+template <typename T>
+using Acc = typename AccumulatorType<T>::type;
+
+// Wrapping product (unsigned types narrower than int are promoted to int,
+// whose product could overflow; compute those in unsigned int).
+template <typename A>
+A Times(A a, A b) {
+  if constexpr (std::is_integral_v<A> && sizeof(A) < sizeof(unsigned)) {
+    return static_cast<A>(static_cast<unsigned>(a) * static_cast<unsigned>(b));
+  } else {
+    return static_cast<A>(a * b);
+  }
+}
+
+// Stores an accumulated value into the result's type: doubles round once
+// (float16 directly from double), integers wrap.
+template <typename T, typename V>
+void Put(T* p, V v) {
+  if constexpr (std::is_same_v<T, Half>) {
+    if constexpr (std::is_same_v<V, double>) {
+      p->bits = DoubleToHalf(v);
+    } else {
+      p->bits = FloatToHalfBits(static_cast<float>(v));
+    }
+  } else {
+    *p = static_cast<T>(v);
+  }
+}
+
+// An input value as an accumulator value: |x| and x^2 wrap for integers.
+template <typename T>
+Acc<T> ToAcc(Compute<T> x) {
+  return static_cast<Acc<T>>(x);
+}
+template <typename T>
+Acc<T> AbsAcc(Compute<T> x) {
+  Acc<T> a = static_cast<Acc<T>>(x);
+  if constexpr (kIsFloat<T>) {
+    return std::fabs(a);
+  } else if constexpr (std::is_signed_v<T>) {
+    return x < 0 ? static_cast<Acc<T>>(Acc<T>(0) - a) : a;
+  } else {
+    return a;
+  }
+}
+
+// NaN-propagating maximum and minimum (`a` is the running value).
+template <typename C>
+C MaxOf(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(b)) return b;
+  }
+  return a < b ? b : a;
+}
+template <typename C>
+C MinOf(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(b)) return b;
+  }
+  return b < a ? b : a;
+}
+
+// The layout of one reduction: the plan walks the input (operand 0) and the
+// accumulator (operand 1, stride 0 along reduced axes) together.
+struct ReduceLayout {
+  BroadcastPlan plan;
+  int64_t out_count;  // accumulator / result elements
+  int64_t per_out;    // input elements reduced into each result
+};
+
+ReduceLayout MakeLayout(const std::vector<int64_t>& in,
+                        const std::vector<bool>& reduced) {
+  const int rank = static_cast<int>(in.size());
+  std::vector<int64_t> acc_strides(rank, 0);
+  int64_t stride = 1, per_out = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (reduced[d]) {
+      per_out *= in[d];
+    } else {
+      acc_strides[d] = stride;
+      stride *= in[d];
+    }
+  }
+  return ReduceLayout{BroadcastPlan(in, {Strides(in), acc_strides}), stride,
+                      per_out};
+}
+
+// acc[j] = combine(acc[j], map(x)) over every input element x reducing to j.
+// A row that folds into one accumulator is folded in kLanes independent
+// partial results (starting from `init`), so that the loop vectorizes.
+template <typename T, typename A, typename Map, typename Combine>
+void Accumulate(const BroadcastPlan& plan, const T* x, A* acc, A init, Map map,
+                Combine combine) {
+  constexpr int64_t kLanes = 8;
+  plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
+    const T* px = x + o[0];
+    A* pa = acc + o[1];
+    if (s[0] == 1 && s[1] == 0) {
+      A a = *pa;
+      int64_t i = 0;
+      if (n >= 2 * kLanes) {
+        A lane[kLanes];
+        for (int64_t l = 0; l < kLanes; ++l) lane[l] = init;
+        for (; i + kLanes <= n; i += kLanes) {
+          for (int64_t l = 0; l < kLanes; ++l) {
+            lane[l] = combine(lane[l], map(Load(px + i + l)));
+          }
+        }
+        for (int64_t l = 0; l < kLanes; ++l) a = combine(a, lane[l]);
+      }
+      for (; i < n; ++i) a = combine(a, map(Load(px + i)));
+      *pa = a;
+    } else if (s[0] == 1 && s[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) pa[i] = combine(pa[i], map(Load(px + i)));
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        pa[i * s[1]] = combine(pa[i * s[1]], map(Load(px + i * s[0])));
+      }
+    }
+  });
+}
+
+// A reduction with accumulator type A: y[j] = finish(fold of map(x)).
+template <typename T, typename A, typename Map, typename Combine,
+          typename Finish>
+std::unique_ptr<Kernel> Reduction(const KernelIO& io,
+                                  const std::vector<bool>& reduced, A init,
+                                  Map map, Combine combine, Finish finish) {
+  ReduceLayout layout = MakeLayout(io.in_types[0]->shape, reduced);
+  const T* x = reinterpret_cast<const T*>(io.in[0]);
+  T* y = reinterpret_cast<T*>(io.out[0]);
+  std::vector<A> acc(layout.out_count);
+  const int64_t count = layout.out_count, per_out = layout.per_out;
+  return MakeFunctionKernel(
+      [=, plan = std::move(layout.plan), acc = std::move(acc)]() mutable {
+        std::fill(acc.begin(), acc.end(), init);
+        Accumulate(plan, x, acc.data(), init, map, combine);
+        for (int64_t j = 0; j < count; ++j) Put(y + j, finish(acc[j], per_out));
+      });
+}
+
+// reduceLogSumExp: max + ln(sum e^(x - max)), the maximum found first.
+template <typename T>
+std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
+                                  const std::vector<bool>& reduced) {
+  ReduceLayout layout = MakeLayout(io.in_types[0]->shape, reduced);
+  const T* x = reinterpret_cast<const T*>(io.in[0]);
+  T* y = reinterpret_cast<T*>(io.out[0]);
+  const int64_t count = layout.out_count;
+  std::vector<double> max(count), sum(count);
+  return MakeFunctionKernel([=, plan = std::move(layout.plan),
+                             max = std::move(max),
+                             sum = std::move(sum)]() mutable {
+    std::fill(max.begin(), max.end(), -std::numeric_limits<double>::infinity());
+    std::fill(sum.begin(), sum.end(), 0.0);
+    Accumulate(
+        plan, x, max.data(), -std::numeric_limits<double>::infinity(),
+        [](Compute<T> v) { return double(v); },
+        [](double a, double b) { return MaxOf(a, b); });
+    // An infinite maximum shifts by 0: the sum is then +inf (some x is
+    // +inf) or 0 (every x is -inf, and ln 0 = -inf). NaN stays NaN.
+    for (double& m : max) {
+      if (!std::isfinite(m)) m = std::isnan(m) ? m : 0.0;
+    }
+    const double* shift = max.data();
+    plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
+      const T* px = x + o[0];
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t j = o[1] + i * s[1];
+        sum[j] += std::exp(double(Load(px + i * s[0])) - shift[j]);
+      }
+    });
+    for (int64_t j = 0; j < count; ++j) {
+      Put(y + j, std::isnan(max[j]) ? max[j] : max[j] + std::log(sum[j]));
+    }
+  });
+}
+
+template <typename T>
+MadeKernel ReduceFor(const KernelIO& io, const std::vector<bool>& reduced) {
+  using C = Compute<T>;
+  using A = Acc<T>;
+  auto keep = [](A a, int64_t) { return a; };
+  auto add = [](A a, A b) { return static_cast<A>(a + b); };
+  auto to_acc = [](C v) { return ToAcc<T>(v); };
+  switch (io.node.op->kind) {
+    case K::kReduceMax:
+      return Reduction<T, C>(
+          io, reduced,
+          std::is_floating_point_v<C> ? -std::numeric_limits<C>::infinity()
+                                      : std::numeric_limits<C>::lowest(),
+          [](C v) { return v; }, [](C a, C b) { return MaxOf(a, b); },
+          [](C a, int64_t) { return a; });
+    case K::kReduceMin:
+      return Reduction<T, C>(
+          io, reduced,
+          std::is_floating_point_v<C> ? std::numeric_limits<C>::infinity()
+                                      : std::numeric_limits<C>::max(),
+          [](C v) { return v; }, [](C a, C b) { return MinOf(a, b); },
+          [](C a, int64_t) { return a; });
+    case K::kReduceSum:
+      return Reduction<T, A>(io, reduced, A(0), to_acc, add, keep);
+    case K::kReduceL1:
+      return Reduction<T, A>(
+          io, reduced, A(0), [](C v) { return AbsAcc<T>(v); }, add, keep);
+    case K::kReduceSumSquare:
+      return Reduction<T, A>(
+          io, reduced, A(0),
+          [](C v) {
+            A a = ToAcc<T>(v);
+            return Times(a, a);
+          },
+          add, keep);
+    case K::kReduceProduct:
+      return Reduction<T, A>(
+          io, reduced, A(1), to_acc, [](A a, A b) { return Times(a, b); },
+          keep);
+    default:
+      break;
+  }
+  if constexpr (kIsFloat<T>) {
+    switch (io.node.op->kind) {
+      case K::kReduceMean:
+        return Reduction<T, double>(
+            io, reduced, 0.0, to_acc, add,
+            [](double a, int64_t n) { return a / static_cast<double>(n); });
+      case K::kReduceL2:
+        return Reduction<T, double>(
+            io, reduced, 0.0, [](C v) { return double(v) * double(v); }, add,
+            [](double a, int64_t) { return std::sqrt(a); });
+      case K::kReduceLogSum:
+        return Reduction<T, double>(
+            io, reduced, 0.0, to_acc, add,
+            [](double a, int64_t) { return std::log(a); });
+      case K::kReduceLogSumExp:
+        return LogSumExp<T>(io, reduced);
+      default:
+        break;
+    }
+  }
+  return absl::UnimplementedError(
+      StrCat("no kernel for ", ir::DTypeName(io.in_types[0]->dtype)));
+}
+
+// The extent of `axis` and of the dimensions before and after it.
+struct AxisSplit {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+
+AxisSplit SplitAt(const std::vector<int64_t>& shape, int axis) {
+  AxisSplit s;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (d < axis) s.outer *= shape[d];
+    if (d == axis) s.length = shape[d];
+    if (d > axis) s.inner *= shape[d];
+  }
+  return s;
+}
+
+// argMax/argMin along `axis`: the first index of the extreme value; a NaN
+// counts as more extreme than any number (the first NaN wins).
+template <typename T, typename I, bool kMax>
+std::unique_ptr<Kernel> ArgReduce(const KernelIO& io, AxisSplit s) {
+  using C = Compute<T>;
+  const T* x = reinterpret_cast<const T*>(io.in[0]);
+  I* y = reinterpret_cast<I*>(io.out[0]);
+  std::vector<C> best(s.inner);
+  return MakeFunctionKernel([=, best = std::move(best)]() mutable {
+    for (int64_t o = 0; o < s.outer; ++o) {
+      const T* base = x + o * s.length * s.inner;
+      I* yo = y + o * s.inner;
+      for (int64_t j = 0; j < s.inner; ++j) {
+        best[j] = Load(base + j);
+        yo[j] = 0;
+      }
+      for (int64_t k = 1; k < s.length; ++k) {
+        const T* row = base + k * s.inner;
+        for (int64_t j = 0; j < s.inner; ++j) {
+          C v = Load(row + j);
+          bool better = kMax ? v > best[j] : v < best[j];
+          if constexpr (std::is_floating_point_v<C>) {
+            better = better || (std::isnan(v) && !std::isnan(best[j]));
+          }
+          if (better) {
+            best[j] = v;
+            yo[j] = static_cast<I>(k);
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T, typename I>
+MadeKernel ArgReduceFor(const KernelIO& io, AxisSplit s) {
+  if (io.node.op->kind == K::kArgMax) return ArgReduce<T, I, true>(io, s);
+  return ArgReduce<T, I, false>(io, s);
+}
+
+}  // namespace
+
+MadeKernel MakeReduceKernel(const KernelIO& io) {
+  const std::vector<int64_t>& shape = io.in_types[0]->shape;
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> all(rank);
+  for (int d = 0; d < rank; ++d) all[d] = d;
+  std::vector<bool> reduced(rank, false);
+  for (int64_t axis : io.attrs().GetInts("axes", all)) {
+    if (axis < 0 || axis >= rank) {
+      return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
+    }
+    reduced[axis] = true;
+  }
+  return Dispatch(io.in_types[0]->dtype, [&](auto tag) {
+    return ReduceFor<typename decltype(tag)::type>(io, reduced);
+  });
+}
+
+MadeKernel MakeArgReduceKernel(const KernelIO& io) {
+  const std::vector<int64_t>& shape = io.in_types[0]->shape;
+  const int64_t axis = io.attrs().GetInt("axis", -1);
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
+    return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
+  }
+  AxisSplit s = SplitAt(shape, static_cast<int>(axis));
+  const bool int64 = io.out_types[0]->dtype == ir::DType::kInt64;
+  return Dispatch(io.in_types[0]->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return int64 ? ArgReduceFor<T, int64_t>(io, s)
+                 : ArgReduceFor<T, int32_t>(io, s);
+  });
+}
+
+// cumulativeSum along `axis`: running totals (double for floats, wrapping
+// for integers), from the high index down when `reversed`, each total
+// excluding its own element when `exclusive`.
+MadeKernel MakeCumulativeSumKernel(const KernelIO& io) {
+  const std::vector<int64_t>& shape = io.in_types[0]->shape;
+  const int64_t axis = io.attrs().GetInt("axis", -1);
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
+    return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
+  }
+  const AxisSplit s = SplitAt(shape, static_cast<int>(axis));
+  const bool exclusive = io.attrs().GetBool("exclusive", false);
+  const bool reversed = io.attrs().GetBool("reversed", false);
+  return Dispatch(io.in_types[0]->dtype, [&](auto tag) -> MadeKernel {
+    using T = typename decltype(tag)::type;
+    using A = Acc<T>;
+    const T* x = reinterpret_cast<const T*>(io.in[0]);
+    T* y = reinterpret_cast<T*>(io.out[0]);
+    std::vector<A> acc(s.inner);
+    return MakeFunctionKernel([=, acc = std::move(acc)]() mutable {
+      for (int64_t o = 0; o < s.outer; ++o) {
+        std::fill(acc.begin(), acc.end(), A(0));
+        for (int64_t step = 0; step < s.length; ++step) {
+          const int64_t k = reversed ? s.length - 1 - step : step;
+          const int64_t offset = (o * s.length + k) * s.inner;
+          const T* px = x + offset;
+          T* py = y + offset;
+          for (int64_t j = 0; j < s.inner; ++j) {
+            A before = acc[j];
+            acc[j] = static_cast<A>(acc[j] + ToAcc<T>(Load(px + j)));
+            Put(py + j, exclusive ? before : acc[j]);
+          }
+        }
+      }
+    });
+  });
+}
+
+}  // namespace webnnm::backends::cpu

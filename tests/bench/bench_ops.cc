@@ -1,0 +1,215 @@
+// webnnm-bench ops: our executables next to oneDNN called directly on the
+// same shapes, so the overhead of our layer shows (docs/backends.md).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <unordered_map>
+
+#include <dnnl.hpp>
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.h"
+#include "engine/ir/graph_builder.h"
+#include "tests/bench/bench.h"
+
+namespace webnnm::bench {
+namespace {
+
+using dnnl::memory;
+
+// Median seconds per call of `f` over samples of at least 50 ms each.
+double TimePerCall(const std::function<void()>& f) {
+  for (int i = 0; i < 3; ++i) f();  // warm up
+  std::vector<double> samples;
+  for (int s = 0; s < 7; ++s) {
+    int calls = 0;
+    auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    do {
+      f();
+      ++calls;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start)
+                    .count();
+    } while (elapsed < 0.05);
+    samples.push_back(elapsed / calls);
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+ir::TensorType F32(std::vector<int64_t> shape) {
+  ir::TensorType t;
+  t.shape = std::move(shape);
+  return t;
+}
+
+void Fill(std::span<std::byte> bytes) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  float* p = reinterpret_cast<float*>(bytes.data());
+  for (size_t i = 0; i < bytes.size() / 4; ++i) p[i] = u(rng);
+}
+
+// Times one graph on the CPU backend.
+double TimeGraph(ir::Graph graph, int threads) {
+  auto backend = backends::CreateBackend("cpu");
+  backends::CompileOptions options;
+  options.threads = threads;
+  auto exe = (*backend)->Compile(graph, options);
+  if (!exe.ok()) {
+    std::cerr << "webnnm-bench: " << exe.status().message() << "\n";
+    std::exit(1);
+  }
+  for (size_t i = 0; i < (*exe)->inputs().size(); ++i) Fill((*exe)->input(i));
+  return TimePerCall([&] { (void)(*exe)->Run(); });
+}
+
+// Times one oneDNN primitive over fresh plain buffers.
+double TimePrimitive(const dnnl::primitive& p,
+                     std::unordered_map<int, memory> args, dnnl::stream& s) {
+  for (auto& [arg, m] : args) {
+    size_t bytes = m.get_desc().get_size();
+    std::vector<std::byte> host(bytes);
+    Fill(host);
+    std::memcpy(m.get_data_handle(), host.data(), bytes);
+  }
+  return TimePerCall([&] {
+    p.execute(s, args);
+    s.wait();
+  });
+}
+
+void Report(const std::string& workload, int threads, double flops, double ours,
+            double direct) {
+  nlohmann::ordered_json line = {
+      {"bench", "ops"},
+      {"workload", workload},
+      {"threads", threads},
+      {"oursMicroseconds", ours * 1e6},
+      {"onednnMicroseconds", direct * 1e6},
+      {"oursGflops", flops / ours * 1e-9},
+      {"onednnGflops", flops / direct * 1e-9},
+      {"overheadPercent", (ours / direct - 1) * 100}};
+  std::cout << line.dump() << std::endl;
+}
+
+void Matmul(int64_t m, int64_t k, int64_t n, int threads) {
+  ir::GraphBuilder b;
+  ir::ValueId a = b.Input("a", F32({m, k}));
+  ir::ValueId w = b.Input("b", F32({k, n}));
+  b.Output("y", (*b.Op(ir::OpKind::kMatmul, {a, w}))[0]);
+  double ours = TimeGraph(b.Finish(), threads);
+
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  memory::desc ad({m, k}, memory::data_type::f32, memory::format_tag::ab);
+  memory::desc bd({k, n}, memory::data_type::f32, memory::format_tag::ab);
+  memory::desc yd({m, n}, memory::data_type::f32, memory::format_tag::ab);
+  dnnl::matmul p(
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, yd), e));
+  double direct = TimePrimitive(p,
+                                {{DNNL_ARG_SRC, memory(ad, e)},
+                                 {DNNL_ARG_WEIGHTS, memory(bd, e)},
+                                 {DNNL_ARG_DST, memory(yd, e)}},
+                                s);
+  Report("matmul " + std::to_string(m) + "x" + std::to_string(k) + "x" +
+             std::to_string(n),
+         threads, 2.0 * m * k * n, ours, direct);
+}
+
+// A small CNN layer: 64 images of 1x28x28, 8 filters of 3x3.
+void Conv(int threads) {
+  const int64_t n = 64, c = 1, h = 28, o = 8, kh = 3, oh = 26;
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({n, c, h, h}));
+  ir::ValueId f = b.Input("f", F32({o, c, kh, kh}));
+  ir::ValueId bias = b.Input("bias", F32({o}));
+  b.Output("y", (*b.Op(ir::OpKind::kConv2d, {x, f, bias}))[0]);
+  double ours = TimeGraph(b.Finish(), threads);
+
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  memory::desc xd({n, c, h, h}, memory::data_type::f32,
+                  memory::format_tag::nchw);
+  memory::desc fd({o, c, kh, kh}, memory::data_type::f32,
+                  memory::format_tag::oihw);
+  memory::desc bd({o}, memory::data_type::f32, memory::format_tag::a);
+  memory::desc yd({n, o, oh, oh}, memory::data_type::f32,
+                  memory::format_tag::nchw);
+  dnnl::convolution_forward p(dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, xd,
+                                      fd, bd, yd, {1, 1}, {0, 0}, {0, 0},
+                                      {0, 0}),
+      e));
+  double direct = TimePrimitive(p,
+                                {{DNNL_ARG_SRC, memory(xd, e)},
+                                 {DNNL_ARG_WEIGHTS, memory(fd, e)},
+                                 {DNNL_ARG_BIAS, memory(bd, e)},
+                                 {DNNL_ARG_DST, memory(yd, e)}},
+                                s);
+  Report("conv2d 64x1x28x28 * 8x1x3x3", threads,
+         2.0 * n * o * oh * oh * c * kh * kh, ours, direct);
+}
+
+// softmax over the last axis of [rows, cols]; about 5 operations per element.
+void Softmax(int64_t rows, int64_t cols, int threads) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({rows, cols}));
+  ir::Attrs attrs;
+  attrs.Set("axis", int64_t{1});
+  b.Output("y", (*b.Op(ir::OpKind::kSoftmax, {x}, attrs))[0]);
+  double ours = TimeGraph(b.Finish(), threads);
+
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  memory::desc d({rows, cols}, memory::data_type::f32, memory::format_tag::ab);
+  dnnl::softmax_forward p(dnnl::softmax_forward::primitive_desc(
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, d, 1),
+      e));
+  double direct = TimePrimitive(
+      p, {{DNNL_ARG_SRC, memory(d, e)}, {DNNL_ARG_DST, memory(d, e)}}, s);
+  Report("softmax " + std::to_string(rows) + "x" + std::to_string(cols),
+         threads, 5.0 * rows * cols, ours, direct);
+}
+
+// reduceSum over the last axis of [rows, cols]; one addition per element.
+void Reduce(int64_t rows, int64_t cols, int threads) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({rows, cols}));
+  ir::Attrs attrs;
+  attrs.Set("axes", std::vector<int64_t>{1});
+  b.Output("y", (*b.Op(ir::OpKind::kReduceSum, {x}, attrs))[0]);
+  double ours = TimeGraph(b.Finish(), threads);
+
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  memory::desc xd({rows, cols}, memory::data_type::f32, memory::format_tag::ab);
+  memory::desc yd({rows, 1}, memory::data_type::f32, memory::format_tag::ab);
+  dnnl::reduction p(dnnl::reduction::primitive_desc(
+      dnnl::reduction::desc(dnnl::algorithm::reduction_sum, xd, yd, 0, 0), e));
+  double direct = TimePrimitive(
+      p, {{DNNL_ARG_SRC, memory(xd, e)}, {DNNL_ARG_DST, memory(yd, e)}}, s);
+  Report("reduceSum " + std::to_string(rows) + "x" + std::to_string(cols),
+         threads, 1.0 * rows * cols, ours, direct);
+}
+
+}  // namespace
+
+int RunOps(int threads) {
+  omp_set_num_threads(threads);
+  Matmul(64, 784, 128, threads);
+  Matmul(1024, 1024, 1024, threads);
+  Conv(threads);
+  Softmax(64, 1000, threads);
+  Reduce(256, 4096, threads);
+  return 0;
+}
+
+}  // namespace webnnm::bench

@@ -57,6 +57,10 @@ class Executable {
   // Bytes held for intermediate results (after reuse by liveness).
   virtual size_t intermediate_bytes() const = 0;
 
+  // What computes each operation, in run order: "<op>: <implementation>"
+  // (for example "add: oneDNN jit:avx512_core" or "gelu: C++").
+  virtual std::vector<std::string> implementations() const = 0;
+
   // The random numbers of run `step` under `seed` (randomUniform): each
   // Run() uses the current step and then advances it by one.
   virtual void SetRandomState(uint64_t seed, uint64_t step) = 0;
@@ -69,6 +73,9 @@ class Executable {
 struct CompileOptions {
   int threads = 1;  // compute threads for this executable
   ir::Limits limits;
+  // Run every operation that has one on the backend's own plain kernels
+  // instead of an optimized library (to cross-check the two).
+  bool reference_kernels = false;
 };
 
 class Backend {

@@ -27,6 +27,10 @@ class CpuContext {
   dnnl::engine& engine() { return engine_; }
   dnnl::stream& stream() { return stream_; }
   int threads() const { return threads_; }
+  // Whether kernels may use oneDNN primitives for operations that also have
+  // a C++ kernel (matmul, gemm, convolutions and softmax always do).
+  bool use_dnnl() const { return use_dnnl_; }
+  void set_use_dnnl(bool use) { use_dnnl_ = use; }
 
   // Makes the calling thread run OpenMP regions with this context's count.
   void EnterThreads() const;
@@ -46,6 +50,7 @@ class CpuContext {
   dnnl::engine engine_;
   dnnl::stream stream_;
   int threads_;
+  bool use_dnnl_ = true;
   uint32_t next_stream_ = 0;
   uint64_t random_seed_ = 0;
   uint64_t random_step_ = 0;

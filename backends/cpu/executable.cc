@@ -49,6 +49,7 @@ CpuExecutable::Buffer CpuExecutable::Allocate(size_t bytes) {
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     const ir::Graph& graph, const CompileOptions& options) {
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable(options.threads));
+  exe->context_.set_use_dnnl(!options.reference_kernels);
   absl::StatusOr<std::vector<ir::NodeId>> order = graph.TopologicalOrder();
   if (!order.ok()) return order.status();
 
@@ -186,6 +187,15 @@ std::span<std::byte> CpuExecutable::input(size_t i) { return input_views_[i]; }
 
 std::span<const std::byte> CpuExecutable::output(size_t i) const {
   return output_views_[i];
+}
+
+std::vector<std::string> CpuExecutable::implementations() const {
+  std::vector<std::string> result;
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    result.push_back(StrCat(kernel_names_[i], ": ",
+                            kernels_[i]->implementation()));
+  }
+  return result;
 }
 
 absl::Status CpuExecutable::Run() {

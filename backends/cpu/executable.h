@@ -27,6 +27,7 @@ class CpuExecutable : public Executable {
   std::span<const std::byte> output(size_t i) const override;
   absl::Status Run() override;
   size_t intermediate_bytes() const override { return arena_size_; }
+  std::vector<std::string> implementations() const override;
   void SetRandomState(uint64_t seed, uint64_t step) override {
     context_.SetRandomState(seed, step);
   }

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,6 +38,8 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual absl::Status Run() = 0;
+  // What computes the operation: "C++", or the oneDNN implementation.
+  virtual std::string implementation() const { return "C++"; }
 };
 
 using KernelFactory =

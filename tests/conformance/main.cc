@@ -1,7 +1,7 @@
 // webnnm-conformance: runs WebNN conformance vectors on a backend.
 //
 //   webnnm-conformance [--backend cpu] [--filter SUBSTR] [-v] [--threads N]
-//                      FILE...
+//                      [--reference-kernels] FILE...
 //
 // Prints one line per failed case, "FAIL <file>: <case>: <reason>", then
 // "N passed, M failed, K skipped". Exit status: 0 when nothing failed, 1
@@ -36,12 +36,10 @@ std::string Basename(const std::string& path) {
 
 // Runs one case; returns "" on success, "skip" when skipped, else why not.
 std::string RunCase(webnnm::backends::Backend& backend, const Case& c,
-                    int threads) {
+                    const webnnm::backends::CompileOptions& options) {
   for (const auto& [op, dtype] : c.uses) {
     if (!backend.Supports(op, dtype)) return "skip";
   }
-  webnnm::backends::CompileOptions options;
-  options.threads = threads;
   auto exe = backend.Compile(c.graph, options);
   if (!exe.ok()) return std::string(exe.status().message());
   for (const auto& input : c.inputs) {
@@ -65,8 +63,8 @@ std::string RunCase(webnnm::backends::Backend& backend, const Case& c,
 }
 
 void RunFile(const std::string& path, webnnm::backends::Backend& backend,
-             const std::string& filter, bool verbose, int threads,
-             Counts& counts) {
+             const std::string& filter, bool verbose,
+             const webnnm::backends::CompileOptions& options, Counts& counts) {
   std::string file = Basename(path);
   std::ifstream in(path);
   nlohmann::json document;
@@ -98,7 +96,7 @@ void RunFile(const std::string& path, webnnm::backends::Backend& backend,
           std::cerr << "ERRATUM " << note << "\n";
         }
       }
-      error = built.ok() ? RunCase(backend, *built, threads)
+      error = built.ok() ? RunCase(backend, *built, options)
                          : std::string(built.status().message());
     } catch (const std::exception& e) {
       error = std::string("malformed case: ") + e.what();
@@ -123,6 +121,7 @@ int main(int argc, char** argv) {
   std::string backend_name = "cpu", filter;
   bool verbose = false, gradients = false;
   int threads = 1;
+  bool reference_kernels = false;
   std::vector<std::string> files;
   app.add_option("--backend", backend_name, "Backend to run: cpu");
   app.add_option("--filter", filter, "Only cases whose name contains this");
@@ -131,6 +130,9 @@ int main(int argc, char** argv) {
                "Also check the cases' gradients (not available yet)");
   app.add_option("--threads", threads, "Compute threads")
       ->check(CLI::Range(1, 256));
+  app.add_flag("--reference-kernels", reference_kernels,
+               "Use the backend's plain kernels wherever it also has "
+               "optimized ones");
   app.add_option("FILE", files, "Conformance JSON files");
   try {
     app.parse(argc, argv);
@@ -155,9 +157,12 @@ int main(int argc, char** argv) {
     std::cerr << "webnnm-conformance: " << backend.status().message() << "\n";
     return 2;
   }
+  webnnm::backends::CompileOptions options;
+  options.threads = threads;
+  options.reference_kernels = reference_kernels;
   Counts counts;
   for (const std::string& path : files) {
-    RunFile(path, **backend, filter, verbose, threads, counts);
+    RunFile(path, **backend, filter, verbose, options, counts);
   }
   std::cout << counts.passed << " passed, " << counts.failed << " failed, "
             << counts.skipped << " skipped\n";

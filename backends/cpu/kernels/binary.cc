@@ -5,6 +5,7 @@
 
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
@@ -153,6 +154,7 @@ MadeKernel MakeFor(const KernelIO& io) {
 }  // namespace
 
 MadeKernel MakeBinaryKernel(const KernelIO& io) {
+  if (auto kernel = TryDnnlBinary(io)) return kernel;
   return Dispatch(io.in_types[0]->dtype, [&](auto tag) {
     return MakeFor<typename decltype(tag)::type>(io);
   });

@@ -1,5 +1,8 @@
 #include "backends/cpu/kernels/dnnl_util.h"
 
+#include <cstdint>
+#include <string_view>
+
 namespace webnnm::backends::cpu {
 
 dnnl::memory::desc PlainDesc(const DnnlDims& dims) {
@@ -34,6 +37,60 @@ void F32Staging::Narrow() {
   if (dtype_ == ir::DType::kFloat32 || buffer_ == nullptr) return;
   Half* h = reinterpret_cast<Half*>(buffer_);
   for (int64_t i = 0; i < count_; ++i) Store(h + i, data_[i]);
+}
+
+dnnl::primitive_attr DnnlKernel::Attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void DnnlKernel::AddInput(int arg, const dnnl::memory::desc& desc,
+                          ir::DType dtype, const std::byte* buffer,
+                          int64_t count) {
+  inputs_.push_back(std::make_unique<F32Staging>(
+      dtype, const_cast<std::byte*>(buffer), count));
+  args_[arg] = dnnl::memory(desc, context_.engine(), inputs_.back()->data());
+}
+
+void DnnlKernel::AddOutput(int arg, const dnnl::memory::desc& desc,
+                           ir::DType dtype, std::byte* buffer, int64_t count) {
+  outputs_.push_back(std::make_unique<F32Staging>(dtype, buffer, count));
+  args_[arg] = dnnl::memory(desc, context_.engine(), outputs_.back()->data());
+}
+
+void DnnlKernel::AddRaw(int arg, const dnnl::memory::desc& desc, void* data) {
+  args_[arg] = dnnl::memory(desc, context_.engine(), data);
+}
+
+void DnnlKernel::SetPrimitive(const dnnl::primitive_desc_base& pd) {
+  primitive_ = dnnl::primitive(pd.get());
+  implementation_ = std::string("oneDNN ") + pd.impl_info_str();
+  const dnnl::memory::desc desc = pd.scratchpad_desc();
+  size_t bytes = desc.get_size();
+  if (bytes == 0) return;
+  constexpr size_t kAlign = 64;
+  scratchpad_.resize(bytes + kAlign);
+  auto address = reinterpret_cast<uintptr_t>(scratchpad_.data());
+  address = (address + kAlign - 1) / kAlign * kAlign;
+  args_[DNNL_ARG_SCRATCHPAD] =
+      dnnl::memory(desc, context_.engine(), reinterpret_cast<void*>(address));
+}
+
+absl::Status DnnlKernel::Run() {
+  for (auto& input : inputs_) input->Widen();
+  try {
+    primitive_.execute(context_.stream(), args_);
+    context_.stream().wait();
+  } catch (const dnnl::error& e) {
+    return DnnlError(what_, e);
+  }
+  for (auto& output : outputs_) output->Narrow();
+  return absl::OkStatus();
+}
+
+bool IsReference(const dnnl::primitive_desc_base& pd) {
+  return std::string_view(pd.impl_info_str()).substr(0, 3) == "ref";
 }
 
 }  // namespace webnnm::backends::cpu

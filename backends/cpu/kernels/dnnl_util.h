@@ -6,11 +6,16 @@
 #define WEBNNM_BACKENDS_CPU_KERNELS_DNNL_UTIL_H_
 
 #include <cstddef>
+#include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
 
+#include "backends/cpu/cpu_context.h"
 #include "backends/cpu/element.h"
+#include "backends/cpu/kernel.h"
 #include "engine/ir/tensor_type.h"
 
 namespace webnnm::backends::cpu {
@@ -40,6 +45,48 @@ class F32Staging {
   std::vector<float> copy_;
   float* data_;
 };
+
+// One oneDNN primitive as a kernel. Tensors are bound to the primitive's
+// arguments as float32 views (float16 tensors staged: widened before the
+// primitive runs, results rounded back after); oneDNN's scratchpad is
+// allocated once, here, so Run() allocates nothing.
+class DnnlKernel : public Kernel {
+ public:
+  DnnlKernel(CpuContext& context, const char* what)
+      : context_(context), what_(what) {}
+
+  // Attributes every primitive descriptor of this kernel must be made with
+  // (user-managed scratchpad), plus what the caller adds.
+  static dnnl::primitive_attr Attr();
+
+  // Binds a tensor of `count` elements to argument `arg`.
+  void AddInput(int arg, const dnnl::memory::desc& desc, ir::DType dtype,
+                const std::byte* buffer, int64_t count);
+  void AddOutput(int arg, const dnnl::memory::desc& desc, ir::DType dtype,
+                 std::byte* buffer, int64_t count);
+  // Binds memory as it is (no staging; any oneDNN data type).
+  void AddRaw(int arg, const dnnl::memory::desc& desc, void* data);
+
+  // Sets the primitive made from `pd` and allocates its scratchpad.
+  void SetPrimitive(const dnnl::primitive_desc_base& pd);
+
+  CpuContext& context() { return context_; }
+  absl::Status Run() override;
+  std::string implementation() const override { return implementation_; }
+
+ private:
+  CpuContext& context_;
+  const char* what_;
+  std::string implementation_;
+  std::vector<std::unique_ptr<F32Staging>> inputs_, outputs_;
+  std::vector<std::byte> scratchpad_;
+  dnnl::primitive primitive_;
+  std::unordered_map<int, dnnl::memory> args_;
+};
+
+// Whether oneDNN picked its reference implementation for `pd` (plain loops,
+// no faster than our C++ kernels): kernels then keep their C++ path.
+bool IsReference(const dnnl::primitive_desc_base& pd);
 
 }  // namespace webnnm::backends::cpu
 

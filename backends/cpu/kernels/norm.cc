@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "backends/cpu/element.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 
@@ -20,6 +21,7 @@ float At(const std::byte* p, int64_t i, float fallback) {
 }  // namespace
 
 MadeKernel MakeBatchNormalizationKernel(const KernelIO& io) {
+  if (auto kernel = TryDnnlNormalization(io)) return kernel;
   const std::vector<int64_t>& shape = io.in_types[0]->shape;
   int64_t axis = io.attrs().GetInt("axis", 1);
   float epsilon = static_cast<float>(io.attrs().GetFloat("epsilon", 1e-5));
@@ -90,6 +92,7 @@ MadeKernel MakeInstanceNormalizationKernel(const KernelIO& io) {
 }
 
 MadeKernel MakeLayerNormalizationKernel(const KernelIO& io) {
+  if (auto kernel = TryDnnlNormalization(io)) return kernel;
   const std::vector<int64_t>& shape = io.in_types[0]->shape;
   const int rank = static_cast<int>(shape.size());
   std::vector<int64_t> all;

@@ -15,6 +15,7 @@
 
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
@@ -213,6 +214,7 @@ class PoolKernel : public Kernel {
 }  // namespace
 
 MadeKernel MakePoolKernel(const KernelIO& io) {
+  if (auto kernel = TryDnnlPooling(io)) return kernel;
   const ir::Attrs& a = io.attrs();
   PoolKind kind;
   switch (io.node.op->kind) {

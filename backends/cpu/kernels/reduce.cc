@@ -17,6 +17,7 @@
 
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/float16.h"
@@ -350,6 +351,7 @@ MadeKernel MakeReduceKernel(const KernelIO& io) {
     }
     reduced[axis] = true;
   }
+  if (auto kernel = TryDnnlReduction(io)) return kernel;
   return Dispatch(io.in_types[0]->dtype, [&](auto tag) {
     return ReduceFor<typename decltype(tag)::type>(io, reduced);
   });

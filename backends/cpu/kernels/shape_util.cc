@@ -57,4 +57,16 @@ BroadcastPlan::BroadcastPlan(std::vector<int64_t> shape,
   strides_ = std::move(merged);
 }
 
+int64_t Outer(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (int i = 0; i < axis; ++i) n *= shape[i];
+  return n;
+}
+
+int64_t Inner(const std::vector<int64_t>& shape, int axis) {
+  int64_t n = 1;
+  for (size_t i = axis; i < shape.size(); ++i) n *= shape[i];
+  return n;
+}
+
 }  // namespace webnnm::backends::cpu

@@ -14,6 +14,11 @@ int64_t ElementCount(const std::vector<int64_t>& shape);
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape);
 
+// The elements before `axis`, and the elements from `axis` on (one slab:
+// the whole tensor for a single outer index).
+int64_t Outer(const std::vector<int64_t>& shape, int axis);
+int64_t Inner(const std::vector<int64_t>& shape, int axis);
+
 // The strides with which an operand of `shape` is read while iterating over
 // `out` (right-aligned numpy broadcasting: 0 where the operand repeats).
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "backends/cpu/kernels/strided_copy.h"
@@ -15,19 +16,6 @@
 
 namespace webnnm::backends::cpu {
 namespace {
-
-// The elements before `axis`, and the elements from `axis` on of one slab
-// (the whole tensor for a single outer index).
-int64_t Outer(const std::vector<int64_t>& shape, int axis) {
-  int64_t n = 1;
-  for (int i = 0; i < axis; ++i) n *= shape[i];
-  return n;
-}
-int64_t Inner(const std::vector<int64_t>& shape, int axis) {
-  int64_t n = 1;
-  for (size_t i = axis; i < shape.size(); ++i) n *= shape[i];
-  return n;
-}
 
 // `value` as the bytes of one element of `dtype`: floats rounded, integers
 // truncated and saturated to the type's range (NaN: 0).
@@ -246,6 +234,7 @@ MadeKernel MakeConcatKernel(const KernelIO& io) {
   if (total != static_cast<size_t>(Inner(out, axis)) * size) {
     return absl::InvalidArgumentError("concat result has the wrong shape");
   }
+  if (auto kernel = TryDnnlConcat(io)) return kernel;
   std::byte* y = io.out[0];
   return MakeFunctionKernel([=] {
     std::byte* p = y;

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
@@ -144,6 +145,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeFor(const KernelIO& io) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Kernel>> MakeUnaryKernel(const KernelIO& io) {
+  if (auto kernel = TryDnnlEltwise(io)) return kernel;
   return Dispatch(io.in_types[0]->dtype, [&](auto tag) {
     return MakeFor<typename decltype(tag)::type>(io);
   });

@@ -28,37 +28,67 @@ std::vector<std::byte> Encode(const Tensor& t) {
   std::vector<std::byte> out;
   for (double v : t.values) {
     switch (t.dtype) {
-      case ir::DType::kFloat32: Put(out, static_cast<float>(v)); break;
-      case ir::DType::kFloat16: Put(out, DoubleToHalf(v)); break;
-      case ir::DType::kInt32: Put(out, static_cast<int32_t>(v)); break;
-      case ir::DType::kUint32: Put(out, static_cast<uint32_t>(v)); break;
-      case ir::DType::kInt64: Put(out, static_cast<int64_t>(v)); break;
-      case ir::DType::kUint64: Put(out, static_cast<uint64_t>(v)); break;
+      case ir::DType::kFloat32:
+        Put(out, static_cast<float>(v));
+        break;
+      case ir::DType::kFloat16:
+        Put(out, DoubleToHalf(v));
+        break;
+      case ir::DType::kInt32:
+        Put(out, static_cast<int32_t>(v));
+        break;
+      case ir::DType::kUint32:
+        Put(out, static_cast<uint32_t>(v));
+        break;
+      case ir::DType::kInt64:
+        Put(out, static_cast<int64_t>(v));
+        break;
+      case ir::DType::kUint64:
+        Put(out, static_cast<uint64_t>(v));
+        break;
       case ir::DType::kInt8:
-      case ir::DType::kInt4: Put(out, static_cast<int8_t>(v)); break;
+      case ir::DType::kInt4:
+        Put(out, static_cast<int8_t>(v));
+        break;
       case ir::DType::kUint8:
-      case ir::DType::kUint4: Put(out, static_cast<uint8_t>(v)); break;
+      case ir::DType::kUint4:
+        Put(out, static_cast<uint8_t>(v));
+        break;
     }
   }
   return out;
 }
 
-std::vector<double> Decode(ir::DType dtype, const std::byte* p,
-                           size_t count) {
+std::vector<double> Decode(ir::DType dtype, const std::byte* p, size_t count) {
   std::vector<double> out;
   for (size_t i = 0; i < count; ++i) {
     switch (dtype) {
-      case ir::DType::kFloat32: out.push_back(Get<float>(p, i)); break;
-      case ir::DType::kFloat16: out.push_back(HalfToFloat(Get<uint16_t>(p, i)));
+      case ir::DType::kFloat32:
+        out.push_back(Get<float>(p, i));
         break;
-      case ir::DType::kInt32: out.push_back(Get<int32_t>(p, i)); break;
-      case ir::DType::kUint32: out.push_back(Get<uint32_t>(p, i)); break;
-      case ir::DType::kInt64: out.push_back(Get<int64_t>(p, i)); break;
-      case ir::DType::kUint64: out.push_back(Get<uint64_t>(p, i)); break;
+      case ir::DType::kFloat16:
+        out.push_back(HalfToFloat(Get<uint16_t>(p, i)));
+        break;
+      case ir::DType::kInt32:
+        out.push_back(Get<int32_t>(p, i));
+        break;
+      case ir::DType::kUint32:
+        out.push_back(Get<uint32_t>(p, i));
+        break;
+      case ir::DType::kInt64:
+        out.push_back(Get<int64_t>(p, i));
+        break;
+      case ir::DType::kUint64:
+        out.push_back(Get<uint64_t>(p, i));
+        break;
       case ir::DType::kInt8:
-      case ir::DType::kInt4: out.push_back(Get<int8_t>(p, i)); break;
+      case ir::DType::kInt4:
+        out.push_back(Get<int8_t>(p, i));
+        break;
       case ir::DType::kUint8:
-      case ir::DType::kUint4: out.push_back(Get<uint8_t>(p, i)); break;
+      case ir::DType::kUint4:
+        out.push_back(Get<uint8_t>(p, i));
+        break;
     }
   }
   return out;
@@ -67,6 +97,13 @@ std::vector<double> Decode(ir::DType dtype, const std::byte* p,
 absl::StatusOr<std::vector<Tensor>> RunOp(
     const std::string& op, const std::vector<std::optional<Tensor>>& operands,
     const ir::Attrs& attrs, bool constants) {
+  return RunOp(op, operands, attrs, RunOptions{.constants = constants});
+}
+
+absl::StatusOr<std::vector<Tensor>> RunOp(
+    const std::string& op, const std::vector<std::optional<Tensor>>& operands,
+    const ir::Attrs& attrs, const RunOptions& options) {
+  const bool constants = options.constants;
   const ir::OpDef* def = ir::FindOp(op);
   if (def == nullptr) return absl::NotFoundError(StrCat("no op ", op));
   ir::GraphBuilder builder;
@@ -84,8 +121,9 @@ absl::StatusOr<std::vector<Tensor>> RunOp(
     std::vector<std::byte> bytes = Encode(*operands[i]);
     if (constants) {
       auto data = std::make_shared<ir::ConstantData>();
-      data->bytes.assign(reinterpret_cast<uint8_t*>(bytes.data()),
-                         reinterpret_cast<uint8_t*>(bytes.data()) + bytes.size());
+      data->bytes.assign(
+          reinterpret_cast<uint8_t*>(bytes.data()),
+          reinterpret_cast<uint8_t*>(bytes.data()) + bytes.size());
       absl::StatusOr<ir::ValueId> v = builder.Constant(name, type, data);
       if (!v.ok()) return v.status();
       values.push_back(*v);
@@ -103,9 +141,14 @@ absl::StatusOr<std::vector<Tensor>> RunOp(
   ir::Graph graph = builder.Finish();
   absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend("cpu");
   if (!backend.ok()) return backend.status();
+  CompileOptions compile;
+  compile.reference_kernels = options.reference_kernels;
   absl::StatusOr<std::unique_ptr<Executable>> exe =
-      (*backend)->Compile(graph, {});
+      (*backend)->Compile(graph, compile);
   if (!exe.ok()) return exe.status();
+  if (options.implementations) {
+    *options.implementations = (*exe)->implementations();
+  }
   for (const auto& [name, bytes] : inputs) {
     int i = (*exe)->FindInput(name);
     std::memcpy((*exe)->input(i).data(), bytes.data(), bytes.size());
@@ -130,7 +173,8 @@ Tensor RunOne(const std::string& op,
   return results->front();
 }
 
-ir::Attrs A(std::initializer_list<std::pair<std::string, ir::AttrValue>> values) {
+ir::Attrs A(
+    std::initializer_list<std::pair<std::string, ir::AttrValue>> values) {
   ir::Attrs attrs;
   for (const auto& [name, value] : values) attrs.Set(name, value);
   return attrs;

@@ -38,11 +38,22 @@ std::vector<std::byte> Encode(const Tensor& t);
 std::vector<double> Decode(ir::DType dtype, const std::byte* bytes,
                            size_t count);
 
+// How RunOp compiles its graph.
+struct RunOptions {
+  bool constants = false;          // operands as constants rather than inputs
+  bool reference_kernels = false;  // CompileOptions::reference_kernels
+  // When set, receives Executable::implementations().
+  std::vector<std::string>* implementations = nullptr;
+};
+
 // Runs operation `op` on `operands` (std::nullopt: absent). Operands are
 // graph inputs, or constants when `constants` is true. Returns the results.
 absl::StatusOr<std::vector<Tensor>> RunOp(
     const std::string& op, const std::vector<std::optional<Tensor>>& operands,
     const ir::Attrs& attrs = {}, bool constants = false);
+absl::StatusOr<std::vector<Tensor>> RunOp(
+    const std::string& op, const std::vector<std::optional<Tensor>>& operands,
+    const ir::Attrs& attrs, const RunOptions& options);
 
 // The first result of RunOp, or an empty tensor with dtype float32 and no
 // values when it failed (tests assert on the status separately).
@@ -50,7 +61,8 @@ Tensor RunOne(const std::string& op,
               const std::vector<std::optional<Tensor>>& operands,
               const ir::Attrs& attrs = {});
 
-ir::Attrs A(std::initializer_list<std::pair<std::string, ir::AttrValue>> values);
+ir::Attrs A(
+    std::initializer_list<std::pair<std::string, ir::AttrValue>> values);
 
 }  // namespace webnnm::backends::cpu::testing
 

@@ -1,0 +1,38 @@
+// oneDNN versions of the kernels that also have a C++ kernel.
+//
+// Each Try* function returns the oneDNN kernel of a node, or nullptr when
+// oneDNN does not fit it: a data type other than float32/float16 (float16
+// is staged through float32 and rounded once per operation), options
+// oneDNN cannot express, NaN rules oneDNN does not keep, only a reference
+// implementation in oneDNN, or a context that asks for C++ kernels
+// (CompileOptions::reference_kernels). The factory then makes its C++
+// kernel, which stays the reference for every case.
+#ifndef WEBNNM_BACKENDS_CPU_KERNELS_DNNL_KERNELS_H_
+#define WEBNNM_BACKENDS_CPU_KERNELS_DNNL_KERNELS_H_
+
+#include <memory>
+
+#include "backends/cpu/kernel.h"
+
+namespace webnnm::backends::cpu {
+
+// relu, leakyRelu, elu, tanh, sigmoid, exp, sqrt, abs, neg, linear,
+// softplus, hardSwish (dnnl_eltwise.cc).
+std::unique_ptr<Kernel> TryDnnlEltwise(const KernelIO& io);
+// add, sub, mul, div with one operand broadcast; prelu (dnnl_binary.cc).
+std::unique_ptr<Kernel> TryDnnlBinary(const KernelIO& io);
+// reduceSum, reduceMean, reduceProduct, reduceL1, reduceL2,
+// reduceSumSquare (dnnl_reduction.cc).
+std::unique_ptr<Kernel> TryDnnlReduction(const KernelIO& io);
+// averagePool2d, maxPool2d (dnnl_pooling.cc).
+std::unique_ptr<Kernel> TryDnnlPooling(const KernelIO& io);
+// batchNormalization, layerNormalization over trailing axes (dnnl_norm.cc).
+std::unique_ptr<Kernel> TryDnnlNormalization(const KernelIO& io);
+// concat of any data type, as bytes (dnnl_concat.cc).
+std::unique_ptr<Kernel> TryDnnlConcat(const KernelIO& io);
+// resample2d over two adjacent spatial axes (dnnl_resampling.cc).
+std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io);
+
+}  // namespace webnnm::backends::cpu
+
+#endif  // WEBNNM_BACKENDS_CPU_KERNELS_DNNL_KERNELS_H_

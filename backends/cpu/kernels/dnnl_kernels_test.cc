@@ -1,0 +1,269 @@
+// The oneDNN kernels against the C++ kernels they replace: which one a node
+// gets, and that both compute the same values on random data (float32 and
+// float16), shapes and options chosen to reach every branch of the Try*
+// functions of dnnl_kernels.h.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/cpu/testing/run_op.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+using testing::A;
+using testing::RunOptions;
+using testing::Tensor;
+using Ints = std::vector<int64_t>;
+using Operands = std::vector<std::optional<Tensor>>;
+
+// Deterministic values in [low, high).
+Tensor Random(ir::DType dtype, Ints shape, uint32_t seed, double low = -2,
+              double high = 2) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  Tensor t{dtype, std::move(shape), {}};
+  uint32_t state = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < n; ++i) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    t.values.push_back(low + (high - low) * (state / 4294967296.0));
+  }
+  return t;
+}
+
+struct Ran {
+  std::vector<double> values;
+  std::string implementation;
+};
+
+Ran RunOnce(const std::string& op, const Operands& operands,
+            const ir::Attrs& attrs, bool reference) {
+  std::vector<std::string> implementations;
+  RunOptions options{.reference_kernels = reference,
+                     .implementations = &implementations};
+  auto results = testing::RunOp(op, operands, attrs, options);
+  EXPECT_TRUE(results.ok()) << op << ": " << results.status();
+  if (!results.ok() || implementations.size() != 1) return {};
+  return {results->front().values, implementations.front()};
+}
+
+// Which kernel a node should get by default.
+enum Expect {
+  kCpp = 0,
+  kDnnl = 1,
+  kEither = 2,  // oneDNN when it has more than a reference implementation
+};
+
+// Runs `op` both ways; expects `expect` by default, C++ with reference
+// kernels, and the same values within a relative tolerance.
+void ExpectSame(const std::string& op, const Operands& operands,
+                const ir::Attrs& attrs = {}, int expect = kDnnl) {
+  SCOPED_TRACE(op);
+  Ran fast = RunOnce(op, operands, attrs, /*reference=*/false);
+  Ran plain = RunOnce(op, operands, attrs, /*reference=*/true);
+  EXPECT_THAT(plain.implementation, ::testing::EndsWith(": C++"));
+  if (expect == kDnnl) {
+    EXPECT_THAT(fast.implementation, ::testing::HasSubstr(": oneDNN "));
+  } else if (expect == kCpp) {
+    EXPECT_THAT(fast.implementation, ::testing::EndsWith(": C++"));
+  }
+  const bool half = operands[0]->dtype == ir::DType::kFloat16;
+  const double tolerance = half ? 2e-3 : 2e-5;
+  ASSERT_EQ(fast.values.size(), plain.values.size());
+  ASSERT_FALSE(plain.values.empty());
+  for (size_t i = 0; i < plain.values.size(); ++i) {
+    const double a = fast.values[i], b = plain.values[i];
+    if (std::isnan(b)) {
+      EXPECT_TRUE(std::isnan(a)) << "element " << i;
+      continue;
+    }
+    EXPECT_NEAR(a, b, tolerance * std::max(1.0, std::fabs(b)))
+        << "element " << i;
+  }
+}
+
+constexpr ir::DType kF32 = ir::DType::kFloat32;
+constexpr ir::DType kF16 = ir::DType::kFloat16;
+
+TEST(DnnlEltwise, MatchesCpp) {
+  for (ir::DType t : {kF32, kF16}) {
+    Tensor x = Random(t, {3, 5, 7}, 1, -6, 6);
+    Tensor positive = Random(t, {3, 5, 7}, 2, 0.01, 9);
+    for (const char* op : {"relu", "tanh", "sigmoid", "exp", "abs", "neg",
+                           "softplus", "hardSwish"}) {
+      ExpectSame(op, {x});
+    }
+    ExpectSame("log", {positive}, {}, kCpp);
+    ExpectSame("sqrt", {positive});
+    ExpectSame("leakyRelu", {x}, A({{"alpha", 0.3}}));
+    ExpectSame("elu", {x}, A({{"alpha", 0.7}}));
+    ExpectSame("linear", {x}, A({{"alpha", -1.5}, {"beta", 0.25}}));
+  }
+}
+
+// Values a user checks first come out exact (tolerances hide their loss).
+TEST(DnnlEltwise, KeepsExactValues) {
+  Tensor x = testing::F32({5}, {0, 1, -1, 4, 100});
+  auto run = [&](const char* op) {
+    Ran r = RunOnce(op, {x}, {}, /*reference=*/false);
+    EXPECT_THAT(r.implementation, ::testing::HasSubstr(": oneDNN ")) << op;
+    return r.values;
+  };
+  EXPECT_EQ(run("exp")[0], 1.0);
+  EXPECT_EQ(run("tanh")[0], 0.0);
+  EXPECT_EQ(run("sigmoid")[0], 0.5);
+  EXPECT_EQ(run("sqrt")[3], 2.0);
+  EXPECT_EQ(run("sqrt")[4], 10.0);
+  EXPECT_EQ(run("relu")[2], 0.0);
+  EXPECT_EQ(run("elu")[0], 0.0);
+  EXPECT_EQ(run("softplus")[4], 100.0);
+}
+
+TEST(DnnlEltwise, LeavesOtherCasesToCpp) {
+  Tensor x = Random(kF32, {4, 4}, 3);
+  ExpectSame("gelu", {x}, {}, kCpp);  // oneDNN cancels for x < 0
+  ExpectSame("hardSigmoid", {x}, {}, kCpp);
+  ExpectSame("clamp", {x}, A({{"minValue", -1.0}, {"maxValue", 1.0}}), kCpp);
+  ExpectSame("relu", {Random(ir::DType::kInt32, {4, 4}, 4, -50, 50)}, {}, kCpp);
+}
+
+TEST(DnnlBinary, MatchesCppWithBroadcasting) {
+  for (ir::DType t : {kF32, kF16}) {
+    Tensor a = Random(t, {2, 3, 4}, 5);
+    for (const char* op : {"add", "sub", "mul", "div"}) {
+      ExpectSame(op, {a, Random(t, {2, 3, 4}, 6, 0.5, 3)});
+      ExpectSame(op, {a, Random(t, {4}, 7, 0.5, 3)});
+      ExpectSame(op, {a, Random(t, {3, 1}, 8, 0.5, 3)});
+      ExpectSame(op, {a, Random(t, {}, 9, 0.5, 3)});
+    }
+    // The first operand broadcast: add and mul swap their operands.
+    ExpectSame("add", {Random(t, {1, 4}, 10), a});
+    ExpectSame("mul", {Random(t, {3, 1}, 11), a});
+    ExpectSame("prelu", {a, Random(t, {4}, 12)}, {}, kEither);
+    ExpectSame("prelu", {a, Random(t, {3, 1}, 13)});
+  }
+}
+
+TEST(DnnlBinary, LeavesOtherCasesToCpp) {
+  Tensor a = Random(kF32, {2, 3, 4}, 14);
+  ExpectSame("sub", {Random(kF32, {3, 1}, 15), a}, {}, kCpp);
+  ExpectSame("add", {Random(kF32, {3, 1}, 16), Random(kF32, {1, 4}, 17)}, {},
+             kCpp);
+  ExpectSame("max", {a, Random(kF32, {4}, 18)}, {}, kCpp);  // NaN rules
+  ExpectSame("pow", {Random(kF32, {4}, 19, 0.1, 3), Random(kF32, {4}, 20)}, {},
+             kCpp);
+}
+
+TEST(DnnlReduction, MatchesCpp) {
+  for (ir::DType t : {kF32, kF16}) {
+    Tensor x = Random(t, {3, 4, 5}, 21, 0.2, 1.5);
+    for (const char* op : {"reduceSum", "reduceMean", "reduceProduct",
+                           "reduceL1", "reduceL2", "reduceSumSquare"}) {
+      ExpectSame(op, {x}, {}, kEither);
+      ExpectSame(op, {x}, A({{"axes", Ints{2}}}), kEither);
+      ExpectSame(op, {x}, A({{"axes", Ints{1}}}), kEither);
+      ExpectSame(op, {x}, A({{"axes", Ints{0, 2}}, {"keepDimensions", true}}),
+                 kEither);
+    }
+  }
+}
+
+TEST(DnnlReduction, UsesOneDnnForWholeTensorSums) {
+  Tensor x = Random(kF32, {64, 33}, 45);
+  ExpectSame("reduceSum", {x});
+  ExpectSame("reduceMean", {x});
+  ExpectSame("reduceLogSum", {Random(kF32, {64, 33}, 46, 0.1, 2)}, {}, kCpp);
+}
+
+TEST(DnnlReduction, LeavesOtherCasesToCpp) {
+  Tensor x = Random(kF32, {3, 4}, 22);
+  ExpectSame("reduceMax", {x}, {}, kCpp);  // NaN rules
+  ExpectSame("reduceLogSumExp", {x}, {}, kCpp);
+  ExpectSame("reduceSum", {x}, A({{"axes", Ints{}}}), kCpp);
+  ExpectSame("reduceSum", {Random(kF32, {3, 1}, 23)}, A({{"axes", Ints{1}}}),
+             kCpp);
+}
+
+TEST(DnnlPooling, AveragePoolMatchesCpp) {
+  for (ir::DType t : {kF32, kF16}) {
+    Tensor nchw = Random(t, {2, 3, 7, 6}, 24);
+    ExpectSame("averagePool2d", {nchw});
+    ExpectSame("averagePool2d", {nchw},
+               A({{"windowDimensions", Ints{3, 2}},
+                  {"padding", Ints{1, 1, 0, 1}},
+                  {"strides", Ints{2, 2}}}));
+    ExpectSame("averagePool2d", {nchw},
+               A({{"windowDimensions", Ints{2, 2}},
+                  {"dilations", Ints{2, 2}},
+                  {"roundingType", std::string("ceil")},
+                  {"strides", Ints{2, 2}}}),
+               kEither);  // oneDNN 2.6 has no jit pooling with dilations
+    ExpectSame("averagePool2d", {Random(t, {1, 5, 5, 4}, 25)},
+               A({{"windowDimensions", Ints{3, 3}},
+                  {"padding", Ints{1, 1, 1, 1}},
+                  {"layout", std::string("nhwc")}}));
+  }
+}
+
+TEST(DnnlPooling, LeavesOtherCasesToCpp) {
+  Tensor x = Random(kF32, {1, 2, 4, 4}, 26);
+  ExpectSame("maxPool2d", {x}, A({{"windowDimensions", Ints{2, 2}}}), kCpp);
+  ExpectSame("l2Pool2d", {x}, A({{"windowDimensions", Ints{2, 2}}}), kCpp);
+  // The first window lies wholly in the padding.
+  ExpectSame(
+      "averagePool2d", {x},
+      A({{"windowDimensions", Ints{2, 2}}, {"padding", Ints{2, 0, 0, 0}}}),
+      kCpp);
+}
+
+TEST(DnnlNormalization, MatchesCpp) {
+  for (ir::DType t : {kF32, kF16}) {
+    Tensor x = Random(t, {2, 3, 4, 5}, 27);
+    Tensor mean = Random(t, {3}, 28), variance = Random(t, {3}, 29, 0.5, 2);
+    Tensor scale = Random(t, {3}, 30), bias = Random(t, {3}, 31);
+    ExpectSame("batchNormalization", {x, mean, variance});
+    ExpectSame("batchNormalization", {x, mean, variance, scale, bias},
+               A({{"epsilon", 1e-3}}));
+    ExpectSame("batchNormalization",
+               {x, Random(t, {5}, 32), Random(t, {5}, 33, 0.5, 2), std::nullopt,
+                Random(t, {5}, 34)},
+               A({{"axis", int64_t{3}}}));
+    ExpectSame("layerNormalization", {x});
+    ExpectSame("layerNormalization",
+               {x, Random(t, {4, 5}, 35), Random(t, {4, 5}, 36)},
+               A({{"axes", Ints{2, 3}}}));
+    ExpectSame("layerNormalization", {x, Random(t, {5}, 37)},
+               A({{"axes", Ints{3}}}));
+  }
+}
+
+TEST(DnnlNormalization, LeavesOtherCasesToCpp) {
+  Tensor x = Random(kF32, {2, 3, 4}, 38);
+  ExpectSame("layerNormalization", {x}, A({{"axes", Ints{1}}}), kCpp);
+  ExpectSame("layerNormalization", {x}, A({{"axes", Ints{2, 1}}}), kCpp);
+  ExpectSame("instanceNormalization", {Random(kF32, {2, 3, 4, 4}, 39)}, {},
+             kCpp);
+}
+
+TEST(DnnlConcat, MovesBytesOfEveryType) {
+  for (ir::DType t : {kF32, kF16, ir::DType::kInt64, ir::DType::kInt8}) {
+    Tensor a = Random(t, {2, 3, 4}, 40, -100, 100);
+    Tensor b = Random(t, {2, 1, 4}, 41, -100, 100);
+    Tensor c = Random(t, {2, 2, 4}, 42, -100, 100);
+    ExpectSame("concat", {a, b, c}, A({{"axis", int64_t{1}}}));
+    ExpectSame("concat", {a, a}, A({{"axis", int64_t{2}}}));
+    ExpectSame("concat", {a, b, c}, A({{"axis", int64_t{1}}}));
+  }
+  // One operand: nothing for oneDNN to join.
+  ExpectSame("concat", {Random(kF32, {2, 3}, 43)}, A({{"axis", int64_t{1}}}),
+             kCpp);
+}
+
+}  // namespace
+}  // namespace webnnm::backends::cpu

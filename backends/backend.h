@@ -76,6 +76,9 @@ struct CompileOptions {
   // Run every operation that has one on the backend's own plain kernels
   // instead of an optimized library (to cross-check the two).
   bool reference_kernels = false;
+  // Fuse element-wise operations into the operation before them where the
+  // backend can (CPU: oneDNN post-ops; off with reference_kernels).
+  bool fusion = true;
 };
 
 class Backend {

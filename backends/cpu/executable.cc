@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/cpu/fusion.h"
 #include "backends/cpu/memory_plan.h"
 #include "engine/base/checked_math.h"
 #include "engine/base/strings.h"
@@ -71,6 +72,29 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     }
   }
 
+  // Fusion chains (fusion.h) run at their anchor's step: what a member
+  // produces lives from the anchor's step, what it reads until the last
+  // member's step, so that buffers stay apart fused or not.
+  std::vector<FusionChain> chains;
+  if (options.fusion && !options.reference_kernels) {
+    chains = PlanFusion(graph, *order);
+  }
+  std::vector<int> chain_of(graph.num_nodes(), -1);  // anchors and links
+  std::vector<int> first_step(graph.num_values(), -1);
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const int first = step_of[chains[c].anchor];
+    const int last = step_of[chains[c].links.back()];
+    std::vector<ir::NodeId> members = chains[c].links;
+    members.push_back(chains[c].anchor);
+    for (ir::NodeId id : members) {
+      chain_of[id] = static_cast<int>(c);
+      for (ir::ValueId v : graph.node(id).operands) {
+        if (v != ir::kNoValue) last_read[v] = std::max(last_read[v], last);
+      }
+      for (ir::ValueId v : graph.node(id).outputs) first_step[v] = first;
+    }
+  }
+
   std::vector<std::byte*> address(graph.num_values(), nullptr);
   std::vector<size_t> sizes(graph.num_values(), 0);
   std::vector<ir::ValueId> arena_values;
@@ -96,8 +120,8 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
         }
       } else {
         arena_values.push_back(v);
-        lifetimes.push_back(
-            {*bytes, step_of[id], std::max(step_of[id], last_read[v])});
+        int first = first_step[v] >= 0 ? first_step[v] : step_of[id];
+        lifetimes.push_back({*bytes, first, std::max(first, last_read[v])});
       }
     }
   }
@@ -109,6 +133,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     address[arena_values[i]] = arena + plan.offsets[i];
   }
 
+  std::vector<bool> fused(chains.size(), false);  // the anchor took its links
   for (ir::NodeId id : *order) {
     const ir::Node& node = graph.node(id);
     switch (node.kind) {
@@ -158,6 +183,9 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
           return absl::UnimplementedError(
               StrCat("the cpu backend has no kernel for ", node.op->name));
         }
+        const int chain = chain_of[id];
+        const bool anchor = chain >= 0 && chains[chain].anchor == id;
+        if (chain >= 0 && !anchor && fused[chain]) break;  // in the anchor
         KernelIO io{node, {}, {}, {}, {}, exe->context_};
         for (ir::ValueId v : node.operands) {
           io.in_types.push_back(v == ir::kNoValue ? nullptr
@@ -168,14 +196,40 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
           io.out_types.push_back(&graph.value(v).type);
           io.out.push_back(address[v]);
         }
-        absl::StatusOr<std::unique_ptr<Kernel>> kernel = factory(io);
+        std::string name = node.op->name;
+        absl::StatusOr<std::unique_ptr<Kernel>> kernel;
+        if (anchor) {
+          KernelIO fused_io = io;
+          ir::ValueId value = node.outputs[0];
+          for (ir::NodeId l : chains[chain].links) {
+            const ir::Node& link = graph.node(l);
+            FusedOp op{&link};
+            if (link.operands.size() == 2) {
+              ir::ValueId other = link.operands[link.operands[0] == value];
+              op.other_type = &graph.value(other).type;
+              op.other = address[other];
+            }
+            fused_io.fused.push_back(op);
+            name = StrCat(name, "+", link.op->name);
+            value = link.outputs[0];
+          }
+          fused_io.out_types[0] = &graph.value(value).type;
+          fused_io.out[0] = address[value];
+          kernel = factory(fused_io);
+          fused[chain] = kernel.ok() && *kernel != nullptr;
+          if (!fused[chain]) name = node.op->name;
+        }
+        if (!anchor || !fused[chain]) kernel = factory(io);
         if (!kernel.ok()) {
           return absl::Status(
               kernel.status().code(),
               StrCat(node.op->name, ": ", kernel.status().message()));
         }
+        if (*kernel == nullptr) {
+          return absl::InternalError(StrCat(node.op->name, ": no kernel"));
+        }
         exe->kernels_.push_back(*std::move(kernel));
-        exe->kernel_names_.push_back(node.op->name);
+        exe->kernel_names_.push_back(std::move(name));
         break;
       }
     }
@@ -192,8 +246,8 @@ std::span<const std::byte> CpuExecutable::output(size_t i) const {
 std::vector<std::string> CpuExecutable::implementations() const {
   std::vector<std::string> result;
   for (size_t i = 0; i < kernels_.size(); ++i) {
-    result.push_back(StrCat(kernel_names_[i], ": ",
-                            kernels_[i]->implementation()));
+    result.push_back(
+        StrCat(kernel_names_[i], ": ", kernels_[i]->implementation()));
   }
   return result;
 }

@@ -21,6 +21,14 @@ namespace webnnm::backends::cpu {
 
 class CpuContext;
 
+// An operation fused into the kernel of the node before it (fusion.h): its
+// node and, for a binary operation, the other operand (float32).
+struct FusedOp {
+  const ir::Node* node = nullptr;
+  const ir::TensorType* other_type = nullptr;
+  const std::byte* other = nullptr;
+};
+
 // What a factory sees of one node.
 struct KernelIO {
   const ir::Node& node;
@@ -29,6 +37,11 @@ struct KernelIO {
   std::vector<const ir::TensorType*> out_types;
   std::vector<std::byte*> out;
   CpuContext& context;
+  // Operations to apply to the result before it is stored (only for the
+  // factories of fusion anchors: matmul): `out` is then the
+  // last one's result. A factory that cannot apply them returns nullptr,
+  // and the executable makes separate kernels instead.
+  std::vector<FusedOp> fused = {};
 
   const ir::Attrs& attrs() const { return node.attrs; }
   bool has(size_t slot) const { return slot < in.size() && in[slot]; }

@@ -57,10 +57,11 @@ void Fill(std::span<std::byte> bytes) {
 }
 
 // Times one graph on the CPU backend.
-double TimeGraph(ir::Graph graph, int threads) {
+double TimeGraph(ir::Graph graph, int threads, bool fusion = true) {
   auto backend = backends::CreateBackend("cpu");
   backends::CompileOptions options;
   options.threads = threads;
+  options.fusion = fusion;
   auto exe = (*backend)->Compile(graph, options);
   if (!exe.ok()) {
     std::cerr << "webnnm-bench: " << exe.status().message() << "\n";
@@ -200,6 +201,95 @@ void Reduce(int64_t rows, int64_t cols, int threads) {
          threads, 1.0 * rows * cols, ours, direct);
 }
 
+// A dense layer, relu(x·w + b), or a CNN layer, relu(conv2d(x, f) + b):
+// fused (one kernel with post-ops), unfused (three kernels), and oneDNN
+// called directly with the same post-ops.
+void FusedLayer(bool conv, int threads) {
+  const int64_t m = 64, k = 784, n = 128;                 // dense
+  const int64_t in = 64, h = 28, o = 8, kh = 3, oh = 26;  // conv
+  auto build = [&] {
+    ir::GraphBuilder b;
+    ir::ValueId y, bias;
+    if (conv) {
+      ir::ValueId x = b.Input("x", F32({in, 1, h, h}));
+      ir::ValueId f = b.Input("f", F32({o, 1, kh, kh}));
+      bias = b.Input("bias", F32({o, 1, 1}));
+      y = (*b.Op(ir::OpKind::kConv2d, {x, f}))[0];
+    } else {
+      ir::ValueId x = b.Input("x", F32({m, k}));
+      ir::ValueId w = b.Input("w", F32({k, n}));
+      bias = b.Input("bias", F32({n}));
+      y = (*b.Op(ir::OpKind::kMatmul, {x, w}))[0];
+    }
+    y = (*b.Op(ir::OpKind::kAdd, {y, bias}))[0];
+    b.Output("y", (*b.Op(ir::OpKind::kRelu, {y}))[0]);
+    return b.Finish();
+  };
+  double fused = TimeGraph(build(), threads, true);
+  double unfused = TimeGraph(build(), threads, false);
+
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  using tag = memory::format_tag;
+  const auto f32 = memory::data_type::f32;
+  dnnl::post_ops ops;
+  dnnl::primitive_attr attr;
+  double direct, flops;
+  std::string workload;
+  if (conv) {
+    memory::desc xd({in, 1, h, h}, f32, tag::nchw);
+    memory::desc fd({o, 1, kh, kh}, f32, tag::oihw);
+    memory::desc yd({in, o, oh, oh}, f32, tag::nchw);
+    memory::desc bd({1, o, 1, 1}, f32, tag::nchw);
+    ops.append_binary(dnnl::algorithm::binary_add, bd);
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0, 0);
+    attr.set_post_ops(ops);
+    dnnl::convolution_forward p(dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::convolution_direct, xd,
+                                        fd, yd, {1, 1}, {0, 0}, {0, 0}),
+        attr, e));
+    direct = TimePrimitive(
+        p,
+        {{DNNL_ARG_SRC, memory(xd, e)},
+         {DNNL_ARG_WEIGHTS, memory(fd, e)},
+         {DNNL_ARG_DST, memory(yd, e)},
+         {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, memory(bd, e)}},
+        s);
+    flops = 2.0 * in * o * oh * oh * kh * kh;
+    workload = "conv2d+add+relu 64x1x28x28 * 8x1x3x3";
+  } else {
+    memory::desc xd({m, k}, f32, tag::ab), wd({k, n}, f32, tag::ab);
+    memory::desc yd({m, n}, f32, tag::ab), bd({1, n}, f32, tag::ab);
+    ops.append_binary(dnnl::algorithm::binary_add, bd);
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0, 0);
+    attr.set_post_ops(ops);
+    dnnl::matmul p(
+        dnnl::matmul::primitive_desc(dnnl::matmul::desc(xd, wd, yd), attr, e));
+    direct = TimePrimitive(
+        p,
+        {{DNNL_ARG_SRC, memory(xd, e)},
+         {DNNL_ARG_WEIGHTS, memory(wd, e)},
+         {DNNL_ARG_DST, memory(yd, e)},
+         {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, memory(bd, e)}},
+        s);
+    flops = 2.0 * m * k * n;
+    workload = "matmul+add+relu 64x784x128";
+  }
+  nlohmann::ordered_json line = {
+      {"bench", "ops"},
+      {"workload", workload},
+      {"threads", threads},
+      {"oursMicroseconds", fused * 1e6},
+      {"unfusedMicroseconds", unfused * 1e6},
+      {"onednnMicroseconds", direct * 1e6},
+      {"oursGflops", flops / fused * 1e-9},
+      {"onednnGflops", flops / direct * 1e-9},
+      {"overheadPercent", (fused / direct - 1) * 100},
+      {"fusionSpeedup", unfused / fused}};
+  std::cout << line.dump() << std::endl;
+}
+
 }  // namespace
 
 int RunOps(int threads) {
@@ -209,6 +299,8 @@ int RunOps(int threads) {
   Conv(threads);
   Softmax(64, 1000, threads);
   Reduce(256, 4096, threads);
+  FusedLayer(/*conv=*/false, threads);
+  FusedLayer(/*conv=*/true, threads);
   return 0;
 }
 

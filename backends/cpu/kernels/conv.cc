@@ -70,6 +70,7 @@ class ConvKernel : public Kernel {
                     const memory::desc& f, const memory::desc& y,
                     const char* what) {
     what_ = what;
+    implementation_ = std::string("oneDNN ") + pd.impl_info_str();
     try {
       dnnl::engine& e = context_.engine();
       primitive_ = Primitive(pd);
@@ -107,12 +108,15 @@ class ConvKernel : public Kernel {
     return absl::OkStatus();
   }
 
+  std::string implementation() const override { return implementation_; }
+
  private:
   CpuContext& context_;
   F32Staging x_, f_;
   std::optional<F32Staging> bias_;
   F32Staging y_;
   const char* what_ = "";
+  std::string implementation_;
   dnnl::primitive primitive_;
   std::optional<dnnl::reorder> reorder_;
   std::unordered_map<int, memory> args_, reorder_args_;

@@ -54,6 +54,17 @@ std::optional<Eltwise> EltwiseOf(const ir::Node& node) {
 
 }  // namespace
 
+bool DnnlEltwiseFusible(const ir::Node& node) {
+  return node.kind == ir::NodeKind::kOp && EltwiseOf(node).has_value();
+}
+
+bool AppendEltwisePostOp(const ir::Node& node, dnnl::post_ops& ops) {
+  std::optional<Eltwise> e = EltwiseOf(node);
+  if (!e) return false;
+  ops.append_eltwise(1.0f, e->algorithm, e->alpha, e->beta);
+  return true;
+}
+
 std::unique_ptr<Kernel> TryDnnlEltwise(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
   if (!io.context.use_dnnl() || !ir::IsFloat(x.dtype)) return nullptr;

@@ -19,6 +19,8 @@ namespace webnnm::backends::cpu {
 // relu, leakyRelu, elu, tanh, sigmoid, exp, sqrt, abs, neg, linear,
 // softplus, hardSwish (dnnl_eltwise.cc).
 std::unique_ptr<Kernel> TryDnnlEltwise(const KernelIO& io);
+// Whether oneDNN's eltwise computes `node` (so it can also be a post-op).
+bool DnnlEltwiseFusible(const ir::Node& node);
 // add, sub, mul, div with one operand broadcast; prelu (dnnl_binary.cc).
 std::unique_ptr<Kernel> TryDnnlBinary(const KernelIO& io);
 // reduceSum, reduceMean, reduceProduct, reduceL1, reduceL2,

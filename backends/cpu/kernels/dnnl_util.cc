@@ -1,5 +1,7 @@
 #include "backends/cpu/kernels/dnnl_util.h"
 
+#include "backends/cpu/kernels/shape_util.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -87,6 +89,57 @@ absl::Status DnnlKernel::Run() {
   }
   for (auto& output : outputs_) output->Narrow();
   return absl::OkStatus();
+}
+
+bool PostOps::Build(const std::vector<FusedOp>& fused, const DnnlDims& dst,
+                    bool nhwc, const dnnl::engine& engine) {
+  const size_t rank = dst.size();
+  for (size_t i = 0; i < fused.size(); ++i) {
+    const FusedOp& op = fused[i];
+    if (op.other == nullptr) {
+      if (!AppendEltwisePostOp(*op.node, ops_)) return false;
+      continue;
+    }
+    dnnl::algorithm algorithm;
+    switch (op.node->op->kind) {
+      case ir::OpKind::kAdd:
+        algorithm = dnnl::algorithm::binary_add;
+        break;
+      case ir::OpKind::kSub:
+        algorithm = dnnl::algorithm::binary_sub;
+        break;
+      case ir::OpKind::kMul:
+        algorithm = dnnl::algorithm::binary_mul;
+        break;
+      case ir::OpKind::kDiv:
+        algorithm = dnnl::algorithm::binary_div;
+        break;
+      default:
+        return false;
+    }
+    const std::vector<int64_t>& shape = op.other_type->shape;
+    if (op.other_type->dtype != ir::DType::kFloat32 || shape.size() > rank) {
+      return false;
+    }
+    DnnlDims dims(rank - shape.size(), 1);
+    dims.insert(dims.end(), shape.begin(), shape.end());
+    std::vector<int64_t> plain = Strides(dims);
+    DnnlDims strides(plain.begin(), plain.end());
+    if (nhwc && rank == 4) {  // WebNN n, h, w, c -> oneDNN n, c, h, w
+      dims = {dims[0], dims[3], dims[1], dims[2]};
+      strides = {strides[0], strides[3], strides[1], strides[2]};
+    }
+    dnnl::memory::desc desc = StridedDesc(dims, strides);
+    ops_.append_binary(algorithm, desc);
+    args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
+          DNNL_ARG_SRC_1] =
+        dnnl::memory(desc, engine, const_cast<std::byte*>(op.other));
+  }
+  return true;
+}
+
+void PostOps::Bind(std::unordered_map<int, dnnl::memory>& args) const {
+  for (const auto& [arg, memory] : args_) args[arg] = memory;
 }
 
 bool IsReference(const dnnl::primitive_desc_base& pd) {

@@ -84,6 +84,29 @@ class DnnlKernel : public Kernel {
   std::unordered_map<int, dnnl::memory> args_;
 };
 
+// The oneDNN post-ops of the operations fused into a kernel (KernelIO::
+// fused), with the memories of their other operands.
+class PostOps {
+ public:
+  // Builds them for a result of logical dims `dst` (oneDNN's order: for an
+  // image N, C, H, W); `nhwc` says our buffers hold images as NHWC, so a
+  // WebNN-order operand is permuted to match. False when oneDNN cannot
+  // express one of them.
+  bool Build(const std::vector<FusedOp>& fused, const DnnlDims& dst, bool nhwc,
+             const dnnl::engine& engine);
+  bool empty() const { return ops_.len() == 0; }
+  const dnnl::post_ops& ops() const { return ops_; }
+  // Adds the operands' memories to a primitive's arguments.
+  void Bind(std::unordered_map<int, dnnl::memory>& args) const;
+
+ private:
+  dnnl::post_ops ops_;
+  std::unordered_map<int, dnnl::memory> args_;
+};
+
+// Appends the eltwise post-op of activation `node` (dnnl_eltwise.cc).
+bool AppendEltwisePostOp(const ir::Node& node, dnnl::post_ops& ops);
+
 // Whether oneDNN picked its reference implementation for `pd` (plain loops,
 // no faster than our C++ kernels): kernels then keep their C++ path.
 bool IsReference(const dnnl::primitive_desc_base& pd);

@@ -3,6 +3,9 @@
 // operands are brought to the same rank with leading 1s. gemm folds alpha
 // into the primitive's output scale and beta * C into a sum post-operation
 // over the result, which starts as C broadcast.
+#include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "backends/cpu/cpu_context.h"
@@ -22,22 +25,41 @@ class MatmulKernel : public Kernel {
         b_(std::move(b)),
         y_(std::move(y)) {}
 
+  // With `post` (fused operations), sets `declined` instead of failing
+  // when oneDNN cannot run them well (only a reference implementation).
   absl::Status Init(const dnnl::memory::desc& a, const dnnl::memory::desc& b,
-                    const dnnl::memory::desc& y,
-                    const dnnl::primitive_attr& attr) {
+                    const dnnl::memory::desc& y, dnnl::primitive_attr attr,
+                    const PostOps* post = nullptr, bool* declined = nullptr) {
     try {
+      if (post) attr.set_post_ops(post->ops());
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, y), attr,
                                       context_.engine());
+      // Fused operations must not push oneDNN onto slower code: fuse only
+      // when it keeps the implementation it picks without them.
+      if (post && std::string_view(pd.impl_info_str()) !=
+                      dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, y),
+                                                   context_.engine())
+                          .impl_info_str()) {
+        *declined = true;
+        return absl::OkStatus();
+      }
       primitive_ = dnnl::matmul(pd);
       args_ = {
           {DNNL_ARG_SRC, dnnl::memory(a, context_.engine(), a_.data())},
           {DNNL_ARG_WEIGHTS, dnnl::memory(b, context_.engine(), b_.data())},
           {DNNL_ARG_DST, dnnl::memory(y, context_.engine(), y_.data())}};
+      if (post) post->Bind(args_);
     } catch (const dnnl::error& e) {
+      if (post) {
+        *declined = true;
+        return absl::OkStatus();
+      }
       return DnnlError("matmul", e);
     }
     return absl::OkStatus();
   }
+
+  std::string implementation() const override { return "oneDNN matmul"; }
 
   // For gemm: fills the result with C (broadcast) before each run.
   void SetPrefill(const std::byte* c, ir::DType dtype,
@@ -105,10 +127,20 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
   size_t rank = y.shape.size();
   auto kernel = std::make_unique<MatmulKernel>(
       io.context, Stage(a, io.in[0]), Stage(b, io.in[1]), Stage(y, io.out[0]));
-  absl::Status status = kernel->Init(
-      PlainDesc(Padded(a.shape, rank)), PlainDesc(Padded(b.shape, rank)),
-      PlainDesc(y.shape), dnnl::primitive_attr());
+  std::optional<PostOps> post;
+  if (!io.fused.empty()) {
+    post.emplace();
+    if (!post->Build(io.fused, DnnlDims(y.shape), false, io.context.engine())) {
+      return nullptr;
+    }
+  }
+  bool declined = false;
+  absl::Status status =
+      kernel->Init(PlainDesc(Padded(a.shape, rank)),
+                   PlainDesc(Padded(b.shape, rank)), PlainDesc(y.shape),
+                   dnnl::primitive_attr(), post ? &*post : nullptr, &declined);
   if (!status.ok()) return status;
+  if (declined) return nullptr;
   return kernel;
 }
 

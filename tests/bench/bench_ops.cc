@@ -290,6 +290,76 @@ void FusedLayer(bool conv, int threads) {
   std::cout << line.dump() << std::endl;
 }
 
+// lstm (or gru) over `steps` steps (forward, no peepholes, default
+// activations, gru with resetAfter), next to oneDNN's LSTM (linear-before-
+// reset GRU) primitive; 2 * gates * hidden * (input + hidden) flops per
+// batch row and step for the two products, which dominate.
+void Recurrent(bool lstm, int64_t steps, int64_t batch, int64_t input,
+               int64_t hidden, int threads) {
+  const int64_t gates = lstm ? 4 : 3;
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({steps, batch, input}));
+  ir::ValueId w = b.Input("w", F32({1, gates * hidden, input}));
+  ir::ValueId r = b.Input("r", F32({1, gates * hidden, hidden}));
+  ir::ValueId bias = b.Input("bias", F32({1, gates * hidden}));
+  ir::Attrs attrs;
+  attrs.Set("steps", steps);
+  attrs.Set("hiddenSize", hidden);
+  attrs.Set("returnSequence", true);
+  std::vector<ir::ValueId> operands = {x, w, r, bias};
+  auto results =
+      b.Op(lstm ? ir::OpKind::kLstm : ir::OpKind::kGru, operands, attrs);
+  if (!results.ok()) {
+    std::cerr << "webnnm-bench: " << results.status().message() << "\n";
+    std::exit(1);
+  }
+  for (size_t i = 0; i < results->size(); ++i) {
+    b.Output("y" + std::to_string(i), (*results)[i]);
+  }
+  double ours = TimeGraph(b.Finish(), threads);
+
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  using tag = memory::format_tag;
+  const auto f32 = memory::data_type::f32;
+  memory::desc src({steps, batch, input}, f32, tag::tnc);
+  memory::desc dst({steps, batch, hidden}, f32, tag::tnc);
+  memory::desc state({1, 1, batch, hidden}, f32, tag::ldnc);
+  memory::desc wl({1, 1, input, gates, hidden}, f32, tag::any);
+  memory::desc wi({1, 1, hidden, gates, hidden}, f32, tag::any);
+  memory::desc bd({1, 1, 4, hidden}, f32, tag::ldgo);  // lbr gru: 4 too
+  const auto prop = dnnl::prop_kind::forward_inference;
+  const auto dir = dnnl::rnn_direction::unidirectional_left2right;
+  dnnl::primitive_desc pd =
+      lstm ? dnnl::primitive_desc(dnnl::lstm_forward::primitive_desc(
+                 dnnl::lstm_forward::desc(prop, dir, src, memory::desc(),
+                                          memory::desc(), wl, wi, bd, dst,
+                                          state, state),
+                 e))
+           : dnnl::primitive_desc(dnnl::lbr_gru_forward::primitive_desc(
+                 dnnl::lbr_gru_forward::desc(prop, dir, src, memory::desc(), wl,
+                                             wi, bd, dst, state),
+                 e));
+  dnnl::primitive p(pd.get());
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC_LAYER, memory(src, e)},
+      {DNNL_ARG_WEIGHTS_LAYER,
+       memory(pd.query_md(dnnl::query::weights_md, 0), e)},
+      {DNNL_ARG_WEIGHTS_ITER,
+       memory(pd.query_md(dnnl::query::weights_md, 1), e)},
+      {DNNL_ARG_BIAS, memory(bd, e)},
+      {DNNL_ARG_DST_LAYER, memory(dst, e)},
+      {DNNL_ARG_DST_ITER, memory(state, e)},
+      {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), e)}};
+  if (lstm) args[DNNL_ARG_DST_ITER_C] = memory(state, e);
+  double direct = TimePrimitive(p, args, s);
+  Report(std::string(lstm ? "lstm " : "gru ") + std::to_string(steps) + "x" +
+             std::to_string(batch) + "x" + std::to_string(input) + " hidden " +
+             std::to_string(hidden),
+         threads, 2.0 * gates * steps * batch * hidden * (input + hidden), ours,
+         direct);
+}
+
 }  // namespace
 
 int RunOps(int threads) {
@@ -301,6 +371,8 @@ int RunOps(int threads) {
   Reduce(256, 4096, threads);
   FusedLayer(/*conv=*/false, threads);
   FusedLayer(/*conv=*/true, threads);
+  Recurrent(/*lstm=*/true, 50, 32, 64, 128, threads);
+  Recurrent(/*lstm=*/false, 50, 32, 64, 128, threads);
   return 0;
 }
 

@@ -73,14 +73,16 @@ C Pow(C a, C b) {
 template <typename C>
 C Max(C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+    if (std::isnan(a) || std::isnan(b))
+      return std::numeric_limits<C>::quiet_NaN();
   }
   return a < b ? b : a;
 }
 template <typename C>
 C Min(C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<C>::quiet_NaN();
+    if (std::isnan(a) || std::isnan(b))
+      return std::numeric_limits<C>::quiet_NaN();
   }
   return b < a ? b : a;
 }
@@ -89,9 +91,9 @@ C Min(C a, C b) {
 template <typename A, typename Y, typename F>
 std::unique_ptr<Kernel> Zip(const KernelIO& io, F f) {
   const std::vector<int64_t>& out = io.out_types[0]->shape;
-  BroadcastPlan plan(out, {BroadcastStrides(io.in_types[0]->shape, out),
-                           BroadcastStrides(io.in_types[1]->shape, out),
-                           Strides(out)});
+  BroadcastPlan plan(
+      out, {BroadcastStrides(io.in_types[0]->shape, out),
+            BroadcastStrides(io.in_types[1]->shape, out), Strides(out)});
   const A* a = reinterpret_cast<const A*>(io.in[0]);
   const A* b = reinterpret_cast<const A*>(io.in[1]);
   Y* y = reinterpret_cast<Y*>(io.out[0]);
@@ -101,7 +103,8 @@ std::unique_ptr<Kernel> Zip(const KernelIO& io, F f) {
       const A* pb = b + o[1];
       Y* py = y + o[2];
       if (s[0] == 1 && s[1] == 1) {
-        for (int64_t i = 0; i < n; ++i) Store(py + i, f(Load(pa + i), Load(pb + i)));
+        for (int64_t i = 0; i < n; ++i)
+          Store(py + i, f(Load(pa + i), Load(pb + i)));
       } else if (s[0] == 1 && s[1] == 0) {
         auto vb = Load(pb);
         for (int64_t i = 0; i < n; ++i) Store(py + i, f(Load(pa + i), vb));
@@ -123,23 +126,35 @@ MadeKernel MakeFor(const KernelIO& io) {
   using K = ir::OpKind;
   auto cmp = [&](auto f) { return Zip<T, uint8_t>(io, f); };
   switch (io.node.op->kind) {
-    case K::kAdd: return Zip<T, T>(io, [](C a, C b) { return Add(a, b); });
-    case K::kSub: return Zip<T, T>(io, [](C a, C b) { return Sub(a, b); });
-    case K::kMul: return Zip<T, T>(io, [](C a, C b) { return Mul(a, b); });
-    case K::kDiv: return Zip<T, T>(io, [](C a, C b) { return Div(a, b); });
-    case K::kMax: return Zip<T, T>(io, [](C a, C b) { return Max(a, b); });
-    case K::kMin: return Zip<T, T>(io, [](C a, C b) { return Min(a, b); });
-    case K::kPow: return Zip<T, T>(io, [](C a, C b) { return Pow(a, b); });
+    case K::kAdd:
+      return Zip<T, T>(io, [](C a, C b) { return Add(a, b); });
+    case K::kSub:
+      return Zip<T, T>(io, [](C a, C b) { return Sub(a, b); });
+    case K::kMul:
+      return Zip<T, T>(io, [](C a, C b) { return Mul(a, b); });
+    case K::kDiv:
+      return Zip<T, T>(io, [](C a, C b) { return Div(a, b); });
+    case K::kMax:
+      return Zip<T, T>(io, [](C a, C b) { return Max(a, b); });
+    case K::kMin:
+      return Zip<T, T>(io, [](C a, C b) { return Min(a, b); });
+    case K::kPow:
+      return Zip<T, T>(io, [](C a, C b) { return Pow(a, b); });
     case K::kPrelu:
-      return Zip<T, T>(io, [](C x, C slope) {
-        return x >= C(0) ? x : Mul(slope, x);
-      });
-    case K::kEqual: return cmp([](C a, C b) { return uint8_t(a == b); });
-    case K::kNotEqual: return cmp([](C a, C b) { return uint8_t(a != b); });
-    case K::kGreater: return cmp([](C a, C b) { return uint8_t(a > b); });
-    case K::kGreaterOrEqual: return cmp([](C a, C b) { return uint8_t(a >= b); });
-    case K::kLesser: return cmp([](C a, C b) { return uint8_t(a < b); });
-    case K::kLesserOrEqual: return cmp([](C a, C b) { return uint8_t(a <= b); });
+      return Zip<T, T>(
+          io, [](C x, C slope) { return x >= C(0) ? x : Mul(slope, x); });
+    case K::kEqual:
+      return cmp([](C a, C b) { return uint8_t(a == b); });
+    case K::kNotEqual:
+      return cmp([](C a, C b) { return uint8_t(a != b); });
+    case K::kGreater:
+      return cmp([](C a, C b) { return uint8_t(a > b); });
+    case K::kGreaterOrEqual:
+      return cmp([](C a, C b) { return uint8_t(a >= b); });
+    case K::kLesser:
+      return cmp([](C a, C b) { return uint8_t(a < b); });
+    case K::kLesserOrEqual:
+      return cmp([](C a, C b) { return uint8_t(a <= b); });
     case K::kLogicalAnd:
       return cmp([](C a, C b) { return uint8_t(a != C(0) && b != C(0)); });
     case K::kLogicalOr:
@@ -165,10 +180,10 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
   return Dispatch(io.in_types[1]->dtype, [&](auto tag) -> MadeKernel {
     using T = typename decltype(tag)::type;
     const std::vector<int64_t>& out = io.out_types[0]->shape;
-    BroadcastPlan plan(out, {BroadcastStrides(io.in_types[0]->shape, out),
-                             BroadcastStrides(io.in_types[1]->shape, out),
-                             BroadcastStrides(io.in_types[2]->shape, out),
-                             Strides(out)});
+    BroadcastPlan plan(
+        out, {BroadcastStrides(io.in_types[0]->shape, out),
+              BroadcastStrides(io.in_types[1]->shape, out),
+              BroadcastStrides(io.in_types[2]->shape, out), Strides(out)});
     const uint8_t* c = reinterpret_cast<const uint8_t*>(io.in[0]);
     const T* t = reinterpret_cast<const T*>(io.in[1]);
     const T* f = reinterpret_cast<const T*>(io.in[2]);
@@ -176,8 +191,8 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
     return MakeFunctionKernel([=] {
       plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
         for (int64_t i = 0; i < n; ++i) {
-          y[o[3] + i] = c[o[0] + i * s[0]] ? t[o[1] + i * s[1]]
-                                           : f[o[2] + i * s[2]];
+          y[o[3] + i] =
+              c[o[0] + i * s[0]] ? t[o[1] + i * s[1]] : f[o[2] + i * s[2]];
         }
       });
     });

@@ -32,8 +32,11 @@ std::unique_ptr<Kernel> TryDnnlPooling(const KernelIO& io);
 std::unique_ptr<Kernel> TryDnnlNormalization(const KernelIO& io);
 // concat of any data type, as bytes (dnnl_concat.cc).
 std::unique_ptr<Kernel> TryDnnlConcat(const KernelIO& io);
-// resample2d over two adjacent spatial axes (dnnl_resampling.cc).
+// resample2d in linear mode (dnnl_resampling.cc).
 std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io);
+// lstm and gru with the default activations, lstm without peepholes
+// (dnnl_rnn.cc).
+std::unique_ptr<Kernel> TryDnnlRecurrent(const KernelIO& io);
 
 }  // namespace webnnm::backends::cpu
 

@@ -50,7 +50,12 @@ Ran RunOnce(const std::string& op, const Operands& operands,
   auto results = testing::RunOp(op, operands, attrs, options);
   EXPECT_TRUE(results.ok()) << op << ": " << results.status();
   if (!results.ok() || implementations.size() != 1) return {};
-  return {results->front().values, implementations.front()};
+  Ran ran{{}, implementations.front()};
+  for (const Tensor& result : *results) {  // every result, one after another
+    ran.values.insert(ran.values.end(), result.values.begin(),
+                      result.values.end());
+  }
+  return ran;
 }
 
 // Which kernel a node should get by default.
@@ -249,6 +254,106 @@ TEST(DnnlNormalization, LeavesOtherCasesToCpp) {
   ExpectSame("layerNormalization", {x}, A({{"axes", Ints{2, 1}}}), kCpp);
   ExpectSame("instanceNormalization", {Random(kF32, {2, 3, 4, 4}, 39)}, {},
              kCpp);
+}
+
+TEST(DnnlResampling, LinearMatchesCppOnAnyTwoAxes) {
+  for (ir::DType t : {kF32, kF16}) {
+    Tensor x = Random(t, {2, 3, 5, 4}, 47);
+    ExpectSame("resample2d", {x},
+               A({{"mode", std::string("linear")}, {"sizes", Ints{9, 7}}}),
+               kEither);
+    ExpectSame("resample2d", {x},
+               A({{"mode", std::string("linear")},
+                  {"scales", std::vector<double>{2.0, 0.5}},
+                  {"axes", Ints{1, 2}}}),
+               kEither);
+    ExpectSame("resample2d", {x},
+               A({{"mode", std::string("linear")},
+                  {"sizes", Ints{4, 8}},
+                  {"axes", Ints{0, 1}}}),
+               kEither);
+  }
+  // The plain NCHW upsampling of a CNN has jit code.
+  ExpectSame("resample2d", {Random(kF32, {1, 8, 6, 6}, 48)},
+             A({{"mode", std::string("linear")}, {"sizes", Ints{12, 12}}}));
+}
+
+TEST(DnnlResampling, NearestNeighbourStaysInCpp) {
+  ExpectSame("resample2d", {Random(kF32, {1, 2, 3, 3}, 49)},
+             A({{"sizes", Ints{6, 6}}}), kCpp);
+}
+
+TEST(DnnlRecurrent, LstmMatchesCpp) {
+  const int64_t steps = 3, batch = 2, input = 5, hidden = 4;
+  for (const char* direction : {"forward", "backward", "both"}) {
+    const int64_t d = std::string(direction) == "both" ? 2 : 1;
+    Tensor x = Random(kF32, {steps, batch, input}, 50);
+    Tensor w = Random(kF32, {d, 4 * hidden, input}, 51, -0.5, 0.5);
+    Tensor r = Random(kF32, {d, 4 * hidden, hidden}, 52, -0.5, 0.5);
+    Tensor b = Random(kF32, {d, 4 * hidden}, 53),
+           rb = Random(kF32, {d, 4 * hidden}, 54);
+    Tensor h0 = Random(kF32, {d, batch, hidden}, 55);
+    Tensor c0 = Random(kF32, {d, batch, hidden}, 56);
+    for (const char* layout : {"iofg", "ifgo"}) {
+      ir::Attrs attrs = A({{"steps", steps},
+                           {"hiddenSize", hidden},
+                           {"direction", std::string(direction)},
+                           {"layout", std::string(layout)},
+                           {"returnSequence", true}});
+      ExpectSame("lstm", {x, w, r, b, rb, std::nullopt, h0, c0}, attrs);
+      ExpectSame("lstm", {x, w, r, std::nullopt, rb}, attrs);
+      attrs.Set("returnSequence", false);
+      ExpectSame("lstm", {x, w, r, b, std::nullopt, std::nullopt, h0}, attrs);
+    }
+  }
+}
+
+TEST(DnnlRecurrent, GruMatchesCpp) {
+  const int64_t steps = 3, batch = 2, input = 5, hidden = 4;
+  for (const char* direction : {"forward", "backward", "both"}) {
+    const int64_t d = std::string(direction) == "both" ? 2 : 1;
+    Tensor x = Random(kF32, {steps, batch, input}, 64);
+    Tensor w = Random(kF32, {d, 3 * hidden, input}, 65, -0.5, 0.5);
+    Tensor r = Random(kF32, {d, 3 * hidden, hidden}, 66, -0.5, 0.5);
+    Tensor b = Random(kF32, {d, 3 * hidden}, 67);
+    Tensor rb = Random(kF32, {d, 3 * hidden}, 68);
+    Tensor h0 = Random(kF32, {d, batch, hidden}, 69);
+    for (const char* layout : {"zrn", "rzn"}) {
+      for (bool reset_after : {true, false}) {
+        ir::Attrs attrs = A({{"steps", steps},
+                             {"hiddenSize", hidden},
+                             {"direction", std::string(direction)},
+                             {"layout", std::string(layout)},
+                             {"resetAfter", reset_after},
+                             {"returnSequence", true}});
+        ExpectSame("gru", {x, w, r, b, rb, h0}, attrs);
+        ExpectSame("gru", {x, w, r, std::nullopt, rb}, attrs);
+        attrs.Set("returnSequence", false);
+        ExpectSame("gru", {x, w, r, b}, attrs);
+      }
+    }
+  }
+}
+
+TEST(DnnlRecurrent, LeavesOtherCasesToCpp) {
+  const int64_t steps = 2, batch = 1, input = 3, hidden = 2;
+  Tensor x = Random(kF32, {steps, batch, input}, 57);
+  Tensor w = Random(kF32, {1, 4 * hidden, input}, 58);
+  Tensor r = Random(kF32, {1, 4 * hidden, hidden}, 59);
+  ir::Attrs attrs = A({{"steps", steps}, {"hiddenSize", hidden}});
+  // Peepholes: WebNN's output gate reads the previous cell state.
+  ExpectSame(
+      "lstm",
+      {x, w, r, std::nullopt, std::nullopt, Random(kF32, {1, 3 * hidden}, 60)},
+      attrs, kCpp);
+  ir::Attrs relu = attrs;
+  relu.Set("activations", std::vector<std::string>{"sigmoid", "relu", "tanh"});
+  ExpectSame("lstm", {x, w, r}, relu, kCpp);
+  ExpectSame("lstm",
+             {Random(kF16, {steps, batch, input}, 61),
+              Random(kF16, {1, 4 * hidden, input}, 62),
+              Random(kF16, {1, 4 * hidden, hidden}, 63)},
+             attrs, kCpp);
 }
 
 TEST(DnnlConcat, MovesBytesOfEveryType) {

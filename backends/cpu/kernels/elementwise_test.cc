@@ -10,12 +10,12 @@
 namespace webnnm::backends::cpu {
 namespace {
 
+using testing::A;
 using ::testing::DoubleNear;
 using ::testing::ElementsAre;
-using ::testing::IsNan;
-using testing::A;
 using testing::F16;
 using testing::F32;
+using ::testing::IsNan;
 using testing::Of;
 using testing::RunOne;
 
@@ -39,9 +39,9 @@ TEST(Unary, IntegerNegationWrapsAround) {
 }
 
 TEST(Unary, ActivationsWithOptions) {
-  EXPECT_THAT(RunOne("leakyRelu", {F32({2}, {-2, 3})}, A({{"alpha", 0.5}}))
-                  .values,
-              ElementsAre(-1, 3));
+  EXPECT_THAT(
+      RunOne("leakyRelu", {F32({2}, {-2, 3})}, A({{"alpha", 0.5}})).values,
+      ElementsAre(-1, 3));
   EXPECT_THAT(RunOne("softplus", {F32({2}, {100, -100})}).values,
               ElementsAre(DoubleNear(100, 1e-5), DoubleNear(0, 1e-30)));
   EXPECT_THAT(RunOne("hardSwish", {F32({3}, {-4, 0, 3})}).values,
@@ -63,13 +63,13 @@ TEST(Clamp, BoundsAndNaN) {
 }
 
 TEST(Binary, BroadcastsRowsAndColumns) {
-  EXPECT_THAT(RunOne("sub", {F32({2, 3}, {1, 2, 3, 4, 5, 6}),
-                             F32({2, 1}, {1, 10})})
-                  .values,
-              ElementsAre(0, 1, 2, -6, -5, -4));
-  EXPECT_THAT(RunOne("mul", {F32({1, 3}, {1, 2, 3}), F32({2, 1}, {2, 3})})
-                  .values,
-              ElementsAre(2, 4, 6, 3, 6, 9));
+  EXPECT_THAT(
+      RunOne("sub", {F32({2, 3}, {1, 2, 3, 4, 5, 6}), F32({2, 1}, {1, 10})})
+          .values,
+      ElementsAre(0, 1, 2, -6, -5, -4));
+  EXPECT_THAT(
+      RunOne("mul", {F32({1, 3}, {1, 2, 3}), F32({2, 1}, {2, 3})}).values,
+      ElementsAre(2, 4, 6, 3, 6, 9));
 }
 
 TEST(Binary, IntegerArithmeticWrapsAndNeverTraps) {
@@ -95,10 +95,9 @@ TEST(Binary, MaxAndMinPropagateNaN) {
 }
 
 TEST(Comparison, GivesZeroOrOne) {
-  EXPECT_THAT(RunOne("lesserOrEqual", {F32({3}, {1, 2, NAN}),
-                                       F32({1}, {2})})
-                  .values,
-              ElementsAre(1, 1, 0));
+  EXPECT_THAT(
+      RunOne("lesserOrEqual", {F32({3}, {1, 2, NAN}), F32({1}, {2})}).values,
+      ElementsAre(1, 1, 0));
   EXPECT_THAT(RunOne("logicalXor", {Of(ir::DType::kUint8, {3}, {0, 7, 7}),
                                     Of(ir::DType::kUint8, {3}, {3, 0, 1})})
                   .values,
@@ -113,10 +112,10 @@ TEST(Where, BroadcastsAllThree) {
 }
 
 TEST(Prelu, SlopePerChannel) {
-  EXPECT_THAT(RunOne("prelu", {F32({2, 2}, {-1, -1, 2, -4}),
-                               F32({2}, {0.5, 0.25})})
-                  .values,
-              ElementsAre(-0.5, -0.25, 2, -1));
+  EXPECT_THAT(
+      RunOne("prelu", {F32({2, 2}, {-1, -1, 2, -4}), F32({2}, {0.5, 0.25})})
+          .values,
+      ElementsAre(-0.5, -0.25, 2, -1));
 }
 
 }  // namespace

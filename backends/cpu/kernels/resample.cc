@@ -18,6 +18,7 @@
 
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
@@ -145,6 +146,7 @@ MadeKernel MakeResample2dKernel(const KernelIO& io) {
       axes[1] < 0 || axes[1] > 3) {
     return absl::InvalidArgumentError("malformed resample2d axes");
   }
+  if (auto kernel = TryDnnlResampling(io)) return kernel;
   const bool linear = a.GetString("mode", "nearest-neighbor") == "linear";
   const std::vector<int64_t> strides = Strides(in);
   std::array<AxisTable, 4> tables;

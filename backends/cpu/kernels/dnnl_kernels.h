@@ -11,6 +11,7 @@
 #define WEBNNM_BACKENDS_CPU_KERNELS_DNNL_KERNELS_H_
 
 #include <memory>
+#include <vector>
 
 #include "backends/cpu/kernel.h"
 
@@ -34,6 +35,10 @@ std::unique_ptr<Kernel> TryDnnlNormalization(const KernelIO& io);
 std::unique_ptr<Kernel> TryDnnlConcat(const KernelIO& io);
 // resample2d in linear mode (dnnl_resampling.cc).
 std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io);
+// transpose of 1- and 4-byte types, the result read through the input's
+// permuted strides `src` (dnnl_reorder.cc).
+std::unique_ptr<Kernel> TryDnnlTranspose(const KernelIO& io,
+                                         const std::vector<int64_t>& src);
 // lstm and gru with the default activations, lstm without peepholes
 // (dnnl_rnn.cc).
 std::unique_ptr<Kernel> TryDnnlRecurrent(const KernelIO& io);

@@ -356,6 +356,26 @@ TEST(DnnlRecurrent, LeavesOtherCasesToCpp) {
              attrs, kCpp);
 }
 
+TEST(DnnlTranspose, MovesEveryBitOfOneAndFourByteTypes) {
+  for (ir::DType t : {kF32, ir::DType::kInt32, ir::DType::kUint32,
+                      ir::DType::kInt8, ir::DType::kUint8}) {
+    Tensor x = Random(t, {3, 4, 5, 6}, 70, 0, 100);
+    ExpectSame("transpose", {x});
+    ExpectSame("transpose", {x}, A({{"permutation", Ints{0, 2, 3, 1}}}));
+    ExpectSame("transpose", {Random(t, {64, 48}, 71, 0, 100)});
+  }
+  // NaN payloads and signed zeros come through as they are.
+  Tensor special = testing::F32({2, 2}, {NAN, -0.0, INFINITY, -1.5});
+  Ran fast = RunOnce("transpose", {special}, {}, false);
+  EXPECT_TRUE(std::isnan(fast.values[0]));
+  EXPECT_EQ(fast.values[1], INFINITY);
+  EXPECT_TRUE(std::signbit(fast.values[2]));
+  // float16 and 8-byte types stay on the C++ copy.
+  ExpectSame("transpose", {Random(kF16, {4, 5}, 72)}, {}, kCpp);
+  ExpectSame("transpose", {Random(ir::DType::kInt64, {4, 5}, 73, 0, 9)}, {},
+             kCpp);
+}
+
 TEST(DnnlConcat, MovesBytesOfEveryType) {
   for (ir::DType t : {kF32, kF16, ir::DType::kInt64, ir::DType::kInt8}) {
     Tensor a = Random(t, {2, 3, 4}, 40, -100, 100);

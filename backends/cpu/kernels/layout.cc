@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "backends/cpu/kernels/strided_copy.h"
@@ -91,6 +92,7 @@ MadeKernel MakeTransposeKernel(const KernelIO& io) {
   if (shape != io.out_types[0]->shape) {
     return absl::InvalidArgumentError("transpose result has the wrong shape");
   }
+  if (auto kernel = TryDnnlTranspose(io, src)) return kernel;
   return ViewCopy(io, shape, src, Strides(shape), 0);
 }
 

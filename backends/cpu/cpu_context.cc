@@ -20,6 +20,8 @@ CpuContext::CpuContext(int threads)
 
 void CpuContext::EnterThreads() const { omp_set_num_threads(threads_); }
 
+void CpuContext::EnterSingleThread() const { omp_set_num_threads(1); }
+
 absl::Status DnnlError(const char* what, const dnnl::error& error) {
   return absl::InternalError(
       StrCat("oneDNN could not run ", what, ": ", error.what()));

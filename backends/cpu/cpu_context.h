@@ -34,6 +34,10 @@ class CpuContext {
 
   // Makes the calling thread run OpenMP regions with this context's count.
   void EnterThreads() const;
+  // Runs the next OpenMP regions on the calling thread alone (small work,
+  // where waking other threads costs more than it saves), until
+  // EnterThreads().
+  void EnterSingleThread() const;
 
   // Random streams: each randomUniform kernel takes its own stream number;
   // the seed and the run counter select the numbers.

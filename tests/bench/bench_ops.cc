@@ -57,11 +57,13 @@ void Fill(std::span<std::byte> bytes) {
 }
 
 // Times one graph on the CPU backend.
-double TimeGraph(ir::Graph graph, int threads, bool fusion = true) {
+double TimeGraph(ir::Graph graph, int threads, bool fusion = true,
+                 bool reference = false) {
   auto backend = backends::CreateBackend("cpu");
   backends::CompileOptions options;
   options.threads = threads;
   options.fusion = fusion;
+  options.reference_kernels = reference;
   auto exe = (*backend)->Compile(graph, options);
   if (!exe.ok()) {
     std::cerr << "webnnm-bench: " << exe.status().message() << "\n";
@@ -360,6 +362,30 @@ void Recurrent(bool lstm, int64_t steps, int64_t batch, int64_t input,
          direct);
 }
 
+// Tiny element-wise work, as in a training step of a small model: tanh(x + b)
+// on [rows, cols], through our default kernels and through the C++ kernels
+// only (reported as the "onednn" side: this line is about per-call cost).
+void Tiny(int64_t rows, int64_t cols, int threads) {
+  auto build = [&] {
+    ir::GraphBuilder b;
+    ir::ValueId x = b.Input("x", F32({rows, cols}));
+    ir::ValueId bias = b.Input("b", F32({cols}));
+    ir::ValueId y = (*b.Op(ir::OpKind::kAdd, {x, bias}))[0];
+    b.Output("y", (*b.Op(ir::OpKind::kTanh, {y}))[0]);
+    return b.Finish();
+  };
+  double ours = TimeGraph(build(), threads);
+  double plain = TimeGraph(build(), threads, true, /*reference=*/true);
+  nlohmann::ordered_json line = {
+      {"bench", "ops"},
+      {"workload",
+       "add+tanh " + std::to_string(rows) + "x" + std::to_string(cols)},
+      {"threads", threads},
+      {"oursMicroseconds", ours * 1e6},
+      {"referenceKernelsMicroseconds", plain * 1e6}};
+  std::cout << line.dump() << std::endl;
+}
+
 }  // namespace
 
 int RunOps(int threads) {
@@ -371,6 +397,9 @@ int RunOps(int threads) {
   Reduce(256, 4096, threads);
   FusedLayer(/*conv=*/false, threads);
   FusedLayer(/*conv=*/true, threads);
+  Tiny(16, 10, threads);
+  Tiny(64, 128, threads);
+  Tiny(256, 1024, threads);
   Recurrent(/*lstm=*/true, 50, 32, 64, 128, threads);
   Recurrent(/*lstm=*/false, 50, 32, 64, 128, threads);
   return 0;

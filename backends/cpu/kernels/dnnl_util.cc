@@ -2,6 +2,7 @@
 
 #include "backends/cpu/kernels/shape_util.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
@@ -50,6 +51,7 @@ dnnl::primitive_attr DnnlKernel::Attr() {
 void DnnlKernel::AddInput(int arg, const dnnl::memory::desc& desc,
                           ir::DType dtype, const std::byte* buffer,
                           int64_t count) {
+  elements_ = std::max(elements_, count);
   inputs_.push_back(std::make_unique<F32Staging>(
       dtype, const_cast<std::byte*>(buffer), count));
   args_[arg] = dnnl::memory(desc, context_.engine(), inputs_.back()->data());
@@ -57,11 +59,13 @@ void DnnlKernel::AddInput(int arg, const dnnl::memory::desc& desc,
 
 void DnnlKernel::AddOutput(int arg, const dnnl::memory::desc& desc,
                            ir::DType dtype, std::byte* buffer, int64_t count) {
+  elements_ = std::max(elements_, count);
   outputs_.push_back(std::make_unique<F32Staging>(dtype, buffer, count));
   args_[arg] = dnnl::memory(desc, context_.engine(), outputs_.back()->data());
 }
 
 void DnnlKernel::AddRaw(int arg, const dnnl::memory::desc& desc, void* data) {
+  elements_ = std::max(elements_, static_cast<int64_t>(desc.get_size() / 4));
   args_[arg] = dnnl::memory(desc, context_.engine(), data);
 }
 
@@ -81,12 +85,16 @@ void DnnlKernel::SetPrimitive(const dnnl::primitive_desc_base& pd) {
 
 absl::Status DnnlKernel::Run() {
   for (auto& input : inputs_) input->Widen();
+  const bool alone = context_.threads() > 1 && elements_ < kParallelElements;
+  if (alone) context_.EnterSingleThread();
   try {
     primitive_.execute(context_.stream(), args_);
     context_.stream().wait();
   } catch (const dnnl::error& e) {
+    if (alone) context_.EnterThreads();
     return DnnlError(what_, e);
   }
+  if (alone) context_.EnterThreads();
   for (auto& output : outputs_) output->Narrow();
   return absl::OkStatus();
 }

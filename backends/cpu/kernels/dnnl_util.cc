@@ -1,10 +1,10 @@
 #include "backends/cpu/kernels/dnnl_util.h"
 
-#include "backends/cpu/kernels/shape_util.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+
+#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 

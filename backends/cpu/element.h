@@ -68,16 +68,24 @@ struct Tag {
 template <typename F>
 decltype(auto) Dispatch(ir::DType dtype, F&& f) {
   switch (dtype) {
-    case ir::DType::kFloat32: return f(Tag<float>{});
-    case ir::DType::kFloat16: return f(Tag<Half>{});
-    case ir::DType::kInt32: return f(Tag<int32_t>{});
-    case ir::DType::kUint32: return f(Tag<uint32_t>{});
-    case ir::DType::kInt64: return f(Tag<int64_t>{});
-    case ir::DType::kUint64: return f(Tag<uint64_t>{});
+    case ir::DType::kFloat32:
+      return f(Tag<float>{});
+    case ir::DType::kFloat16:
+      return f(Tag<Half>{});
+    case ir::DType::kInt32:
+      return f(Tag<int32_t>{});
+    case ir::DType::kUint32:
+      return f(Tag<uint32_t>{});
+    case ir::DType::kInt64:
+      return f(Tag<int64_t>{});
+    case ir::DType::kUint64:
+      return f(Tag<uint64_t>{});
     case ir::DType::kInt8:
-    case ir::DType::kInt4: return f(Tag<int8_t>{});
+    case ir::DType::kInt4:
+      return f(Tag<int8_t>{});
     case ir::DType::kUint8:
-    case ir::DType::kUint4: return f(Tag<uint8_t>{});
+    case ir::DType::kUint4:
+      return f(Tag<uint8_t>{});
   }
   return f(Tag<float>{});
 }

@@ -24,7 +24,8 @@ ArenaPlan PlanArena(const std::vector<Lifetime>& items, size_t alignment) {
     std::vector<size_t> conflicts;
     for (size_t other : placed) {
       const Lifetime& o = items[other];
-      if (o.first <= life.last && life.first <= o.last) conflicts.push_back(other);
+      if (o.first <= life.last && life.first <= o.last)
+        conflicts.push_back(other);
     }
     std::sort(conflicts.begin(), conflicts.end(), [&](size_t a, size_t b) {
       return plan.offsets[a] < plan.offsets[b];

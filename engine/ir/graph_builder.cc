@@ -24,9 +24,8 @@ absl::StatusOr<ValueId> GraphBuilder::Constant(
       static_cast<int64_t>(data->bytes.size()) !=
           *count * RuntimeElementSize(type.dtype)) {
     return absl::InvalidArgumentError(
-        StrCat("constant '", name, "' has ",
-               data ? data->bytes.size() : 0, " bytes of data for ",
-               type.ToString()));
+        StrCat("constant '", name, "' has ", data ? data->bytes.size() : 0,
+               " bytes of data for ", type.ToString()));
   }
   Node node;
   node.kind = NodeKind::kConstant;

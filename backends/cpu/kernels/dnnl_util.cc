@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string_view>
 
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 
@@ -100,7 +99,7 @@ absl::Status DnnlKernel::Run() {
 }
 
 bool PostOps::Build(const std::vector<FusedOp>& fused, const DnnlDims& dst,
-                    bool nhwc, const dnnl::engine& engine) {
+                    const dnnl::engine& engine) {
   const size_t rank = dst.size();
   for (size_t i = 0; i < fused.size(); ++i) {
     const FusedOp& op = fused[i];
@@ -131,13 +130,7 @@ bool PostOps::Build(const std::vector<FusedOp>& fused, const DnnlDims& dst,
     }
     DnnlDims dims(rank - shape.size(), 1);
     dims.insert(dims.end(), shape.begin(), shape.end());
-    std::vector<int64_t> plain = Strides(dims);
-    DnnlDims strides(plain.begin(), plain.end());
-    if (nhwc && rank == 4) {  // WebNN n, h, w, c -> oneDNN n, c, h, w
-      dims = {dims[0], dims[3], dims[1], dims[2]};
-      strides = {strides[0], strides[3], strides[1], strides[2]};
-    }
-    dnnl::memory::desc desc = StridedDesc(dims, strides);
+    dnnl::memory::desc desc = PlainDesc(dims);
     ops_.append_binary(algorithm, desc);
     args_[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) |
           DNNL_ARG_SRC_1] =

@@ -94,11 +94,10 @@ class DnnlKernel : public Kernel {
 // fused), with the memories of their other operands.
 class PostOps {
  public:
-  // Builds them for a result of logical dims `dst` (oneDNN's order: for an
-  // image N, C, H, W); `nhwc` says our buffers hold images as NHWC, so a
-  // WebNN-order operand is permuted to match. False when oneDNN cannot
-  // express one of them.
-  bool Build(const std::vector<FusedOp>& fused, const DnnlDims& dst, bool nhwc,
+  // Builds them for a plain row-major result of dims `dst` (other operands
+  // broadcast against it, WebNN-style). False when oneDNN cannot express
+  // one of them.
+  bool Build(const std::vector<FusedOp>& fused, const DnnlDims& dst,
              const dnnl::engine& engine);
   bool empty() const { return ops_.len() == 0; }
   const dnnl::post_ops& ops() const { return ops_; }

@@ -130,7 +130,7 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
   std::optional<PostOps> post;
   if (!io.fused.empty()) {
     post.emplace();
-    if (!post->Build(io.fused, DnnlDims(y.shape), false, io.context.engine())) {
+    if (!post->Build(io.fused, DnnlDims(y.shape), io.context.engine())) {
       return nullptr;
     }
   }

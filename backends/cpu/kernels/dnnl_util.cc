@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string_view>
 
-
 namespace webnnm::backends::cpu {
 
 dnnl::memory::desc PlainDesc(const DnnlDims& dims) {

@@ -151,6 +151,10 @@ using SolveFn = absl::StatusOr<TensorType> (*)(const InferContext& context,
                                                int slot);
 
 class GraphRewriter;
+class GradientBuilder;
+// Adds the operations computing the gradients of the node's operands from
+// the gradients of its results (see gradient.h).
+using GradientFn = absl::Status (*)(GradientBuilder& gradient);
 // Replaces high-level node `node` by WebNN operations (see dag/decompose.h).
 using DecomposeFn = absl::Status (*)(GraphRewriter& rewriter, int node);
 
@@ -178,6 +182,14 @@ struct OpDef {
   WeightInit weight_init = WeightInit::kNone;
   DecomposeFn decompose = nullptr;  // high-level operations
   std::vector<const char*> aliases = {};
+  // The gradient rule; nullptr when the operation is not differentiable (its
+  // results are integers, or it has no rule yet: differentiating through it
+  // is then an error naming it).
+  GradientFn gradient = nullptr;
+  // Differentiated by replacing the node with WebNN operations first
+  // (recurrent operations unroll into their steps); used only in graphs
+  // that are differentiated.
+  DecomposeFn unroll = nullptr;
 
   const AttrSpec* FindAttr(std::string_view attr_name) const;
   int FindOperand(std::string_view operand_name) const;  // -1 if none

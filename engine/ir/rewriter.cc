@@ -90,6 +90,21 @@ void GraphRewriter::Replace(NodeId node,
   }
 }
 
+ValueId GraphRewriter::Resolve(ValueId value) const {
+  for (int hops = 0; hops < 64; ++hops) {
+    bool moved = false;
+    for (auto it = replacements_.rbegin(); it != replacements_.rend(); ++it) {
+      if (it->first == value) {
+        value = it->second;
+        moved = true;
+        break;
+      }
+    }
+    if (!moved) break;
+  }
+  return value;
+}
+
 void GraphRewriter::ApplyReplacements() {
   if (replacements_.empty()) return;
   std::vector<ValueId> map(graph_.num_values());

@@ -53,6 +53,9 @@ class GraphRewriter {
   // them all in one pass (so a pass may replace many nodes cheaply).
   void Replace(NodeId node, const std::vector<ValueId>& replacements);
   void ApplyReplacements();
+  // What `value` stands for after the pending replacements (itself when it
+  // is not replaced).
+  ValueId Resolve(ValueId value) const;
 
  private:
   Graph& graph_;

@@ -10,10 +10,59 @@
 // they are absent the DAG builder adds the running mean and variance as
 // non-trainable state (ERRATA 15b): training normalises with the batch's own
 // statistics and updates them; testing and inference use them.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status BatchNormalizationGradient(GradientBuilder& g) {
+  // The WebNN operation takes the mean and variance as operands, so each
+  // gets its own gradient (training feeds the batch's statistics, computed
+  // by WebNN operations that are differentiated in turn).
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  int rank = static_cast<int>(shape.size());
+  int axis = static_cast<int>(g.attrs().GetInt("axis", 1));
+  if (axis < 0) axis += rank;
+  double epsilon = g.attrs().GetFloat("epsilon", 1e-5);
+  std::vector<int> others;
+  for (int i = 0; i < rank; ++i) {
+    if (i != axis) others.push_back(i);
+  }
+  // Per-channel inverse deviation and scale, [C].
+  ASSIGN_OR_RETURN(ValueId shifted,
+                   g.Add(g.x(2), g.ScalarLike(epsilon, g.x(2))));
+  ASSIGN_OR_RETURN(ValueId deviation, g.Op(OpKind::kSqrt, {shifted}));
+  ASSIGN_OR_RETURN(ValueId inverse, g.Op(OpKind::kReciprocal, {deviation}));
+  ValueId factor = inverse;  // inverse * scale
+  if (g.has(3)) {
+    ASSIGN_OR_RETURN(factor, g.Mul(inverse, g.x(3)));
+  }
+  ASSIGN_OR_RETURN(ValueId factor_x, AlongAxis(g, factor, axis, rank));
+  ASSIGN_OR_RETURN(ValueId mean_x, AlongAxis(g, g.x(1), axis, rank));
+  ASSIGN_OR_RETURN(ValueId centered, g.Sub(g.x(0), mean_x));
+  if (g.wants(0)) RETURN_IF_ERROR(g.Set(0, g.Mul(g.dy(), factor_x)));
+  ASSIGN_OR_RETURN(ValueId sum_dy, g.ReduceSum(g.dy(), others, false));
+  if (g.wants(1)) {
+    ASSIGN_OR_RETURN(ValueId scaled, g.Mul(sum_dy, factor));
+    RETURN_IF_ERROR(g.Set(1, g.Neg(scaled)));
+  }
+  if (g.wants(2) || g.wants(3)) {
+    ASSIGN_OR_RETURN(ValueId product, g.Mul(g.dy(), centered));
+    ASSIGN_OR_RETURN(ValueId sum, g.ReduceSum(product, others, false));
+    if (g.wants(2)) {
+      // d/dvar (var + eps)^(-1/2) = -(1/2) inverse^3
+      ASSIGN_OR_RETURN(ValueId square, g.Mul(inverse, inverse));
+      ASSIGN_OR_RETURN(ValueId cube, g.Mul(square, factor));
+      ASSIGN_OR_RETURN(ValueId slope, g.MulScalar(cube, -0.5));
+      RETURN_IF_ERROR(g.Set(2, g.Mul(sum, slope)));
+    }
+    if (g.wants(3)) RETURN_IF_ERROR(g.Set(3, g.Mul(sum, inverse)));
+  }
+  if (g.wants(4)) RETURN_IF_ERROR(g.Set(4, sum_dy));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferBatchNormalization(const InferContext& c) {
   int rank = c.operand(0).rank();
@@ -80,7 +129,8 @@ const ir::OpDef& BatchNormalizationOp() {
       .solve = SolveBatchNormalization,
       .shape_preserving = true,
       .language_operands = {3, 4},
-      .aliases = {"batchNorm"}};
+      .aliases = {"batchNorm"},
+      .gradient = BatchNormalizationGradient};
   return def;
 }
 

@@ -2,10 +2,17 @@
 // saturating or wrapping as WebNN specifies for integers).
 // Operand: input (any type). Option: type, a data type (required; the model
 // language writes it dataType=). Result: the input's shape in `type`.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status CastGradient(GradientBuilder& g) {
+  // Set() casts the gradient back to the input's type.
+  return g.Set(0, g.dy());
+}
 
 absl::StatusOr<Types> InferCast(const InferContext& c) {
   std::optional<DType> type = ir::ParseDType(c.attrs.GetString("type", ""));
@@ -25,7 +32,8 @@ const ir::OpDef& CastOp() {
                                         .required = true,
                                         .alias = "dataType"}},
                              .infer = InferCast,
-                             .shape_preserving = true};
+                             .shape_preserving = true,
+                             .gradient = CastGradient};
   return def;
 }
 

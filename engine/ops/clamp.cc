@@ -7,10 +7,30 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ClampGradient(GradientBuilder& g) {
+  // The gradient passes where minValue <= x <= maxValue.
+  double lo = g.attrs().GetFloat("minValue", -INFINITY);
+  double hi = g.attrs().GetFloat("maxValue", INFINITY);
+  ValueId grad = g.dy();
+  if (std::isfinite(lo)) {
+    ASSIGN_OR_RETURN(ValueId inside,
+                     CompareScalar(g, OpKind::kGreaterOrEqual, g.x(0), lo));
+    ASSIGN_OR_RETURN(grad, g.WhereOrZero(inside, grad));
+  }
+  if (std::isfinite(hi)) {
+    ASSIGN_OR_RETURN(ValueId inside,
+                     CompareScalar(g, OpKind::kLesserOrEqual, g.x(0), hi));
+    ASSIGN_OR_RETURN(grad, g.WhereOrZero(inside, grad));
+  }
+  return g.Set(0, grad);
+}
 
 absl::StatusOr<Types> InferClamp(const InferContext& c) {
   double lo =
@@ -40,14 +60,16 @@ absl::StatusOr<Types> InferClamp(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& ClampOp() {
-  static const ir::OpDef def = [] {
-    ir::OpDef d = ActivationOp(
-        ir::OpKind::kClamp, "clamp", ir::kNumericTypes, ir::WeightInit::kHe,
-        {{.name = "minValue", .kind = ir::AttrKind::kFloat},
-         {.name = "maxValue", .kind = ir::AttrKind::kFloat}});
-    d.infer = InferClamp;
-    return d;
-  }();
+  static const ir::OpDef def = WithGradient(
+      [] {
+        ir::OpDef d = ActivationOp(
+            ir::OpKind::kClamp, "clamp", ir::kNumericTypes, ir::WeightInit::kHe,
+            {{.name = "minValue", .kind = ir::AttrKind::kFloat},
+             {.name = "maxValue", .kind = ir::AttrKind::kFloat}});
+        d.infer = InferClamp;
+        return d;
+      }(),
+      ClampGradient);
   return def;
 }
 

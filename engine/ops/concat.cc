@@ -3,10 +3,31 @@
 // dimension but `axis` equal). Option: axis (required; the model language
 // defaults to the last dimension). Result: the inputs' type, with the sum of
 // their sizes along `axis`.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ConcatGradient(GradientBuilder& g) {
+  // Each input takes its slice of the gradient along the axis.
+  const std::vector<int64_t>& shape = g.shape(g.y());
+  int axis = static_cast<int>(g.attrs().GetInt("axis", 0));
+  if (axis < 0) axis += static_cast<int>(shape.size());
+  int64_t offset = 0;
+  for (int slot = 0; slot < static_cast<int>(g.node().operands.size());
+       ++slot) {
+    const std::vector<int64_t>& part = g.shape(g.x(slot));
+    if (g.wants(slot)) {
+      std::vector<int64_t> starts(shape.size(), 0);
+      starts[axis] = offset;
+      RETURN_IF_ERROR(g.Set(slot, g.Slice(g.dy(), starts, part)));
+    }
+    offset += part[axis];
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferConcat(const InferContext& c) {
   const TensorType& first = c.operand(0);
@@ -62,7 +83,8 @@ const ir::OpDef& ConcatOp() {
                  .kind = ir::AttrKind::kAxis,
                  .language_default = ir::LanguageDefault::kLastAxis,
                  .required = true}},
-      .infer = InferConcat};
+      .infer = InferConcat,
+      .gradient = ConcatGradient};
   return def;
 }
 

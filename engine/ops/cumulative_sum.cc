@@ -3,11 +3,21 @@
 // axis (required), exclusive (default false: y_i includes x_i), reversed
 // (default false: sums run from the high index down when true).
 // Result: the input's type and shape.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/reduce.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status CumulativeSumGradient(GradientBuilder& g) {
+  // Each input element adds to the outputs after it (before it, reversed):
+  // its gradient sums the output gradients the other way round.
+  ir::Attrs attrs = g.attrs();
+  attrs.Set("reversed", !g.attrs().GetBool("reversed", false));
+  return g.Set(0, g.Op(OpKind::kCumulativeSum, {g.dy()}, attrs));
+}
 
 absl::StatusOr<Types> InferCumulativeSum(const InferContext& c) {
   int rank = c.operand(0).rank();
@@ -31,7 +41,8 @@ const ir::OpDef& CumulativeSumOp() {
                 {.name = "exclusive", .kind = ir::AttrKind::kBool},
                 {.name = "reversed", .kind = ir::AttrKind::kBool}},
       .infer = InferCumulativeSum,
-      .shape_preserving = true};
+      .shape_preserving = true,
+      .gradient = CumulativeSumGradient};
   return def;
 }
 

@@ -2,10 +2,17 @@
 // dimension equals the new one or is 1).
 // Operand: input (any type). Option: newShape (required). Result: the
 // input's type with shape newShape.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ExpandGradient(GradientBuilder& g) {
+  // Set() sums over the expanded dimensions.
+  return g.Set(0, g.dy());
+}
 
 absl::StatusOr<Types> InferExpand(const InferContext& c) {
   std::vector<int64_t> shape = c.attrs.GetInts("newShape", {});
@@ -41,7 +48,8 @@ const ir::OpDef& ExpandOp() {
                              .attrs = {{.name = "newShape",
                                         .kind = ir::AttrKind::kShape,
                                         .required = true}},
-                             .infer = InferExpand};
+                             .infer = InferExpand,
+                             .gradient = ExpandGradient};
   return def;
 }
 

@@ -4,10 +4,31 @@
 // WebNN vectors expect). Option: axis (default 0; the model language
 // defaults to the first feature dimension).
 // Result: input[:axis] + indices.shape + input[axis+1:], the input's type.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status GatherGradient(GradientBuilder& g) {
+  // dx = onehot(indices)^T dy along the axis: [N, n] x [P, n, Q] -> [P, N, Q].
+  if (!g.wants(0)) return absl::OkStatus();
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  int rank = static_cast<int>(shape.size());
+  int axis = static_cast<int>(g.attrs().GetInt("axis", 0));
+  if (axis < 0) axis += rank;
+  ASSIGN_OR_RETURN(ValueId onehot,
+                   OneHot(g, g.x(1), shape[axis], g.type(g.x(0)).dtype));
+  int64_t n = g.shape(onehot)[0];
+  int64_t before = 1, after = 1;
+  for (int i = 0; i < axis; ++i) before *= shape[i];
+  for (int i = axis + 1; i < rank; ++i) after *= shape[i];
+  ASSIGN_OR_RETURN(ValueId dy3, g.Reshape(g.dy(), {before, n, after}));
+  ASSIGN_OR_RETURN(ValueId selectT, g.TransposeLast2(onehot));
+  ASSIGN_OR_RETURN(ValueId dx3, g.Matmul(selectT, dy3));
+  return g.Set(0, g.Reshape(dx3, shape));
+}
 
 absl::StatusOr<Types> InferGather(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -54,7 +75,8 @@ const ir::OpDef& GatherOp() {
       .attrs = {{.name = "axis",
                  .kind = ir::AttrKind::kAxis,
                  .language_default = ir::LanguageDefault::kFirstFeatureAxis}},
-      .infer = InferGather};
+      .infer = InferGather,
+      .gradient = GatherGradient};
   return def;
 }
 

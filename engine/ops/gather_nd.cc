@@ -4,10 +4,27 @@
 // Operands: input (any type), indices (int32, uint32, int64; rank >= 1;
 // 1 <= k <= the input's rank). Result: indices.shape[:-1] + input.shape[k:],
 // the input's type.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status GatherNDGradient(GradientBuilder& g) {
+  // Flattens the first k input dimensions and scatters back through a
+  // one-hot matrix of the flattened coordinates.
+  if (!g.wants(0)) return absl::OkStatus();
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  ASSIGN_OR_RETURN(FlatIndex flat, FlattenCoordinates(g, g.x(1), shape));
+  ASSIGN_OR_RETURN(ValueId onehot,
+                   OneHot(g, flat.index, flat.rows, g.type(g.x(0)).dtype));
+  int64_t n = g.shape(onehot)[0];
+  ASSIGN_OR_RETURN(ValueId dy2, g.Reshape(g.dy(), {n, flat.row_size}));
+  ASSIGN_OR_RETURN(ValueId selectT, g.TransposeLast2(onehot));
+  ASSIGN_OR_RETURN(ValueId dx2, g.Matmul(selectT, dy2));
+  return g.Set(0, g.Reshape(dx2, shape));
+}
 
 absl::StatusOr<Types> InferGatherND(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -46,7 +63,8 @@ const ir::OpDef& GatherNDOp() {
                                           {.name = "indices",
                                            .types = ir::kIndexTypes,
                                            .in_type_group = false}},
-                             .infer = InferGatherND};
+                             .infer = InferGatherND,
+                             .gradient = GatherNDGradient};
   return def;
 }
 

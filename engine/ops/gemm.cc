@@ -5,10 +5,58 @@
 // (default false). A trainable b gets [K, N] ([N, K] when bTranspose), N
 // from the layer's declared output shape; a trainable c gets [N] (zeros).
 // Result: the operands' type, [M, N].
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status GemmGradient(GradientBuilder& g) {
+  // y = alpha A B + beta c with A = a or a^T, B = b or b^T.
+  double alpha = g.attrs().GetFloat("alpha", 1.0);
+  double beta = g.attrs().GetFloat("beta", 1.0);
+  bool a_transposed = g.attrs().GetBool("aTranspose", false);
+  bool b_transposed = g.attrs().GetBool("bTranspose", false);
+  ASSIGN_OR_RETURN(ValueId scaled, g.MulScalar(g.dy(), alpha));
+  if (g.wants(0)) {
+    // dA = alpha dy B^T; da = dA or dA^T.
+    ValueId grad;
+    if (a_transposed) {
+      // da = B dy^T (alpha folded in).
+      ASSIGN_OR_RETURN(ValueId B, b_transposed
+                                      ? g.TransposeLast2(g.x(1))
+                                      : absl::StatusOr<ValueId>(g.x(1)));
+      ASSIGN_OR_RETURN(ValueId dyT, g.TransposeLast2(scaled));
+      ASSIGN_OR_RETURN(grad, g.Matmul(B, dyT));
+    } else {
+      ASSIGN_OR_RETURN(ValueId BT, b_transposed
+                                       ? absl::StatusOr<ValueId>(g.x(1))
+                                       : g.TransposeLast2(g.x(1)));
+      ASSIGN_OR_RETURN(grad, g.Matmul(scaled, BT));
+    }
+    RETURN_IF_ERROR(g.Set(0, grad));
+  }
+  if (g.wants(1)) {
+    // dB = alpha A^T dy; db = dB or dB^T = alpha dy^T A.
+    ValueId grad;
+    if (b_transposed) {
+      ASSIGN_OR_RETURN(ValueId A, a_transposed
+                                      ? g.TransposeLast2(g.x(0))
+                                      : absl::StatusOr<ValueId>(g.x(0)));
+      ASSIGN_OR_RETURN(ValueId dyT, g.TransposeLast2(scaled));
+      ASSIGN_OR_RETURN(grad, g.Matmul(dyT, A));
+    } else {
+      ASSIGN_OR_RETURN(ValueId AT, a_transposed
+                                       ? absl::StatusOr<ValueId>(g.x(0))
+                                       : g.TransposeLast2(g.x(0)));
+      ASSIGN_OR_RETURN(grad, g.Matmul(AT, scaled));
+    }
+    RETURN_IF_ERROR(g.Set(1, grad));
+  }
+  if (g.wants(2)) RETURN_IF_ERROR(g.Set(2, g.MulScalar(g.dy(), beta)));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferGemm(const InferContext& c) {
   absl::Status status = CheckRankIs(c, 0, 2);
@@ -101,7 +149,8 @@ const ir::OpDef& GemmOp() {
                 {.name = "aTranspose", .kind = ir::AttrKind::kBool},
                 {.name = "bTranspose", .kind = ir::AttrKind::kBool}},
       .infer = InferGemm,
-      .solve = SolveGemm};
+      .solve = SolveGemm,
+      .gradient = GemmGradient};
   return def;
 }
 

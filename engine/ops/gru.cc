@@ -12,6 +12,7 @@
 // returnSequence, every step's [steps, directions, batch, hiddenSize].
 // Trainable weights and biases get the shapes above (Glorot, zeros).
 #include "engine/ops/rnn.h"
+#include "engine/ops/rnn_unroll.h"
 
 namespace webnnm::ops {
 namespace {
@@ -86,7 +87,8 @@ const ir::OpDef& GruOp() {
                  .choices = {"relu", "sigmoid", "tanh"}}},
       .infer = InferGru,
       .solve = SolveGru,
-      .language_operands = {1, 2}};
+      .language_operands = {1, 2},
+      .unroll = UnrollGru};
   return def;
 }
 

@@ -7,6 +7,7 @@
 // rzn), activations (two of relu, sigmoid, tanh).
 // Result: the new hidden state [batch, hiddenSize].
 #include "engine/ops/rnn.h"
+#include "engine/ops/rnn_unroll.h"
 
 namespace webnnm::ops {
 namespace {
@@ -65,7 +66,8 @@ const ir::OpDef& GruCellOp() {
                  .choices = {"relu", "sigmoid", "tanh"}}},
       .infer = InferGruCell,
       .solve = SolveGruCell,
-      .language_operands = {1, 2}};
+      .language_operands = {1, 2},
+      .unroll = UnrollGruCell};
   return def;
 }
 

@@ -3,11 +3,38 @@
 // Operands: input (float32, float16; 4-D), scale, bias (optional; 1-D with
 // the channel count). Options: epsilon (default 1e-5), layout (nchw | nhwc,
 // default nchw). Result: the input's type and shape.
+#include <algorithm>
+#include <cmath>
+
 #include "engine/ops/conv.h"
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status InstanceNormalizationGradient(GradientBuilder& g) {
+  ASSIGN_OR_RETURN(ImageAxes in, InputLayoutAxes(g.context(), "layout"));
+  double epsilon = g.attrs().GetFloat("epsilon", 1e-5);
+  std::vector<int> spatial = {in.height, in.width};
+  std::vector<int> others = {0, in.height, in.width};
+  std::sort(others.begin(), others.end());
+  ValueId scale = ir::kNoValue;
+  if (g.has(1)) {
+    ASSIGN_OR_RETURN(scale, AlongAxis(g, g.x(1), in.channels, 4));
+  }
+  ASSIGN_OR_RETURN(Standardized parts,
+                   StandardizeGradient(g, g.x(0), g.dy(), spatial, epsilon,
+                                       scale, g.wants(0)));
+  if (g.wants(0)) RETURN_IF_ERROR(g.Set(0, parts.dx));
+  if (g.wants(1)) {
+    ASSIGN_OR_RETURN(ValueId product, g.Mul(g.dy(), parts.xhat));
+    RETURN_IF_ERROR(g.Set(1, g.ReduceSum(product, others, false)));
+  }
+  if (g.wants(2)) RETURN_IF_ERROR(g.Set(2, g.ReduceSum(g.dy(), others, false)));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferInstanceNormalization(const InferContext& c) {
   absl::Status status = CheckRankIs(c, 0, 4);
@@ -63,7 +90,8 @@ const ir::OpDef& InstanceNormalizationOp() {
       .infer = InferInstanceNormalization,
       .solve = SolveInstanceNormalization,
       .shape_preserving = true,
-      .aliases = {"instanceNorm"}};
+      .aliases = {"instanceNorm"},
+      .gradient = InstanceNormalizationGradient};
   return def;
 }
 

@@ -4,10 +4,62 @@
 // the input's dimensions at `axes`, in that order). Options: axes (default:
 // every axis but the first; the model language defaults to every feature
 // axis), epsilon (default 1e-5). Result: the input's type and shape.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status LayerNormalizationGradient(GradientBuilder& g) {
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  int rank = static_cast<int>(shape.size());
+  std::vector<int> axes = ReducedAxes(g, rank);
+  if (!g.attrs().Has("axes")) {
+    axes.clear();
+    for (int i = 1; i < rank; ++i) axes.push_back(i);
+  }
+  double epsilon = g.attrs().GetFloat("epsilon", 1e-5);
+  // scale and bias list the dimensions at `axes` in that order; to_sorted
+  // brings them to the input's order.
+  std::vector<int> sorted = axes;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int> to_sorted(axes.size());
+  for (size_t j = 0; j < sorted.size(); ++j) {
+    to_sorted[j] = static_cast<int>(
+        std::find(axes.begin(), axes.end(), sorted[j]) - axes.begin());
+  }
+  std::vector<int64_t> kept(rank, 1);
+  for (int axis : axes) kept[axis] = shape[axis];
+  std::vector<int> others;
+  for (int i = 0; i < rank; ++i) {
+    if (std::find(axes.begin(), axes.end(), i) == axes.end())
+      others.push_back(i);
+  }
+  ValueId scale = ir::kNoValue;
+  if (g.has(1) && !axes.empty()) {
+    ASSIGN_OR_RETURN(ValueId ordered, g.Transpose(g.x(1), to_sorted));
+    ASSIGN_OR_RETURN(scale, g.Reshape(ordered, kept));
+  }
+  ASSIGN_OR_RETURN(
+      Standardized parts,
+      StandardizeGradient(g, g.x(0), g.dy(), axes, epsilon, scale, g.wants(0)));
+  if (g.wants(0)) RETURN_IF_ERROR(g.Set(0, parts.dx));
+  std::vector<int> from_sorted = ir::InversePermutation(to_sorted);
+  if (g.wants(1)) {
+    ASSIGN_OR_RETURN(ValueId product, g.Mul(g.dy(), parts.xhat));
+    ASSIGN_OR_RETURN(ValueId sum, g.ReduceSum(product, others, false));
+    RETURN_IF_ERROR(g.Set(1, g.Transpose(sum, from_sorted)));
+  }
+  if (g.wants(2)) {
+    ASSIGN_OR_RETURN(ValueId sum, g.ReduceSum(g.dy(), others, false));
+    RETURN_IF_ERROR(g.Set(2, g.Transpose(sum, from_sorted)));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::vector<int64_t>> NormalizedShape(const InferContext& c) {
   int rank = c.operand(0).rank();
@@ -68,7 +120,8 @@ const ir::OpDef& LayerNormalizationOp() {
       .infer = InferLayerNormalization,
       .solve = SolveLayerNormalization,
       .shape_preserving = true,
-      .aliases = {"layerNorm"}};
+      .aliases = {"layerNorm"},
+      .gradient = LayerNormalizationGradient};
   return def;
 }
 

@@ -13,6 +13,7 @@
 // hiddenSize] and, with returnSequence, every step's hidden state [steps,
 // directions, batch, hiddenSize].
 #include "engine/ops/rnn.h"
+#include "engine/ops/rnn_unroll.h"
 
 namespace webnnm::ops {
 namespace {
@@ -90,7 +91,8 @@ const ir::OpDef& LstmOp() {
                  .choices = {"relu", "sigmoid", "tanh"}}},
       .infer = InferLstm,
       .solve = SolveLstm,
-      .language_operands = {1, 2}};
+      .language_operands = {1, 2},
+      .unroll = UnrollLstm};
   return def;
 }
 

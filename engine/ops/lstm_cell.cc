@@ -8,6 +8,7 @@
 // of relu, sigmoid, tanh).
 // Results: the new hidden state and cell state, [batch, hiddenSize] each.
 #include "engine/ops/rnn.h"
+#include "engine/ops/rnn_unroll.h"
 
 namespace webnnm::ops {
 namespace {
@@ -73,7 +74,8 @@ const ir::OpDef& LstmCellOp() {
                  .choices = {"relu", "sigmoid", "tanh"}}},
       .infer = InferLstmCell,
       .solve = SolveLstmCell,
-      .language_operands = {1, 2}};
+      .language_operands = {1, 2},
+      .unroll = UnrollLstmCell};
   return def;
 }
 

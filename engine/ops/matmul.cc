@@ -5,10 +5,25 @@
 // layer's declared output shape, and He or Glorot initialisation by the
 // activation that follows.
 // Result: the operands' type, the broadcast batch dimensions + [M, N].
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status MatmulGradient(GradientBuilder& g) {
+  // y = a b: da = dy b^T, db = a^T dy (Set() sums broadcast batch dims).
+  if (g.wants(0)) {
+    ASSIGN_OR_RETURN(ValueId bT, g.TransposeLast2(g.x(1)));
+    RETURN_IF_ERROR(g.Set(0, g.Matmul(g.dy(), bT)));
+  }
+  if (g.wants(1)) {
+    ASSIGN_OR_RETURN(ValueId aT, g.TransposeLast2(g.x(0)));
+    RETURN_IF_ERROR(g.Set(1, g.Matmul(aT, g.dy())));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferMatmul(const InferContext& c) {
   absl::Status status = CheckRank(c, 0, 2, 1000);
@@ -85,7 +100,8 @@ const ir::OpDef& MatmulOp() {
                     .types = ir::kFloatTypes,
                     .param = ir::ParamRole::kWeight}},
       .infer = InferMatmul,
-      .solve = SolveMatmul};
+      .solve = SolveMatmul,
+      .gradient = MatmulGradient};
   return def;
 }
 

@@ -7,10 +7,49 @@
 // smaller than the dimension it mirrors; edge and reflection need a non-empty
 // dimension. The batch and sequence dimensions cannot be padded.
 // Result: the input's type, padded shape.
+#include <algorithm>
+
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status PadGradient(GradientBuilder& g) {
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> begin = g.attrs().GetInts("beginningPadding", {});
+  std::vector<int64_t> end = g.attrs().GetInts("endingPadding", {});
+  std::string mode = g.attrs().GetString("mode", "constant");
+  if (mode == "constant") {
+    return g.Set(0, g.Slice(g.dy(), begin, shape));
+  }
+  // edge / reflection: each output position reads one input position along
+  // each axis; the gradient sums back through the transposed selection
+  // matrix of every padded axis.
+  ValueId grad = g.dy();
+  DType dtype = g.type(grad).dtype;
+  for (int axis = 0; axis < rank; ++axis) {
+    if (begin[axis] == 0 && end[axis] == 0) continue;
+    int64_t n = shape[axis];
+    int64_t out = n + begin[axis] + end[axis];
+    std::vector<double> select(out * n, 0.0);
+    for (int64_t j = 0; j < out; ++j) {
+      int64_t i = j - begin[axis];
+      if (mode == "edge") {
+        i = std::clamp<int64_t>(i, 0, n - 1);
+      } else {  // reflection
+        if (i < 0) i = -i;
+        if (i >= n) i = 2 * (n - 1) - i;
+      }
+      select[j * n + i] = 1.0;
+    }
+    ASSIGN_OR_RETURN(ValueId matrix, g.ConstantTensor({out, n}, dtype, select));
+    ASSIGN_OR_RETURN(grad, ApplyTransposedAlongAxis(g, grad, axis, matrix));
+  }
+  return g.Set(0, grad);
+}
 
 absl::StatusOr<Types> InferPad(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -63,7 +102,8 @@ const ir::OpDef& PadOp() {
                  .kind = ir::AttrKind::kEnum,
                  .choices = {"constant", "edge", "reflection"}},
                 {.name = "value", .kind = ir::AttrKind::kFloat}},
-      .infer = InferPad};
+      .infer = InferPad,
+      .gradient = PadGradient};
   return def;
 }
 

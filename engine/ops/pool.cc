@@ -1,6 +1,7 @@
 #include "engine/ops/pool.h"
 
 #include "engine/ops/conv.h"
+#include "engine/ops/gradient_rules.h"
 
 namespace webnnm::ops {
 namespace {
@@ -99,6 +100,157 @@ ir::OpDef PoolOp(ir::OpKind kind, const char* name, DTypeSet types) {
                  .choices = {"floor", "ceil"}},
                 {.name = "outputSizes", .kind = ir::AttrKind::kSpatial}},
       .infer = InferPool};
+}
+
+// ---- gradients
+// ---------------------------------------------------------------
+
+absl::StatusOr<PoolGradientGeometry> ReadPoolGeometry(
+    const ir::GradientBuilder& g) {
+  const InferContext& c = g.context();
+  ASSIGN_OR_RETURN(ImageAxes in, InputLayoutAxes(c, "layout"));
+  ASSIGN_OR_RETURN(Window w, ReadWindow(c));
+  PoolGradientGeometry geometry;
+  geometry.to_nchw = {0, in.channels, in.height, in.width};
+  const std::vector<int64_t>& x = g.shape(g.x(0));
+  const std::vector<int64_t>& y = g.shape(g.y());
+  std::vector<int64_t> window =
+      c.attrs.GetInts("windowDimensions", {x[in.height], x[in.width]});
+  for (int i = 0; i < 2; ++i) {
+    int axis = i == 0 ? in.height : in.width;
+    geometry.input[i] = x[axis];
+    geometry.output[i] = y[axis];
+    geometry.window[i] = window[i];
+    geometry.strides[i] = w.strides[i];
+    geometry.dilations[i] = w.dilations[i];
+    geometry.pad_begin[i] = w.padding[2 * i];
+  }
+  return geometry;
+}
+
+namespace {
+
+// The input index read by tap k of output o along dimension i, or -1 when
+// it falls in the padding.
+int64_t TapIndex(const PoolGradientGeometry& geometry, int i, int64_t o,
+                 int64_t k) {
+  int64_t index = o * geometry.strides[i] - geometry.pad_begin[i] +
+                  k * geometry.dilations[i];
+  return index >= 0 && index < geometry.input[i] ? index : -1;
+}
+
+// [output, input] matrix of dimension i: the taps of each output (all of
+// them, or only tap `only`), weighted by 1 / (number of taps) if `average`.
+std::vector<double> TapMatrix(const PoolGradientGeometry& geometry, int i,
+                              int64_t only, bool average) {
+  int64_t out = geometry.output[i], in = geometry.input[i];
+  std::vector<double> m(out * in, 0.0);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t taps = 0;
+    for (int64_t k = 0; k < geometry.window[i]; ++k) {
+      taps += TapIndex(geometry, i, o, k) >= 0;
+    }
+    for (int64_t k = 0; k < geometry.window[i]; ++k) {
+      if (only >= 0 && k != only) continue;
+      int64_t index = TapIndex(geometry, i, o, k);
+      if (index >= 0) m[o * in + index] = average ? 1.0 / taps : 1.0;
+    }
+  }
+  return m;
+}
+
+std::vector<double> Transposed(const std::vector<double>& m, int64_t rows,
+                               int64_t cols) {
+  std::vector<double> t(m.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = m[r * cols + c];
+  }
+  return t;
+}
+
+}  // namespace
+
+absl::StatusOr<ir::ValueId> SpreadPooled(ir::GradientBuilder& g,
+                                         const PoolGradientGeometry& geometry,
+                                         ir::ValueId v, bool average) {
+  DType dtype = g.type(v).dtype;
+  ir::ValueId r = v;
+  for (int i = 1; i >= 0; --i) {
+    ASSIGN_OR_RETURN(
+        ir::ValueId matrix,
+        g.ConstantTensor({geometry.output[i], geometry.input[i]}, dtype,
+                         TapMatrix(geometry, i, -1, average)));
+    ASSIGN_OR_RETURN(r, ApplyTransposedAlongAxis(g, r, 2 + i, matrix));
+  }
+  return r;
+}
+
+absl::StatusOr<ir::ValueId> MaxPoolSpread(ir::GradientBuilder& g,
+                                          const PoolGradientGeometry& geometry,
+                                          ir::ValueId x, ir::ValueId y,
+                                          ir::ValueId dy) {
+  DType dtype = g.type(x).dtype;
+  ir::ValueId taken = ir::kNoValue, dx = ir::kNoValue;
+  for (int64_t kh = 0; kh < geometry.window[0]; ++kh) {
+    for (int64_t kw = 0; kw < geometry.window[1]; ++kw) {
+      std::array<int64_t, 2> tap = {kh, kw};
+      std::array<ir::ValueId, 2> select, select_t;
+      std::array<std::vector<double>, 2> valid;
+      for (int i = 0; i < 2; ++i) {
+        std::vector<double> m = TapMatrix(geometry, i, tap[i], false);
+        int64_t out = geometry.output[i], in = geometry.input[i];
+        valid[i].assign(out, 0.0);
+        for (int64_t o = 0; o < out; ++o) {
+          valid[i][o] = TapIndex(geometry, i, o, tap[i]) >= 0 ? 1.0 : 0.0;
+        }
+        ASSIGN_OR_RETURN(select[i], g.ConstantTensor({out, in}, dtype, m));
+        ASSIGN_OR_RETURN(select_t[i], g.ConstantTensor({in, out}, dtype,
+                                                       Transposed(m, out, in)));
+      }
+      // The input seen through this tap: [N, C, OH, OW] (0 in padding).
+      ir::ValueId seen = x;
+      for (int i = 1; i >= 0; --i) {
+        ASSIGN_OR_RETURN(seen,
+                         ApplyTransposedAlongAxis(g, seen, 2 + i, select_t[i]));
+      }
+      std::vector<double> inside(geometry.output[0] * geometry.output[1]);
+      for (int64_t a = 0; a < geometry.output[0]; ++a) {
+        for (int64_t b = 0; b < geometry.output[1]; ++b) {
+          inside[a * geometry.output[1] + b] = valid[0][a] * valid[1][b];
+        }
+      }
+      ASSIGN_OR_RETURN(
+          ir::ValueId inside_values,
+          g.ConstantTensor({geometry.output[0], geometry.output[1]}, dtype,
+                           inside));
+      ASSIGN_OR_RETURN(
+          ir::ValueId in_window,
+          CompareScalar(g, ir::OpKind::kGreater, inside_values, 0.5));
+      ASSIGN_OR_RETURN(ir::ValueId equal, g.Op(ir::OpKind::kEqual, {seen, y}));
+      ASSIGN_OR_RETURN(ir::ValueId hit,
+                       g.Op(ir::OpKind::kLogicalAnd, {equal, in_window}));
+      if (taken != ir::kNoValue) {
+        ASSIGN_OR_RETURN(ir::ValueId free,
+                         g.Op(ir::OpKind::kLogicalNot, {taken}));
+        ASSIGN_OR_RETURN(hit, g.Op(ir::OpKind::kLogicalAnd, {hit, free}));
+        ASSIGN_OR_RETURN(taken, g.Op(ir::OpKind::kLogicalOr, {taken, hit}));
+      } else {
+        taken = hit;
+      }
+      ASSIGN_OR_RETURN(ir::ValueId share, g.WhereOrZero(hit, dy));
+      ir::ValueId back = share;
+      for (int i = 1; i >= 0; --i) {
+        ASSIGN_OR_RETURN(back,
+                         ApplyTransposedAlongAxis(g, back, 2 + i, select[i]));
+      }
+      if (dx == ir::kNoValue) {
+        dx = back;
+      } else {
+        ASSIGN_OR_RETURN(dx, g.Add(dx, back));
+      }
+    }
+  }
+  return dx;
 }
 
 }  // namespace webnnm::ops

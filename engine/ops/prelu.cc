@@ -4,10 +4,28 @@
 // type). A trainable slope gets one value per channel of the input,
 // initialised to zeros (prelu starts as relu). Result: the input's type,
 // the broadcast shape.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status PreluGradient(GradientBuilder& g) {
+  // x > 0: dx = dy; else dx = dy slope, dslope = dy x.
+  ASSIGN_OR_RETURN(ValueId positive,
+                   CompareScalar(g, OpKind::kGreater, g.x(0), 0));
+  if (g.wants(0)) {
+    ASSIGN_OR_RETURN(ValueId sloped, g.Mul(g.dy(), g.x(1)));
+    RETURN_IF_ERROR(g.Set(0, g.Where(positive, g.dy(), sloped)));
+  }
+  if (g.wants(1)) {
+    ASSIGN_OR_RETURN(ValueId product, g.Mul(g.dy(), g.x(0)));
+    RETURN_IF_ERROR(
+        g.Set(1, g.Where(positive, g.ScalarLike(0, product), product)));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferPrelu(const InferContext& c) {
   absl::StatusOr<TensorType> out = Broadcast(c, 0, 1, c.operand(0).dtype);
@@ -28,7 +46,8 @@ const ir::OpDef& PreluOp() {
                     .param = ir::ParamRole::kSlope}},
       .infer = InferPrelu,
       .shape_preserving = true,
-      .weight_init = ir::WeightInit::kHe};
+      .weight_init = ir::WeightInit::kHe,
+      .gradient = PreluGradient};
   return def;
 }
 

@@ -7,13 +7,58 @@
 // The model language writes newShape={height: 64, width: 64}.
 // Result: the input's type with the two dimensions resized
 // (floor(size * scale) without sizes).
+#include <algorithm>
+#include <cmath>
+
 #include <cmath>
 
 #include "absl/strings/str_join.h"
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status Resample2dGradient(GradientBuilder& g) {
+  // Resampling is linear and acts on each resized axis separately: the
+  // gradient applies each axis's interpolation matrix transposed, with the
+  // kernel's coordinates (half-pixel centres, clamped; nearest rounds
+  // ties down).
+  const std::vector<int64_t> in = g.shape(g.x(0));
+  const std::vector<int64_t> out = g.shape(g.y());
+  bool linear = g.attrs().GetString("mode", "nearest-neighbor") == "linear";
+  std::vector<int64_t> axes = g.attrs().GetInts("axes", {2, 3});
+  DType dtype = g.type(g.x(0)).dtype;
+  ValueId grad = g.dy();
+  for (int64_t axis : axes) {
+    int64_t n_in = in[axis], n_out = out[axis];
+    std::vector<double> m(n_out * n_in, 0.0);
+    for (int64_t o = 0; o < n_out; ++o) {
+      double c = static_cast<double>(2 * o + 1) * static_cast<double>(n_in) /
+                     (2.0 * static_cast<double>(n_out)) -
+                 0.5;
+      c = std::clamp(c, 0.0, static_cast<double>(n_in - 1));
+      if (linear) {
+        int64_t lo = std::clamp<int64_t>(static_cast<int64_t>(std::floor(c)), 0,
+                                         n_in - 1);
+        int64_t hi = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(c)), 0,
+                                         n_in - 1);
+        double t = c - static_cast<double>(lo);
+        m[o * n_in + lo] += 1.0 - t;
+        m[o * n_in + hi] += t;
+      } else {
+        int64_t i = std::clamp<int64_t>(
+            static_cast<int64_t>(std::ceil(c - 0.5)), 0, n_in - 1);
+        m[o * n_in + i] = 1.0;
+      }
+    }
+    ASSIGN_OR_RETURN(ValueId matrix, g.ConstantTensor({n_out, n_in}, dtype, m));
+    ASSIGN_OR_RETURN(grad, ApplyTransposedAlongAxis(
+                               g, grad, static_cast<int>(axis), matrix));
+  }
+  return g.Set(0, grad);
+}
 
 absl::StatusOr<Types> InferResample2d(const InferContext& c) {
   absl::Status status = CheckRankIs(c, 0, 4);
@@ -85,7 +130,8 @@ const ir::OpDef& Resample2dOp() {
                 // the DAG builder turns it into sizes and axes.
                 {.name = "newShape", .kind = ir::AttrKind::kShape}},
       .infer = InferResample2d,
-      .aliases = {"resample2D"}};
+      .aliases = {"resample2D"},
+      .gradient = Resample2dGradient};
   return def;
 }
 

@@ -4,10 +4,16 @@
 // Result: the input's type with shape newShape.
 #include <algorithm>
 
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ReshapeGradient(GradientBuilder& g) {
+  return g.Set(0, g.Reshape(g.dy(), g.shape(g.x(0))));
+}
 
 absl::StatusOr<Types> InferReshape(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -59,7 +65,8 @@ const ir::OpDef& ReshapeOp() {
                              .attrs = {{.name = "newShape",
                                         .kind = ir::AttrKind::kShape,
                                         .required = true}},
-                             .infer = InferReshape};
+                             .infer = InferReshape,
+                             .gradient = ReshapeGradient};
   return def;
 }
 

@@ -2,10 +2,16 @@
 // Operand: input (any type). Option: axes (default: every axis; the model
 // language defaults to every feature axis). Result: the input's type and
 // shape.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ReverseGradient(GradientBuilder& g) {
+  return g.Set(0, g.Op(OpKind::kReverse, {g.dy()}, g.attrs()));
+}
 
 absl::StatusOr<Types> InferReverse(const InferContext& c) {
   int rank = c.operand(0).rank();
@@ -28,7 +34,8 @@ const ir::OpDef& ReverseOp() {
                  .kind = ir::AttrKind::kAxes,
                  .language_default = ir::LanguageDefault::kAllFeatureAxes}},
       .infer = InferReverse,
-      .shape_preserving = true};
+      .shape_preserving = true,
+      .gradient = ReverseGradient};
   return def;
 }
 

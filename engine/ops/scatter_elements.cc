@@ -5,10 +5,31 @@
 // updates have the same shape and the input's rank. Option: axis (default 0;
 // the model language defaults to the first feature dimension).
 // Result: the input's type and shape.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ScatterElementsGradient(GradientBuilder& g) {
+  // The written positions take the updates' gradient; the others the
+  // input's.
+  if (g.wants(0)) {
+    DType dtype = g.type(g.x(0)).dtype;
+    ASSIGN_OR_RETURN(ValueId zeros, g.Fill(0, g.shape(g.x(0)), dtype));
+    ASSIGN_OR_RETURN(ValueId ones, g.Fill(1, g.shape(g.x(2)), dtype));
+    ASSIGN_OR_RETURN(ValueId written, g.Op(OpKind::kScatterElements,
+                                           {zeros, g.x(1), ones}, g.attrs()));
+    ASSIGN_OR_RETURN(ValueId kept, g.Sub(g.ScalarLike(1, written), written));
+    RETURN_IF_ERROR(g.Set(0, g.Mul(g.dy(), kept)));
+  }
+  if (g.wants(2)) {
+    RETURN_IF_ERROR(
+        g.Set(2, g.Op(OpKind::kGatherElements, {g.dy(), g.x(1)}, g.attrs())));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferScatterElements(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -81,7 +102,8 @@ const ir::OpDef& ScatterElementsOp() {
       .infer = InferScatterElements,
       .solve = SolveUpdates,
       .shape_preserving = true,
-      .language_operands = {2, 1}};
+      .language_operands = {2, 1},
+      .gradient = ScatterElementsGradient};
   return def;
 }
 

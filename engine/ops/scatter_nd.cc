@@ -4,10 +4,26 @@
 // Operands: input (any type), indices (int32, uint32, int64), updates (the
 // input's type, shape indices.shape[:-1] + input.shape[k:]; a trainable
 // parameter gets that shape). Result: the input's type and shape.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status ScatterNDGradient(GradientBuilder& g) {
+  // The written slices take the updates' gradient; the rest the input's.
+  if (g.wants(0)) {
+    ASSIGN_OR_RETURN(ValueId zeros,
+                     g.Fill(0, g.shape(g.x(2)), g.type(g.x(2)).dtype));
+    RETURN_IF_ERROR(
+        g.Set(0, g.Op(OpKind::kScatterND, {g.dy(), g.x(1), zeros})));
+  }
+  if (g.wants(2)) {
+    RETURN_IF_ERROR(g.Set(2, g.Op(OpKind::kGatherND, {g.dy(), g.x(1)})));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::vector<int64_t>> UpdatesShape(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -75,7 +91,8 @@ const ir::OpDef& ScatterNDOp() {
       .infer = InferScatterND,
       .solve = SolveUpdates,
       .shape_preserving = true,
-      .language_operands = {2, 1}};
+      .language_operands = {2, 1},
+      .gradient = ScatterNDGradient};
   return def;
 }
 

@@ -6,10 +6,64 @@
 // kept whole). starts[i] + sizes[i] must not exceed the dimension.
 // Result: the input's type, shape ceil(sizes[i] / strides[i]).
 #include "engine/base/checked_math.h"
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status SliceGradient(GradientBuilder& g) {
+  // The gradient goes back to the sliced positions, zeros elsewhere: each
+  // strided axis is spread out by interleaving zeros, then everything is
+  // padded into place.
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> starts = g.attrs().GetInts("starts", {});
+  std::vector<int64_t> sizes = g.attrs().GetInts("sizes", {});
+  std::vector<int64_t> strides =
+      g.attrs().GetInts("strides", std::vector<int64_t>(rank, 1));
+  if (static_cast<int>(starts.size()) != rank ||
+      static_cast<int>(sizes.size()) != rank ||
+      static_cast<int>(strides.size()) != rank) {
+    return absl::InternalError("slice attributes do not match the rank");
+  }
+  ValueId grad = g.dy();
+  std::vector<int64_t> extent = g.shape(grad);
+  for (int axis = 0; axis < rank; ++axis) {
+    if (strides[axis] == 1 || extent[axis] <= 1) continue;
+    int64_t n = extent[axis];
+    // [.., n, ..] -> [.., n, 1, ..] -> pad to [.., n, s, ..] -> [.., n s, ..]
+    std::vector<int64_t> split = extent;
+    split.insert(split.begin() + axis + 1, 1);
+    ASSIGN_OR_RETURN(ValueId r, g.Reshape(grad, split));
+    std::vector<int64_t> begin(rank + 1, 0), end(rank + 1, 0);
+    end[axis + 1] = strides[axis] - 1;
+    ir::Attrs pad;
+    pad.Set("beginningPadding", begin);
+    pad.Set("endingPadding", end);
+    ASSIGN_OR_RETURN(ValueId spread, g.Op(OpKind::kPad, {r}, pad));
+    std::vector<int64_t> merged = extent;
+    merged[axis] = n * strides[axis];
+    ASSIGN_OR_RETURN(ValueId flat, g.Reshape(spread, merged));
+    merged[axis] = (n - 1) * strides[axis] + 1;
+    ASSIGN_OR_RETURN(grad,
+                     g.Slice(flat, std::vector<int64_t>(rank, 0), merged));
+    extent = merged;
+  }
+  std::vector<int64_t> begin(rank), end(rank);
+  bool padded = false;
+  for (int axis = 0; axis < rank; ++axis) {
+    begin[axis] = starts[axis];
+    end[axis] = shape[axis] - starts[axis] - extent[axis];
+    padded |= begin[axis] != 0 || end[axis] != 0;
+  }
+  if (!padded) return g.Set(0, grad);
+  ir::Attrs pad;
+  pad.Set("beginningPadding", begin);
+  pad.Set("endingPadding", end);
+  return g.Set(0, g.Op(OpKind::kPad, {grad}, pad));
+}
 
 absl::StatusOr<Types> InferSlice(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -67,7 +121,8 @@ const ir::OpDef& SliceOp() {
                  .kind = ir::AttrKind::kFeatureInts,
                  .required = true},
                 {.name = "strides", .kind = ir::AttrKind::kFeatureInts}},
-      .infer = InferSlice};
+      .infer = InferSlice,
+      .gradient = SliceGradient};
   return def;
 }
 

@@ -4,10 +4,32 @@
 // (default 0; the model language defaults to the first feature dimension).
 // Results: one per piece, the input's type.
 #include "absl/strings/str_join.h"
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status SplitGradient(GradientBuilder& g) {
+  // The gradients of the pieces, concatenated (zeros for unused pieces).
+  int rank = g.type(g.x(0)).rank();
+  int axis = static_cast<int>(g.attrs().GetInt("axis", 0));
+  if (axis < 0) axis += rank;
+  std::vector<ValueId> pieces;
+  for (size_t i = 0; i < g.node().outputs.size(); ++i) {
+    ValueId piece = g.dy(static_cast<int>(i));
+    if (piece == ir::kNoValue) {
+      ASSIGN_OR_RETURN(piece, g.Fill(0, g.shape(g.y(static_cast<int>(i))),
+                                     g.type(g.x(0)).dtype));
+    }
+    pieces.push_back(piece);
+  }
+  if (pieces.size() == 1) return g.Set(0, pieces[0]);
+  ir::Attrs attrs;
+  attrs.Set("axis", int64_t{axis});
+  return g.Set(0, g.Op(OpKind::kConcat, pieces, attrs));
+}
 
 // Each piece is a result to allocate and track: bound their number.
 constexpr int64_t kMaxPieces = 4096;
@@ -84,7 +106,8 @@ const ir::OpDef& SplitOp() {
                 {.name = "axis",
                  .kind = ir::AttrKind::kAxis,
                  .language_default = ir::LanguageDefault::kFirstFeatureAxis}},
-      .infer = InferSplit};
+      .infer = InferSplit,
+      .gradient = SplitGradient};
   return def;
 }
 

@@ -3,10 +3,28 @@
 // integer per dimension; the model language writes them for the feature
 // dimensions or as {name: count}). The batch and sequence dimensions are
 // never repeated. Result: the input's type, shape input[i] * repetitions[i].
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/unary.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status TileGradient(GradientBuilder& g) {
+  // [r0 d0, r1 d1, ...] -> [r0, d0, r1, d1, ...], summed over the r axes.
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  std::vector<int64_t> reps = g.attrs().GetInts("repetitions", {});
+  std::vector<int64_t> split;
+  std::vector<int> rep_axes;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    split.push_back(reps[i]);
+    split.push_back(shape[i]);
+    if (reps[i] != 1) rep_axes.push_back(static_cast<int>(2 * i));
+  }
+  ASSIGN_OR_RETURN(ValueId r, g.Reshape(g.dy(), split));
+  ASSIGN_OR_RETURN(ValueId summed, g.ReduceSum(r, rep_axes, true));
+  return g.Set(0, g.Reshape(summed, shape));
+}
 
 absl::StatusOr<Types> InferTile(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -42,7 +60,8 @@ const ir::OpDef& TileOp() {
                              .attrs = {{.name = "repetitions",
                                         .kind = ir::AttrKind::kFeatureInts,
                                         .required = true}},
-                             .infer = InferTile};
+                             .infer = InferTile,
+                             .gradient = TileGradient};
   return def;
 }
 

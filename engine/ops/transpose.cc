@@ -6,10 +6,23 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status TransposeGradient(GradientBuilder& g) {
+  int rank = g.type(g.x(0)).rank();
+  std::vector<int64_t> reversed;
+  for (int i = rank - 1; i >= 0; --i) reversed.push_back(i);
+  std::vector<int> perm;
+  for (int64_t p : g.attrs().GetInts("permutation", reversed)) {
+    perm.push_back(static_cast<int>(p));
+  }
+  return g.Set(0, g.Transpose(g.dy(), ir::InversePermutation(perm)));
+}
 
 absl::StatusOr<Types> InferTranspose(const InferContext& c) {
   const TensorType& input = c.operand(0);
@@ -52,7 +65,8 @@ const ir::OpDef& TransposeOp() {
       .category = ir::OpCategory::kMovement,
       .operands = {{.name = "input"}},
       .attrs = {{.name = "permutation", .kind = ir::AttrKind::kPermutation}},
-      .infer = InferTranspose};
+      .infer = InferTranspose,
+      .gradient = TransposeGradient};
   return def;
 }
 

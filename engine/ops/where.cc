@@ -7,10 +7,23 @@
 // In the model language the layer's input is the condition when both values
 // are given (`greater(0), where(a, b)`); with `condition=c` the layer's
 // input is trueValue and one operand, falseValue, follows.
+#include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
+
 namespace {
+
+absl::Status WhereGradient(GradientBuilder& g) {
+  // The condition selects which value each gradient element goes to.
+  ValueId condition = g.x(0);
+  if (g.wants(1)) RETURN_IF_ERROR(g.Set(1, g.WhereOrZero(condition, g.dy())));
+  if (g.wants(2)) {
+    RETURN_IF_ERROR(
+        g.Set(2, g.Where(condition, g.ScalarLike(0, g.dy()), g.dy())));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Types> InferWhere(const InferContext& c) {
   absl::StatusOr<TensorType> values = Broadcast(c, 1, 2, c.operand(1).dtype);
@@ -47,7 +60,8 @@ const ir::OpDef& WhereOp() {
                    {.name = "trueValue", .param = ir::ParamRole::kBias},
                    {.name = "falseValue", .param = ir::ParamRole::kBias}},
       .infer = InferWhere,
-      .solve = SolveValue};
+      .solve = SolveValue,
+      .gradient = WhereGradient};
   return def;
 }
 

@@ -42,6 +42,8 @@ struct Expected {
   ir::TensorType type;
   nlohmann::json data;  // the expected numbers (see vector_errata.h)
   bool fill = false;    // one number for every element
+  // Overrides the case's tolerance (the gradients of a case have their own).
+  std::optional<Tolerance> tolerance;
 };
 
 struct Case {

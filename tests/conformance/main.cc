@@ -1,8 +1,10 @@
 // webnnm-conformance: runs WebNN conformance vectors on a backend.
 //
 //   webnnm-conformance [--backend cpu] [--filter SUBSTR] [-v] [--threads N]
-//                      [--reference-kernels] FILE...
+//                      [--reference-kernels] [--gradients] FILE...
 //
+// With --gradients, cases that carry the "gradients" extension also check
+// the gradients of the listed inputs (tests/conformance/gradient_case.h).
 // Prints one line per failed case, "FAIL <file>: <case>: <reason>", then
 // "N passed, M failed, K skipped". Exit status: 0 when nothing failed, 1
 // otherwise, 2 with no files or bad flags. A case is skipped only when the
@@ -19,6 +21,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_context.h"
 #include "tests/conformance/conformance_case.h"
+#include "tests/conformance/gradient_case.h"
 #include "tests/conformance/vector_errata.h"
 
 namespace {
@@ -55,15 +58,16 @@ std::string RunCase(webnnm::backends::Backend& backend, const Case& c,
   for (const auto& expected : c.outputs) {
     int i = (*exe)->FindOutput(expected.name);
     if (i < 0) return "no output " + expected.name;
-    std::string error = webnnm::conformance::Compare(
-        expected, (*exe)->output(i).data(), c.tolerance);
+    std::string error =
+        webnnm::conformance::Compare(expected, (*exe)->output(i).data(),
+                                     expected.tolerance.value_or(c.tolerance));
     if (!error.empty()) return error;
   }
   return "";
 }
 
 void RunFile(const std::string& path, webnnm::backends::Backend& backend,
-             const std::string& filter, bool verbose,
+             const std::string& filter, bool verbose, bool gradients,
              const webnnm::backends::CompileOptions& options, Counts& counts) {
   std::string file = Basename(path);
   std::ifstream in(path);
@@ -96,6 +100,10 @@ void RunFile(const std::string& path, webnnm::backends::Backend& backend,
           std::cerr << "ERRATUM " << note << "\n";
         }
       }
+      if (built.ok() && gradients) {
+        absl::Status status = webnnm::conformance::AddGradients(*built);
+        if (!status.ok()) built = status;
+      }
       error = built.ok() ? RunCase(backend, *built, options)
                          : std::string(built.status().message());
     } catch (const std::exception& e) {
@@ -127,7 +135,7 @@ int main(int argc, char** argv) {
   app.add_option("--filter", filter, "Only cases whose name contains this");
   app.add_flag("-v,--verbose", verbose, "Also print passed and skipped cases");
   app.add_flag("--gradients", gradients,
-               "Also check the cases' gradients (not available yet)");
+               "Also check the gradients of the cases that carry them");
   app.add_option("--threads", threads, "Compute threads")
       ->check(CLI::Range(1, 256));
   app.add_flag("--reference-kernels", reference_kernels,
@@ -146,11 +154,6 @@ int main(int argc, char** argv) {
     std::cerr << "webnnm-conformance: no files given\n";
     return 2;
   }
-  if (gradients) {
-    std::cerr << "webnnm-conformance: --gradients needs the training engine, "
-                 "which is not built yet\n";
-    return 2;
-  }
   webnnm::backends::cpu::ConfigureThreads(threads);
   auto backend = webnnm::backends::CreateBackend(backend_name);
   if (!backend.ok()) {
@@ -162,7 +165,7 @@ int main(int argc, char** argv) {
   options.reference_kernels = reference_kernels;
   Counts counts;
   for (const std::string& path : files) {
-    RunFile(path, **backend, filter, verbose, options, counts);
+    RunFile(path, **backend, filter, verbose, gradients, options, counts);
   }
   std::cout << counts.passed << " passed, " << counts.failed << " failed, "
             << counts.skipped << " skipped\n";

@@ -1,0 +1,346 @@
+#include "engine/ops/rnn_unroll.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/ir/op_def.h"
+
+namespace webnnm::ops {
+namespace {
+
+using ir::kNoValue;
+using ir::OpKind;
+using ir::ValueId;
+
+// One direction's parameters, 2-D weights and 1-D vectors (kNoValue when
+// absent).
+struct Params {
+  ValueId weight = kNoValue, recurrent = kNoValue;
+  ValueId bias = kNoValue, recurrent_bias = kNoValue, peephole = kNoValue;
+};
+
+struct Spec {
+  int64_t hidden = 0;
+  std::vector<char> gates;  // gate letters in row order
+  std::vector<OpKind> activations;
+  bool reset_after = true;  // GRU
+};
+
+class Builder {
+ public:
+  explicit Builder(ir::GraphRewriter& rw) : rw_(rw) {}
+
+  absl::StatusOr<ValueId> Op(OpKind kind, std::vector<ValueId> operands,
+                             ir::Attrs attrs = {}) {
+    return rw_.Add(kind, std::move(operands), std::move(attrs));
+  }
+  std::vector<int64_t> Shape(ValueId v) const { return rw_.Type(v).shape; }
+  ir::DType DType(ValueId v) const { return rw_.Type(v).dtype; }
+
+  absl::StatusOr<ValueId> Slice(ValueId v, std::vector<int64_t> starts,
+                                std::vector<int64_t> sizes) {
+    ir::Attrs attrs;
+    attrs.Set("starts", std::move(starts));
+    attrs.Set("sizes", std::move(sizes));
+    return Op(OpKind::kSlice, {v}, std::move(attrs));
+  }
+  absl::StatusOr<ValueId> Reshape(ValueId v, std::vector<int64_t> shape) {
+    ir::Attrs attrs;
+    attrs.Set("newShape", std::move(shape));
+    return Op(OpKind::kReshape, {v}, std::move(attrs));
+  }
+  absl::StatusOr<ValueId> Concat(std::vector<ValueId> parts, int64_t axis) {
+    if (parts.size() == 1) return parts[0];
+    ir::Attrs attrs;
+    attrs.Set("axis", axis);
+    return Op(OpKind::kConcat, std::move(parts), std::move(attrs));
+  }
+  absl::StatusOr<ValueId> Zeros(std::vector<int64_t> shape, ir::DType dtype) {
+    ValueId zero = rw_.Scalar(0, dtype);
+    ir::Attrs attrs;
+    attrs.Set("newShape", std::move(shape));
+    return Op(OpKind::kExpand, {zero}, std::move(attrs));
+  }
+  // Row block `k` (of `hidden` rows) of a 2-D weight or a 1-D vector.
+  absl::StatusOr<ValueId> Rows(ValueId v, int64_t k, int64_t hidden) {
+    std::vector<int64_t> shape = Shape(v);
+    std::vector<int64_t> starts(shape.size(), 0), sizes = shape;
+    starts[0] = k * hidden;
+    sizes[0] = hidden;
+    return Slice(v, starts, sizes);
+  }
+  // x [B, I] times the rows of gate k of w [G H, I], transposed: [B, H].
+  absl::StatusOr<ValueId> GateProduct(ValueId x, ValueId w, int64_t k,
+                                      int64_t hidden) {
+    ASSIGN_OR_RETURN(ValueId rows, Rows(w, k, hidden));
+    ir::Attrs attrs;
+    attrs.Set("permutation", std::vector<int64_t>{1, 0});
+    ASSIGN_OR_RETURN(ValueId t, Op(OpKind::kTranspose, {rows}, attrs));
+    return Op(OpKind::kMatmul, {x, t});
+  }
+  absl::StatusOr<ValueId> Add(ValueId a, ValueId b) {
+    if (a == kNoValue) return b;
+    if (b == kNoValue) return a;
+    return Op(OpKind::kAdd, {a, b});
+  }
+  // (b_k + rb_k) of gate k, or kNoValue without biases.
+  absl::StatusOr<ValueId> GateBias(const Params& p, int64_t k, int64_t hidden,
+                                   bool recurrent_too) {
+    ValueId sum = kNoValue;
+    if (p.bias != kNoValue) {
+      ASSIGN_OR_RETURN(sum, Rows(p.bias, k, hidden));
+    }
+    if (recurrent_too && p.recurrent_bias != kNoValue) {
+      ASSIGN_OR_RETURN(ValueId rb, Rows(p.recurrent_bias, k, hidden));
+      ASSIGN_OR_RETURN(sum, Add(sum, rb));
+    }
+    return sum;
+  }
+
+  ir::GraphRewriter& rw_;
+};
+
+int GateIndex(const Spec& spec, char gate) {
+  for (size_t i = 0; i < spec.gates.size(); ++i) {
+    if (spec.gates[i] == gate) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::StatusOr<OpKind> ActivationKind(const std::string& name) {
+  if (name == "sigmoid") return OpKind::kSigmoid;
+  if (name == "tanh") return OpKind::kTanh;
+  if (name == "relu") return OpKind::kRelu;
+  return absl::InvalidArgumentError(StrCat("unknown activation '", name, "'"));
+}
+
+absl::StatusOr<Spec> ReadSpec(const ir::Node& node, bool lstm) {
+  Spec spec;
+  spec.hidden = node.attrs.GetInt("hiddenSize", 0);
+  std::string layout = node.attrs.GetString("layout", lstm ? "iofg" : "zrn");
+  spec.gates.assign(layout.begin(), layout.end());
+  std::vector<std::string> names = node.attrs.GetStrings(
+      "activations", lstm ? std::vector<std::string>{"sigmoid", "tanh", "tanh"}
+                          : std::vector<std::string>{"sigmoid", "tanh"});
+  for (const std::string& name : names) {
+    ASSIGN_OR_RETURN(OpKind kind, ActivationKind(name));
+    spec.activations.push_back(kind);
+  }
+  spec.reset_after = node.attrs.GetBool("resetAfter", true);
+  return spec;
+}
+
+// i = f(c p_i + (b_i + rb_i) + (W_i x + R_i h)) and so on; returns {h', c'}.
+absl::StatusOr<std::pair<ValueId, ValueId>> LstmStep(Builder& b, ValueId x,
+                                                     ValueId h, ValueId c,
+                                                     const Params& p,
+                                                     const Spec& spec) {
+  const int64_t hidden = spec.hidden;
+  auto gate = [&](char name, OpKind activation,
+                  int peephole) -> absl::StatusOr<ValueId> {
+    int k = GateIndex(spec, name);
+    ASSIGN_OR_RETURN(ValueId wx, b.GateProduct(x, p.weight, k, hidden));
+    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(h, p.recurrent, k, hidden));
+    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, rh));
+    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, k, hidden, true));
+    ASSIGN_OR_RETURN(sum, b.Add(bias, sum));
+    if (peephole >= 0 && p.peephole != kNoValue) {
+      ASSIGN_OR_RETURN(ValueId weights, b.Rows(p.peephole, peephole, hidden));
+      ASSIGN_OR_RETURN(ValueId peek, b.Op(OpKind::kMul, {c, weights}));
+      ASSIGN_OR_RETURN(sum, b.Add(peek, sum));
+    }
+    return b.Op(activation, {sum});
+  };
+  ASSIGN_OR_RETURN(ValueId i, gate('i', spec.activations[0], 0));
+  ASSIGN_OR_RETURN(ValueId o, gate('o', spec.activations[0], 1));
+  ASSIGN_OR_RETURN(ValueId f, gate('f', spec.activations[0], 2));
+  ASSIGN_OR_RETURN(ValueId g, gate('g', spec.activations[1], -1));
+  ASSIGN_OR_RETURN(ValueId fc, b.Op(OpKind::kMul, {f, c}));
+  ASSIGN_OR_RETURN(ValueId ig, b.Op(OpKind::kMul, {i, g}));
+  ASSIGN_OR_RETURN(ValueId c_next, b.Add(fc, ig));
+  ASSIGN_OR_RETURN(ValueId hc, b.Op(spec.activations[2], {c_next}));
+  ASSIGN_OR_RETURN(ValueId h_next, b.Op(OpKind::kMul, {o, hc}));
+  return std::make_pair(h_next, c_next);
+}
+
+// z, r = f((b + rb) + (W x + R h)); n = g(b_n + (W_n x + r (rb_n + R_n h)))
+// (resetAfter) or g((b_n + rb_n) + (W_n x + R_n (r h))); h' = z h + n (1 - z).
+absl::StatusOr<ValueId> GruStep(Builder& b, ValueId x, ValueId h,
+                                const Params& p, const Spec& spec) {
+  const int64_t hidden = spec.hidden;
+  auto gate = [&](char name) -> absl::StatusOr<ValueId> {
+    int k = GateIndex(spec, name);
+    ASSIGN_OR_RETURN(ValueId wx, b.GateProduct(x, p.weight, k, hidden));
+    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(h, p.recurrent, k, hidden));
+    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, rh));
+    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, k, hidden, true));
+    ASSIGN_OR_RETURN(sum, b.Add(bias, sum));
+    return b.Op(spec.activations[0], {sum});
+  };
+  ASSIGN_OR_RETURN(ValueId z, gate('z'));
+  ASSIGN_OR_RETURN(ValueId r, gate('r'));
+  int n = GateIndex(spec, 'n');
+  ASSIGN_OR_RETURN(ValueId wx, b.GateProduct(x, p.weight, n, hidden));
+  ValueId candidate;
+  if (spec.reset_after) {
+    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(h, p.recurrent, n, hidden));
+    ValueId rb = kNoValue;
+    if (p.recurrent_bias != kNoValue) {
+      ASSIGN_OR_RETURN(rb, b.Rows(p.recurrent_bias, n, hidden));
+    }
+    ASSIGN_OR_RETURN(ValueId inner, b.Add(rb, rh));
+    ASSIGN_OR_RETURN(ValueId reset, b.Op(OpKind::kMul, {r, inner}));
+    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, reset));
+    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, n, hidden, false));
+    ASSIGN_OR_RETURN(candidate, b.Add(bias, sum));
+  } else {
+    ASSIGN_OR_RETURN(ValueId rh_in, b.Op(OpKind::kMul, {r, h}));
+    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(rh_in, p.recurrent, n, hidden));
+    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, rh));
+    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, n, hidden, true));
+    ASSIGN_OR_RETURN(candidate, b.Add(bias, sum));
+  }
+  ASSIGN_OR_RETURN(ValueId n_value, b.Op(spec.activations[1], {candidate}));
+  ASSIGN_OR_RETURN(ValueId zh, b.Op(OpKind::kMul, {z, h}));
+  ASSIGN_OR_RETURN(ValueId one_minus,
+                   b.Op(OpKind::kSub, {b.rw_.Scalar(1, b.DType(z)), z}));
+  ASSIGN_OR_RETURN(ValueId nz, b.Op(OpKind::kMul, {n_value, one_minus}));
+  return b.Add(zh, nz);
+}
+
+ValueId Operand(const ir::Node& node, int slot) {
+  return slot < static_cast<int>(node.operands.size()) ? node.operands[slot]
+                                                       : kNoValue;
+}
+
+// Direction d's 2-D slice of a [directions, ...] operand (kNoValue stays).
+absl::StatusOr<ValueId> Direction(Builder& b, ValueId v, int64_t d) {
+  if (v == kNoValue) return v;
+  std::vector<int64_t> shape = b.Shape(v);
+  std::vector<int64_t> starts(shape.size(), 0), sizes = shape;
+  starts[0] = d;
+  sizes[0] = 1;
+  ASSIGN_OR_RETURN(ValueId one, b.Slice(v, starts, sizes));
+  return b.Reshape(one, std::vector<int64_t>(shape.begin() + 1, shape.end()));
+}
+
+// Runs a gru (lstm when `lstm`) over its steps; replaces the node.
+absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm) {
+  const ir::Node node = rw.graph().node(id);  // a copy: the graph grows
+  Builder b(rw);
+  ASSIGN_OR_RETURN(Spec spec, ReadSpec(node, lstm));
+  ValueId input = node.operands[0];
+  std::vector<int64_t> in_shape = b.Shape(input);
+  const int64_t steps = in_shape[0], batch = in_shape[1], width = in_shape[2];
+  const ir::DType dtype = b.DType(input);
+  std::string direction = node.attrs.GetString("direction", "forward");
+  int64_t directions = direction == "both" ? 2 : 1;
+  const int state_slot = lstm ? 6 : 5;
+
+  std::vector<ValueId> inputs(steps);
+  for (int64_t t = 0; t < steps; ++t) {
+    ASSIGN_OR_RETURN(ValueId step,
+                     b.Slice(input, {t, 0, 0}, {1, batch, width}));
+    ASSIGN_OR_RETURN(inputs[t], b.Reshape(step, {batch, width}));
+  }
+  std::vector<std::vector<ValueId>> sequence(steps);  // [t][d]: [1, 1, B, H]
+  std::vector<ValueId> hiddens, cells;                // [1, B, H] each
+  for (int64_t d = 0; d < directions; ++d) {
+    bool backward = direction == "backward" || d == 1;
+    Params p;
+    ASSIGN_OR_RETURN(p.weight, Direction(b, node.operands[1], d));
+    ASSIGN_OR_RETURN(p.recurrent, Direction(b, node.operands[2], d));
+    ASSIGN_OR_RETURN(p.bias, Direction(b, Operand(node, 3), d));
+    ASSIGN_OR_RETURN(p.recurrent_bias, Direction(b, Operand(node, 4), d));
+    if (lstm) {
+      ASSIGN_OR_RETURN(p.peephole, Direction(b, Operand(node, 5), d));
+    }
+    ASSIGN_OR_RETURN(ValueId h, Direction(b, Operand(node, state_slot), d));
+    if (h == kNoValue) {
+      ASSIGN_OR_RETURN(h, b.Zeros({batch, spec.hidden}, dtype));
+    }
+    ValueId c = kNoValue;
+    if (lstm) {
+      ASSIGN_OR_RETURN(c, Direction(b, Operand(node, 7), d));
+      if (c == kNoValue) {
+        ASSIGN_OR_RETURN(c, b.Zeros({batch, spec.hidden}, dtype));
+      }
+    }
+    for (int64_t s = 0; s < steps; ++s) {
+      int64_t t = backward ? steps - 1 - s : s;
+      if (lstm) {
+        ASSIGN_OR_RETURN(auto hc, LstmStep(b, inputs[t], h, c, p, spec));
+        h = hc.first;
+        c = hc.second;
+      } else {
+        ASSIGN_OR_RETURN(h, GruStep(b, inputs[t], h, p, spec));
+      }
+      ASSIGN_OR_RETURN(ValueId placed,
+                       b.Reshape(h, {1, 1, batch, spec.hidden}));
+      sequence[t].push_back(placed);
+    }
+    ASSIGN_OR_RETURN(ValueId hidden, b.Reshape(h, {1, batch, spec.hidden}));
+    hiddens.push_back(hidden);
+    if (lstm) {
+      ASSIGN_OR_RETURN(ValueId cell, b.Reshape(c, {1, batch, spec.hidden}));
+      cells.push_back(cell);
+    }
+  }
+  std::vector<ValueId> results;
+  ASSIGN_OR_RETURN(ValueId hidden, b.Concat(hiddens, 0));
+  results.push_back(hidden);
+  if (lstm) {
+    ASSIGN_OR_RETURN(ValueId cell, b.Concat(cells, 0));
+    results.push_back(cell);
+  }
+  if (node.outputs.size() > results.size()) {
+    std::vector<ValueId> rows;
+    for (int64_t t = 0; t < steps; ++t) {
+      ASSIGN_OR_RETURN(ValueId row, b.Concat(sequence[t], 1));
+      rows.push_back(row);
+    }
+    ASSIGN_OR_RETURN(ValueId all, b.Concat(rows, 0));
+    results.push_back(all);
+  }
+  rw.Replace(id, results);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status UnrollLstmCell(ir::GraphRewriter& rw, ir::NodeId id) {
+  const ir::Node node = rw.graph().node(id);
+  Builder b(rw);
+  ASSIGN_OR_RETURN(Spec spec, ReadSpec(node, true));
+  Params p{node.operands[1], node.operands[2], Operand(node, 5),
+           Operand(node, 6), Operand(node, 7)};
+  ASSIGN_OR_RETURN(auto hc, LstmStep(b, node.operands[0], node.operands[3],
+                                     node.operands[4], p, spec));
+  rw.Replace(id, {hc.first, hc.second});
+  return absl::OkStatus();
+}
+
+absl::Status UnrollGruCell(ir::GraphRewriter& rw, ir::NodeId id) {
+  const ir::Node node = rw.graph().node(id);
+  Builder b(rw);
+  ASSIGN_OR_RETURN(Spec spec, ReadSpec(node, false));
+  Params p{node.operands[1], node.operands[2], Operand(node, 4),
+           Operand(node, 5), kNoValue};
+  ASSIGN_OR_RETURN(ValueId h,
+                   GruStep(b, node.operands[0], node.operands[3], p, spec));
+  rw.Replace(id, {h});
+  return absl::OkStatus();
+}
+
+absl::Status UnrollLstm(ir::GraphRewriter& rw, ir::NodeId id) {
+  return UnrollSequence(rw, id, true);
+}
+
+absl::Status UnrollGru(ir::GraphRewriter& rw, ir::NodeId id) {
+  return UnrollSequence(rw, id, false);
+}
+
+}  // namespace webnnm::ops

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/check_report.h"
+#include "client/train_command.h"
 
 namespace {
 
@@ -63,6 +64,10 @@ int main(int argc, char** argv) {
   check->add_option("FILE", check_file, "The model file (.wnm)")->required();
   check->fallthrough();
 
+  webnnm::client::TrainOptions train_options;
+  CLI::App* train = webnnm::client::AddTrainCommand(app, train_options);
+  train->fallthrough();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -74,5 +79,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (*check) return RunCheck(check_file, global);
+  if (*train)
+    return webnnm::client::RunTrain(train_options, global.output == "json");
   return kExitUsage;
 }

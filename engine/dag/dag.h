@@ -37,6 +37,11 @@ struct Endpoint {
   std::string name;  // the block's name
   ir::NodeId node = -1;
   SourceRange range;
+  // Outputs: the block's loss as written (model:loss; empty when the expert
+  // system chooses) and its parameters (model:alpha, model:delta,
+  // model:gamma).
+  std::string loss;
+  std::optional<double> alpha, delta, gamma;
 };
 
 // What the model-level summary shows for each layer.

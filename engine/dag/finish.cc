@@ -222,7 +222,16 @@ Dag DagBuilder::Finish() {
   }
   for (Endpoint e : outputs_) {
     e.node = map[e.node];
-    if (e.node >= 0) dag.outputs.push_back(e);
+    if (e.node < 0) continue;
+    int section = model_.FindSection(e.name);
+    if (section >= 0) {
+      const model::Section& s = model_.sections[section];
+      e.loss = s.loss;
+      e.alpha = s.alpha;
+      e.delta = s.delta;
+      e.gamma = s.gamma;
+    }
+    dag.outputs.push_back(e);
   }
   std::set<ir::NodeId> listed;
   for (const model::Parameter& p : model_.parameters) {

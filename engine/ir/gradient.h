@@ -21,12 +21,13 @@
 
 #include "absl/status/statusor.h"
 #include "engine/ir/graph.h"
+#include "engine/ir/graph_ops.h"
 #include "engine/ir/op_def.h"
 #include "engine/ir/rewriter.h"
 
 namespace webnnm::ir {
 
-class GradientBuilder {
+class GradientBuilder : public GraphOps {
  public:
   // `output_grads` has one entry per output of `node` (kNoValue where no
   // gradient arrives); `wanted` one entry per operand slot.
@@ -36,24 +37,18 @@ class GradientBuilder {
   // ---- what the rule reads -------------------------------------------------
   const Node& node() const { return rewriter_.graph().node(node_); }
   const Attrs& attrs() const { return attrs_; }
-  // Operand `slot` (kNoValue when absent) and its type.
+  // Operand `slot` (kNoValue when absent).
   ValueId x(int slot) const;
   bool has(int slot) const { return x(slot) != kNoValue; }
   // Result `index` and the gradient arriving at it (kNoValue when none).
   ValueId y(int index = 0) const { return node().outputs[index]; }
   ValueId dy(int index = 0) const { return output_grads_[index]; }
-  // Copies: the graph's values move as operations are added.
-  TensorType type(ValueId value) const { return rewriter_.Type(value); }
-  std::vector<int64_t> shape(ValueId value) const {
-    return rewriter_.Type(value).shape;
-  }
   // Whether the pass needs the gradient of operand `slot`.
   bool wants(int slot) const {
     return slot < static_cast<int>(wanted_.size()) && wanted_[slot];
   }
   // The node's rule context, for the attribute readers of engine/ops/rules.h.
   const InferContext& context() const { return context_; }
-  GraphRewriter& rewriter() { return rewriter_; }
 
   // ---- what the rule writes ------------------------------------------------
   // Records `grad` as (a contribution to) the gradient of operand `slot`:
@@ -63,63 +58,9 @@ class GradientBuilder {
   // The gradients set, one per operand slot (kNoValue where none).
   const std::vector<ValueId>& grads() const { return grads_; }
 
-  // ---- building blocks (each adds type-checked operations) ---------------
-  absl::StatusOr<ValueId> Op(OpKind kind, std::vector<ValueId> operands,
-                             Attrs attrs = {});
-  absl::StatusOr<std::vector<ValueId>> OpMulti(OpKind kind,
-                                               std::vector<ValueId> operands,
-                                               Attrs attrs = {});
-  // A scalar constant of `dtype`.
-  ValueId Scalar(double value, DType dtype);
-  // A scalar of the type of `like`.
-  ValueId ScalarLike(double value, ValueId like) {
-    return Scalar(value, type(like).dtype);
-  }
-  // A tensor of `shape` and `dtype` filled with `value`.
-  absl::StatusOr<ValueId> Fill(double value, const std::vector<int64_t>& shape,
-                               DType dtype);
-  // A constant tensor with the given float values (converted to `dtype`).
-  absl::StatusOr<ValueId> ConstantTensor(const std::vector<int64_t>& shape,
-                                         DType dtype,
-                                         const std::vector<double>& values);
-  // An int32 constant tensor.
-  absl::StatusOr<ValueId> IndexTensor(const std::vector<int64_t>& shape,
-                                      const std::vector<int64_t>& values);
-
-  absl::StatusOr<ValueId> Add(ValueId a, ValueId b);
-  absl::StatusOr<ValueId> Sub(ValueId a, ValueId b);
-  absl::StatusOr<ValueId> Mul(ValueId a, ValueId b);
-  absl::StatusOr<ValueId> Div(ValueId a, ValueId b);
-  absl::StatusOr<ValueId> Neg(ValueId a);
-  absl::StatusOr<ValueId> MulScalar(ValueId a, double s);
-  // where(condition, a, b) with broadcasting.
-  absl::StatusOr<ValueId> Where(ValueId condition, ValueId a, ValueId b);
-  // `a` where `condition`, else zero.
-  absl::StatusOr<ValueId> WhereOrZero(ValueId condition, ValueId a);
-  absl::StatusOr<ValueId> Cast(ValueId a, DType dtype);
-  absl::StatusOr<ValueId> Reshape(ValueId a, const std::vector<int64_t>& shape);
-  absl::StatusOr<ValueId> Transpose(ValueId a, const std::vector<int>& perm);
-  absl::StatusOr<ValueId> Expand(ValueId a, const std::vector<int64_t>& shape);
-  absl::StatusOr<ValueId> ReduceSum(ValueId a, const std::vector<int>& axes,
-                                    bool keep_dimensions);
-  absl::StatusOr<ValueId> Slice(ValueId a, const std::vector<int64_t>& starts,
-                                const std::vector<int64_t>& sizes,
-                                const std::vector<int64_t>& strides = {});
-  absl::StatusOr<ValueId> Matmul(ValueId a, ValueId b);
-  // Swaps the last two dimensions.
-  absl::StatusOr<ValueId> TransposeLast2(ValueId a);
-  // Sums `a` over the dimensions along which `shape` was broadcast to
-  // a's shape, and reshapes it to `shape`.
-  absl::StatusOr<ValueId> SumToShape(ValueId a,
-                                     const std::vector<int64_t>& shape);
-  // `reduced` (the result of reducing a tensor of `shape` over `axes`, with
-  // or without kept dimensions) broadcast back to `shape`.
-  absl::StatusOr<ValueId> ExpandReduced(ValueId reduced,
-                                        const std::vector<int64_t>& shape,
-                                        const std::vector<int>& axes);
+  // The building blocks (Add, Mul, Reshape, SumToShape, ...) are GraphOps'.
 
  private:
-  GraphRewriter& rewriter_;
   NodeId node_;
   std::vector<ValueId> output_grads_;
   std::vector<bool> wanted_;
@@ -128,12 +69,6 @@ class GradientBuilder {
   std::vector<TensorType> types_;  // operand types, copied
   InferContext context_;
 };
-
-// The inverse of a permutation.
-std::vector<int> InversePermutation(const std::vector<int>& perm);
-
-// Axes as the attributes store them.
-std::vector<int64_t> ToInt64(const std::vector<int>& values);
 
 }  // namespace webnnm::ir
 

@@ -1,0 +1,42 @@
+// `webnnmctl train --local`: trains a model in-process on a dataset file
+// (engine/train), with a progress bar on a terminal and plain lines
+// otherwise, then tests it (docs/cli.md).
+#ifndef WEBNNM_CLIENT_TRAIN_COMMAND_H_
+#define WEBNNM_CLIENT_TRAIN_COMMAND_H_
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/train/trainer.h"
+
+namespace webnnm::client {
+
+struct DataOptions {
+  std::string dataset;
+  std::string label;
+  bool no_header = false;
+  std::string split = "70,15,15";
+  bool standardize = false;
+};
+
+struct TrainOptions {
+  std::string file;
+  bool local = false;
+  DataOptions data;
+  std::string backend = "cpu";
+  std::string save;
+  train::Hyperparameters hyper;
+  // Flags given as text where "unset" matters.
+  std::optional<double> lr, weight_decay, momentum_factor, beta1, beta2;
+};
+
+// Adds the subcommand and its flags; the options live in `options`.
+CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& options);
+
+// Runs it; `json` selects -o json. Returns the exit code.
+int RunTrain(const TrainOptions& options, bool json);
+
+}  // namespace webnnm::client
+
+#endif  // WEBNNM_CLIENT_TRAIN_COMMAND_H_

@@ -1,0 +1,286 @@
+#include "engine/train/dataset.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "engine/base/philox.h"
+#include "engine/base/strings.h"
+#include "engine/train/csv.h"
+
+namespace webnnm::train {
+
+const char* SubsetName(Subset subset) {
+  switch (subset) {
+    case Subset::kTraining:
+      return "training";
+    case Subset::kValidation:
+      return "validation";
+    case Subset::kTest:
+      return "test";
+  }
+  return "training";
+}
+
+Dataset Dataset::Make(std::string source, int64_t width,
+                      std::vector<float> features, int64_t target_width,
+                      std::vector<float> targets, bool classification,
+                      std::vector<std::string> classes) {
+  Dataset d;
+  d.source_ = std::move(source);
+  d.width_ = width;
+  d.count_ = width > 0 ? static_cast<int64_t>(features.size()) / width : 0;
+  d.features_ = std::move(features);
+  d.target_width_ = target_width;
+  d.targets_ = std::move(targets);
+  d.classification_ = classification;
+  d.classes_ = std::move(classes);
+  return d;
+}
+
+namespace {
+
+// Fisher–Yates with Philox numbers keyed by the seed.
+void Shuffle(std::vector<int64_t>& v, uint64_t seed, uint32_t stream) {
+  for (int64_t i = static_cast<int64_t>(v.size()) - 1; i > 0; --i) {
+    PhiloxBlock bits =
+        Philox4x32({static_cast<uint32_t>(i), static_cast<uint32_t>(i >> 32),
+                    stream, 0x5917},
+                   seed);
+    uint64_t r = (static_cast<uint64_t>(bits[0]) << 32) | bits[1];
+    int64_t j = static_cast<int64_t>(r % static_cast<uint64_t>(i + 1));
+    std::swap(v[i], v[j]);
+  }
+}
+
+int64_t Share(int64_t n, double pct) {
+  return static_cast<int64_t>(std::floor(n * pct / 100.0 + 0.5));
+}
+
+}  // namespace
+
+absl::Status Dataset::Split(double train_pct, double validation_pct,
+                            double test_pct, uint64_t seed, bool fixed_test) {
+  for (double p : {train_pct, validation_pct, test_pct}) {
+    if (!(p >= 0 && p <= 100)) {
+      return absl::InvalidArgumentError(
+          StrCat("split percentages must be within 0..100, not ", p));
+    }
+  }
+  if (std::fabs(train_pct + validation_pct + test_pct - 100) > 1e-6) {
+    return absl::InvalidArgumentError(StrCat("the split ", train_pct, ",",
+                                             validation_pct, ",", test_pct,
+                                             " does not add up to 100"));
+  }
+  std::vector<int64_t> pool;
+  if (fixed_test) {
+    std::vector<bool> in_test(count_, false);
+    for (int64_t s : subsets_[2]) in_test[s] = true;
+    for (int64_t s = 0; s < count_; ++s) {
+      if (!in_test[s]) pool.push_back(s);
+    }
+    // The validation share of what is not test.
+    double rest = train_pct + validation_pct;
+    validation_pct = rest > 0 ? 100.0 * validation_pct / rest : 0;
+    test_pct = 0;
+  } else {
+    pool.resize(count_);
+    std::iota(pool.begin(), pool.end(), 0);
+  }
+  // Groups: one per class when stratified, else one.
+  std::map<int64_t, std::vector<int64_t>> groups;
+  for (int64_t s : pool) {
+    groups[classification_ ? label(s) : 0].push_back(s);
+  }
+  std::vector<int64_t> train, validation, test;
+  for (auto& [key, samples] : groups) {
+    Shuffle(samples, seed, static_cast<uint32_t>(key));
+    int64_t n = static_cast<int64_t>(samples.size());
+    int64_t nv = Share(n, validation_pct);
+    int64_t nt = fixed_test ? 0 : Share(n, test_pct);
+    if (nv + nt > n) nt = n - nv;
+    validation.insert(validation.end(), samples.begin(), samples.begin() + nv);
+    test.insert(test.end(), samples.begin() + nv, samples.begin() + nv + nt);
+    train.insert(train.end(), samples.begin() + nv + nt, samples.end());
+  }
+  // Interleave the classes again (training is reshuffled every epoch).
+  Shuffle(train, seed, 0x7fff0001);
+  Shuffle(validation, seed, 0x7fff0002);
+  subsets_[0] = std::move(train);
+  subsets_[1] = std::move(validation);
+  if (!fixed_test) {
+    Shuffle(test, seed, 0x7fff0003);
+    subsets_[2] = std::move(test);
+  }
+  return absl::OkStatus();
+}
+
+void Dataset::Standardize() {
+  Standardization s;
+  s.mean.assign(width_, 0.0f);
+  s.stddev.assign(width_, 1.0f);
+  const std::vector<int64_t>& train = subsets_[0];
+  if (!train.empty()) {
+    for (int64_t f = 0; f < width_; ++f) {
+      double sum = 0, squares = 0;
+      for (int64_t sample : train) {
+        double v = features_[sample * width_ + f];
+        sum += v;
+        squares += v * v;
+      }
+      double n = static_cast<double>(train.size());
+      double mean = sum / n;
+      double variance = std::max(0.0, squares / n - mean * mean);
+      s.mean[f] = static_cast<float>(mean);
+      // A feature without variance is left unscaled (only centred).
+      s.stddev[f] =
+          variance > 1e-12 ? static_cast<float>(std::sqrt(variance)) : 1.0f;
+    }
+  }
+  (void)ApplyStandardization(s);
+}
+
+absl::Status Dataset::ApplyStandardization(const Standardization& s) {
+  if (s.empty()) return absl::OkStatus();
+  if (static_cast<int64_t>(s.mean.size()) != width_ ||
+      static_cast<int64_t>(s.stddev.size()) != width_) {
+    return absl::InvalidArgumentError(
+        StrCat("the standardization has ", s.mean.size(),
+               " features; the data has ", width_));
+  }
+  for (int64_t i = 0; i < count_; ++i) {
+    for (int64_t f = 0; f < width_; ++f) {
+      float& v = features_[i * width_ + f];
+      v = (v - s.mean[f]) / s.stddev[f];
+    }
+  }
+  standardization_ = s;
+  return absl::OkStatus();
+}
+
+namespace {
+
+bool ParseNumber(const std::string& text, double& value) {
+  std::string trimmed = text;
+  while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t'))
+    trimmed.pop_back();
+  size_t start = trimmed.find_first_not_of(" \t");
+  if (start == std::string::npos) return false;
+  trimmed = trimmed.substr(start);
+  const char* begin = trimmed.data();
+  const char* end = begin + trimmed.size();
+  if (*begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  return ec == std::errc() && ptr == end && std::isfinite(value);
+}
+
+}  // namespace
+
+absl::StatusOr<Dataset> LoadCsv(const std::string& path,
+                                const CsvOptions& options,
+                                bool classification) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  absl::StatusOr<CsvTable> table = ParseCsv(buffer.str(), path);
+  if (!table.ok()) return table.status();
+  if (table->records.empty()) {
+    return absl::InvalidArgumentError(StrCat(path, ": no rows"));
+  }
+  size_t columns = table->records.front().size();
+  if (columns < 2) {
+    return absl::InvalidArgumentError(
+        StrCat(path,
+               ": needs at least one feature column and a label "
+               "column"));
+  }
+  std::vector<std::string> names;
+  size_t first = 0;
+  if (options.header) {
+    names = table->records.front();
+    first = 1;
+  } else {
+    for (size_t c = 0; c < columns; ++c) names.push_back(StrCat("c", c));
+  }
+  size_t label_column = columns - 1;
+  if (!options.label.empty()) {
+    auto it = std::find(names.begin(), names.end(), options.label);
+    if (it == names.end()) {
+      std::string known;
+      for (const std::string& n : names)
+        known += (known.empty() ? "" : ", ") + n;
+      return absl::InvalidArgumentError(StrCat(
+          path, ": no column '", options.label, "' (columns: ", known, ")"));
+    }
+    label_column = static_cast<size_t>(it - names.begin());
+  }
+  int64_t rows = static_cast<int64_t>(table->records.size() - first);
+  if (rows <= 0)
+    return absl::InvalidArgumentError(StrCat(path, ": no data rows"));
+  int64_t width = static_cast<int64_t>(columns - 1);
+  std::vector<float> features;
+  features.reserve(rows * width);
+  std::vector<std::string> labels;
+  for (size_t r = first; r < table->records.size(); ++r) {
+    const std::vector<std::string>& record = table->records[r];
+    for (size_t c = 0; c < columns; ++c) {
+      if (c == label_column) continue;
+      double v;
+      if (!ParseNumber(record[c], v)) {
+        return absl::InvalidArgumentError(
+            StrCat(path, ":", table->lines[r], ": column '", names[c],
+                   "' holds '", record[c], "', not a number"));
+      }
+      features.push_back(static_cast<float>(v));
+    }
+    labels.push_back(record[label_column]);
+  }
+  std::vector<float> targets;
+  std::vector<std::string> classes;
+  if (classification) {
+    // Classes in sorted label order: numeric when every label is a number.
+    std::vector<std::string> unique = labels;
+    std::sort(unique.begin(), unique.end());
+    unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+    bool numeric = true;
+    for (const std::string& l : unique) {
+      double v;
+      numeric &= ParseNumber(l, v);
+    }
+    if (numeric) {
+      std::stable_sort(unique.begin(), unique.end(),
+                       [](const std::string& a, const std::string& b) {
+                         double x = 0, y = 0;
+                         ParseNumber(a, x);
+                         ParseNumber(b, y);
+                         return x < y;
+                       });
+    }
+    classes = unique;
+    std::map<std::string, int64_t> index;
+    for (size_t i = 0; i < classes.size(); ++i) index[classes[i]] = i;
+    for (const std::string& l : labels) {
+      targets.push_back(static_cast<float>(index[l]));
+    }
+  } else {
+    for (size_t r = 0; r < labels.size(); ++r) {
+      double v;
+      if (!ParseNumber(labels[r], v)) {
+        return absl::InvalidArgumentError(StrCat(
+            path, ":", table->lines[r + first], ": the label '", labels[r],
+            "' of column '", names[label_column],
+            "' is not a number, and the model's loss is a regression loss"));
+      }
+      targets.push_back(static_cast<float>(v));
+    }
+  }
+  return Dataset::Make(path, width, std::move(features), 1, std::move(targets),
+                       classification, std::move(classes));
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,88 @@
+// The graphs of training: one training step, and evaluation (validation and
+// test), built from a model's DAG for one batch size (DESIGN.md §4).
+//
+// Training step — one executable: forward (dropout active) → each output's
+// loss over the rows with data → the total (loss weights, or learned
+// uncertainty weights s_i: Σ e^(-s_i)/2 · L_i + s_i/2) → × scale S →
+// backward (engine/autodiff) → ÷ S → L1/L2 terms → the squared global norm,
+// whose finiteness decides whether the step applies at all → clipping
+// (global norm against the rolling μ + kσ threshold, or AGC per output
+// unit) → the optimizer with each parameter's freeze multiplier.
+//
+//   inputs   every model input (by block name); "target:<output>"; "mask"
+//            [B] (1 for rows with data); "lr", "scale", "clipMu",
+//            "clipSigma", "clipK", "clipFirst" (scalars, float32); every
+//            trainable parameter (by name) and "momentum:<name>"; with
+//            uncertainty weighting "uncertainty:<output>" and its momentum.
+//   outputs  "new:<name>" and "newMomentum:<name>" for each of those;
+//            "loss" (the weighted total) and "loss:<output>" (means over the
+//            batch's rows, before scaling); "gradNorm" (global norm of the
+//            unscaled gradients); "finite" (1 when the update applied);
+//            "clipMu", "clipSigma" (the rolling statistics after the step).
+//
+// Evaluation — inputs: the model inputs, "target:<output>", "mask";
+// outputs "lossSum:<output>", "lossCount:<output>" and, for
+// classification, "correct:<output>" (the host adds them over batches),
+// plus each model output by its block name.
+#ifndef WEBNNM_ENGINE_TRAIN_GRAPHS_H_
+#define WEBNNM_ENGINE_TRAIN_GRAPHS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/dag/dag.h"
+#include "engine/ir/graph.h"
+#include "engine/train/loss.h"
+#include "engine/train/optimizer.h"
+
+namespace webnnm::train {
+
+// How one model output is trained and scored.
+struct OutputSpec {
+  std::string name;  // the output block
+  LossKind loss = LossKind::kMeanSquaredError;
+  LossParams params;
+  double weight = 1.0;  // with fixed loss weights
+};
+
+enum class Clipping { kOff, kGlobal, kAgc };
+
+struct StepConfig {
+  int64_t batch = 32;
+  std::vector<OutputSpec> outputs;
+  bool uncertainty_weights = false;  // learned s_i instead of `weight`
+  OptimizerKind optimizer = OptimizerKind::kRLion;
+  OptimizerParams optimizer_params;
+  double lambda1 = 0, lambda2 = 0;  // on weights (not biases)
+  Clipping clipping = Clipping::kOff;
+  double clip_alpha = 0.99;
+  double agc_lambda = 0.01;
+  // Freeze multiplier per parameter name (absent: 1).
+  std::map<std::string, double> lrm;
+};
+
+// The trainable parameters of a DAG, in its order (name and node).
+std::vector<std::pair<std::string, ir::NodeId>> TrainableParameters(
+    const dag::Dag& dag);
+
+// The activation before each output (by block name): the op of the last
+// layer of the output's section, and the value it read.
+OutputActivation ActivationOf(const dag::Dag& dag, const std::string& output);
+
+// The target input's type for `output` under `loss`: the output's type, or
+// [B] int32 for SCE.
+ir::TensorType TargetType(const ir::TensorType& output, LossKind loss);
+
+absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
+                                             const StepConfig& config,
+                                             const ir::Limits& limits = {});
+
+absl::StatusOr<ir::Graph> BuildEvaluationGraph(
+    const dag::Dag& dag, int64_t batch, const std::vector<OutputSpec>& outputs,
+    const ir::Limits& limits = {});
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_GRAPHS_H_

@@ -1,0 +1,122 @@
+// LoadIdx (dataset.h): MNIST-style IDX files, gzipped or not (zlib's gzread
+// reads both).
+#include <zlib.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "engine/base/strings.h"
+#include "engine/train/dataset.h"
+
+namespace webnnm::train {
+namespace {
+
+// The file `stem` or `stem.gz` in `directory`.
+absl::StatusOr<std::string> Find(const std::string& directory,
+                                 const std::string& stem) {
+  for (const std::string& name : {stem, stem + ".gz"}) {
+    std::filesystem::path p = std::filesystem::path(directory) / name;
+    if (std::filesystem::exists(p)) return p.string();
+  }
+  return absl::NotFoundError(
+      StrCat(directory, ": no ", stem, " or ", stem, ".gz"));
+}
+
+struct Idx {
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> data;
+};
+
+absl::StatusOr<Idx> ReadIdx(const std::string& path, int expected_rank) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) return absl::NotFoundError(StrCat("cannot read ", path));
+  auto fail = [&](const std::string& why) {
+    gzclose(file);
+    return absl::InvalidArgumentError(StrCat(path, ": ", why));
+  };
+  unsigned char header[4];
+  if (gzread(file, header, 4) != 4) return fail("too short for an IDX header");
+  if (header[0] != 0 || header[1] != 0 || header[2] != 0x08) {
+    return fail("not an IDX file of unsigned bytes");
+  }
+  int rank = header[3];
+  if (rank != expected_rank) {
+    return fail(
+        StrCat(rank, " dimensions where ", expected_rank, " are expected"));
+  }
+  Idx idx;
+  int64_t total = 1;
+  for (int i = 0; i < rank; ++i) {
+    unsigned char d[4];
+    if (gzread(file, d, 4) != 4) return fail("truncated header");
+    int64_t size = (int64_t{d[0]} << 24) | (int64_t{d[1]} << 16) |
+                   (int64_t{d[2]} << 8) | d[3];
+    if (size <= 0 || size > (int64_t{1} << 28) ||
+        total * size > (int64_t{1} << 31)) {
+      return fail("implausible dimension sizes");
+    }
+    idx.dims.push_back(size);
+    total *= size;
+  }
+  idx.data.resize(total);
+  int64_t done = 0;
+  while (done < total) {
+    int chunk = static_cast<int>(std::min<int64_t>(total - done, 1 << 24));
+    int n = gzread(file, idx.data.data() + done, chunk);
+    if (n <= 0) return fail(StrCat("holds ", done, " of ", total, " bytes"));
+    done += n;
+  }
+  gzclose(file);
+  return idx;
+}
+
+}  // namespace
+
+absl::StatusOr<Dataset> LoadIdx(const std::string& directory) {
+  std::vector<float> features, targets;
+  std::vector<int64_t> test;
+  int64_t width = 0;
+  for (const char* part : {"train", "t10k"}) {
+    absl::StatusOr<std::string> images =
+        Find(directory, StrCat(part, "-images-idx3-ubyte"));
+    if (!images.ok()) return images.status();
+    absl::StatusOr<std::string> labels =
+        Find(directory, StrCat(part, "-labels-idx1-ubyte"));
+    if (!labels.ok()) return labels.status();
+    absl::StatusOr<Idx> x = ReadIdx(*images, 3);
+    if (!x.ok()) return x.status();
+    absl::StatusOr<Idx> y = ReadIdx(*labels, 1);
+    if (!y.ok()) return y.status();
+    if (x->dims[0] != y->dims[0]) {
+      return absl::InvalidArgumentError(StrCat(*images, " has ", x->dims[0],
+                                               " images but ", *labels, " has ",
+                                               y->dims[0], " labels"));
+    }
+    int64_t w = x->dims[1] * x->dims[2];
+    if (width != 0 && w != width) {
+      return absl::InvalidArgumentError(
+          StrCat(directory, ": the train and t10k images differ in size"));
+    }
+    width = w;
+    int64_t base = static_cast<int64_t>(targets.size());
+    for (uint8_t v : x->data) features.push_back(v / 255.0f);
+    for (int64_t i = 0; i < y->dims[0]; ++i) {
+      if (y->data[i] > 9) {
+        return absl::InvalidArgumentError(
+            StrCat(*labels, ": label ", int{y->data[i]}, " of sample ", i,
+                   " is not a digit class 0..9"));
+      }
+      targets.push_back(y->data[i]);
+      if (std::string(part) == "t10k") test.push_back(base + i);
+    }
+  }
+  std::vector<std::string> classes;
+  for (int c = 0; c < 10; ++c) classes.push_back(StrCat(c));
+  Dataset d = Dataset::Make(directory, width, std::move(features), 1,
+                            std::move(targets), true, std::move(classes));
+  d.SetSubset(Subset::kTest, std::move(test));
+  return d;
+}
+
+}  // namespace webnnm::train

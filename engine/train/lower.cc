@@ -1,0 +1,129 @@
+#include "engine/train/lower.h"
+
+#include <string>
+#include <vector>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/ir/infer.h"
+#include "engine/ir/op_def.h"
+#include "engine/ir/rewriter.h"
+
+namespace webnnm::train {
+namespace {
+
+int64_t Concrete(int64_t dim, const LowerOptions& options) {
+  if (dim == ir::kBatchDim) return options.batch;
+  if (dim == ir::kSequenceDim) return options.sequence;
+  return dim;
+}
+
+void LowerType(ir::TensorType& type, const LowerOptions& options) {
+  for (int64_t& d : type.shape) d = Concrete(d, options);
+}
+
+// The attributes that hold sizes the DAG keeps symbolic.
+void LowerAttrs(ir::Attrs& attrs, const LowerOptions& options) {
+  if (attrs.Has("newShape")) {
+    std::vector<int64_t> shape = attrs.GetInts("newShape", {});
+    for (int64_t& d : shape) d = Concrete(d, options);
+    attrs.Set("newShape", shape);
+  }
+  if (attrs.Has("steps")) {
+    attrs.Set("steps", Concrete(attrs.GetInt("steps", 1), options));
+  }
+}
+
+}  // namespace
+
+void CullUnused(ir::Graph& graph) {
+  std::vector<bool> needed(graph.num_nodes(), false);
+  std::vector<ir::NodeId> stack;
+  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const ir::Node& node = graph.node(id);
+    if (!node.dead && node.kind == ir::NodeKind::kOutput) {
+      needed[id] = true;
+      stack.push_back(id);
+    }
+  }
+  while (!stack.empty()) {
+    ir::NodeId id = stack.back();
+    stack.pop_back();
+    for (ir::ValueId v : graph.node(id).operands) {
+      if (v == ir::kNoValue) continue;
+      ir::NodeId producer = graph.value(v).producer;
+      if (producer >= 0 && !needed[producer]) {
+        needed[producer] = true;
+        stack.push_back(producer);
+      }
+    }
+  }
+  for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
+    ir::Node& node = graph.node(id);
+    // Inputs stay: the caller feeds them whether or not they are used.
+    if (!needed[id] && node.kind != ir::NodeKind::kInput) node.dead = true;
+  }
+  graph.Compact();
+}
+
+absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,
+                                const LowerOptions& options,
+                                const ir::Limits& limits) {
+  if (options.batch < 1 || options.sequence < 1) {
+    return absl::InvalidArgumentError(
+        StrCat("batch size ", options.batch, " and sequence length ",
+               options.sequence, " must be positive"));
+  }
+  ir::Graph graph = dag.graph;
+  if (!options.training) {
+    for (ir::NodeId id = 0; id < graph.num_nodes(); ++id) {
+      const ir::Node& node = graph.node(id);
+      if (node.dead || node.inference_alias == ir::kNoValue) continue;
+      graph.ReplaceUses(node.outputs[0], node.inference_alias);
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<ir::NodeId> order, graph.TopologicalOrder());
+  for (ir::NodeId id : order) {
+    ir::Node& node = graph.node(id);
+    switch (node.kind) {
+      case ir::NodeKind::kInput:
+      case ir::NodeKind::kParameter:
+      case ir::NodeKind::kConstant:
+        LowerType(graph.value(node.outputs[0]).type, options);
+        break;
+      case ir::NodeKind::kOutput:
+        graph.value(node.outputs[0]).type = graph.value(node.operands[0]).type;
+        break;
+      case ir::NodeKind::kOp: {
+        LowerAttrs(node.attrs, options);
+        std::vector<const ir::TensorType*> types;
+        for (ir::ValueId v : node.operands) {
+          types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
+        }
+        absl::StatusOr<std::vector<ir::TensorType>> results =
+            ir::InferOp(*node.op, types, node.attrs, limits);
+        if (!results.ok()) {
+          return absl::InvalidArgumentError(
+              StrCat(node.op->name, " with batch size ", options.batch, ": ",
+                     results.status().message()));
+        }
+        if (results->size() != node.outputs.size()) {
+          return absl::InternalError(
+              StrCat(node.op->name, " changed its number of results"));
+        }
+        for (size_t i = 0; i < results->size(); ++i) {
+          ir::TensorType& type = graph.value(node.outputs[i]).type;
+          std::vector<std::string> names = type.names;
+          type = std::move((*results)[i]);
+          if (type.names.size() != type.shape.size()) type.names = names;
+          ir::FillDefaultNames(type);
+        }
+        break;
+      }
+    }
+  }
+  if (!options.training) CullUnused(graph);
+  return graph;
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,35 @@
+// Lowering: the symbolic DAG of a model to a concrete graph that a backend
+// compiles, for one batch size (and sequence length).
+//
+// Every batch and sequence dimension gets its size — in the inputs' types,
+// in the attributes that carry them (reshape/expand `newShape`, recurrent
+// `steps`) — and every operation's rule runs again on the concrete types, so
+// a lowered graph is checked exactly like a graph built operation by
+// operation. Outside training, nodes with an inference alias (dropout) are
+// replaced by it, and whatever no output needs any more is dropped.
+#ifndef WEBNNM_ENGINE_TRAIN_LOWER_H_
+#define WEBNNM_ENGINE_TRAIN_LOWER_H_
+
+#include "absl/status/statusor.h"
+#include "engine/dag/dag.h"
+#include "engine/ir/graph.h"
+#include "engine/ir/limits.h"
+
+namespace webnnm::train {
+
+struct LowerOptions {
+  int64_t batch = 1;
+  int64_t sequence = 1;   // for sequenced inputs
+  bool training = false;  // keep dropout active
+};
+
+absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,
+                                const LowerOptions& options,
+                                const ir::Limits& limits = {});
+
+// Marks dead every node that no output node needs; then compacts.
+void CullUnused(ir::Graph& graph);
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_LOWER_H_

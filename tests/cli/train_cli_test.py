@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Contract tests of `webnnmctl train --local` (issue: the training engine).
+
+Runs the real binary on the shipped datasets and on small files written
+here: the JSON object's keys and their order, null where a value does not
+apply, plain progress lines, determinism for a seed, and the exit codes of
+bad data (1, with file and line) and bad usage (2).
+
+usage: train_cli_test.py WEBNNMCTL CONFIGS_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+WEBNNMCTL = None
+CONFIGS = None
+KEYS = ["epochs", "bestEpoch", "trainSamplesPerSecond", "finalTrainLoss",
+        "validationLoss", "testLoss", "testAccuracy", "outputs", "decisions",
+        "warnings"]
+
+
+def run(*args):
+    proc = subprocess.run([WEBNNMCTL, *args], capture_output=True, text=True,
+                          timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def write(text, suffix):
+    handle = tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False,
+                                         encoding="utf-8")
+    handle.write(text)
+    handle.close()
+    return handle.name
+
+
+def iris_args(*extra):
+    return ["train", "--local", os.path.join(CONFIGS, "models", "iris.wnm"),
+            "--dataset", os.path.join(CONFIGS, "datasets", "iris.csv"),
+            "--epochs", "5", "--seeds", "3", "--split", "60,20,20", *extra]
+
+
+REGRESSION_MODEL = """
+model:input shape=[2];
+model:output shape=[1];
+model:layers dense(shape=[4], activation=tanh), dense(shape=[1], activation=identity);
+dense:layers matmul(w), add(b), activation();
+"""
+
+
+class TrainJson(unittest.TestCase):
+    def last_json(self, *args):
+        code, out, err = run(*args)
+        lines = [line for line in out.splitlines() if line.strip()]
+        self.assertTrue(lines, f"no output; stderr: {err}")
+        return code, json.loads(lines[-1]), err
+
+    def test_classification_contract(self):
+        code, data, err = self.last_json(*iris_args("-o", "json"))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(list(data.keys()), KEYS)
+        self.assertEqual(data["epochs"], 5)
+        self.assertTrue(1 <= data["bestEpoch"] <= 5)
+        self.assertGreater(data["trainSamplesPerSecond"], 0)
+        self.assertIsInstance(data["validationLoss"], float)
+        self.assertTrue(0 <= data["testAccuracy"] <= 1)
+        self.assertEqual(list(data["outputs"].keys()), ["model"])
+        out = list(data["outputs"].values())[0]
+        self.assertEqual(list(out.keys()), ["testLoss", "testAccuracy"])
+        self.assertEqual(out["testAccuracy"], data["testAccuracy"])
+        self.assertTrue(data["decisions"])
+        for d in data["decisions"]:
+            self.assertEqual(list(d.keys()), ["what", "why"])
+        self.assertIsInstance(data["warnings"], list)
+        # Progress went to stderr, so stdout is only the JSON object.
+        self.assertIn("epoch 1/5", err)
+
+    def test_same_seed_same_result(self):
+        _, a, _ = self.last_json(*iris_args("-o", "json", "--seed", "9"))
+        _, b, _ = self.last_json(*iris_args("-o", "json", "--seed", "9"))
+        for key in ("trainSamplesPerSecond",):
+            a.pop(key)
+            b.pop(key)
+        self.assertEqual(a, b)
+
+    def test_regression_has_null_accuracy(self):
+        model = write(REGRESSION_MODEL, ".wnm")
+        rows = "\n".join(f"{i % 7},{i % 5},{(i % 7) * 0.5 - (i % 5)}"
+                         for i in range(60))
+        data = write("a,b,y\n" + rows + "\n", ".csv")
+        code, out, err = self.last_json("train", "--local", model,
+                                        "--dataset", data, "--epochs", "3",
+                                        "--seeds", "2", "-o", "json")
+        self.assertEqual(code, 0, err)
+        self.assertIsNone(out["testAccuracy"])
+        self.assertIsInstance(out["testLoss"], float)
+
+    def test_plain_output(self):
+        code, out, err = run(*iris_args())
+        self.assertEqual(code, 0, err)
+        self.assertIn("epoch 1/5", out)
+        self.assertIn("epoch 5/5", out)
+        self.assertIn("test: 30 samples", out)
+
+
+class TrainErrors(unittest.TestCase):
+    def test_ragged_csv_names_file_and_line(self):
+        data = write("a,b,c,d,species\n1,2,3,4,x\n1,2,3\n", ".csv")
+        code, _, err = run("train", "--local",
+                           os.path.join(CONFIGS, "models", "iris.wnm"),
+                           "--dataset", data)
+        self.assertEqual(code, 1)
+        self.assertIn(f"{data}:3:", err)
+
+    def test_non_numeric_feature(self):
+        data = write("a,b,c,d,species\n1,2,3,x,s\n", ".csv")
+        code, _, err = run("train", "--local",
+                           os.path.join(CONFIGS, "models", "iris.wnm"),
+                           "--dataset", data)
+        self.assertEqual(code, 1)
+        self.assertIn(f"{data}:2: column 'd' holds 'x', not a number", err)
+
+    def test_shape_mismatch_names_both_shapes(self):
+        code, _, err = run("train", "--local",
+                           os.path.join(CONFIGS, "models", "digits.wnm"),
+                           "--dataset",
+                           os.path.join(CONFIGS, "datasets", "iris.csv"),
+                           "--epochs", "1", "--seeds", "1")
+        self.assertEqual(code, 1)
+        self.assertIn("[64]", err)
+        self.assertIn("4 features", err)
+
+    def test_usage_errors(self):
+        model = os.path.join(CONFIGS, "models", "iris.wnm")
+        dataset = os.path.join(CONFIGS, "datasets", "iris.csv")
+        self.assertEqual(run("train", "--local", model, "--dataset",
+                             "/nonexistent.csv")[0], 2)
+        self.assertEqual(run("train", "--local", model, "--dataset", dataset,
+                             "--split", "70,30")[0], 2)
+        self.assertEqual(run("train", "--local", model, "--dataset", dataset,
+                             "--split", "70,30,30")[0], 2)
+        self.assertEqual(run("train", model, "--dataset", dataset)[0], 2)
+        self.assertEqual(run("train", "--local", model, "--dataset", dataset,
+                             "--optimizer", "adam")[0], 2)
+        self.assertEqual(run("train", "--local", "/nonexistent.wnm",
+                             "--dataset", dataset)[0], 2)
+
+
+if __name__ == "__main__":
+    WEBNNMCTL, CONFIGS = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -1,0 +1,220 @@
+// CSV parsing, CSV and IDX datasets, splits and standardization.
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/train/csv.h"
+#include "engine/train/dataset.h"
+
+namespace webnnm::train {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("webnnm_dataset_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(Csv, ReadsQuotesLineEndingsAndAByteOrderMark) {
+  auto table = ParseCsv(
+      "\xEF\xBB\xBF"
+      "a,b,c\r\n1,\"x, \"\"y\"\"\",3\r\n\"multi\nline\",5,6\n",
+      "t.csv");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->records.size(), 3u);
+  EXPECT_THAT(table->records[0], ElementsAre("a", "b", "c"));
+  EXPECT_THAT(table->records[1], ElementsAre("1", "x, \"y\"", "3"));
+  EXPECT_THAT(table->records[2], ElementsAre("multi\nline", "5", "6"));
+  EXPECT_THAT(table->lines, ElementsAre(1, 2, 3));
+}
+
+TEST(Csv, NamesTheLineOfARaggedRow) {
+  auto table = ParseCsv("a,b\n1,2\n3\n", "t.csv");
+  ASSERT_FALSE(table.ok());
+  EXPECT_THAT(std::string(table.status().message()),
+              HasSubstr("t.csv:3: 1 fields where the first row has 2"));
+}
+
+TEST(Csv, RejectsAnUnclosedQuote) {
+  auto table = ParseCsv("a,b\n\"1,2\n", "t.csv");
+  ASSERT_FALSE(table.ok());
+  EXPECT_THAT(std::string(table.status().message()), HasSubstr("not closed"));
+}
+
+TEST(CsvDataset, ClassesAreSortedLabelValues) {
+  std::string path = Write("classes.csv", "x,y,label\n1,2,b\n3,4,a\n5,6,b\n");
+  auto d = LoadCsv(path, {}, /*classification=*/true);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->count(), 3);
+  EXPECT_EQ(d->width(), 2);
+  EXPECT_THAT(d->classes(), ElementsAre("a", "b"));
+  EXPECT_EQ(d->label(0), 1);
+  EXPECT_EQ(d->label(1), 0);
+  EXPECT_EQ(d->features(2)[1], 6);
+  // Numeric labels sort as numbers.
+  std::string numeric = Write("numeric.csv", "x,y\n1,10\n2,9\n3,10\n");
+  auto n = LoadCsv(numeric, {}, true);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_THAT(n->classes(), ElementsAre("9", "10"));
+}
+
+TEST(CsvDataset, LabelColumnByNameAndNoHeader) {
+  std::string path = Write("label.csv", "label,x\n7,1.5\n8,2.5\n");
+  auto d = LoadCsv(path, {.label = "label"}, false);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->features(1)[0], 2.5f);
+  EXPECT_EQ(d->target(1)[0], 8.0f);
+  std::string bare = Write("bare.csv", "1,2,3\n4,5,6\n");
+  auto b = LoadCsv(bare, {.header = false}, false);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->count(), 2);
+  auto missing = LoadCsv(bare, {.label = "c9", .header = false}, false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("no column 'c9' (columns: c0, c1, c2)"));
+}
+
+TEST(CsvDataset, BadDataNamesFileAndLine) {
+  std::string path = Write("bad.csv", "x,y\n1,2\nabc,3\n");
+  auto d = LoadCsv(path, {}, false);
+  ASSERT_FALSE(d.ok());
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("bad.csv:3: column 'x' holds 'abc', not a number"));
+  std::string label = Write("label_text.csv", "x,y\n1,2\n3,cat\n");
+  auto r = LoadCsv(label, {}, /*classification=*/false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("label_text.csv:3: the label 'cat'"));
+  auto gone = LoadCsv(TempPath("nope.csv"), {}, false);
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
+}
+
+Dataset Classes(int per_class_a, int per_class_b) {
+  std::vector<float> features, targets;
+  for (int i = 0; i < per_class_a + per_class_b; ++i) {
+    features.push_back(static_cast<float>(i));
+    targets.push_back(i < per_class_a ? 0.0f : 1.0f);
+  }
+  return Dataset::Make("mem", 1, features, 1, targets, true, {"a", "b"});
+}
+
+TEST(Split, CountsPerClassRoundHalfUp) {
+  Dataset d = Classes(50, 30);
+  ASSERT_TRUE(d.Split(60, 20, 20, 7).ok());
+  // 20% of 50 = 10, of 30 = 6: per class.
+  std::map<int64_t, int> validation, test;
+  for (int64_t s : d.subset(Subset::kValidation)) ++validation[d.label(s)];
+  for (int64_t s : d.subset(Subset::kTest)) ++test[d.label(s)];
+  EXPECT_EQ(validation[0], 10);
+  EXPECT_EQ(validation[1], 6);
+  EXPECT_EQ(test[0], 10);
+  EXPECT_EQ(test[1], 6);
+  EXPECT_EQ(d.subset(Subset::kTraining).size(), 48u);
+  // Every sample once.
+  std::set<int64_t> all;
+  for (Subset s : {Subset::kTraining, Subset::kValidation, Subset::kTest}) {
+    for (int64_t i : d.subset(s)) EXPECT_TRUE(all.insert(i).second);
+  }
+  EXPECT_EQ(all.size(), 80u);
+  // 15% of 13 = 1.95 -> 2 (floor(x + 0.5)).
+  Dataset small = Classes(13, 0);
+  ASSERT_TRUE(small.Split(70, 15, 15, 1).ok());
+  EXPECT_EQ(small.subset(Subset::kValidation).size(), 2u);
+}
+
+TEST(Split, IsSeededAndChecksPercentages) {
+  Dataset a = Classes(20, 20), b = Classes(20, 20), c = Classes(20, 20);
+  ASSERT_TRUE(a.Split(70, 15, 15, 3).ok());
+  ASSERT_TRUE(b.Split(70, 15, 15, 3).ok());
+  ASSERT_TRUE(c.Split(70, 15, 15, 4).ok());
+  EXPECT_EQ(a.subset(Subset::kTest), b.subset(Subset::kTest));
+  EXPECT_NE(a.subset(Subset::kTest), c.subset(Subset::kTest));
+  EXPECT_FALSE(a.Split(70, 20, 20, 1).ok());
+  EXPECT_FALSE(a.Split(-10, 60, 50, 1).ok());
+}
+
+TEST(Standardize, UsesTheTrainingSubsetAndLeavesConstantFeatures) {
+  std::vector<float> features = {1, 5, 3, 5, 5, 5, 100, 5};  // 4 x 2
+  Dataset d = Dataset::Make("mem", 2, features, 1, {0, 0, 0, 0}, false, {});
+  d.SetSubset(Subset::kTraining, {0, 1, 2});
+  d.SetSubset(Subset::kTest, {3});
+  d.Standardize();
+  // Feature 0 over training samples 1, 3, 5: mean 3, stddev sqrt(8/3).
+  EXPECT_NEAR(d.features(0)[0], -2 / std::sqrt(8.0 / 3), 1e-5);
+  EXPECT_NEAR(d.features(3)[0], 97 / std::sqrt(8.0 / 3), 1e-3);
+  EXPECT_EQ(d.features(0)[1], 0.0f);  // constant: centred, not scaled
+  EXPECT_EQ(d.standardization().stddev[1], 1.0f);
+}
+
+void WriteIdx(const std::string& path, const std::vector<int>& dims,
+              const std::vector<uint8_t>& data, bool gzipped) {
+  std::string bytes = {0, 0, 8, static_cast<char>(dims.size())};
+  for (int d : dims) {
+    bytes += static_cast<char>(d >> 24);
+    bytes += static_cast<char>(d >> 16);
+    bytes += static_cast<char>(d >> 8);
+    bytes += static_cast<char>(d);
+  }
+  bytes.append(data.begin(), data.end());
+  if (gzipped) {
+    gzFile f = gzopen((path + ".gz").c_str(), "wb");
+    gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+    gzclose(f);
+  } else {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+}
+
+TEST(IdxDataset, ReadsTrainAndTestFilesGzippedOrNot) {
+  std::string dir = TempPath("idx");
+  std::filesystem::create_directories(dir);
+  // 3 training images of 2x2, 2 test images.
+  WriteIdx(dir + "/train-images-idx3-ubyte", {3, 2, 2},
+           {0, 255, 0, 0, 51, 0, 0, 0, 0, 0, 0, 255}, true);
+  WriteIdx(dir + "/train-labels-idx1-ubyte", {3}, {1, 2, 3}, false);
+  WriteIdx(dir + "/t10k-images-idx3-ubyte", {2, 2, 2},
+           {0, 0, 0, 0, 255, 255, 255, 255}, false);
+  WriteIdx(dir + "/t10k-labels-idx1-ubyte", {2}, {9, 0}, true);
+  auto d = LoadIdx(dir);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->count(), 5);
+  EXPECT_EQ(d->width(), 4);
+  EXPECT_FLOAT_EQ(d->features(0)[1], 1.0f);
+  EXPECT_FLOAT_EQ(d->features(1)[0], 0.2f);
+  EXPECT_EQ(d->label(3), 9);
+  EXPECT_THAT(d->subset(Subset::kTest), ElementsAre(3, 4));
+  ASSERT_TRUE(d->Split(80, 20, 0, 1, /*fixed_test=*/true).ok());
+  EXPECT_THAT(d->subset(Subset::kTest), ElementsAre(3, 4));
+  EXPECT_EQ(d->subset(Subset::kTraining).size() +
+                d->subset(Subset::kValidation).size(),
+            3u);
+  // A missing file is named.
+  std::filesystem::remove(dir + "/t10k-labels-idx1-ubyte.gz");
+  auto missing = LoadIdx(dir);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("t10k-labels-idx1-ubyte"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace webnnm::train

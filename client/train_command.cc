@@ -15,6 +15,7 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/dataset.h"
+#include "engine/train/expert.h"
 
 namespace webnnm::client {
 namespace {
@@ -211,7 +212,8 @@ int RunTrain(const TrainOptions& options, bool json) {
     std::cerr << "webnnmctl: " << status.message() << "\n";
     return kExitUsage;
   }
-  if (options.data.standardize) data->Standardize();
+  std::optional<train::Decision> standardized =
+      train::AdviseStandardization(*data, options.data.standardize);
 
   train::Hyperparameters hyper = options.hyper;
   hyper.lr = options.lr;
@@ -264,8 +266,12 @@ int RunTrain(const TrainOptions& options, bool json) {
       progress << line << "\n";
     }
   };
+  if (standardized) callbacks.decision(*standardized);
   absl::StatusOr<train::TrainResult> result =
       train::Train(dag, *data, hyper, **backend, callbacks);
+  if (result.ok() && standardized) {
+    result->decisions.insert(result->decisions.begin(), *standardized);
+  }
   if (terminal) progress << "\n";
   if (!result.ok()) {
     std::cerr << "webnnmctl: " << result.status().message() << "\n";

@@ -159,6 +159,80 @@ bool InFinalLayer(const ir::Graph& graph, const std::vector<bool>& feeds,
   return true;
 }
 
+// See StepConfig::scouting.
+absl::StatusOr<ValueId> DeadRatio(ir::GraphOps& ops,
+                                  const std::map<std::string, ValueId>& outputs,
+                                  ValueId mask) {
+  ir::Graph& graph = ops.graph();
+  absl::StatusOr<std::vector<ir::NodeId>> order = graph.TopologicalOrder();
+  if (!order.ok()) return order.status();
+  std::vector<int> depth(graph.num_values(), 0);
+  ValueId deepest = ir::kNoValue;
+  int deepest_depth = -1;
+  for (ir::NodeId id : *order) {
+    const ir::Node& n = graph.node(id);
+    if (n.kind != ir::NodeKind::kOp) continue;
+    int d = 0;
+    for (ValueId v : n.operands) {
+      if (v != ir::kNoValue) d = std::max(d, depth[v] + 1);
+    }
+    for (ValueId v : n.outputs) depth[v] = d;
+    if (n.op->kind == OpKind::kRelu && d > deepest_depth &&
+        ops.type(n.outputs[0]).dtype == DType::kFloat32) {
+      deepest = n.outputs[0];
+      deepest_depth = d;
+    }
+  }
+  ValueId ratio = ops.Scalar(0, DType::kFloat32);
+  if (deepest != ir::kNoValue) {
+    std::vector<int64_t> shape = ops.shape(deepest);
+    std::vector<int64_t> mask_shape(shape.size(), 1);
+    mask_shape[0] = shape[0];
+    ASSIGN_OR_RETURN(ValueId m, ops.Reshape(mask, mask_shape));
+    ASSIGN_OR_RETURN(ValueId masked, ops.Mul(deepest, m));
+    ASSIGN_OR_RETURN(ValueId active,
+                     ops.Reduce(OpKind::kReduceMax, masked, {0}, false));
+    ASSIGN_OR_RETURN(ValueId off,
+                     ops.CompareScalar(OpKind::kLesserOrEqual, active, 0));
+    ASSIGN_OR_RETURN(ValueId off_f, ops.Cast(off, DType::kFloat32));
+    std::vector<int> axes;
+    for (int i = 0; i < ops.type(off_f).rank(); ++i) axes.push_back(i);
+    if (!axes.empty()) {
+      ASSIGN_OR_RETURN(ratio,
+                       ops.Reduce(OpKind::kReduceMean, off_f, axes, false));
+    } else {
+      ratio = off_f;
+    }
+  }
+  for (const auto& [name, value] : outputs) {
+    const ir::Node& producer = graph.node(graph.value(value).producer);
+    if (producer.kind != ir::NodeKind::kOp ||
+        producer.op->kind != OpKind::kSoftmax ||
+        ops.type(value).dtype != DType::kFloat32) {
+      continue;
+    }
+    int last = ops.type(value).rank() - 1;
+    ASSIGN_OR_RETURN(ValueId top,
+                     ops.Reduce(OpKind::kReduceMax, value, {last}, false));
+    ASSIGN_OR_RETURN(ValueId sure,
+                     ops.CompareScalar(OpKind::kGreaterOrEqual, top, 0.95));
+    ASSIGN_OR_RETURN(ValueId sure_f, ops.Cast(sure, DType::kFloat32));
+    std::vector<int64_t> rows = {
+        ops.shape(sure_f).empty() ? 1 : ops.shape(sure_f)[0]};
+    ASSIGN_OR_RETURN(ValueId per_row, ops.Reshape(sure_f, rows));
+    ASSIGN_OR_RETURN(ValueId counted, ops.Mul(per_row, mask));
+    ASSIGN_OR_RETURN(ValueId count, ops.SumAll(counted));
+    ASSIGN_OR_RETURN(ValueId total, ops.SumAll(mask));
+    ir::Attrs at_least_one;
+    at_least_one.Set("minValue", 1.0);
+    ASSIGN_OR_RETURN(ValueId divisor,
+                     ops.Op(OpKind::kClamp, {total}, at_least_one));
+    ASSIGN_OR_RETURN(ValueId share, ops.Div(count, divisor));
+    ASSIGN_OR_RETURN(ratio, ops.Op(OpKind::kMax, {ratio, share}));
+  }
+  return ratio;
+}
+
 absl::StatusOr<ValueId> AgcClip(ir::GraphOps& ops, ValueId w, ValueId g,
                                 const std::vector<int>& axes, double lambda) {
   auto norm = [&](ValueId v) -> absl::StatusOr<ValueId> {
@@ -272,6 +346,21 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
   ASSIGN_OR_RETURN(std::vector<ValueId> grads,
                    autodiff::Differentiate(graph, limits, seeds, wrt));
   for (size_t i = 0; i < trained.size(); ++i) trained[i].value = wrt[i];
+
+  if (config.scouting) {
+    ASSIGN_OR_RETURN(ValueId inverse, ops.Unary(OpKind::kReciprocal, scale));
+    for (size_t i = 0; i < trained.size(); ++i) {
+      ASSIGN_OR_RETURN(ValueId g32, ops.Cast(grads[i], DType::kFloat32));
+      ASSIGN_OR_RETURN(ValueId unscaled, ops.Mul(g32, inverse));
+      ASSIGN_OR_RETURN(ValueId square, ops.Mul(unscaled, unscaled));
+      ASSIGN_OR_RETURN(ValueId sum, ops.SumAll(square));
+      ASSIGN_OR_RETURN(ValueId norm, ops.Unary(OpKind::kSqrt, sum));
+      ops.Output("gradNorm:" + trained[i].name, norm);
+    }
+    ASSIGN_OR_RETURN(ValueId dead, DeadRatio(ops, outputs, mask));
+    ops.Output("deadRatio", dead);
+    return graph;
+  }
 
   // Unscale, regularize, and the squared global norm.
   ASSIGN_OR_RETURN(ValueId inverse_scale,

@@ -61,6 +61,12 @@ struct StepConfig {
   double agc_lambda = 0.01;
   // Freeze multiplier per parameter name (absent: 1).
   std::map<std::string, double> lrm;
+  // A scouting graph instead: forward, loss and backward only, with the
+  // outputs "loss", "gradNorm:<name>" (each parameter's unscaled gradient
+  // norm) and "deadRatio" (the share of the deepest relu's units that are
+  // zero for every row with data, or of the rows whose softmax output is
+  // overconfident, max p >= 0.95, whichever is larger).
+  bool scouting = false;
 };
 
 // The trainable parameters of a DAG, in its order (name and node).

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "engine/base/philox.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/expert.h"
 #include "engine/train/init.h"
 
 namespace webnnm::train {
@@ -28,15 +30,59 @@ int64_t ElementCount(const ir::TensorType& type) {
 
 // Every parameter of the DAG (trainable and running statistics) with its
 // initial values for `seed`.
-Params InitialParameters(const dag::Dag& dag, uint64_t seed) {
+Params InitialParameters(const dag::Dag& dag, uint64_t seed,
+                         const std::set<std::string>& scaled = {},
+                         double scale = 1.0) {
   Params params;
   uint32_t index = 0;
   for (ir::NodeId id : dag.parameters) {
     const ir::Node& node = dag.graph.node(id);
     int64_t count = ElementCount(dag.graph.value(node.outputs[0]).type);
-    params[node.name] = InitialValues(node.parameter, count, seed, index++);
+    std::vector<float> values =
+        InitialValues(node.parameter, count, seed, index++);
+    if (scale != 1.0 && scaled.count(node.name)) {
+      for (float& v : values) v = static_cast<float>(v * scale);
+    }
+    params[node.name] = std::move(values);
   }
   return params;
+}
+
+// The trainable weights read by the first heavy operations after an input
+// (through movement and cast operations only).
+std::set<std::string> FirstLayerWeights(const dag::Dag& dag) {
+  const ir::Graph& g = dag.graph;
+  std::set<std::string> names;
+  std::vector<ir::ValueId> frontier;
+  for (const dag::Endpoint& e : dag.inputs) {
+    frontier.push_back(g.node(e.node).outputs[0]);
+  }
+  std::set<ir::ValueId> seen;
+  while (!frontier.empty()) {
+    ir::ValueId v = frontier.back();
+    frontier.pop_back();
+    if (!seen.insert(v).second) continue;
+    for (ir::NodeId c : g.Consumers(v)) {
+      const ir::Node& n = g.node(c);
+      if (n.kind != ir::NodeKind::kOp) continue;
+      if (n.op->category == ir::OpCategory::kMatrix ||
+          n.op->category == ir::OpCategory::kConvolution) {
+        for (ir::ValueId operand : n.operands) {
+          if (operand == ir::kNoValue) continue;
+          const ir::Node& p = g.node(g.value(operand).producer);
+          if (p.kind == ir::NodeKind::kParameter &&
+              (p.parameter.role == ir::ParamRole::kWeight ||
+               p.parameter.role == ir::ParamRole::kGlorotWeight)) {
+            names.insert(p.name);
+          }
+        }
+      } else if (n.op->category == ir::OpCategory::kMovement ||
+                 n.op->category == ir::OpCategory::kCast) {
+        for (ir::ValueId out : n.outputs) frontier.push_back(out);
+      }
+    }
+  }
+  return names;
 }
 
 void WriteFloats(backends::Executable& exe, int input, const float* data,
@@ -304,7 +350,7 @@ absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
 }
 
 absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
-                                  const Hyperparameters& hyper,
+                                  const Hyperparameters& hyper_in,
                                   backends::Backend& backend,
                                   const TrainCallbacks& callbacks) {
   TrainResult result;
@@ -315,7 +361,7 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   if (dag.outputs.empty() || dag.inputs.empty()) {
     return absl::InvalidArgumentError("the model needs an input and an output");
   }
-  if (hyper.batch_size < 1 || hyper.epochs < 1) {
+  if (hyper_in.batch_size < 1 || hyper_in.epochs < 1) {
     return absl::InvalidArgumentError("batchSize and epochs must be positive");
   }
   Decision loss_decision;
@@ -337,6 +383,16 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   if (data.subset(Subset::kTraining).empty()) {
     return absl::InvalidArgumentError("the training subset is empty");
   }
+
+  // The expert system resolves the 'auto' hyperparameters.
+  DagProfile profile = Profile(dag);
+  Advice advice = Advise(dag, profile, hyper_in, spec, FeatureRms(data));
+  for (const Decision& d : advice.decisions) decide(d);
+  for (const std::string& w : advice.warnings) {
+    if (callbacks.warning) callbacks.warning(w);
+    result.warnings.push_back(w);
+  }
+  const Hyperparameters& hyper = advice.resolved;
 
   // The step configuration.
   std::optional<OptimizerKind> kind = ParseOptimizer(hyper.optimizer);
@@ -410,35 +466,74 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   int mu_out = step->FindOutput("clipMu"),
       sigma_out = step->FindOutput("clipSigma");
 
-  // Scouting: the seed whose starting point has the lowest loss on the
-  // first training batch.
-  Params params = InitialParameters(dag, hyper.seed);
+  // Scouting: every candidate starting point runs the scouting graph
+  // (forward, loss, backward) on the first training batch; the health
+  // score -10 |log10 gradient ratio| - 100 dead ratio - loss picks one.
+  std::set<std::string> first_layer = FirstLayerWeights(dag);
+  Params params =
+      InitialParameters(dag, hyper.seed, first_layer, advice.input_init_scale);
   if (hyper.seeds > 1) {
-    double best = std::numeric_limits<double>::infinity();
+    StepConfig scout_config = config;
+    scout_config.scouting = true;
+    ASSIGN_OR_RETURN(ir::Graph scout_graph,
+                     BuildTrainingGraph(dag, scout_config));
+    ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> scout,
+                     backend.Compile(scout_graph, options));
+    Feeder scout_feeder(data, spec, hyper.batch_size, out_width);
+    RETURN_IF_ERROR(scout_feeder.Bind(*scout, dag.inputs[0].name));
+    RETURN_IF_ERROR(
+        scout_feeder.Fill(*scout, data.subset(Subset::kTraining), 0));
+    float one = 1.0f;
+    WriteFloats(*scout, scout->FindInput("scale"), &one, 1);
+    // The gradient ratio compares the first and the last trainable weight.
+    std::vector<std::string> weights;
+    for (const auto& [name, id] : TrainableParameters(dag)) {
+      ir::ParamRole role = dag.graph.node(id).parameter.role;
+      if (role == ir::ParamRole::kWeight ||
+          role == ir::ParamRole::kGlorotWeight) {
+        weights.push_back(name);
+      }
+    }
+    int first_norm =
+        weights.empty() ? -1 : scout->FindOutput("gradNorm:" + weights.front());
+    int last_norm =
+        weights.empty() ? -1 : scout->FindOutput("gradNorm:" + weights.back());
+    int scout_loss = scout->FindOutput("loss");
+    int scout_dead = scout->FindOutput("deadRatio");
+    double best = -std::numeric_limits<double>::infinity();
     int best_k = 0;
-    std::vector<int64_t> first(
-        data.subset(Subset::kTraining).begin(),
-        data.subset(Subset::kTraining).begin() +
-            std::min<int64_t>(hyper.batch_size,
-                              data.subset(Subset::kTraining).size()));
-    int sum_out = eval.exe->FindOutput("lossSum:" + spec.name);
-    int count_out = eval.exe->FindOutput("lossCount:" + spec.name);
+    double best_loss = 0, best_ratio = 1, best_dead = 0;
     for (int k = 0; k < hyper.seeds; ++k) {
       Params candidate = InitialParameters(
-          dag, hyper.seed * 1000003ull + static_cast<uint64_t>(k));
-      eval.SetParameters(candidate);
-      RETURN_IF_ERROR(eval.feeder->Fill(*eval.exe, first, 0));
-      RETURN_IF_ERROR(eval.exe->Run());
-      double loss = ReadScalar(*eval.exe, sum_out) /
-                    std::max(1.0f, ReadScalar(*eval.exe, count_out));
-      if (std::isfinite(loss) && loss < best) {
-        best = loss;
+          dag, hyper.seed * 1000003ull + static_cast<uint64_t>(k), first_layer,
+          advice.input_init_scale);
+      for (const auto& [name, values] : candidate) {
+        int i = scout->FindInput(name);
+        if (i >= 0) WriteFloats(*scout, i, values.data(), values.size());
+      }
+      RETURN_IF_ERROR(scout->Run());
+      double loss = ReadScalar(*scout, scout_loss);
+      double dead = ReadScalar(*scout, scout_dead);
+      double ratio = 1;
+      if (first_norm >= 0 && last_norm >= 0) {
+        ratio = ReadScalar(*scout, first_norm) /
+                (ReadScalar(*scout, last_norm) + 1e-12);
+      }
+      double score =
+          -10 * std::fabs(std::log10(ratio + 1e-9)) - 100 * dead - loss;
+      if (std::isfinite(score) && score > best) {
+        best = score;
         best_k = k;
+        best_loss = loss;
+        best_ratio = ratio;
+        best_dead = dead;
         params = std::move(candidate);
       }
     }
-    decide({StrCat("start from scouting seed ", best_k, " of ", hyper.seeds),
-            StrCat("its loss on a first batch, ", best, ", was the lowest")});
+    decide(
+        {StrCat("start from scouting seed ", best_k, " of ", hyper.seeds),
+         StrCat("the best health score on a first batch: loss ", best_loss,
+                ", gradient ratio ", best_ratio, ", dead ratio ", best_dead)});
   }
   for (const Binding& b : bindings) {
     const std::vector<float>& v = params[b.name];

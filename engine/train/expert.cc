@@ -1,0 +1,259 @@
+#include "engine/train/expert.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "engine/base/strings.h"
+#include "engine/ir/op_def.h"
+
+namespace webnnm::train {
+namespace {
+
+bool Heavy(const ir::Node& node) {
+  return node.kind == ir::NodeKind::kOp &&
+         (node.op->category == ir::OpCategory::kMatrix ||
+          node.op->category == ir::OpCategory::kConvolution);
+}
+
+std::string Fixed(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
+
+}  // namespace
+
+DagProfile Profile(const dag::Dag& dag) {
+  DagProfile p;
+  const ir::Graph& g = dag.graph;
+  absl::StatusOr<std::vector<ir::NodeId>> order = g.TopologicalOrder();
+  if (!order.ok()) return p;
+  std::vector<int> depth(g.num_values(), 0);
+  std::set<std::string> vulnerable;
+  for (ir::NodeId id : *order) {
+    const ir::Node& node = g.node(id);
+    if (node.kind == ir::NodeKind::kParameter && node.parameter.trainable) {
+      int64_t n = 1;
+      for (int64_t d : g.value(node.outputs[0]).type.shape) n *= d;
+      p.parameters += n;
+    }
+    if (node.kind == ir::NodeKind::kInput) {
+      int64_t n = 1;
+      for (int64_t d : g.value(node.outputs[0]).type.FeatureShape()) n *= d;
+      p.input_size = std::max(p.input_size, n);
+    }
+    if (node.kind != ir::NodeKind::kOp) continue;
+    int d = 0;
+    for (ir::ValueId v : node.operands) {
+      if (v != ir::kNoValue) d = std::max(d, depth[v]);
+    }
+    const ir::TensorType& out = g.value(node.outputs[0]).type;
+    bool f16 = out.dtype == ir::DType::kFloat16;
+    if (Heavy(node)) {
+      ++d;
+      ++p.heavy;
+      if (f16) ++p.heavy_float16;
+      int64_t width = 1;
+      for (int64_t s : out.FeatureShape()) width *= s;
+      p.width = std::max(p.width, width);
+    }
+    if (node.op->category == ir::OpCategory::kNormalization) {
+      p.normalization = true;
+    }
+    if (node.op->kind == ir::OpKind::kRandomUniform) ++p.dropout;
+    if (f16 && (node.op->kind == ir::OpKind::kSoftmax ||
+                node.op->kind == ir::OpKind::kLog ||
+                node.op->kind == ir::OpKind::kExp ||
+                node.op->category == ir::OpCategory::kNormalization)) {
+      vulnerable.insert(node.op->name);
+    }
+    for (ir::ValueId v : node.outputs) depth[v] = d;
+    p.depth = std::max(p.depth, d);
+  }
+  p.dropout_density =
+      p.heavy > 0 ? static_cast<double>(p.dropout) / p.heavy : 0.0;
+  p.float16_vulnerable.assign(vulnerable.begin(), vulnerable.end());
+  return p;
+}
+
+Advice Advise(const dag::Dag& dag, const DagProfile& profile,
+              const Hyperparameters& requested, const OutputSpec& loss,
+              std::optional<double> feature_rms) {
+  Advice a;
+  a.resolved = requested;
+  Hyperparameters& h = a.resolved;
+  auto decide = [&](std::string what, std::string why) {
+    a.decisions.push_back({std::move(what), std::move(why)});
+  };
+
+  // Loss mismatches.
+  OutputActivation activation = dag.outputs.empty()
+                                    ? OutputActivation::kNone
+                                    : ActivationOf(dag, dag.outputs[0].name);
+  bool probabilities = activation == OutputActivation::kSoftmax ||
+                       activation == OutputActivation::kSigmoid;
+  if (probabilities && !IsClassification(loss.loss)) {
+    a.warnings.push_back(
+        StrCat("the output ends with ",
+               activation == OutputActivation::kSoftmax ? "softmax" : "sigmoid",
+               " but the loss ", LossAbbreviation(loss.loss),
+               " is a regression loss; a cross-entropy fits probabilities"));
+  }
+  if ((loss.loss == LossKind::kCategoricalCrossEntropy ||
+       loss.loss == LossKind::kSparseCategoricalCrossEntropy) &&
+      !(activation == OutputActivation::kSoftmax ||
+        activation == OutputActivation::kLogSoftmax)) {
+    a.warnings.push_back(
+        StrCat("the loss ", LossAbbreviation(loss.loss),
+               " expects probabilities but the output has no softmax; use "
+               "CCEL for logits"));
+  }
+  if (loss.loss == LossKind::kCategoricalCrossEntropyWithLogits &&
+      probabilities) {
+    a.warnings.push_back(
+        "CCEL expects logits but the output already applies an activation");
+  }
+  if (loss.loss == LossKind::kBinaryCrossEntropy &&
+      activation != OutputActivation::kSigmoid) {
+    a.warnings.push_back(
+        "BCE expects probabilities in (0, 1) but the output has no sigmoid");
+  }
+
+  // Gradient scaling.
+  bool mostly_f16 =
+      profile.heavy > 0 && 2 * profile.heavy_float16 > profile.heavy;
+  if (h.gradient_scaling == "auto") {
+    h.gradient_scaling = mostly_f16 ? "on" : "off";
+    decide(StrCat("gradient scaling ", h.gradient_scaling),
+           mostly_f16 ? StrCat(profile.heavy_float16, " of ", profile.heavy,
+                               " heavy operations run in float16, whose "
+                               "gradients underflow without scaling")
+                      : "the heavy operations run in float32");
+  } else if (h.gradient_scaling == "off" && profile.heavy_float16 > 0) {
+    a.warnings.push_back(
+        "float16 heavy operations with gradient scaling off: the gradients "
+        "will underflow and training will almost certainly stall");
+  }
+
+  // Clipping.
+  if (h.gradient_clipping == "auto") {
+    bool agc = profile.depth > 15 && !profile.normalization;
+    h.gradient_clipping = agc ? "agc" : "global";
+    decide(StrCat("gradient clipping ", agc ? "AGC" : "global norm"),
+           agc ? StrCat("the model is deep (", profile.depth,
+                        " heavy layers) without normalization layers, as "
+                        "normalizer-free networks that need adaptive "
+                        "clipping")
+               : StrCat("depth ", profile.depth,
+                        profile.normalization ? " with normalization"
+                                              : " (not deep)",
+                        ": the global norm against its rolling mean"));
+  }
+
+  // Regularization.
+  if (h.regularization == "auto") {
+    bool high_capacity = (profile.depth >= 3 && profile.width >= 128) ||
+                         profile.parameters > 1000000;
+    bool l2 = high_capacity && profile.dropout_density < 0.2;
+    bool l1 = profile.input_size > 5000;
+    h.regularization = l1 && l2 ? "L1+L2" : l1 ? "L1" : l2 ? "L2" : "off";
+    if (l2 && h.lambda2 == 0) h.lambda2 = 1e-4;
+    if (l1 && h.lambda1 == 0) h.lambda1 = 1e-5;
+    std::string why =
+        l2 ? StrCat("high capacity (", profile.depth, " heavy layers, width ",
+                    profile.width, ", ", profile.parameters,
+                    " parameters) and dropout density ",
+                    Fixed(profile.dropout_density), " < 0.2")
+           : StrCat("not high capacity (depth ", profile.depth, ", width ",
+                    profile.width, ") or enough dropout");
+    if (l1)
+      why += StrCat("; massive input (", profile.input_size, " features)");
+    decide(StrCat("regularization ", h.regularization,
+                  l2 ? StrCat(" (lambda2 ", Fixed(h.lambda2), ")") : "",
+                  l1 ? StrCat(" (lambda1 ", Fixed(h.lambda1), ")") : ""),
+           why);
+  }
+
+  // float16 risks and the NPU nudge.
+  if (!profile.float16_vulnerable.empty()) {
+    std::string ops;
+    for (const std::string& op : profile.float16_vulnerable) {
+      ops += (ops.empty() ? "" : ", ") + op;
+    }
+    a.warnings.push_back(StrCat(
+        "float16 ", ops,
+        ": these overflow float16's range (65504) easily; keep them float32 "
+        "with dataType=float32"));
+  }
+  int f32_heavy = profile.heavy - profile.heavy_float16;
+  if (f32_heavy > 0 && h.optimize_for == "edge") {
+    a.warnings.push_back(StrCat(
+        f32_heavy,
+        " heavy operations stay float32: optimizeFor 'edge' cannot move them "
+        "to float16 on this backend yet"));
+  }
+
+  // Loss weights.
+  if (dag.outputs.size() > 1 && h.loss_weights == "auto") {
+    a.uncertainty_weights = true;
+    decide("learned uncertainty loss weights",
+           StrCat(dag.outputs.size(),
+                  " outputs: each gets a learned log-variance s_i so that no "
+                  "task drowns out the others"));
+    if (mostly_f16 && h.scale < 128) {
+      h.scale = 128;
+      decide("gradient scale 128",
+             "uncertainty weighting in float16 needs a scale of at least 128");
+    }
+  }
+
+  // Feature scale: warn far from unit scale; start the first layer at unit
+  // scale whenever the features are not.
+  if (feature_rms && *feature_rms > 0) {
+    double rms = *feature_rms;
+    if (rms > 4 || rms < 0.25) {
+      a.warnings.push_back(
+          StrCat("the input features are far from unit scale (RMS ", Fixed(rms),
+                 "); --standardize usually trains faster and better"));
+    }
+    if (rms > 2 || rms < 0.5) {
+      a.input_init_scale = 1.0 / rms;
+      decide(StrCat("first layer's initial weights scaled by ",
+                    Fixed(a.input_init_scale)),
+             StrCat("so that its outputs start at unit scale for features "
+                    "of RMS ",
+                    Fixed(rms)));
+    }
+  }
+  return a;
+}
+
+std::optional<double> FeatureRms(const Dataset& data) {
+  const std::vector<int64_t>& train = data.subset(Subset::kTraining);
+  if (train.empty() || data.width() == 0) return std::nullopt;
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < train.size() && i < 1000; ++i) {
+    const float* f = data.features(train[i]);
+    for (int64_t k = 0; k < data.width(); ++k) sum += double{f[k]} * f[k];
+    n += data.width();
+  }
+  return std::sqrt(sum / static_cast<double>(n));
+}
+
+std::optional<Decision> AdviseStandardization(Dataset& data, bool requested) {
+  if (requested) {
+    data.Standardize();
+    return std::nullopt;
+  }
+  std::optional<double> rms = FeatureRms(data);
+  if (!rms || (*rms >= 0.2 && *rms <= 5)) return std::nullopt;
+  data.Standardize();
+  return Decision{"standardize the features",
+                  StrCat("their RMS is ", Fixed(*rms),
+                         ", far from unit scale; the training subset's mean "
+                         "and standard deviation are kept with the model")};
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,86 @@
+// The expert system: a profile of the model's DAG, and the decisions and
+// warnings it leads to (the specification's "Breakdown of the Heuristics").
+//
+// Profile() measures the DAG: depth (the longest chain of parameter-heavy
+// operations — matmul, gemm, conv2d, convTranspose2d — from an input to an
+// output), width (the largest feature count of a heavy operation's
+// result), the heavy operations and their data types, normalization,
+// dropout density (dropout layers per heavy operation), the input size,
+// the activations before each output, and the float16 operations that
+// overflow easily (softmax, log, exp, normalizations).
+//
+// Advise() resolves every 'auto' hyperparameter and reports each choice as
+// a Decision with its reason, and each pitfall as a warning:
+//   - loss: model:loss, else from the output activation; mismatches between
+//     the loss, the activation and the data are warnings;
+//   - gradientScaling 'auto': on when most heavy operations run in float16;
+//     float16 with scaling 'off' is a strong warning;
+//   - gradientClipping 'auto': AGC for a deep model (depth > 15) without
+//     normalization (NFNets), else global-norm clipping;
+//   - regularization 'auto': L2 (λ2 = 1e-4 unless given) for a high-capacity
+//     model (depth >= 3 heavy layers and width >= 128, or more than 1M
+//     parameters) whose dropout density is below 0.2; L1 (λ1 = 1e-5 unless
+//     given) for a massive input (more than 5,000 features);
+//   - float16-vulnerable operations: one grouped warning;
+//   - the NPU nudge: one aggregate note when heavy operations stay float32;
+//   - lossWeights 'auto' with several outputs: learned uncertainty weights
+//     (and a gradient scale of at least 128 with float16);
+//   - features far from unit scale (RMS outside [0.25, 4] on a sample of
+//     the training data): a warning; outside [0.5, 2] the first layer's
+//     initial weights are scaled by 1 / RMS so that its outputs start at
+//     unit scale (and AdviseStandardization standardizes the data when it is
+//     outside [0.2, 5]).
+#ifndef WEBNNM_ENGINE_TRAIN_EXPERT_H_
+#define WEBNNM_ENGINE_TRAIN_EXPERT_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/dag/dag.h"
+#include "engine/train/trainer.h"
+
+namespace webnnm::train {
+
+struct DagProfile {
+  int depth = 0;          // heavy operations on the longest path
+  int64_t width = 0;      // the largest heavy result's feature count
+  int heavy = 0;          // heavy operations
+  int heavy_float16 = 0;  // of which in float16
+  bool normalization = false;
+  int dropout = 0;
+  double dropout_density = 0;  // dropout layers per heavy operation
+  int64_t input_size = 0;      // features of the largest input
+  int64_t parameters = 0;      // trainable parameter elements
+  std::vector<std::string> float16_vulnerable;  // op names, once each
+};
+
+DagProfile Profile(const dag::Dag& dag);
+
+struct Advice {
+  Hyperparameters resolved;  // no 'auto' left
+  bool uncertainty_weights = false;
+  double input_init_scale = 1.0;  // for parameters read by the first layer
+  std::vector<Decision> decisions;
+  std::vector<std::string> warnings;
+};
+
+// `feature_rms`: the root mean square of a sample of the training features
+// (nullopt when unknown).
+Advice Advise(const dag::Dag& dag, const DagProfile& profile,
+              const Hyperparameters& requested, const OutputSpec& loss,
+              std::optional<double> feature_rms);
+
+// Standardizes `data` (training-subset statistics, kept with the model)
+// when it was not asked for but the features' RMS is outside [0.2, 5] —
+// unscaled features make the first layer's updates too large for the
+// usual learning rates — and returns the decision; nullopt otherwise.
+std::optional<Decision> AdviseStandardization(Dataset& data, bool requested);
+
+// The root mean square of the features of up to 1000 training samples.
+std::optional<double> FeatureRms(const Dataset& data);
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_EXPERT_H_

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""The PyTorch side of `webnnm-bench train`: the same training workloads,
+timed the same way, printed as JSON lines.
+
+  train_pytorch.py [--fashion DIR] [--iris CSV] [--iris-steps N]
+
+Workloads (one thread, float32, SGD with momentum as sgdm):
+  - mlp784: the specification's basic-model 784-128-80-40-10 (relu, softmax
+    with cross-entropy) on one epoch of Fashion-MNIST, batch 64;
+  - iris: the specification's test-model 4-3-3 on iris, batch 16, N steps.
+Each line: {"bench":"train","workload":...,"framework":"pytorch",
+"samplesPerSecond":...,"stepsPerSecond":...,"steps":...}.
+Run it with OMP_WAIT_POLICY=PASSIVE and OPENBLAS_CORETYPE=SkylakeX (the
+benchmark does).
+"""
+import argparse
+import csv
+import gzip
+import json
+import struct
+import time
+
+import torch
+
+torch.set_num_threads(1)
+
+
+def read_idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    rank = data[3]
+    dims = struct.unpack(">" + "I" * rank, data[4:4 + 4 * rank])
+    return dims, data[4 + 4 * rank:]
+
+
+def fashion(directory):
+    dims, pixels = read_idx(f"{directory}/train-images-idx3-ubyte.gz")
+    _, labels = read_idx(f"{directory}/train-labels-idx1-ubyte.gz")
+    x = torch.frombuffer(bytearray(pixels), dtype=torch.uint8)
+    x = x.reshape(dims[0], dims[1] * dims[2]).float() / 255.0
+    y = torch.frombuffer(bytearray(labels), dtype=torch.uint8).long()
+    return x, y
+
+
+def iris(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))[1:]
+    names = sorted({r[4] for r in rows})
+    x = torch.tensor([[float(v) for v in r[:4]] for r in rows])
+    y = torch.tensor([names.index(r[4]) for r in rows])
+    return x, y
+
+
+def mlp(sizes):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+def train(model, x, y, batch, steps, lr):
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9,
+                          weight_decay=1e-4)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    n = x.shape[0]
+    order = torch.randperm(n)
+    # Warm up allocations and kernels before timing.
+    for _ in range(3):
+        idx = order[:batch]
+        opt.zero_grad()
+        loss_fn(model(x[idx]), y[idx]).backward()
+        opt.step()
+    start = time.perf_counter()
+    done = 0
+    for step in range(steps):
+        begin = (step * batch) % n
+        idx = order[begin:begin + batch]
+        opt.zero_grad()
+        loss = loss_fn(model(x[idx]), y[idx])
+        loss.backward()
+        opt.step()
+        done += idx.shape[0]
+    seconds = time.perf_counter() - start
+    return done / seconds, steps / seconds
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fashion", default="/usr/share/datasets/fashion-mnist")
+    parser.add_argument("--iris", default="configs/datasets/iris.csv")
+    parser.add_argument("--iris-steps", type=int, default=20000)
+    args = parser.parse_args()
+    torch.manual_seed(1)
+    x, y = fashion(args.fashion)
+    steps = (x.shape[0] + 63) // 64
+    sps, stps = train(mlp([784, 128, 80, 40, 10]), x, y, 64, steps, 0.05)
+    print(json.dumps({"bench": "train", "workload": "mlp784",
+                      "framework": "pytorch", "samplesPerSecond": sps,
+                      "stepsPerSecond": stps, "steps": steps}), flush=True)
+    x, y = iris(args.iris)
+    sps, stps = train(mlp([4, 3, 3]), x, y, 16, args.iris_steps, 0.05)
+    print(json.dumps({"bench": "train", "workload": "iris",
+                      "framework": "pytorch", "samplesPerSecond": sps,
+                      "stepsPerSecond": stps, "steps": args.iris_steps}),
+          flush=True)
+
+
+if __name__ == "__main__":
+    main()

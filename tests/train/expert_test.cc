@@ -1,0 +1,142 @@
+// The expert system's profile and decisions on small models.
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/check.h"
+#include "engine/train/expert.h"
+
+namespace webnnm::train {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+dag::Dag Build(const std::string& text) {
+  CheckResult check = CheckModel("m.wnm", text);
+  EXPECT_TRUE(check.ok) << check.rendered;
+  return *check.dag;
+}
+
+// `layers` dense layers of `width` (tanh), no normalization.
+std::string Deep(int layers, int width, const std::string& dtype = "") {
+  std::string shapes;
+  for (int i = 0; i < layers; ++i) {
+    shapes += (i ? ", " : "") + std::string("[") + std::to_string(width) + "]";
+  }
+  return "model:input " + dtype +
+         " shape=[8];\nmodel:output shape=[2];\n"
+         "model:layers dense(shapes=[" +
+         shapes +
+         "], activation=tanh),\n"
+         "  dense(shape=[2], activation=softmax);\n"
+         "dense:layers matmul(w), add(b), activation();\n";
+}
+
+OutputSpec Cce() {
+  OutputSpec spec;
+  spec.name = "model";
+  spec.loss = LossKind::kCategoricalCrossEntropy;
+  return spec;
+}
+
+bool Decided(const Advice& a, const std::string& what) {
+  for (const Decision& d : a.decisions) {
+    if (d.what.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Profile, MeasuresDepthWidthAndParameters) {
+  DagProfile p = Profile(Build(Deep(3, 16)));
+  EXPECT_EQ(p.depth, 4);
+  EXPECT_EQ(p.heavy, 4);
+  EXPECT_EQ(p.width, 16);
+  EXPECT_EQ(p.input_size, 8);
+  EXPECT_EQ(p.parameters, 8 * 16 + 16 + 2 * (16 * 16 + 16) + 16 * 2 + 2);
+  EXPECT_FALSE(p.normalization);
+}
+
+TEST(Advise, DeepNormalizerFreeModelsGetAgc) {
+  dag::Dag dag = Build(Deep(17, 8));
+  Advice a = Advise(dag, Profile(dag), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(a.resolved.gradient_clipping, "agc");
+  EXPECT_TRUE(Decided(a, "gradient clipping AGC"));
+  dag::Dag shallow = Build(Deep(2, 8));
+  Advice b = Advise(shallow, Profile(shallow), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(b.resolved.gradient_clipping, "global");
+  // An explicit choice stays.
+  Hyperparameters off;
+  off.gradient_clipping = "off";
+  EXPECT_EQ(
+      Advise(dag, Profile(dag), off, Cce(), 1.0).resolved.gradient_clipping,
+      "off");
+}
+
+TEST(Advise, Float16ModelsGetScalingAndWarnings) {
+  std::string text =
+      "model:input float16 shape=[8];\nmodel:output float16 shape=[2];\n"
+      "model:layers dense(shape=[4], activation=relu),\n"
+      "  dense(shape=[2], activation=softmax);\n"
+      "dense:layers matmul(w), add(b), activation();\n";
+  dag::Dag dag = Build(text);
+  DagProfile p = Profile(dag);
+  EXPECT_EQ(p.heavy_float16, 2);
+  Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(a.resolved.gradient_scaling, "on");
+  EXPECT_THAT(a.warnings, Contains(HasSubstr("float16 softmax")));
+  Hyperparameters off;
+  off.gradient_scaling = "off";
+  Advice b = Advise(dag, p, off, Cce(), 1.0);
+  EXPECT_THAT(b.warnings, Contains(HasSubstr("will almost certainly stall")));
+}
+
+TEST(Advise, RegularizationFollowsCapacityAndInputSize) {
+  dag::Dag big = Build(Deep(3, 128));
+  Advice a = Advise(big, Profile(big), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(a.resolved.regularization, "L2");
+  EXPECT_EQ(a.resolved.lambda2, 1e-4);
+  dag::Dag small = Build(Deep(1, 8));
+  EXPECT_EQ(Advise(small, Profile(small), Hyperparameters{}, Cce(), 1.0)
+                .resolved.regularization,
+            "off");
+  dag::Dag wide_input = Build(
+      "model:input shape=[6000];\nmodel:output shape=[2];\n"
+      "model:layers dense(shape=[2], activation=softmax);\n"
+      "dense:layers matmul(w), add(b), activation();\n");
+  Advice c =
+      Advise(wide_input, Profile(wide_input), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(c.resolved.regularization, "L1");
+  EXPECT_EQ(c.resolved.lambda1, 1e-5);
+}
+
+TEST(Advise, LossMismatchesAndFeatureScaleAreWarnings) {
+  dag::Dag dag = Build(Deep(1, 8));
+  OutputSpec mse;
+  mse.name = "model";
+  mse.loss = LossKind::kMeanSquaredError;
+  Advice a = Advise(dag, Profile(dag), Hyperparameters{}, mse, 12.0);
+  EXPECT_THAT(a.warnings, Contains(HasSubstr("regression loss")));
+  EXPECT_THAT(a.warnings, Contains(HasSubstr("far from unit scale")));
+  EXPECT_NEAR(a.input_init_scale, 1.0 / 12, 1e-12);
+  Advice b = Advise(dag, Profile(dag), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_TRUE(b.warnings.empty());
+  EXPECT_EQ(b.input_init_scale, 1.0);
+}
+
+TEST(Advise, SeveralOutputsGetUncertaintyWeights) {
+  std::string text =
+      "a:input shape=[4];\n"
+      "x:output shape=[2];\nx:layers dense(a, shape=[2], activation=softmax);\n"
+      "y:output shape=[1];\ny:layers dense(a, shape=[1], "
+      "activation=identity);\n"
+      "dense:layers matmul(w), add(b), activation();\n";
+  dag::Dag dag = Build(text);
+  Advice a = Advise(dag, Profile(dag), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_TRUE(a.uncertainty_weights);
+  EXPECT_TRUE(Decided(a, "uncertainty"));
+}
+
+}  // namespace
+}  // namespace webnnm::train

@@ -10,6 +10,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/expert.h"
+#include "engine/train/freeze.h"
 #include "engine/train/init.h"
 
 namespace webnnm::train {
@@ -412,6 +413,16 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   if (hyper.momentum_factor) op.momentum = *hyper.momentum_factor;
   if (hyper.beta1) op.beta1 = *hyper.beta1;
   if (hyper.beta2) op.beta2 = *hyper.beta2;
+  config.lrm = FreezeMultipliers(dag, hyper.freeze);
+  if (hyper.freeze > 0) {
+    int frozen = 0;
+    for (const auto& [name, m] : config.lrm) frozen += m == 0;
+    decide({StrCat("freeze ", frozen, " of ", config.lrm.size(),
+                   " parameters; the others learn at multipliers by depth"),
+            StrCat("freeze ", hyper.freeze,
+                   ": multipliers sin(pi/2 (r - r0) / (1 - r0)) in 5 buckets "
+                   "by each parameter's depth r")});
+  }
   config.clip_alpha = hyper.clip_alpha;
   config.agc_lambda = hyper.agc_lambda;
   if (hyper.regularization == "L1" || hyper.regularization == "L1+L2") {
@@ -430,6 +441,8 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   options.threads = hyper.threads;
   ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> step,
                    backend.Compile(step_graph, options));
+  // Dropout's random numbers: one stream per step, keyed by the seed.
+  step->SetRandomState(hyper.seed, 0);
   ASSIGN_OR_RETURN(
       Evaluator eval,
       MakeEvaluator(dag, data, spec, hyper.batch_size, hyper.threads, backend));

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/check.h"
+#include "engine/train/freeze.h"
 #include "engine/train/graphs.h"
 #include "engine/train/init.h"
 #include "tests/train/run_graph.h"
@@ -177,6 +178,58 @@ TEST(TrainingGraph, EveryOptimizerAndClippingModeTrains) {
       }
       EXPECT_LT(last, first * 0.05)
           << OptimizerName(kind) << " clipping " << static_cast<int>(clipping);
+    }
+  }
+}
+
+constexpr char kThreeLayers[] = R"(
+model:input shape=[2];
+model:output shape=[1];
+model:layers dense(shapes=[[6], [6]], activation=tanh),
+    dense(shape=[1], activation=identity);
+dense:layers matmul(w), add(b), activation();
+)";
+
+TEST(Freeze, MultipliersGrowWithDepthInFiveBuckets) {
+  CheckResult check = CheckModel("f.wnm", kThreeLayers);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  EXPECT_TRUE(FreezeMultipliers(*check.dag, 0).empty());
+  std::map<std::string, double> half = FreezeMultipliers(*check.dag, 0.5);
+  ASSERT_EQ(half.size(), 6u);
+  EXPECT_EQ(half["w1"], 0);  // the first layer is frozen
+  EXPECT_EQ(half["b1"], 0);
+  EXPECT_GE(half["w3"], 0.9);  // the last layer learns (nearly) at full rate
+  EXPECT_EQ(half["b3"], 1);
+  EXPECT_LE(half["w2"], half["w3"]);
+  for (const auto& [name, m] : half) {
+    bool bucket = false;
+    for (int k = 0; k <= 4; ++k) {
+      bucket |= std::fabs(m - std::sin(1.5707963267948966 * k / 4)) < 1e-12;
+    }
+    EXPECT_TRUE(bucket) << name << " " << m;
+  }
+  for (const auto& [name, m] : FreezeMultipliers(*check.dag, 1.0)) {
+    EXPECT_EQ(m, 0) << name;
+  }
+}
+
+TEST(Freeze, AFrozenModelUpdatesOnlyItsLastLayers) {
+  CheckResult check = CheckModel("f.wnm", kThreeLayers);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  StepConfig config = LinearConfig();
+  config.lrm = FreezeMultipliers(*check.dag, 0.5);
+  auto f = Make(config, kThreeLayers);
+  ASSERT_TRUE(f.ok()) << f.status();
+  Values before = f->state;
+  for (int step = 0; step < 20; ++step) {
+    auto out = Step(*f, LinearBatch(step, 8), 0.05);
+    ASSERT_TRUE(out.ok()) << out.status();
+  }
+  for (const auto& [name, m] : config.lrm) {
+    if (m == 0) {
+      EXPECT_EQ(f->state[name], before[name]) << name << " is frozen";
+    } else {
+      EXPECT_NE(f->state[name], before[name]) << name << " should learn";
     }
   }
 }

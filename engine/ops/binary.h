@@ -8,6 +8,7 @@
 #ifndef WEBNNM_ENGINE_OPS_BINARY_H_
 #define WEBNNM_ENGINE_OPS_BINARY_H_
 
+#include "engine/ir/gradient.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
@@ -15,6 +16,10 @@ namespace webnnm::ops {
 ir::OpDef ArithmeticOp(ir::OpKind kind, const char* name, ir::ParamRole role);
 ir::OpDef ComparisonOp(ir::OpKind kind, const char* name);
 ir::OpDef LogicalOp(ir::OpKind kind, const char* name);
+
+// The gradient of max (`wins` = kGreater) and min (kLesser): the operand
+// that wins takes dy, ties share it equally (as PyTorch's maximum).
+absl::Status ExtremeBinaryGradient(ir::GradientBuilder& g, ir::OpKind wins);
 
 }  // namespace webnnm::ops
 

@@ -12,91 +12,27 @@
 // its height and width with the layer's padding, strides and dilations. The
 // bias gets one value per output channel.
 #include "engine/ops/conv.h"
-#include "engine/ops/gradient_rules.h"
+#include "engine/ops/conv_gradient.h"
 
 namespace webnnm::ops {
 
 namespace {
 
-// Permutations that bring the input to nchw and the filter to `canonical`
-// (oihw for conv2d, iohw for convTranspose2d).
-struct Canonical {
-  std::vector<int> input, filter;
-};
-
-absl::StatusOr<Canonical> CanonicalPerms(const GradientBuilder& g,
-                                         const char* default_filter,
-                                         bool transposed) {
-  ASSIGN_OR_RETURN(ImageAxes in, InputLayoutAxes(g.context(), "inputLayout"));
-  ASSIGN_OR_RETURN(FilterAxes f, FilterLayoutAxes(g.context(), default_filter));
-  Canonical perms;
-  perms.input = {0, in.channels, in.height, in.width};
-  if (transposed) {
-    perms.filter = {f.input, f.output, f.height, f.width};
-  } else {
-    perms.filter = {f.output, f.input, f.height, f.width};
-  }
-  return perms;
-}
-
-ir::Attrs ConvAttrs(const Window& w, std::array<int64_t, 2> strides,
-                    std::array<int64_t, 2> dilations, int64_t groups) {
-  ir::Attrs attrs;
-  attrs.Set("padding",
-            std::vector<int64_t>(w.padding.begin(), w.padding.end()));
-  attrs.Set("strides", std::vector<int64_t>(strides.begin(), strides.end()));
-  attrs.Set("dilations",
-            std::vector<int64_t>(dilations.begin(), dilations.end()));
-  attrs.Set("groups", groups);
-  return attrs;
-}
-
-// [N, C, H, W] -> [C/groups, groups N, H, W]: the batch becomes the
-// channels of each group, so that a grouped convolution correlates two
-// activations over the batch (the weight gradient).
-absl::StatusOr<ValueId> BatchAsChannels(GradientBuilder& g, ValueId v,
-                                        int64_t groups) {
-  std::vector<int64_t> s = g.shape(v);
-  ASSIGN_OR_RETURN(ValueId split,
-                   g.Reshape(v, {s[0], groups, s[1] / groups, s[2], s[3]}));
-  ASSIGN_OR_RETURN(ValueId moved, g.Transpose(split, {2, 1, 0, 3, 4}));
-  return g.Reshape(moved, {s[1] / groups, groups * s[0], s[2], s[3]});
-}
-
 // y = conv(x, w): dx is the transposed convolution of dy with w; dw
 // correlates x with dy over the batch (a convolution whose window is dy,
 // dilated by the strides and strided by the dilations); db sums dy.
 absl::Status Conv2dGradient(GradientBuilder& g) {
-  ASSIGN_OR_RETURN(Canonical perms, CanonicalPerms(g, "oihw", false));
-  ASSIGN_OR_RETURN(Window w, ReadWindow(g.context()));
-  int64_t groups = g.attrs().GetInt("groups", 1);
-  ASSIGN_OR_RETURN(ValueId x, g.Transpose(g.x(0), perms.input));
-  ASSIGN_OR_RETURN(ValueId filter, g.Transpose(g.x(1), perms.filter));
-  ASSIGN_OR_RETURN(ValueId dy, g.Transpose(g.dy(), perms.input));
-  const std::vector<int64_t> xs = g.shape(x), fs = g.shape(filter);
+  ASSIGN_OR_RETURN(ConvGradient c, SetUpConvGradient(g, /*transposed=*/false));
   if (g.wants(0)) {
-    ir::Attrs attrs = ConvAttrs(w, w.strides, w.dilations, groups);
-    attrs.Set("outputSizes", std::vector<int64_t>{xs[2], xs[3]});
+    const Window& w = c.window;
+    ir::Attrs attrs = ConvAttrs(w, w.strides, w.dilations, c.groups);
+    attrs.Set("outputSizes", std::vector<int64_t>{c.x_shape[2], c.x_shape[3]});
     ASSIGN_OR_RETURN(ValueId dx,
-                     g.Op(OpKind::kConvTranspose2d, {dy, filter}, attrs));
-    RETURN_IF_ERROR(
-        g.Set(0, g.Transpose(dx, ir::InversePermutation(perms.input))));
+                     g.Op(OpKind::kConvTranspose2d, {c.dy, c.filter}, attrs));
+    RETURN_IF_ERROR(SetInputGradient(g, c, dx));
   }
-  if (g.wants(1)) {
-    ASSIGN_OR_RETURN(ValueId inputs, BatchAsChannels(g, x, groups));
-    ASSIGN_OR_RETURN(ValueId window, g.Transpose(dy, {1, 0, 2, 3}));
-    ASSIGN_OR_RETURN(ValueId correlation,
-                     g.Op(OpKind::kConv2d, {inputs, window},
-                          ConvAttrs(w, w.dilations, w.strides, groups)));
-    // [C/groups, O, >= KH, >= KW] -> [O, C/groups, KH, KW]
-    std::vector<int64_t> cs = g.shape(correlation);
-    ASSIGN_OR_RETURN(ValueId cropped, g.Slice(correlation, {0, 0, 0, 0},
-                                              {cs[0], cs[1], fs[2], fs[3]}));
-    ASSIGN_OR_RETURN(ValueId dw, g.Transpose(cropped, {1, 0, 2, 3}));
-    RETURN_IF_ERROR(
-        g.Set(1, g.Transpose(dw, ir::InversePermutation(perms.filter))));
-  }
-  if (g.wants(2)) RETURN_IF_ERROR(g.Set(2, g.ReduceSum(dy, {0, 2, 3}, false)));
+  if (g.wants(1)) RETURN_IF_ERROR(SetFilterGradient(g, c, c.x, c.dy));
+  if (g.wants(2)) RETURN_IF_ERROR(SetBiasGradient(g, c));
   return absl::OkStatus();
 }
 

@@ -15,94 +15,29 @@
 // channels and the height and width of the layer's declared shape.
 #include "engine/base/checked_math.h"
 #include "engine/ops/conv.h"
-#include "engine/ops/gradient_rules.h"
+#include "engine/ops/conv_gradient.h"
 
 namespace webnnm::ops {
 
 namespace {
 
-// Permutations that bring the input to nchw and the filter to `canonical`
-// (oihw for conv2d, iohw for convTranspose2d).
-struct Canonical {
-  std::vector<int> input, filter;
-};
-
-absl::StatusOr<Canonical> CanonicalPerms(const GradientBuilder& g,
-                                         const char* default_filter,
-                                         bool transposed) {
-  ASSIGN_OR_RETURN(ImageAxes in, InputLayoutAxes(g.context(), "inputLayout"));
-  ASSIGN_OR_RETURN(FilterAxes f, FilterLayoutAxes(g.context(), default_filter));
-  Canonical perms;
-  perms.input = {0, in.channels, in.height, in.width};
-  if (transposed) {
-    perms.filter = {f.input, f.output, f.height, f.width};
-  } else {
-    perms.filter = {f.output, f.input, f.height, f.width};
-  }
-  return perms;
-}
-
-ir::Attrs ConvAttrs(const Window& w, std::array<int64_t, 2> strides,
-                    std::array<int64_t, 2> dilations, int64_t groups) {
-  ir::Attrs attrs;
-  attrs.Set("padding",
-            std::vector<int64_t>(w.padding.begin(), w.padding.end()));
-  attrs.Set("strides", std::vector<int64_t>(strides.begin(), strides.end()));
-  attrs.Set("dilations",
-            std::vector<int64_t>(dilations.begin(), dilations.end()));
-  attrs.Set("groups", groups);
-  return attrs;
-}
-
-// [N, C, H, W] -> [C/groups, groups N, H, W]: the batch becomes the
-// channels of each group, so that a grouped convolution correlates two
-// activations over the batch (the weight gradient).
-absl::StatusOr<ValueId> BatchAsChannels(GradientBuilder& g, ValueId v,
-                                        int64_t groups) {
-  std::vector<int64_t> s = g.shape(v);
-  ASSIGN_OR_RETURN(ValueId split,
-                   g.Reshape(v, {s[0], groups, s[1] / groups, s[2], s[3]}));
-  ASSIGN_OR_RETURN(ValueId moved, g.Transpose(split, {2, 1, 0, 3, 4}));
-  return g.Reshape(moved, {s[1] / groups, groups * s[0], s[2], s[3]});
-}
-
-// y = convTranspose(x, w): dx is the convolution of dy with w; dw
-// correlates dy with x over the batch; db sums dy.
+// y = convTranspose(x, w): dx is the convolution of dy with w (the iohw
+// filter [I, O/groups, KH, KW] is the oihw filter from dy's channels back
+// to x's); dw correlates dy with x over the batch; db sums dy.
 absl::Status ConvTranspose2dGradient(GradientBuilder& g) {
-  ASSIGN_OR_RETURN(Canonical perms, CanonicalPerms(g, "iohw", true));
-  ASSIGN_OR_RETURN(Window w, ReadWindow(g.context()));
-  int64_t groups = g.attrs().GetInt("groups", 1);
-  ASSIGN_OR_RETURN(ValueId x, g.Transpose(g.x(0), perms.input));
-  ASSIGN_OR_RETURN(ValueId filter, g.Transpose(g.x(1), perms.filter));
-  ASSIGN_OR_RETURN(ValueId dy, g.Transpose(g.dy(), perms.input));
-  const std::vector<int64_t> xs = g.shape(x), fs = g.shape(filter);
+  ASSIGN_OR_RETURN(ConvGradient c, SetUpConvGradient(g, /*transposed=*/true));
   if (g.wants(0)) {
-    // The iohw filter [I, O/groups, KH, KW] is the oihw filter of the
-    // convolution from dy's O channels back to x's I channels.
+    const Window& w = c.window;
     ASSIGN_OR_RETURN(ValueId dx,
-                     g.Op(OpKind::kConv2d, {dy, filter},
-                          ConvAttrs(w, w.strides, w.dilations, groups)));
+                     g.Op(OpKind::kConv2d, {c.dy, c.filter},
+                          ConvAttrs(w, w.strides, w.dilations, c.groups)));
     std::vector<int64_t> ds = g.shape(dx);
-    ASSIGN_OR_RETURN(dx,
-                     g.Slice(dx, {0, 0, 0, 0}, {ds[0], ds[1], xs[2], xs[3]}));
-    RETURN_IF_ERROR(
-        g.Set(0, g.Transpose(dx, ir::InversePermutation(perms.input))));
+    ASSIGN_OR_RETURN(dx, g.Slice(dx, {0, 0, 0, 0},
+                                 {ds[0], ds[1], c.x_shape[2], c.x_shape[3]}));
+    RETURN_IF_ERROR(SetInputGradient(g, c, dx));
   }
-  if (g.wants(1)) {
-    ASSIGN_OR_RETURN(ValueId outputs, BatchAsChannels(g, dy, groups));
-    ASSIGN_OR_RETURN(ValueId window, g.Transpose(x, {1, 0, 2, 3}));
-    ASSIGN_OR_RETURN(ValueId correlation,
-                     g.Op(OpKind::kConv2d, {outputs, window},
-                          ConvAttrs(w, w.dilations, w.strides, groups)));
-    // [O/groups, I, >= KH, >= KW] -> [I, O/groups, KH, KW]
-    std::vector<int64_t> cs = g.shape(correlation);
-    ASSIGN_OR_RETURN(ValueId cropped, g.Slice(correlation, {0, 0, 0, 0},
-                                              {cs[0], cs[1], fs[2], fs[3]}));
-    ASSIGN_OR_RETURN(ValueId dw, g.Transpose(cropped, {1, 0, 2, 3}));
-    RETURN_IF_ERROR(
-        g.Set(1, g.Transpose(dw, ir::InversePermutation(perms.filter))));
-  }
-  if (g.wants(2)) RETURN_IF_ERROR(g.Set(2, g.ReduceSum(dy, {0, 2, 3}, false)));
+  if (g.wants(1)) RETURN_IF_ERROR(SetFilterGradient(g, c, c.dy, c.x));
+  if (g.wants(2)) RETURN_IF_ERROR(SetBiasGradient(g, c));
   return absl::OkStatus();
 }
 

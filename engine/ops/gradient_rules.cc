@@ -21,7 +21,7 @@ std::vector<int> ReducedAxes(const GradientBuilder& g, int rank) {
 
 absl::StatusOr<ValueId> CompareScalar(GradientBuilder& g, OpKind kind,
                                       ValueId a, double scalar) {
-  return g.Op(kind, {a, g.ScalarLike(scalar, a)});
+  return g.CompareScalar(kind, a, scalar);
 }
 
 int64_t CountAt(const std::vector<int64_t>& shape,

@@ -9,20 +9,7 @@ namespace webnnm::ops {
 namespace {
 
 absl::Status MaxGradient(GradientBuilder& g) {
-  // The larger (smaller) operand takes the gradient; ties share it equally.
-  ValueId a = g.x(0), b = g.x(1);
-  ASSIGN_OR_RETURN(ValueId half, g.MulScalar(g.dy(), 0.5));
-  ASSIGN_OR_RETURN(ValueId tie, g.Op(OpKind::kEqual, {a, b}));
-  ASSIGN_OR_RETURN(ValueId shared, g.WhereOrZero(tie, half));
-  if (g.wants(0)) {
-    ASSIGN_OR_RETURN(ValueId wins, g.Op(OpKind::kGreater, {a, b}));
-    RETURN_IF_ERROR(g.Set(0, g.Where(wins, g.dy(), shared)));
-  }
-  if (g.wants(1)) {
-    ASSIGN_OR_RETURN(ValueId wins, g.Op(OpKind::kGreater, {b, a}));
-    RETURN_IF_ERROR(g.Set(1, g.Where(wins, g.dy(), shared)));
-  }
-  return absl::OkStatus();
+  return ExtremeBinaryGradient(g, OpKind::kGreater);
 }
 
 }  // namespace

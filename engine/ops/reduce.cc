@@ -1,5 +1,7 @@
 #include "engine/ops/reduce.h"
 
+#include "engine/ops/gradient_rules.h"
+
 #include <algorithm>
 
 namespace webnnm::ops {
@@ -42,6 +44,19 @@ ir::OpDef ReduceOp(ir::OpKind kind, const char* name, DTypeSet types) {
                  .language_default = ir::LanguageDefault::kAllFeatureAxes},
                 {.name = "keepDimensions", .kind = ir::AttrKind::kBool}},
       .infer = InferReduce};
+}
+
+absl::Status ExtremeReductionGradient(ir::GradientBuilder& g) {
+  // The extreme elements share the gradient equally (PyTorch's amax/amin).
+  std::vector<int> axes = ReducedAxes(g, g.type(g.x(0)).rank());
+  const std::vector<int64_t> shape = g.shape(g.x(0));
+  ASSIGN_OR_RETURN(ValueId spread, ExpandedDy(g, axes));
+  ASSIGN_OR_RETURN(ValueId extreme, g.ExpandReduced(g.y(), shape, axes));
+  ASSIGN_OR_RETURN(ValueId hit, g.Op(OpKind::kEqual, {g.x(0), extreme}));
+  ASSIGN_OR_RETURN(ValueId mask, g.Cast(hit, g.type(g.x(0)).dtype));
+  ASSIGN_OR_RETURN(ValueId count, g.ReduceSum(mask, axes, true));
+  ASSIGN_OR_RETURN(ValueId shared, g.Div(spread, count));
+  return g.Set(0, g.Mul(shared, mask));
 }
 
 }  // namespace webnnm::ops

@@ -8,6 +8,7 @@
 #ifndef WEBNNM_ENGINE_OPS_REDUCE_H_
 #define WEBNNM_ENGINE_OPS_REDUCE_H_
 
+#include "engine/ir/gradient.h"
 #include "engine/ops/rules.h"
 
 namespace webnnm::ops {
@@ -18,6 +19,10 @@ inline constexpr DTypeSet kReduceSumTypes = {DType::kFloat32, DType::kFloat16,
                                              DType::kInt64,   DType::kUint64};
 
 ir::OpDef ReduceOp(ir::OpKind kind, const char* name, DTypeSet types);
+
+// The gradient rule of reduceMax and reduceMin: the elements equal to the
+// result share dy equally.
+absl::Status ExtremeReductionGradient(ir::GradientBuilder& g);
 
 // The result type of reducing operand 0 over `axes`.
 TensorType ReducedType(const TensorType& input, const std::vector<int>& axes,

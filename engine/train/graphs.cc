@@ -87,6 +87,27 @@ absl::StatusOr<LossInputs> LossInputsOf(ir::GraphOps& ops, const dag::Dag& dag,
   return in;
 }
 
+struct OutputLoss {
+  LossInputs inputs;
+  LossValue loss;
+};
+
+// The loss of the output `spec` names.
+absl::StatusOr<OutputLoss> LossOf(ir::GraphOps& ops, const dag::Dag& dag,
+                                  const std::map<std::string, ValueId>& outputs,
+                                  const OutputSpec& spec, ValueId mask) {
+  auto it = outputs.find(spec.name);
+  if (it == outputs.end()) {
+    return absl::InvalidArgumentError(
+        StrCat("the model has no output '", spec.name, "'"));
+  }
+  OutputLoss out;
+  ASSIGN_OR_RETURN(out.inputs, LossInputsOf(ops, dag, spec, it->second, mask));
+  ASSIGN_OR_RETURN(out.loss,
+                   BuildLoss(ops, spec.loss, spec.params, out.inputs));
+  return out;
+}
+
 // The axes a parameter's norm is taken over for AGC: all but its output
 // units' axis (none for vectors: each element is a unit).
 std::vector<int> AgcAxes(const ir::Graph& graph, ValueId param) {
@@ -281,16 +302,8 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
   ValueId total = ir::kNoValue;
   std::vector<std::pair<std::string, ValueId>> weights;  // uncertainty s_i
   for (const OutputSpec& spec : config.outputs) {
-    auto it = outputs.find(spec.name);
-    if (it == outputs.end()) {
-      return absl::InvalidArgumentError(
-          StrCat("the model has no output '", spec.name, "'"));
-    }
-    ASSIGN_OR_RETURN(LossInputs in,
-                     LossInputsOf(ops, dag, spec, it->second, mask));
-    ASSIGN_OR_RETURN(LossValue loss,
-                     BuildLoss(ops, spec.loss, spec.params, in));
-    ASSIGN_OR_RETURN(ValueId mean, ops.Cast(loss.mean, DType::kFloat32));
+    ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops, dag, outputs, spec, mask));
+    ASSIGN_OR_RETURN(ValueId mean, ops.Cast(out.loss.mean, DType::kFloat32));
     ops.Output("loss:" + spec.name, mean);
     ValueId term;
     if (config.uncertainty_weights) {
@@ -460,15 +473,9 @@ absl::StatusOr<ir::Graph> BuildEvaluationGraph(
   ValueId mask =
       ops.Input("mask", TensorType{.dtype = DType::kFloat32, .shape = {batch}});
   for (const OutputSpec& spec : specs) {
-    auto it = outputs.find(spec.name);
-    if (it == outputs.end()) {
-      return absl::InvalidArgumentError(
-          StrCat("the model has no output '", spec.name, "'"));
-    }
-    ASSIGN_OR_RETURN(LossInputs in,
-                     LossInputsOf(ops, dag, spec, it->second, mask));
-    ASSIGN_OR_RETURN(LossValue loss,
-                     BuildLoss(ops, spec.loss, spec.params, in));
+    ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops, dag, outputs, spec, mask));
+    const LossInputs& in = out.inputs;
+    const LossValue& loss = out.loss;
     ASSIGN_OR_RETURN(ValueId sum, ops.Cast(loss.sum, DType::kFloat32));
     ASSIGN_OR_RETURN(ValueId count, ops.Cast(loss.count, DType::kFloat32));
     ops.Output("lossSum:" + spec.name, sum);

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backends/cpu/cpu_context.h"
 #include "client/check_report.h"
 #include "client/train_command.h"
 
@@ -79,7 +80,10 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (*check) return RunCheck(check_file, global);
-  if (*train)
+  if (*train) {
+    // Before anything touches OpenMP: passive waiting, the thread count.
+    webnnm::backends::cpu::ConfigureThreads(train_options.hyper.threads);
     return webnnm::client::RunTrain(train_options, global.output == "json");
+  }
   return kExitUsage;
 }

@@ -13,6 +13,7 @@
 
 #include "backends/cpu/cpu_context.h"
 #include "client/check_report.h"
+#include "client/test_command.h"
 #include "client/train_command.h"
 
 namespace {
@@ -69,6 +70,10 @@ int main(int argc, char** argv) {
   CLI::App* train = webnnm::client::AddTrainCommand(app, train_options);
   train->fallthrough();
 
+  webnnm::client::TestOptions test_options;
+  CLI::App* test = webnnm::client::AddTestCommand(app, test_options);
+  test->fallthrough();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -84,6 +89,10 @@ int main(int argc, char** argv) {
     // Before anything touches OpenMP: passive waiting, the thread count.
     webnnm::backends::cpu::ConfigureThreads(train_options.hyper.threads);
     return webnnm::client::RunTrain(train_options, global.output == "json");
+  }
+  if (*test) {
+    webnnm::backends::cpu::ConfigureThreads(test_options.threads);
+    return webnnm::client::RunTest(test_options, global.output == "json");
   }
   return kExitUsage;
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,15 +15,12 @@
 #include "backends/backend.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
+#include "engine/train/checkpoint.h"
 #include "engine/train/dataset.h"
 #include "engine/train/expert.h"
 
 namespace webnnm::client {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
 
 nlohmann::ordered_json NullOr(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
@@ -52,26 +50,6 @@ std::string Duration(double seconds) {
   return buffer;
 }
 
-absl::StatusOr<std::vector<double>> ParseSplit(const std::string& text) {
-  std::vector<double> parts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0') {
-      return absl::InvalidArgumentError(StrCat(
-          "--split takes three percentages like 70,15,15, not '", text, "'"));
-    }
-    parts.push_back(v);
-  }
-  if (parts.size() != 3) {
-    return absl::InvalidArgumentError(StrCat(
-        "--split takes three percentages like 70,15,15, not '", text, "'"));
-  }
-  return parts;
-}
-
 }  // namespace
 
 CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
@@ -80,23 +58,19 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
   cmd->add_option("FILE", o.file, "The model file (.wnm)")->required();
   cmd->add_flag("--local", o.local,
                 "Train in this process (not on the daemon)");
-  cmd->add_option("--dataset", o.data.dataset,
-                  "A CSV file, or a directory of IDX files")
-      ->required();
-  cmd->add_option("--label", o.data.label,
-                  "The CSV label column (default: the last)");
-  cmd->add_flag("--no-header", o.data.no_header,
-                "The CSV has no header row (columns c0, c1, ...)");
-  cmd->add_option("--split", o.data.split,
-                  "Training, validation and test percentages");
-  cmd->add_flag("--standardize", o.data.standardize,
-                "Standardize features with the training subset's "
-                "statistics");
+  AddDataOptions(*cmd, o.data, /*standardize=*/true);
   cmd->add_option("--backend", o.backend, "Backend: cpu");
   cmd->add_option("--threads", o.hyper.threads, "Compute threads")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--seed", o.hyper.seed, "Seed of every random choice");
-  cmd->add_option("--save", o.save, "Write the best snapshot here");
+  cmd->add_option("--save", o.save,
+                  "Write the snapshot here (best parameters, and the state "
+                  "to resume from)");
+  cmd->add_option("--resume", o.resume,
+                  "Continue the run a snapshot stopped (its hyperparameters)");
+  cmd->add_option("--stop-after-epoch", o.stop_after_epoch,
+                  "Stop after this epoch, as if interrupted (resume later)")
+      ->check(CLI::Range(1, 10000000));
   cmd->add_option("--epochs", o.hyper.epochs, "Maximum epochs")
       ->check(CLI::Range(1, 10000000));
   cmd->add_option("--optimizer", o.hyper.optimizer,
@@ -153,67 +127,48 @@ int RunTrain(const TrainOptions& options, bool json) {
                  "available yet)\n";
     return kExitUsage;
   }
-  if (!options.save.empty()) {
-    std::cerr << "webnnmctl: --save: snapshots are not available yet\n";
-    return kExitUsage;
-  }
-  std::ifstream in(options.file, std::ios::binary);
-  if (!in) {
-    std::cerr << "webnnmctl: cannot read '" << options.file << "'\n";
-    return kExitUsage;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  CheckResult check = CheckModel(options.file, text.str());
-  if (!check.ok) {
-    std::cerr << check.rendered;
-    return kExitFailure;
-  }
-  const dag::Dag& dag = *check.dag;
-  if (dag.outputs.size() != 1 || dag.inputs.size() != 1) {
-    std::cerr << "webnnmctl: a dataset file feeds models with one input and "
-                 "one output\n";
-    return kExitFailure;
-  }
-  absl::StatusOr<std::vector<double>> split = ParseSplit(options.data.split);
-  if (!split.ok()) {
-    std::cerr << "webnnmctl: " << split.status().message() << "\n";
-    return kExitUsage;
-  }
+  LoadedModel model = LoadModel(options.file);
+  if (model.exit_code != kExitOk) return model.exit_code;
+  const dag::Dag& dag = *model.check.dag;
 
-  // How labels are read follows the loss and the output activation.
-  absl::StatusOr<train::OutputSpec> spec =
-      train::ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
-  if (!spec.ok()) {
-    std::cerr << "webnnmctl: " << spec.status().message() << "\n";
-    return kExitFailure;
+  std::optional<train::ModelSnapshot> resume;
+  if (!options.resume.empty()) {
+    absl::StatusOr<train::ModelSnapshot> loaded =
+        train::LoadModelSnapshot(options.resume);
+    if (!loaded.ok()) {
+      std::cerr << "webnnmctl: " << loaded.status().message() << "\n";
+      return loaded.status().code() == absl::StatusCode::kNotFound
+                 ? kExitUsage
+                 : kExitFailure;
+    }
+    absl::Status fits = train::CheckSnapshotFits(*loaded, dag);
+    if (!fits.ok()) {
+      std::cerr << "webnnmctl: " << options.resume << ": " << fits.message()
+                << "\n";
+      return kExitFailure;
+    }
+    resume = std::move(*loaded);
   }
-  train::OutputActivation activation =
-      train::ActivationOf(dag, dag.outputs[0].name);
-  bool classification = train::IsClassification(spec->loss) ||
-                        activation == train::OutputActivation::kSoftmax ||
-                        activation == train::OutputActivation::kSigmoid;
-  bool is_directory = std::filesystem::is_directory(options.data.dataset);
+  const uint64_t seed = resume ? resume->state.hyper.seed : options.hyper.seed;
+  const std::string split = !options.data.split.empty() ? options.data.split
+                            : resume && !resume->split.empty()
+                                ? resume->split
+                                : std::string("70,15,15");
+  int exit_code = kExitOk;
   absl::StatusOr<train::Dataset> data =
-      is_directory ? train::LoadIdx(options.data.dataset)
-                   : train::LoadCsv(options.data.dataset,
-                                    {.label = options.data.label,
-                                     .header = !options.data.no_header},
-                                    classification);
-  if (!data.ok()) {
-    std::cerr << "webnnmctl: " << data.status().message() << "\n";
-    return data.status().code() == absl::StatusCode::kNotFound ? kExitUsage
-                                                               : kExitFailure;
+      LoadData(options.data, dag, split, seed, &exit_code);
+  if (!data.ok()) return exit_code;
+  std::optional<train::Decision> standardized;
+  if (resume) {
+    absl::Status applied = data->ApplyStandardization(resume->standardization);
+    if (!applied.ok()) {
+      std::cerr << "webnnmctl: " << applied.message() << "\n";
+      return kExitFailure;
+    }
+  } else {
+    standardized =
+        train::AdviseStandardization(*data, options.data.standardize);
   }
-  absl::Status status =
-      data->Split((*split)[0], (*split)[1], (*split)[2], options.hyper.seed,
-                  /*fixed_test=*/is_directory);
-  if (!status.ok()) {
-    std::cerr << "webnnmctl: " << status.message() << "\n";
-    return kExitUsage;
-  }
-  std::optional<train::Decision> standardized =
-      train::AdviseStandardization(*data, options.data.standardize);
 
   train::Hyperparameters hyper = options.hyper;
   hyper.lr = options.lr;
@@ -228,6 +183,28 @@ int RunTrain(const TrainOptions& options, bool json) {
     std::cerr << "webnnmctl: " << backend.status().message() << "\n";
     return kExitUsage;
   }
+
+  // The snapshot: everything but the state, which the loop supplies.
+  train::ModelSnapshot snapshot;
+  snapshot.model_name = dag.name;
+  snapshot.model_file = options.file;
+  snapshot.model_source = model.source;
+  snapshot.dataset = options.data.dataset;
+  snapshot.classes = data->classes();
+  snapshot.split = split;
+  snapshot.standardization = data->standardization();
+  snapshot.shapes = train::ParameterShapes(dag);
+  absl::Status save_status;
+  auto save = [&](const train::TrainState& state) {
+    snapshot.state = state;
+    if (standardized) {
+      snapshot.state.decisions.insert(snapshot.state.decisions.begin(),
+                                      *standardized);
+    }
+    absl::Status s = train::SaveModelSnapshot(options.save, snapshot);
+    if (!s.ok() && save_status.ok()) save_status = s;
+    return s.ok();
+  };
 
   // Progress: a bar on a terminal, plain lines otherwise (every 50 epochs,
   // the first and the last); on stderr with -o json.
@@ -266,15 +243,35 @@ int RunTrain(const TrainOptions& options, bool json) {
       progress << line << "\n";
     }
   };
+  auto last_save = std::chrono::steady_clock::now();
+  callbacks.checkpoint = [&](const train::TrainState& state) {
+    bool stop =
+        options.stop_after_epoch > 0 && state.epoch >= options.stop_after_epoch;
+    if (!options.save.empty() && !stop &&
+        std::chrono::steady_clock::now() - last_save >
+            std::chrono::seconds(10)) {
+      if (!save(state)) return false;
+      last_save = std::chrono::steady_clock::now();
+    }
+    return !stop;
+  };
   if (standardized) callbacks.decision(*standardized);
   absl::StatusOr<train::TrainResult> result =
-      train::Train(dag, *data, hyper, **backend, callbacks);
+      train::Train(dag, *data, hyper, **backend, callbacks,
+                   resume ? &resume->state : nullptr);
+  if (result.ok() && !options.save.empty() && save_status.ok()) {
+    save(result->state);
+  }
   if (result.ok() && standardized) {
     result->decisions.insert(result->decisions.begin(), *standardized);
   }
   if (terminal) progress << "\n";
   if (!result.ok()) {
     std::cerr << "webnnmctl: " << result.status().message() << "\n";
+    return kExitFailure;
+  }
+  if (!save_status.ok()) {
+    std::cerr << "webnnmctl: --save: " << save_status.message() << "\n";
     return kExitFailure;
   }
   const train::Evaluation& test = result->test;

@@ -1,6 +1,8 @@
 // `webnnmctl train --local`: trains a model in-process on a dataset file
 // (engine/train), with a progress bar on a terminal and plain lines
-// otherwise, then tests it (docs/cli.md).
+// otherwise, then tests it (docs/cli.md). --save keeps a snapshot
+// (engine/train/checkpoint.h) of the run, rewritten atomically at most every
+// 10 seconds and after the last epoch; --resume continues from one.
 #ifndef WEBNNM_CLIENT_TRAIN_COMMAND_H_
 #define WEBNNM_CLIENT_TRAIN_COMMAND_H_
 
@@ -8,24 +10,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "client/local_data.h"
 #include "engine/train/trainer.h"
 
 namespace webnnm::client {
-
-struct DataOptions {
-  std::string dataset;
-  std::string label;
-  bool no_header = false;
-  std::string split = "70,15,15";
-  bool standardize = false;
-};
 
 struct TrainOptions {
   std::string file;
   bool local = false;
   DataOptions data;
   std::string backend = "cpu";
-  std::string save;
+  std::string save;    // the snapshot, written after epochs and at the end
+  std::string resume;  // a snapshot to continue from
+  int stop_after_epoch = 0;  // > 0: stop there, as if interrupted
   train::Hyperparameters hyper;
   // Flags given as text where "unset" matters.
   std::optional<double> lr, weight_decay, momentum_factor, beta1, beta2;

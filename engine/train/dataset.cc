@@ -152,6 +152,14 @@ absl::Status Dataset::ApplyStandardization(const Standardization& s) {
         StrCat("the standardization has ", s.mean.size(),
                " features; the data has ", width_));
   }
+  for (size_t f = 0; f < s.stddev.size(); ++f) {
+    if (!(s.stddev[f] > 0) || !std::isfinite(s.stddev[f]) ||
+        !std::isfinite(s.mean[f])) {
+      return absl::InvalidArgumentError(
+          StrCat("the standardization of feature ", f, " is not usable (mean ",
+                 s.mean[f], ", standard deviation ", s.stddev[f], ")"));
+    }
+  }
   for (int64_t i = 0; i < count_; ++i) {
     for (int64_t f = 0; f < width_; ++f) {
       float& v = features_[i * width_ + f];

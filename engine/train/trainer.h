@@ -24,39 +24,9 @@
 #include "engine/dag/dag.h"
 #include "engine/train/dataset.h"
 #include "engine/train/graphs.h"
+#include "engine/train/state.h"
 
 namespace webnnm::train {
-
-// The specification's training hyperparameters (names as there), plus
-// seed, threads, batchSize, clipAlpha and agcLambda.
-struct Hyperparameters {
-  int epochs = 20;
-  std::optional<double> lr;  // default: the optimizer's
-  int warmup_epochs = 0;     // 0: max(1, 5% of epochs)
-  int seeds = 100;
-  int patience = 500;
-  std::string loss_weights = "auto";
-  std::string optimizer = "rlion";
-  std::optional<double> weight_decay, momentum_factor, beta1, beta2;
-  double freeze = 0;
-  std::string regularization = "auto";
-  double lambda1 = 0, lambda2 = 0;
-  std::string optimize_for = "size";
-  std::string gradient_scaling = "auto";
-  std::string gradient_clipping = "auto";
-  double scale = 1000;
-  int growth_interval = 1000;
-  uint64_t seed = 1;
-  int threads = 1;
-  int batch_size = 32;
-  double clip_alpha = 0.99;
-  double agc_lambda = 0.01;
-};
-
-// A decision of the expert system or the trainer, with its reason.
-struct Decision {
-  std::string what, why;
-};
 
 struct EpochReport {
   int epoch = 0;  // 1-based
@@ -67,47 +37,46 @@ struct EpochReport {
   double samples_per_second = 0;
 };
 
-struct OutputScore {
-  double loss = 0;
-  std::optional<double> accuracy;
-};
-
-struct Evaluation {
-  int64_t samples = 0;
-  double loss = 0;  // the weighted total
-  std::optional<double> accuracy;
-  std::map<std::string, OutputScore> outputs;
-};
-
 struct TrainResult {
   int epochs = 0;
   int best_epoch = 0;
   double train_samples_per_second = 0;
   double final_train_loss = 0;
   std::optional<double> validation_loss;  // at the best epoch
-  Evaluation test;
+  Evaluation test;                        // of the best parameters (state.best)
   std::vector<Decision> decisions;
   std::vector<std::string> warnings;
-  // The best parameters, by name (trainable and running statistics).
-  std::map<std::string, std::vector<float>> parameters;
+  // The state after the last epoch run: save it to resume or serve.
+  TrainState state;
 };
 
 struct TrainCallbacks {
   std::function<void(const EpochReport&)> epoch;
   std::function<void(const Decision&)> decision;
   std::function<void(const std::string&)> warning;
+  // After each epoch, with the state a snapshot keeps; returning false
+  // stops the run there (it is then tested as if it had ended).
+  std::function<bool(const TrainState&)> checkpoint;
 };
 
+// Trains from scratch, or with `resume` continues a run from its state
+// (a snapshot's): the state's resolved hyperparameters are used, except
+// `threads`, taken from `hyper`; no scouting and no expert advice again
+// (the state keeps the decisions and warnings made). With the same backend
+// and thread count, a resumed run ends bit for bit where the uninterrupted
+// run does.
 absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& dataset,
                                   const Hyperparameters& hyper,
                                   backends::Backend& backend,
-                                  const TrainCallbacks& callbacks = {});
+                                  const TrainCallbacks& callbacks = {},
+                                  const TrainState* resume = nullptr);
 
-// Tests `parameters` on the dataset's test subset.
-absl::StatusOr<Evaluation> Test(
-    const dag::Dag& dag, const Dataset& dataset,
-    const std::map<std::string, std::vector<float>>& parameters,
-    const Hyperparameters& hyper, backends::Backend& backend);
+// Tests `parameters` on the dataset's test subset (batches of
+// hyper.batch_size, hyper.threads threads).
+absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
+                                const Params& parameters,
+                                const Hyperparameters& hyper,
+                                backends::Backend& backend);
 
 // The loss for the model's output: model:loss when given, else the expert
 // system's choice from the output activation (softmax: CCE, sigmoid: BCE,

@@ -36,10 +36,11 @@ def write(text, suffix):
     return handle.name
 
 
-def iris_args(*extra):
+def iris_args(*extra, epochs=5):
     return ["train", "--local", os.path.join(CONFIGS, "models", "iris.wnm"),
             "--dataset", os.path.join(CONFIGS, "datasets", "iris.csv"),
-            "--epochs", "5", "--seeds", "3", "--split", "60,20,20", *extra]
+            "--epochs", str(epochs), "--seeds", "3", "--split", "60,20,20",
+            *extra]
 
 
 REGRESSION_MODEL = """
@@ -146,6 +147,81 @@ class TrainErrors(unittest.TestCase):
                              "--optimizer", "adam")[0], 2)
         self.assertEqual(run("train", "--local", "/nonexistent.wnm",
                              "--dataset", dataset)[0], 2)
+
+
+class Snapshots(unittest.TestCase):
+    """--save, --resume and `test --local --load`."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def train_json(self, *args):
+        code, out, err = run("-o", "json", *args)
+        self.assertEqual(code, 0, err)
+        return json.loads(out.splitlines()[-1])
+
+    def test_save_then_test_reports_the_same_figures(self):
+        snapshot = self.path("iris.wnms")
+        trained = self.train_json(*iris_args("--standardize", "--save",
+                                             snapshot))
+        with open(snapshot, "rb") as f:
+            self.assertEqual(f.read(8), b"WNNMSNAP")
+        code, out, err = run("-o", "json", "test", "--local",
+                             os.path.join(CONFIGS, "models", "iris.wnm"),
+                             "--load", snapshot, "--dataset",
+                             os.path.join(CONFIGS, "datasets", "iris.csv"))
+        self.assertEqual(code, 0, err)
+        tested = json.loads(out.splitlines()[-1])
+        self.assertEqual(list(tested), ["samples", "testLoss", "testAccuracy",
+                                        "outputs"])
+        self.assertEqual(tested["samples"], 30)  # 20% of 150, the saved split
+        self.assertAlmostEqual(tested["testLoss"], trained["testLoss"],
+                               places=6)
+        self.assertEqual(tested["testAccuracy"], trained["testAccuracy"])
+        self.assertEqual(list(tested["outputs"]), ["model"])
+
+    def test_resume_continues_to_the_same_result(self):
+        whole = self.train_json(*iris_args(epochs=8))
+        part = self.path("part.wnms")
+        first = self.train_json(*iris_args("--save", part,
+                                           "--stop-after-epoch", "3",
+                                           epochs=8))
+        self.assertEqual(first["epochs"], 3)
+        # The snapshot's hyperparameters rule: --epochs 2 here is ignored.
+        resumed = self.train_json(
+            "train", "--local", os.path.join(CONFIGS, "models", "iris.wnm"),
+            "--dataset", os.path.join(CONFIGS, "datasets", "iris.csv"),
+            "--epochs", "2", "--resume", part)
+        for key in ["epochs", "bestEpoch", "finalTrainLoss", "validationLoss",
+                    "testLoss", "testAccuracy"]:
+            self.assertEqual(resumed[key], whole[key], key)
+
+    def test_bad_snapshots(self):
+        model = os.path.join(CONFIGS, "models", "iris.wnm")
+        dataset = os.path.join(CONFIGS, "datasets", "iris.csv")
+        snapshot = self.path("s.wnms")
+        self.train_json(*iris_args("--save", snapshot))
+        with open(snapshot, "rb") as f:
+            data = bytearray(f.read())
+        data[len(data) // 2] ^= 0xFF
+        corrupt = self.path("corrupt.wnms")
+        with open(corrupt, "wb") as f:
+            f.write(data)
+        code, _, err = run("test", "--local", model, "--load", corrupt,
+                           "--dataset", dataset)
+        self.assertEqual(code, 1)
+        self.assertIn("checksum", err)
+        code, _, err = run("test", "--local", model, "--load",
+                           self.path("missing.wnms"), "--dataset", dataset)
+        self.assertEqual(code, 2)
+        other = write(REGRESSION_MODEL, ".wnm")
+        code, _, err = run("train", "--local", other, "--dataset", dataset,
+                           "--resume", snapshot)
+        self.assertEqual(code, 1)
+        self.assertIn("the snapshot's parameter", err)
 
 
 if __name__ == "__main__":

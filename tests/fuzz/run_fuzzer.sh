@@ -9,7 +9,8 @@ rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
 for seeds in "$@"; do
   if [ -d "$seeds" ]; then
-    cp "$seeds"/*.wnm "$seeds"/*.json "$work/corpus/" 2>/dev/null || true
+    cp "$seeds"/*.wnm "$seeds"/*.json "$seeds"/*.wnms "$work/corpus/" \
+      2>/dev/null || true
   fi
 done
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1"

@@ -1,0 +1,32 @@
+// `webnnmctl test --local FILE --load SNAPSHOT --dataset PATH`: tests a
+// snapshot's best parameters on a dataset's test subset, in-process, with
+// the snapshot's standardization and class order (docs/cli.md).
+#ifndef WEBNNM_CLIENT_TEST_COMMAND_H_
+#define WEBNNM_CLIENT_TEST_COMMAND_H_
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "client/local_data.h"
+
+namespace webnnm::client {
+
+struct TestOptions {
+  std::string file;
+  bool local = false;
+  std::string load;
+  DataOptions data;
+  std::string backend = "cpu";
+  int threads = 1;
+  int batch_size = 0;  // 0: the snapshot's
+};
+
+CLI::App* AddTestCommand(CLI::App& app, TestOptions& options);
+
+// Returns the exit code; prints one JSON object with `json`.
+int RunTest(const TestOptions& options, bool json);
+
+}  // namespace webnnm::client
+
+#endif  // WEBNNM_CLIENT_TEST_COMMAND_H_

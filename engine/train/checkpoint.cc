@@ -1,0 +1,287 @@
+#include "engine/train/checkpoint.h"
+
+#include <cmath>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/train/snapshot.h"
+
+namespace webnnm::train {
+namespace {
+
+constexpr std::string_view kParam = "param:";
+constexpr std::string_view kMomentum = "momentum:";
+constexpr std::string_view kBest = "best:";
+constexpr std::string_view kMean = "standardize:mean";
+constexpr std::string_view kStddev = "standardize:stddev";
+
+void PutHyperparameters(const Hyperparameters& h,
+                        v1::SnapshotHyperparameters* p) {
+  p->set_epochs(h.epochs);
+  if (h.lr) p->set_lr(*h.lr);
+  p->set_warmup_epochs(h.warmup_epochs);
+  p->set_seeds(h.seeds);
+  p->set_patience(h.patience);
+  p->set_loss_weights(h.loss_weights);
+  p->set_optimizer(h.optimizer);
+  if (h.weight_decay) p->set_weight_decay(*h.weight_decay);
+  if (h.momentum_factor) p->set_momentum_factor(*h.momentum_factor);
+  if (h.beta1) p->set_beta1(*h.beta1);
+  if (h.beta2) p->set_beta2(*h.beta2);
+  p->set_freeze(h.freeze);
+  p->set_regularization(h.regularization);
+  p->set_lambda1(h.lambda1);
+  p->set_lambda2(h.lambda2);
+  p->set_optimize_for(h.optimize_for);
+  p->set_gradient_scaling(h.gradient_scaling);
+  p->set_gradient_clipping(h.gradient_clipping);
+  p->set_scale(h.scale);
+  p->set_growth_interval(h.growth_interval);
+  p->set_seed(h.seed);
+  p->set_threads(h.threads);
+  p->set_batch_size(h.batch_size);
+  p->set_clip_alpha(h.clip_alpha);
+  p->set_agc_lambda(h.agc_lambda);
+}
+
+Hyperparameters GetHyperparameters(const v1::SnapshotHyperparameters& p) {
+  Hyperparameters h;
+  h.epochs = p.epochs();
+  if (p.has_lr()) h.lr = p.lr();
+  h.warmup_epochs = p.warmup_epochs();
+  h.seeds = p.seeds();
+  h.patience = p.patience();
+  h.loss_weights = p.loss_weights();
+  h.optimizer = p.optimizer();
+  if (p.has_weight_decay()) h.weight_decay = p.weight_decay();
+  if (p.has_momentum_factor()) h.momentum_factor = p.momentum_factor();
+  if (p.has_beta1()) h.beta1 = p.beta1();
+  if (p.has_beta2()) h.beta2 = p.beta2();
+  h.freeze = p.freeze();
+  h.regularization = p.regularization();
+  h.lambda1 = p.lambda1();
+  h.lambda2 = p.lambda2();
+  h.optimize_for = p.optimize_for();
+  h.gradient_scaling = p.gradient_scaling();
+  h.gradient_clipping = p.gradient_clipping();
+  h.scale = p.scale();
+  h.growth_interval = p.growth_interval();
+  h.seed = p.seed();
+  h.threads = p.threads();
+  h.batch_size = p.batch_size();
+  h.clip_alpha = p.clip_alpha();
+  h.agc_lambda = p.agc_lambda();
+  return h;
+}
+
+// Values the loop relies on; a snapshot that breaks them is rejected.
+absl::Status CheckHyperparameters(const Hyperparameters& h) {
+  if (h.epochs < 1 || h.batch_size < 1 || h.threads < 1 || h.patience < 1 ||
+      h.warmup_epochs < 0 || h.growth_interval < 1) {
+    return absl::DataLossError(
+        "not a valid snapshot: its hyperparameters are out of range "
+        "(epochs, batchSize, threads, patience, warmupEpochs or "
+        "growthInterval)");
+  }
+  return absl::OkStatus();
+}
+
+void AddTensors(std::string_view prefix, const Params& params,
+                const std::map<std::string, std::vector<int64_t>>& shapes,
+                std::vector<SnapshotTensor>& out) {
+  for (const auto& [name, values] : params) {
+    SnapshotTensor t{StrCat(prefix, name), {}, values};
+    auto it = shapes.find(name);
+    int64_t count = 1;
+    if (it != shapes.end()) {
+      for (int64_t d : it->second) count *= d;
+    }
+    if (it != shapes.end() && count == static_cast<int64_t>(values.size())) {
+      t.shape = it->second;
+    } else {
+      t.shape = {static_cast<int64_t>(values.size())};
+    }
+    out.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<int64_t>> ParameterShapes(
+    const dag::Dag& dag) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (ir::NodeId id : dag.parameters) {
+    const ir::Node& node = dag.graph.node(id);
+    shapes[node.name] = dag.graph.value(node.outputs[0]).type.shape;
+  }
+  return shapes;
+}
+
+absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
+  SnapshotFile file;
+  v1::SnapshotHeader& h = file.header;
+  const TrainState& st = s.state;
+  h.set_model_name(s.model_name);
+  h.set_model_file(s.model_file);
+  h.set_model_source(s.model_source);
+  PutHyperparameters(st.hyper, h.mutable_hyperparameters());
+  h.set_epoch(st.epoch);
+  h.set_step(st.step);
+  h.set_loss_scale(st.loss_scale);
+  h.set_clean_steps(st.clean_steps);
+  h.set_clip_mu(st.clip_mu);
+  h.set_clip_sigma(st.clip_sigma);
+  h.set_clip_first(st.clip_first);
+  h.set_best_score(st.best_score);
+  h.set_best_epoch(st.best_epoch);
+  h.set_epochs_since_best(st.since_best);
+  if (st.best_validation_loss) {
+    h.set_best_validation_loss(*st.best_validation_loss);
+  }
+  h.set_final_train_loss(st.final_train_loss);
+  h.set_train_seconds(st.train_seconds);
+  h.set_trained_samples(st.trained_samples);
+  h.set_dataset(s.dataset);
+  for (const std::string& c : s.classes) h.add_classes(c);
+  h.set_split(s.split);
+  for (const Decision& d : st.decisions) {
+    v1::SnapshotDecision* out = h.add_decisions();
+    out->set_what(d.what);
+    out->set_why(d.why);
+  }
+  for (const std::string& w : st.warnings) h.add_warnings(w);
+  AddTensors(kParam, st.params, s.shapes, file.tensors);
+  AddTensors(kMomentum, st.momenta, s.shapes, file.tensors);
+  AddTensors(kBest, st.best, s.shapes, file.tensors);
+  if (!s.standardization.empty()) {
+    const auto n = static_cast<int64_t>(s.standardization.mean.size());
+    file.tensors.push_back({std::string(kMean), {n}, s.standardization.mean});
+    file.tensors.push_back(
+        {std::string(kStddev), {n}, s.standardization.stddev});
+  }
+  return EncodeSnapshot(file);
+}
+
+absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
+  ASSIGN_OR_RETURN(SnapshotFile file, DecodeSnapshot(bytes));
+  const v1::SnapshotHeader& h = file.header;
+  ModelSnapshot s;
+  TrainState& st = s.state;
+  s.model_name = h.model_name();
+  s.model_file = h.model_file();
+  s.model_source = h.model_source();
+  st.hyper = GetHyperparameters(h.hyperparameters());
+  RETURN_IF_ERROR(CheckHyperparameters(st.hyper));
+  if (h.epoch() < 0 || h.step() < 0 || h.clean_steps() < 0 ||
+      h.best_epoch() < 0 || h.epochs_since_best() < 0 ||
+      h.trained_samples() < 0 || !(h.loss_scale() >= 1) ||
+      !std::isfinite(h.loss_scale())) {
+    return absl::DataLossError(
+        "not a valid snapshot: its progress counters are out of range");
+  }
+  st.epoch = h.epoch();
+  st.step = h.step();
+  st.loss_scale = h.loss_scale();
+  st.clean_steps = h.clean_steps();
+  st.clip_mu = h.clip_mu();
+  st.clip_sigma = h.clip_sigma();
+  st.clip_first = h.clip_first();
+  st.best_score = h.best_score();
+  st.best_epoch = h.best_epoch();
+  st.since_best = h.epochs_since_best();
+  if (h.has_best_validation_loss()) {
+    st.best_validation_loss = h.best_validation_loss();
+  }
+  st.final_train_loss = h.final_train_loss();
+  st.train_seconds = h.train_seconds();
+  st.trained_samples = h.trained_samples();
+  s.dataset = h.dataset();
+  s.classes.assign(h.classes().begin(), h.classes().end());
+  s.split = h.split();
+  for (const v1::SnapshotDecision& d : h.decisions()) {
+    st.decisions.push_back({d.what(), d.why()});
+  }
+  st.warnings.assign(h.warnings().begin(), h.warnings().end());
+  for (SnapshotTensor& t : file.tensors) {
+    std::string_view name = t.name;
+    if (name.starts_with(kParam)) {
+      s.shapes[std::string(name.substr(kParam.size()))] = t.shape;
+      st.params[std::string(name.substr(kParam.size()))] = std::move(t.values);
+    } else if (name.starts_with(kMomentum)) {
+      st.momenta[std::string(name.substr(kMomentum.size()))] =
+          std::move(t.values);
+    } else if (name.starts_with(kBest)) {
+      st.best[std::string(name.substr(kBest.size()))] = std::move(t.values);
+    } else if (name == kMean) {
+      s.standardization.mean = std::move(t.values);
+    } else if (name == kStddev) {
+      s.standardization.stddev = std::move(t.values);
+    } else {
+      return absl::DataLossError(
+          StrCat("not a valid snapshot: unknown tensor '", name, "'"));
+    }
+  }
+  if (s.standardization.mean.size() != s.standardization.stddev.size()) {
+    return absl::DataLossError(
+        "not a valid snapshot: the standardization mean and standard "
+        "deviation differ in length");
+  }
+  if (st.best.empty()) {
+    return absl::DataLossError("not a valid snapshot: it has no parameters");
+  }
+  return s;
+}
+
+absl::Status SaveModelSnapshot(const std::string& path,
+                               const ModelSnapshot& s) {
+  ASSIGN_OR_RETURN(std::string bytes, EncodeModelSnapshot(s));
+  return WriteFileAtomically(path, bytes);
+}
+
+absl::StatusOr<ModelSnapshot> LoadModelSnapshot(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  absl::StatusOr<ModelSnapshot> s = DecodeModelSnapshot(bytes);
+  if (!s.ok()) {
+    return absl::Status(s.status().code(),
+                        StrCat(path, ": ", s.status().message()));
+  }
+  return s;
+}
+
+absl::Status CheckSnapshotFits(const ModelSnapshot& s, const dag::Dag& dag) {
+  std::map<std::string, std::vector<int64_t>> shapes = ParameterShapes(dag);
+  auto check = [&](const Params& params, std::string_view what,
+                   bool all) -> absl::Status {
+    for (const auto& [name, values] : params) {
+      auto it = shapes.find(name);
+      if (it == shapes.end()) {
+        return absl::InvalidArgumentError(
+            StrCat("the snapshot's ", what, " '", name,
+                   "' is not a parameter of this model"));
+      }
+      int64_t count = 1;
+      for (int64_t d : it->second) count *= d;
+      if (count != static_cast<int64_t>(values.size())) {
+        return absl::InvalidArgumentError(StrCat(
+            "the snapshot's ", what, " '", name, "' has ", values.size(),
+            " values; the model's has shape ", ir::ShapeToString(it->second)));
+      }
+    }
+    if (all) {
+      for (const auto& [name, shape] : shapes) {
+        if (!params.count(name)) {
+          return absl::InvalidArgumentError(
+              StrCat("the snapshot lacks the model's parameter '", name, "'"));
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(check(s.state.best, "parameter", true));
+  if (!s.state.params.empty()) {
+    RETURN_IF_ERROR(check(s.state.params, "parameter", true));
+  }
+  return check(s.state.momenta, "momentum", false);
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,93 @@
+// The state of a training run: the hyperparameters as resolved, and
+// everything the loop carries from one epoch to the next. A snapshot
+// (checkpoint.h) stores it; Train() resumes from it exactly.
+#ifndef WEBNNM_ENGINE_TRAIN_STATE_H_
+#define WEBNNM_ENGINE_TRAIN_STATE_H_
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace webnnm::train {
+
+// The specification's training hyperparameters (names as there), plus
+// seed, threads, batchSize, clipAlpha and agcLambda.
+struct Hyperparameters {
+  int epochs = 20;
+  std::optional<double> lr;  // default: the optimizer's
+  int warmup_epochs = 0;     // 0: max(1, 5% of epochs)
+  int seeds = 100;
+  int patience = 500;
+  std::string loss_weights = "auto";
+  std::string optimizer = "rlion";
+  std::optional<double> weight_decay, momentum_factor, beta1, beta2;
+  double freeze = 0;
+  std::string regularization = "auto";
+  double lambda1 = 0, lambda2 = 0;
+  std::string optimize_for = "size";
+  std::string gradient_scaling = "auto";
+  std::string gradient_clipping = "auto";
+  double scale = 1000;
+  int growth_interval = 1000;
+  uint64_t seed = 1;
+  int threads = 1;
+  int batch_size = 32;
+  double clip_alpha = 0.99;
+  double agc_lambda = 0.01;
+};
+
+// A decision of the expert system or the trainer, with its reason.
+struct Decision {
+  std::string what, why;
+};
+
+struct OutputScore {
+  double loss = 0;
+  std::optional<double> accuracy;  // classification only
+};
+
+// Loss and accuracy over a subset.
+struct Evaluation {
+  int64_t samples = 0;
+  double loss = 0;  // the weighted total over outputs
+  std::optional<double> accuracy;
+  std::map<std::string, OutputScore> outputs;
+};
+
+// Tensors by parameter name (float32 values, row-major).
+using Params = std::map<std::string, std::vector<float>>;
+
+// The loop's state after `epoch` complete epochs.
+struct TrainState {
+  Hyperparameters hyper;  // resolved by the expert system: no 'auto' left
+  int epoch = 0;          // complete epochs
+  int64_t step = 0;       // steps run; the step graph's random state
+  // Dynamic loss scaling.
+  double loss_scale = 1;
+  int64_t clean_steps = 0;
+  // Global-norm clipping statistics.
+  float clip_mu = 0, clip_sigma = 0;
+  bool clip_first = true;
+  // Early stopping: the best score (validation loss, or training loss
+  // without a validation subset), its epoch, epochs since.
+  double best_score = std::numeric_limits<double>::infinity();
+  int best_epoch = 0;
+  int since_best = 0;
+  std::optional<double> best_validation_loss;
+  // Metrics.
+  double final_train_loss = std::numeric_limits<double>::quiet_NaN();
+  double train_seconds = 0;
+  int64_t trained_samples = 0;
+  // Every parameter now (trainable and running statistics), the optimizer
+  // momenta of the trainable ones, and the best epoch's parameters.
+  Params params, momenta, best;
+  std::vector<Decision> decisions;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_STATE_H_

@@ -79,6 +79,10 @@ struct CompileOptions {
   // Fuse element-wise operations into the operation before them where the
   // backend can (CPU: oneDNN post-ops; off with reference_kernels).
   bool fusion = true;
+  // Operations on fewer elements than this (their largest tensor; for
+  // matmul, multiply-adds) run on the backend's plain kernels, which have
+  // no per-call library overhead; 0: the optimized library wherever it fits.
+  int64_t library_minimum_elements = 4096;
 };
 
 class Backend {

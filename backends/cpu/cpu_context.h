@@ -28,9 +28,18 @@ class CpuContext {
   dnnl::stream& stream() { return stream_; }
   int threads() const { return threads_; }
   // Whether kernels may use oneDNN primitives for operations that also have
-  // a C++ kernel (matmul, gemm, convolutions and softmax always do).
+  // a C++ kernel (gemm, convolutions, softmax and all but the smallest
+  // float32 matmuls always do).
   bool use_dnnl() const { return use_dnnl_; }
   void set_use_dnnl(bool use) { use_dnnl_ = use; }
+  // Whether an operation of `elements` elements (its largest tensor) is
+  // worth a oneDNN primitive: below the minimum, a C++ kernel costs less
+  // than oneDNN's per-call overhead.
+  bool use_dnnl(int64_t elements) const {
+    return use_dnnl_ && elements >= dnnl_minimum_elements_;
+  }
+  int64_t dnnl_minimum_elements() const { return dnnl_minimum_elements_; }
+  void set_dnnl_minimum_elements(int64_t n) { dnnl_minimum_elements_ = n; }
 
   // Makes the calling thread run OpenMP regions with this context's count.
   void EnterThreads() const;
@@ -55,6 +64,7 @@ class CpuContext {
   dnnl::stream stream_;
   int threads_;
   bool use_dnnl_ = true;
+  int64_t dnnl_minimum_elements_ = 0;
   uint32_t next_stream_ = 0;
   uint64_t random_seed_ = 0;
   uint64_t random_step_ = 0;

@@ -51,6 +51,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     const ir::Graph& graph, const CompileOptions& options) {
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable(options.threads));
   exe->context_.set_use_dnnl(!options.reference_kernels);
+  exe->context_.set_dnnl_minimum_elements(options.library_minimum_elements);
   absl::StatusOr<std::vector<ir::NodeId>> order = graph.TopologicalOrder();
   if (!order.ok()) return order.status();
 

@@ -54,6 +54,7 @@ Result Run(Net& net, bool reference) {
   auto backend = CreateBackend("cpu");
   CompileOptions options;
   options.reference_kernels = reference;
+  options.library_minimum_elements = 0;  // oneDNN (and fusion) at any size
   auto exe = (*backend)->Compile(graph, options);
   EXPECT_TRUE(exe.ok()) << exe.status();
   Result r;

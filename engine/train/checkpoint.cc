@@ -250,21 +250,30 @@ absl::StatusOr<ModelSnapshot> LoadModelSnapshot(const std::string& path) {
 
 absl::Status CheckSnapshotFits(const ModelSnapshot& s, const dag::Dag& dag) {
   std::map<std::string, std::vector<int64_t>> shapes = ParameterShapes(dag);
+  // Learned uncertainty weights of the outputs, when the run had them.
+  std::map<std::string, std::vector<int64_t>> optional;
+  for (const dag::Endpoint& o : dag.outputs) {
+    optional[StrCat("uncertainty:", o.name)] = {};
+  }
   auto check = [&](const Params& params, std::string_view what,
                    bool all) -> absl::Status {
     for (const auto& [name, values] : params) {
-      auto it = shapes.find(name);
-      if (it == shapes.end()) {
+      const std::vector<int64_t>* shape = nullptr;
+      if (auto it = shapes.find(name); it != shapes.end()) {
+        shape = &it->second;
+      } else if (auto opt = optional.find(name); opt != optional.end()) {
+        shape = &opt->second;
+      } else {
         return absl::InvalidArgumentError(
             StrCat("the snapshot's ", what, " '", name,
                    "' is not a parameter of this model"));
       }
       int64_t count = 1;
-      for (int64_t d : it->second) count *= d;
+      for (int64_t d : *shape) count *= d;
       if (count != static_cast<int64_t>(values.size())) {
         return absl::InvalidArgumentError(StrCat(
             "the snapshot's ", what, " '", name, "' has ", values.size(),
-            " values; the model's has shape ", ir::ShapeToString(it->second)));
+            " values; the model's has shape ", ir::ShapeToString(*shape)));
       }
     }
     if (all) {

@@ -35,11 +35,42 @@ Dataset Dataset::Make(std::string source, int64_t width,
   d.width_ = width;
   d.count_ = width > 0 ? static_cast<int64_t>(features.size()) / width : 0;
   d.features_ = std::move(features);
-  d.target_width_ = target_width;
-  d.targets_ = std::move(targets);
-  d.classification_ = classification;
-  d.classes_ = std::move(classes);
+  d.targets_[0].width = target_width;
+  d.targets_[0].values = std::move(targets);
+  d.targets_[0].classification = classification;
+  d.targets_[0].classes = std::move(classes);
   return d;
+}
+
+absl::Status Dataset::AddTargets(Targets t) {
+  if (t.output.empty() || targets_[0].output.empty()) {
+    return absl::InvalidArgumentError(
+        "a dataset with several outputs' targets names each output");
+  }
+  for (const Targets& other : targets_) {
+    if (other.output == t.output) {
+      return absl::InvalidArgumentError(
+          StrCat("the dataset already has targets for '", t.output, "'"));
+    }
+  }
+  if (t.width < 1 || (t.classification && t.width != 1) ||
+      static_cast<int64_t>(t.values.size()) != count_ * t.width) {
+    return absl::InvalidArgumentError(StrCat(
+        "the targets of '", t.output, "' have ", t.values.size(), " values; ",
+        count_, " samples of ", t.width, " need ", count_ * t.width));
+  }
+  if (t.classification) {
+    const auto classes = static_cast<float>(t.classes.size());
+    for (float v : t.values) {
+      if (!(v >= 0 && v < classes) || v != std::floor(v)) {
+        return absl::InvalidArgumentError(
+            StrCat("the targets of '", t.output, "' hold ", v,
+                   ", not a class index below ", t.classes.size()));
+      }
+    }
+  }
+  targets_.push_back(std::move(t));
+  return absl::OkStatus();
 }
 
 namespace {
@@ -94,7 +125,7 @@ absl::Status Dataset::Split(double train_pct, double validation_pct,
   // Groups: one per class when stratified, else one.
   std::map<int64_t, std::vector<int64_t>> groups;
   for (int64_t s : pool) {
-    groups[classification_ ? label(s) : 0].push_back(s);
+    groups[classification() ? label(s) : 0].push_back(s);
   }
   std::vector<int64_t> train, validation, test;
   for (auto& [key, samples] : groups) {

@@ -1,13 +1,14 @@
 // Datasets: samples held in memory, split into training, validation and
 // test subsets, and fed to graphs batch by batch.
 //
-// A Dataset holds one input and one output (CSV and IDX feed single-input,
-// single-output models; several come through the API): each sample's
-// features as float32 and its target — a class index for classification
-// (classes ordered by sorted label value), or float32 values for
-// regression. Standardization (per-feature mean and standard deviation of
-// the training subset; a zero-variance feature is left unscaled) is kept
-// with the model so testing and inference apply it.
+// A Dataset holds one input's features and the targets of one or more
+// outputs (CSV and IDX feed single-input, single-output models; more
+// outputs come through AddTargets): each sample's features as float32 and,
+// per output, its target — a class index for classification (classes
+// ordered by sorted label value), or float32 values for regression.
+// Standardization (per-feature mean and standard deviation of the training
+// subset; a zero-variance feature is left unscaled) is kept with the model so
+// testing and inference apply it.
 #ifndef WEBNNM_ENGINE_TRAIN_DATASET_H_
 #define WEBNNM_ENGINE_TRAIN_DATASET_H_
 
@@ -22,6 +23,15 @@ namespace webnnm::train {
 enum class Subset { kTraining, kValidation, kTest };
 const char* SubsetName(Subset subset);
 
+// The targets of one model output.
+struct Targets {
+  std::string output;  // the output block; "" for a model's only output
+  int64_t width = 1;   // values per sample (1: a class index)
+  bool classification = false;
+  std::vector<std::string> classes;  // class order (classification)
+  std::vector<float> values;         // count x width
+};
+
 struct Standardization {
   std::vector<float> mean, stddev;  // empty: none
   bool empty() const { return mean.empty(); }
@@ -32,20 +42,32 @@ class Dataset {
   // Features: `count` samples of `width` values, row-major.
   int64_t count() const { return count_; }
   int64_t width() const { return width_; }
-  bool classification() const { return classification_; }
-  // Class names in class order (classification only).
-  const std::vector<std::string>& classes() const { return classes_; }
-  // Targets per sample: 1 (a class index, or one regression value) or more.
-  int64_t target_width() const { return target_width_; }
+  // The first output's targets: whether they are classes, the class names
+  // in class order, values per sample (1: a class index, or one regression
+  // value), a sample's values and class.
+  bool classification() const { return targets_[0].classification; }
+  const std::vector<std::string>& classes() const {
+    return targets_[0].classes;
+  }
+  int64_t target_width() const { return targets_[0].width; }
   const float* features(int64_t sample) const {
     return features_.data() + sample * width_;
   }
-  const float* target(int64_t sample) const {
-    return targets_.data() + sample * target_width_;
+  const float* target(int64_t sample, size_t output = 0) const {
+    return targets_[output].values.data() + sample * targets_[output].width;
   }
-  int64_t label(int64_t sample) const {
-    return static_cast<int64_t>(targets_[sample]);
+  int64_t label(int64_t sample, size_t output = 0) const {
+    return static_cast<int64_t>(targets_[output].values[sample]);
   }
+  // Names the output the first targets are for (needed before AddTargets).
+  void SetFirstOutput(std::string output) {
+    targets_[0].output = std::move(output);
+  }
+  // Every output's targets (at least one).
+  const std::vector<Targets>& targets() const { return targets_; }
+  // Adds another output's targets: every output then needs its name, the
+  // values must cover every sample, and class indices their classes.
+  absl::Status AddTargets(Targets targets);
   const std::vector<int64_t>& subset(Subset s) const {
     return subsets_[static_cast<int>(s)];
   }
@@ -75,10 +97,9 @@ class Dataset {
 
  private:
   std::string source_;
-  int64_t count_ = 0, width_ = 0, target_width_ = 1;
-  std::vector<float> features_, targets_;
-  bool classification_ = false;
-  std::vector<std::string> classes_;
+  int64_t count_ = 0, width_ = 0;
+  std::vector<float> features_;
+  std::vector<Targets> targets_ = std::vector<Targets>(1);
   std::vector<int64_t> subsets_[3];
   Standardization standardization_;
 };

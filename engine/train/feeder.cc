@@ -1,5 +1,6 @@
 #include "engine/train/feeder.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "engine/base/float16.h"
@@ -47,20 +48,60 @@ int64_t OutputWidth(const dag::Dag& dag, const std::string& name) {
   return width;
 }
 
-absl::Status Feeder::Bind(backends::Executable& exe,
-                          const std::string& input_name) {
-  input_ = exe.FindInput(input_name);
-  target_ = exe.FindInput("target:" + spec_.name);
+absl::StatusOr<std::vector<size_t>> MatchTargets(
+    const Dataset& data, const std::vector<OutputSpec>& specs) {
+  const std::vector<Targets>& targets = data.targets();
+  std::vector<size_t> match;
+  for (const OutputSpec& spec : specs) {
+    if (specs.size() == 1 && targets.size() == 1) {
+      match.push_back(0);
+      continue;
+    }
+    size_t i = 0;
+    while (i < targets.size() && targets[i].output != spec.name) ++i;
+    if (i == targets.size()) {
+      return absl::InvalidArgumentError(StrCat(
+          "the dataset has no targets for the output '", spec.name, "'"));
+    }
+    match.push_back(i);
+  }
+  return match;
+}
+
+Feeder::Feeder(const dag::Dag& dag, const Dataset& data,
+               std::vector<OutputSpec> specs, int64_t batch)
+    : data_(data), input_name_(dag.inputs[0].name), batch_(batch) {
+  absl::StatusOr<std::vector<size_t>> match = MatchTargets(data, specs);
+  match_ = match.status();
+  for (size_t k = 0; k < specs.size(); ++k) {
+    Output o;
+    o.spec = specs[k];
+    o.targets = match.ok() ? (*match)[k] : 0;
+    o.width = OutputWidth(dag, specs[k].name);
+    outputs_.push_back(std::move(o));
+  }
+}
+
+absl::Status Feeder::Bind(backends::Executable& exe) {
+  if (!match_.ok()) return match_;
+  input_ = exe.FindInput(input_name_);
   mask_ = exe.FindInput("mask");
-  if (input_ < 0 || target_ < 0 || mask_ < 0) {
+  if (input_ < 0 || mask_ < 0) {
     return absl::InternalError("a graph lacks the data inputs");
+  }
+  for (Output& o : outputs_) {
+    o.input = exe.FindInput("target:" + o.spec.name);
+    if (o.input < 0) {
+      return absl::InternalError(
+          StrCat("a graph lacks the target of '", o.spec.name, "'"));
+    }
   }
   const int64_t element =
       exe.inputs()[input_].dtype == ir::DType::kFloat16 ? 2 : 4;
   int64_t need = batch_ * data_.width() * element;
   if (static_cast<int64_t>(exe.input(input_).size()) != need) {
     return absl::InvalidArgumentError(StrCat(
-        "the model input '", input_name, "' takes ",
+        "the model input '", input_name_, "' takes ",
         exe.input(input_).size() / element / batch_,
         " values per sample; the dataset's samples have ", data_.width()));
   }
@@ -71,59 +112,66 @@ absl::Status Feeder::Bind(backends::Executable& exe,
 
 absl::Status Feeder::Fill(backends::Executable& exe,
                           const std::vector<int64_t>& samples, int64_t begin) {
-  int64_t rows = std::min<int64_t>(batch_, samples.size() - begin);
+  const int64_t rows = std::min<int64_t>(batch_, samples.size() - begin);
   const int64_t w = data_.width();
-  bool sparse = spec_.loss == LossKind::kSparseCategoricalCrossEntropy;
-  targets_.assign(sparse ? batch_ : batch_ * out_width_, 0.0f);
-  std::vector<int32_t> labels(batch_, 0);
   for (int64_t r = 0; r < batch_; ++r) {
     mask_values_[r] = r < rows ? 1.0f : 0.0f;
-    if (r >= rows) {
+    if (r < rows) {
+      std::memcpy(features_.data() + r * w, data_.features(samples[begin + r]),
+                  w * 4);
+    } else {
       std::fill(features_.begin() + r * w, features_.begin() + (r + 1) * w,
                 0.0f);
-      continue;
-    }
-    int64_t s = samples[begin + r];
-    std::memcpy(features_.data() + r * w, data_.features(s), w * 4);
-    if (data_.classification()) {
-      int64_t c = data_.label(s);
-      if (sparse) {
-        labels[r] = static_cast<int32_t>(c);
-      } else if (out_width_ == 1) {
-        targets_[r] = static_cast<float>(c);  // two classes: 0/1
-      } else {
-        targets_[r * out_width_ + c] = 1.0f;
-      }
-    } else {
-      std::memcpy(targets_.data() + r * out_width_, data_.target(s),
-                  out_width_ * 4);
     }
   }
   WriteValues(exe, input_, features_.data(), features_.size());
-  if (sparse) {
-    std::memcpy(exe.input(target_).data(), labels.data(), batch_ * 4);
-  } else {
-    WriteValues(exe, target_, targets_.data(), targets_.size());
-  }
   WriteFloats(exe, mask_, mask_values_.data(), mask_values_.size());
+  for (Output& o : outputs_) {
+    const Targets& t = data_.targets()[o.targets];
+    const bool sparse = o.spec.loss == LossKind::kSparseCategoricalCrossEntropy;
+    o.values.assign(sparse ? 0 : batch_ * o.width, 0.0f);
+    o.labels.assign(sparse ? batch_ : 0, 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t s = samples[begin + r];
+      if (t.classification) {
+        const int64_t c = data_.label(s, o.targets);
+        if (sparse) {
+          o.labels[r] = static_cast<int32_t>(c);
+        } else if (o.width == 1) {
+          o.values[r] = static_cast<float>(c);  // two classes: 0/1
+        } else {
+          o.values[r * o.width + c] = 1.0f;
+        }
+      } else {
+        std::memcpy(o.values.data() + r * o.width, data_.target(s, o.targets),
+                    o.width * 4);
+      }
+    }
+    if (sparse) {
+      std::memcpy(exe.input(o.input).data(), o.labels.data(), batch_ * 4);
+    } else {
+      WriteValues(exe, o.input, o.values.data(), o.values.size());
+    }
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
                                           const Dataset& data,
-                                          const OutputSpec& spec, int64_t batch,
-                                          int threads,
+                                          const std::vector<OutputSpec>& specs,
+                                          int64_t batch, int threads,
                                           backends::Backend& backend) {
-  ASSIGN_OR_RETURN(ir::Graph graph, BuildEvaluationGraph(dag, batch, {spec}));
+  ASSIGN_OR_RETURN(ir::Graph graph, BuildEvaluationGraph(dag, batch, specs));
   backends::CompileOptions options;
   options.threads = threads;
   Evaluator e;
   ASSIGN_OR_RETURN(e.exe_, backend.Compile(graph, options));
-  e.spec_ = spec;
+  e.specs_ = specs;
+  for (const OutputSpec& spec : specs) e.weights_.push_back(spec.weight);
+  e.offsets_.assign(specs.size(), 0.0);
   e.batch_ = batch;
-  e.feeder_ =
-      std::make_unique<Feeder>(data, spec, batch, OutputWidth(dag, spec.name));
-  RETURN_IF_ERROR(e.feeder_->Bind(*e.exe_, dag.inputs[0].name));
+  e.feeder_ = std::make_unique<Feeder>(dag, data, specs, batch);
+  RETURN_IF_ERROR(e.feeder_->Bind(*e.exe_));
   return e;
 }
 
@@ -132,38 +180,59 @@ void Evaluator::SetParameters(const Params& params) {
     int i = exe_->FindInput(name);
     if (i >= 0) WriteFloats(*exe_, i, values.data(), values.size());
   }
+  for (size_t k = 0; k < specs_.size(); ++k) {
+    auto s = params.find("uncertainty:" + specs_[k].name);
+    if (s != params.end() && s->second.size() == 1) {
+      weights_[k] = std::exp(-static_cast<double>(s->second[0])) / 2;
+      offsets_[k] = static_cast<double>(s->second[0]) / 2;
+    }
+  }
 }
 
 absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset) {
   const std::vector<int64_t>& samples = data.subset(subset);
-  int sum_out = exe_->FindOutput("lossSum:" + spec_.name);
-  int count_out = exe_->FindOutput("lossCount:" + spec_.name);
-  int correct_out = exe_->FindOutput("correct:" + spec_.name);
-  double sum = 0, count = 0, correct = 0;
+  const size_t n = specs_.size();
+  std::vector<int> sum_out(n), count_out(n), correct_out(n);
+  for (size_t k = 0; k < n; ++k) {
+    sum_out[k] = exe_->FindOutput("lossSum:" + specs_[k].name);
+    count_out[k] = exe_->FindOutput("lossCount:" + specs_[k].name);
+    correct_out[k] = exe_->FindOutput("correct:" + specs_[k].name);
+  }
+  std::vector<double> sum(n, 0), count(n, 0), correct(n, 0);
   for (size_t begin = 0; begin < samples.size(); begin += batch_) {
     RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
     RETURN_IF_ERROR(exe_->Run());
-    sum += ReadScalar(*exe_, sum_out);
-    count += ReadScalar(*exe_, count_out);
-    if (correct_out >= 0) correct += ReadScalar(*exe_, correct_out);
+    for (size_t k = 0; k < n; ++k) {
+      sum[k] += ReadScalar(*exe_, sum_out[k]);
+      count[k] += ReadScalar(*exe_, count_out[k]);
+      if (correct_out[k] >= 0) correct[k] += ReadScalar(*exe_, correct_out[k]);
+    }
   }
   Evaluation e;
   e.samples = static_cast<int64_t>(samples.size());
-  e.loss = count > 0 ? sum / count : 0;
-  if (correct_out >= 0 && e.samples > 0) {
-    e.accuracy = correct / static_cast<double>(e.samples);
+  double accuracy_sum = 0;
+  int classified = 0;
+  for (size_t k = 0; k < n; ++k) {
+    OutputScore score;
+    score.loss = count[k] > 0 ? sum[k] / count[k] : 0;
+    if (correct_out[k] >= 0 && e.samples > 0) {
+      score.accuracy = correct[k] / static_cast<double>(e.samples);
+      accuracy_sum += *score.accuracy;
+      ++classified;
+    }
+    e.loss += n == 1 ? score.loss : weights_[k] * score.loss + offsets_[k];
+    e.outputs[specs_[k].name] = score;
   }
-  e.outputs[spec_.name] = {e.loss, e.accuracy};
+  if (classified > 0) e.accuracy = accuracy_sum / classified;
   return e;
 }
 
 absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
-                         const OutputSpec& spec) {
-  if (dag.inputs.size() != 1 || dag.outputs.size() != 1) {
-    return absl::InvalidArgumentError(StrCat(
-        "a dataset file feeds models with one input and one output; "
-        "this one has ",
-        dag.inputs.size(), " inputs and ", dag.outputs.size(), " outputs"));
+                         const std::vector<OutputSpec>& specs) {
+  if (dag.inputs.size() != 1) {
+    return absl::InvalidArgumentError(
+        StrCat("a dataset feeds models with one input; this one has ",
+               dag.inputs.size()));
   }
   const ir::TensorType& in =
       dag.graph.value(dag.graph.node(dag.inputs[0].node).outputs[0]).type;
@@ -175,20 +244,31 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
         ir::ShapeToString(in.FeatureShape()), " (", width,
         " values) but the dataset's samples have ", data.width(), " features"));
   }
-  int64_t out_width = OutputWidth(dag, spec.name);
-  if (data.classification()) {
-    int64_t classes = static_cast<int64_t>(data.classes().size());
-    bool binary = out_width == 1 && classes <= 2;
-    if (!binary && out_width != classes) {
-      return absl::InvalidArgumentError(
-          StrCat("the dataset has ", classes, " classes but the output '",
-                 spec.name, "' has ", out_width, " units"));
+  ASSIGN_OR_RETURN(std::vector<size_t> match, MatchTargets(data, specs));
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const OutputSpec& spec = specs[k];
+    const Targets& t = data.targets()[match[k]];
+    int64_t out_width = OutputWidth(dag, spec.name);
+    if (t.classification) {
+      int64_t classes = static_cast<int64_t>(t.classes.size());
+      bool binary = out_width == 1 && classes <= 2;
+      if (!binary && out_width != classes) {
+        return absl::InvalidArgumentError(
+            StrCat("the dataset has ", classes, " classes but the output '",
+                   spec.name, "' has ", out_width, " units"));
+      }
+    } else if (out_width != t.width) {
+      return absl::InvalidArgumentError(StrCat(
+          "the output '", spec.name, "' has ", out_width,
+          " units but the dataset has ", t.width, " target values per sample"));
     }
-  } else if (out_width != data.target_width()) {
-    return absl::InvalidArgumentError(
-        StrCat("the output '", spec.name, "' has ", out_width,
-               " units but the dataset has ", data.target_width(),
-               " target values per sample"));
+    if (t.classification != IsClassification(spec.loss)) {
+      return absl::InvalidArgumentError(StrCat(
+          "the dataset's targets of '", spec.name, "' are ",
+          t.classification ? "classes" : "regression targets", " but the loss ",
+          LossAbbreviation(spec.loss), " takes ",
+          IsClassification(spec.loss) ? "classes" : "regression targets"));
+    }
   }
   return absl::OkStatus();
 }

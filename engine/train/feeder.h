@@ -1,8 +1,8 @@
 // Feeding a dataset to compiled graphs (internal to engine/train): a
-// Feeder writes a batch of samples into an executable's model input, its
-// target and its row mask (padded rows of a short last batch are masked);
-// an Evaluator runs the evaluation graph over a subset and sums the loss
-// and the correct rows.
+// Feeder writes a batch of samples into an executable's model input, the
+// target of each trained output and the row mask (padded rows of a short
+// last batch are masked); an Evaluator runs the evaluation graph over a
+// subset and sums each output's loss and correct rows.
 #ifndef WEBNNM_ENGINE_TRAIN_FEEDER_H_
 #define WEBNNM_ENGINE_TRAIN_FEEDER_H_
 
@@ -31,15 +31,24 @@ float ReadScalar(const backends::Executable& exe, int output);
 // The number of values per sample of the DAG's output `name`.
 int64_t OutputWidth(const dag::Dag& dag, const std::string& name);
 
+// Which of the dataset's targets feeds each output spec: the only targets
+// for a model's only output, else the targets named after the output.
+absl::StatusOr<std::vector<size_t>> MatchTargets(
+    const Dataset& data, const std::vector<OutputSpec>& specs);
+
+// Checks a single-input DAG against the dataset: the input's size against
+// the samples', and each output's units against its classes or targets.
+absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
+                         const std::vector<OutputSpec>& specs);
+
 class Feeder {
  public:
-  Feeder(const Dataset& data, const OutputSpec& spec, int64_t batch,
-         int64_t output_width)
-      : data_(data), spec_(spec), batch_(batch), out_width_(output_width) {}
+  Feeder(const dag::Dag& dag, const Dataset& data,
+         std::vector<OutputSpec> specs, int64_t batch);
 
-  // Finds the executable's inputs (the model input, target:<output>, mask)
-  // and checks the model input's size against the dataset's samples.
-  absl::Status Bind(backends::Executable& exe, const std::string& input_name);
+  // Finds the executable's inputs (the model input, target:<output> of
+  // each spec, mask) and checks the model input's size.
+  absl::Status Bind(backends::Executable& exe);
 
   // Fills rows from samples[begin, begin + batch) (fewer at the end; the
   // rest are zero and masked).
@@ -47,37 +56,47 @@ class Feeder {
                     const std::vector<int64_t>& samples, int64_t begin);
 
  private:
+  struct Output {
+    OutputSpec spec;
+    size_t targets = 0;  // index in data_.targets()
+    int64_t width = 1;   // the output's values per sample
+    int input = -1;      // target:<name>
+    std::vector<float> values;
+    std::vector<int32_t> labels;
+  };
   const Dataset& data_;
-  OutputSpec spec_;
-  int64_t batch_, out_width_;
-  int input_ = -1, target_ = -1, mask_ = -1;
-  std::vector<float> features_, targets_, mask_values_;
+  std::string input_name_;
+  int64_t batch_;
+  std::vector<Output> outputs_;
+  int input_ = -1, mask_ = -1;
+  std::vector<float> features_, mask_values_;
+  absl::Status match_;
 };
 
 class Evaluator {
  public:
   static absl::StatusOr<Evaluator> Make(const dag::Dag& dag,
                                         const Dataset& data,
-                                        const OutputSpec& spec, int64_t batch,
-                                        int threads,
+                                        const std::vector<OutputSpec>& specs,
+                                        int64_t batch, int threads,
                                         backends::Backend& backend);
 
-  // Binds parameters by name (names the graph lacks are ignored).
+  // Binds parameters by name (names the graph lacks are ignored); with
+  // learned uncertainty weights, "uncertainty:<output>" s makes the
+  // output's term e^(-s)/2 · L + s/2, as in training.
   void SetParameters(const Params& params);
+  // Each output's mean loss and accuracy; the total is the weighted sum of
+  // the outputs' losses (with uncertainty weights the training objective,
+  // so epochs compare), the accuracy the mean over classification outputs.
   absl::StatusOr<Evaluation> Run(const Dataset& data, Subset subset);
 
  private:
   std::unique_ptr<backends::Executable> exe_;
   std::unique_ptr<Feeder> feeder_;
-  OutputSpec spec_;
+  std::vector<OutputSpec> specs_;
+  std::vector<double> weights_, offsets_;
   int64_t batch_ = 1;
 };
-
-// Checks a single-input, single-output DAG against the dataset: the input's
-// size against the samples', the output's units against the classes or
-// targets.
-absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
-                         const OutputSpec& spec);
 
 }  // namespace webnnm::train
 

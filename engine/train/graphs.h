@@ -13,12 +13,18 @@
 //            [B] (1 for rows with data); "lr", "scale", "clipMu",
 //            "clipSigma", "clipK", "clipFirst" (scalars, float32); every
 //            trainable parameter (by name) and "momentum:<name>"; with
-//            uncertainty weighting "uncertainty:<output>" and its momentum.
+//            uncertainty weighting "uncertainty:<output>" and its momentum
+//            (updated s_i are clamped to [kUncertaintyMin,
+//            kUncertaintyMax]).
 //   outputs  "new:<name>" and "newMomentum:<name>" for each of those;
 //            "loss" (the weighted total) and "loss:<output>" (means over the
 //            batch's rows, before scaling); "gradNorm" (global norm of the
 //            unscaled gradients); "finite" (1 when the update applied);
-//            "clipMu", "clipSigma" (the rolling statistics after the step).
+//            "clipMu", "clipSigma" (the rolling statistics after the step);
+//            "new:<running mean>", "new:<running variance>" of each batch
+//            normalization, which trains on the batch's statistics (rows
+//            with data only) and moves its running ones by momentum 0.9
+//            (ERRATA 15b; the running statistics are inputs by name).
 //
 // Evaluation — inputs: the model inputs, "target:<output>", "mask";
 // outputs "lossSum:<output>", "lossCount:<output>" and, for
@@ -48,6 +54,11 @@ struct OutputSpec {
 };
 
 enum class Clipping { kOff, kGlobal, kAgc };
+
+// The range the training step keeps learned uncertainty weights s_i in:
+// each output's weight e^(-s_i)/2 stays within [e^-10/2, e^2/2 ~ 3.7].
+inline constexpr double kUncertaintyMin = -2.0;
+inline constexpr double kUncertaintyMax = 10.0;
 
 struct StepConfig {
   int64_t batch = 32;

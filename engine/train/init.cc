@@ -45,4 +45,22 @@ std::vector<float> InitialValues(const ir::ParameterInfo& info, int64_t count,
   return values;
 }
 
+Params InitialParameters(const dag::Dag& dag, uint64_t seed,
+                         const std::set<std::string>& scaled, double scale) {
+  Params params;
+  uint32_t index = 0;
+  for (ir::NodeId id : dag.parameters) {
+    const ir::Node& node = dag.graph.node(id);
+    int64_t count = 1;
+    for (int64_t d : dag.graph.value(node.outputs[0]).type.shape) count *= d;
+    std::vector<float> values =
+        InitialValues(node.parameter, count, seed, index++);
+    if (scale != 1.0 && scaled.count(node.name)) {
+      for (float& v : values) v = static_cast<float>(v * scale);
+    }
+    params[node.name] = std::move(values);
+  }
+  return params;
+}
+
 }  // namespace webnnm::train

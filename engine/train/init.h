@@ -9,14 +9,25 @@
 #define WEBNNM_ENGINE_TRAIN_INIT_H_
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "engine/dag/dag.h"
 #include "engine/ir/graph.h"
+#include "engine/train/state.h"
 
 namespace webnnm::train {
 
 std::vector<float> InitialValues(const ir::ParameterInfo& info, int64_t count,
                                  uint64_t seed, uint32_t parameter_index);
+
+// Every parameter of the DAG (trainable and running statistics) with its
+// initial values for `seed` (parameter index = position in dag.parameters);
+// the parameters named in `scaled` are multiplied by `scale`.
+Params InitialParameters(const dag::Dag& dag, uint64_t seed,
+                         const std::set<std::string>& scaled = {},
+                         double scale = 1.0);
 
 }  // namespace webnnm::train
 

@@ -5,6 +5,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/ir/graph_ops.h"
 #include "engine/ir/infer.h"
 #include "engine/ir/op_def.h"
 #include "engine/ir/rewriter.h"
@@ -32,6 +33,26 @@ void LowerAttrs(ir::Attrs& attrs, const LowerOptions& options) {
   if (attrs.Has("steps")) {
     attrs.Set("steps", Concrete(attrs.GetInt("steps", 1), options));
   }
+}
+
+absl::Status PromoteFloat16Parameters(ir::Graph& graph,
+                                      const ir::Limits& limits) {
+  ir::GraphRewriter rewriter(graph, limits);
+  ir::GraphOps ops(rewriter, "float32 master parameters");
+  const int count = graph.num_nodes();
+  for (ir::NodeId id = 0; id < count; ++id) {
+    if (graph.node(id).dead ||
+        graph.node(id).kind != ir::NodeKind::kParameter) {
+      continue;
+    }
+    const ir::ValueId v = graph.node(id).outputs[0];
+    if (graph.value(v).type.dtype != ir::DType::kFloat16) continue;
+    graph.value(v).type.dtype = ir::DType::kFloat32;
+    ASSIGN_OR_RETURN(ir::ValueId half, ops.Cast(v, ir::DType::kFloat16));
+    graph.ReplaceUses(v, half);
+    graph.node(graph.value(half).producer).operands[0] = v;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -121,6 +142,9 @@ absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,
         break;
       }
     }
+  }
+  if (options.float32_parameters) {
+    RETURN_IF_ERROR(PromoteFloat16Parameters(graph, limits));
   }
   if (!options.training) CullUnused(graph);
   return graph;

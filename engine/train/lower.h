@@ -21,6 +21,10 @@ struct LowerOptions {
   int64_t batch = 1;
   int64_t sequence = 1;   // for sequenced inputs
   bool training = false;  // keep dropout active
+  // float16 parameters become float32 ones read through a cast to float16
+  // (float32 master parameters: the optimizer updates float32 values, the
+  // forward pass computes in float16 as the model says).
+  bool float32_parameters = false;
 };
 
 absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "engine/base/philox.h"
 #include "engine/base/status_macros.h"
@@ -21,32 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
-}
-
-int64_t ElementCount(const ir::TensorType& type) {
-  int64_t n = 1;
-  for (int64_t d : type.shape) n *= d;
-  return n;
-}
-
-// Every parameter of the DAG (trainable and running statistics) with its
-// initial values for `seed`.
-Params InitialParameters(const dag::Dag& dag, uint64_t seed,
-                         const std::set<std::string>& scaled = {},
-                         double scale = 1.0) {
-  Params params;
-  uint32_t index = 0;
-  for (ir::NodeId id : dag.parameters) {
-    const ir::Node& node = dag.graph.node(id);
-    int64_t count = ElementCount(dag.graph.value(node.outputs[0]).type);
-    std::vector<float> values =
-        InitialValues(node.parameter, count, seed, index++);
-    if (scale != 1.0 && scaled.count(node.name)) {
-      for (float& v : values) v = static_cast<float>(v * scale);
-    }
-    params[node.name] = std::move(values);
-  }
-  return params;
 }
 
 // The trainable weights read by the first heavy operations after an input
@@ -102,7 +77,8 @@ double LearningRate(double max_lr, int64_t step, int64_t warmup_steps,
 // The step configuration for resolved hyperparameters.
 absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
                                           const Hyperparameters& hyper,
-                                          const OutputSpec& spec) {
+                                          const std::vector<OutputSpec>& specs,
+                                          bool uncertainty) {
   std::optional<OptimizerKind> kind = ParseOptimizer(hyper.optimizer);
   if (!kind) {
     return absl::InvalidArgumentError(
@@ -111,7 +87,8 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
   }
   StepConfig config;
   config.batch = hyper.batch_size;
-  config.outputs = {spec};
+  config.outputs = specs;
+  config.uncertainty_weights = uncertainty;
   config.optimizer = *kind;
   config.optimizer_params = DefaultOptimizerParams(*kind);
   OptimizerParams& op = config.optimizer_params;
@@ -140,7 +117,8 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
 // -10 |log10 gradient ratio| - 100 dead ratio - loss picks one. Returns the
 // chosen parameters and reports the choice.
 absl::StatusOr<Params> Scout(const dag::Dag& dag, const Dataset& data,
-                             const OutputSpec& spec, const StepConfig& config,
+                             const std::vector<OutputSpec>& specs,
+                             const StepConfig& config,
                              const Hyperparameters& hyper,
                              const std::set<std::string>& first_layer,
                              double init_scale, backends::Backend& backend,
@@ -152,8 +130,8 @@ absl::StatusOr<Params> Scout(const dag::Dag& dag, const Dataset& data,
   options.threads = hyper.threads;
   ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> scout,
                    backend.Compile(graph, options));
-  Feeder feeder(data, spec, hyper.batch_size, OutputWidth(dag, spec.name));
-  RETURN_IF_ERROR(feeder.Bind(*scout, dag.inputs[0].name));
+  Feeder feeder(dag, data, specs, hyper.batch_size);
+  RETURN_IF_ERROR(feeder.Bind(*scout));
   RETURN_IF_ERROR(feeder.Fill(*scout, data.subset(Subset::kTraining), 0));
   float one = 1.0f;
   WriteFloats(*scout, scout->FindInput("scale"), &one, 1);
@@ -272,16 +250,56 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
   return spec;
 }
 
+absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
+    const dag::Dag& dag, const Hyperparameters& hyper,
+    std::vector<Decision>* decisions) {
+  std::vector<double> weights;
+  if (hyper.loss_weights != "auto") {
+    std::stringstream in(hyper.loss_weights);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      char* end = nullptr;
+      double w = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end != '\0' || !(w >= 0) || !std::isfinite(w)) {
+        return absl::InvalidArgumentError(
+            StrCat("lossWeights takes 'auto' or one non-negative weight per "
+                   "output, comma-separated; not '",
+                   hyper.loss_weights, "'"));
+      }
+      weights.push_back(w);
+    }
+    if (weights.size() != dag.outputs.size()) {
+      return absl::InvalidArgumentError(StrCat(
+          "lossWeights '", hyper.loss_weights, "' gives ", weights.size(),
+          " weights for ", dag.outputs.size(), " outputs"));
+    }
+  }
+  std::vector<OutputSpec> specs;
+  for (size_t k = 0; k < dag.outputs.size(); ++k) {
+    const dag::Endpoint& o = dag.outputs[k];
+    Decision decision;
+    ASSIGN_OR_RETURN(OutputSpec spec,
+                     ChooseLoss(dag, o.name, o.loss, &decision));
+    spec.params.alpha = o.alpha.value_or(spec.params.alpha);
+    spec.params.gamma = o.gamma.value_or(spec.params.gamma);
+    spec.params.delta = o.delta.value_or(spec.params.delta);
+    if (!weights.empty()) spec.weight = weights[k];
+    if (decisions) decisions->push_back(decision);
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
 absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
                                 const Params& parameters,
                                 const Hyperparameters& hyper,
                                 backends::Backend& backend) {
   if (dag.outputs.empty()) return absl::InvalidArgumentError("no outputs");
-  ASSIGN_OR_RETURN(OutputSpec spec, ChooseLoss(dag, dag.outputs[0].name,
-                                               dag.outputs[0].loss, nullptr));
-  RETURN_IF_ERROR(CheckShapes(dag, dataset, spec));
+  ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
+                   OutputSpecs(dag, hyper, nullptr));
+  RETURN_IF_ERROR(CheckShapes(dag, dataset, specs));
   ASSIGN_OR_RETURN(Evaluator eval,
-                   Evaluator::Make(dag, dataset, spec, hyper.batch_size,
+                   Evaluator::Make(dag, dataset, specs, hyper.batch_size,
                                    hyper.threads, backend));
   eval.SetParameters(parameters);
   return eval.Run(dataset, Subset::kTest);
@@ -306,21 +324,10 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     return absl::InvalidArgumentError(
         "batchSize, epochs and threads must be positive");
   }
-  Decision loss_decision;
-  ASSIGN_OR_RETURN(OutputSpec spec,
-                   ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss,
-                              &loss_decision));
-  spec.params.alpha = dag.outputs[0].alpha.value_or(spec.params.alpha);
-  spec.params.gamma = dag.outputs[0].gamma.value_or(spec.params.gamma);
-  spec.params.delta = dag.outputs[0].delta.value_or(spec.params.delta);
-  RETURN_IF_ERROR(CheckShapes(dag, data, spec));
-  if (data.classification() != IsClassification(spec.loss)) {
-    return absl::InvalidArgumentError(
-        StrCat("the dataset was read as ",
-               data.classification() ? "classes" : "regression targets",
-               " but the loss ", LossAbbreviation(spec.loss), " takes ",
-               IsClassification(spec.loss) ? "classes" : "regression targets"));
-  }
+  std::vector<Decision> loss_decisions;
+  ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
+                   OutputSpecs(dag, requested, &loss_decisions));
+  RETURN_IF_ERROR(CheckShapes(dag, data, specs));
   if (data.subset(Subset::kTraining).empty()) {
     return absl::InvalidArgumentError("the training subset is empty");
   }
@@ -338,9 +345,9 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
         {StrCat("resume after epoch ", state.epoch, " of ", state.hyper.epochs),
          StrCat("a snapshot taken at step ", state.step)});
   } else {
-    decide(loss_decision);
+    for (const Decision& d : loss_decisions) decide(d);
     DagProfile profile = Profile(dag);
-    Advice advice = Advise(dag, profile, hyper_in, spec, FeatureRms(data));
+    Advice advice = Advise(dag, profile, hyper_in, specs[0], FeatureRms(data));
     for (const Decision& d : advice.decisions) decide(d);
     for (const std::string& w : advice.warnings) {
       if (callbacks.warning) callbacks.warning(w);
@@ -349,8 +356,13 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     state.hyper = advice.resolved;
     init_scale = advice.input_init_scale;
   }
+  // Learned uncertainty weights: lossWeights 'auto' with several outputs
+  // (the expert system's decision, kept by a resumed state too).
+  const bool uncertainty =
+      specs.size() > 1 && state.hyper.loss_weights == "auto";
   const Hyperparameters& hyper = state.hyper;
-  ASSIGN_OR_RETURN(StepConfig config, MakeStepConfig(dag, hyper, spec));
+  ASSIGN_OR_RETURN(StepConfig config,
+                   MakeStepConfig(dag, hyper, specs, uncertainty));
   if (hyper.freeze > 0 && !resume) {
     int frozen = 0;
     for (const auto& [name, m] : config.lrm) frozen += m == 0;
@@ -368,11 +380,10 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> step,
                    backend.Compile(step_graph, options));
   ASSIGN_OR_RETURN(Evaluator eval,
-                   Evaluator::Make(dag, data, spec, hyper.batch_size,
+                   Evaluator::Make(dag, data, specs, hyper.batch_size,
                                    hyper.threads, backend));
-  Feeder feeder(data, spec, hyper.batch_size,
-                OutputWidth(dag, dag.outputs[0].name));
-  RETURN_IF_ERROR(feeder.Bind(*step, dag.inputs[0].name));
+  Feeder feeder(dag, data, specs, hyper.batch_size);
+  RETURN_IF_ERROR(feeder.Bind(*step));
 
   // Parameter and momentum bindings.
   struct Binding {
@@ -380,7 +391,16 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     int in = -1, out = -1, m_in = -1, m_out = -1;
   };
   std::vector<Binding> bindings;
+  std::vector<std::string> trained;
   for (const auto& [name, id] : TrainableParameters(dag)) {
+    trained.push_back(name);
+  }
+  if (uncertainty) {
+    for (const OutputSpec& spec : specs) {
+      trained.push_back("uncertainty:" + spec.name);
+    }
+  }
+  for (const std::string& name : trained) {
     Binding b{name, step->FindInput(name), step->FindOutput("new:" + name),
               step->FindInput("momentum:" + name),
               step->FindOutput("newMomentum:" + name)};
@@ -388,6 +408,15 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
       return absl::InternalError(StrCat("the training graph lacks ", name));
     }
     bindings.push_back(b);
+  }
+  // Running statistics the step moves (batch normalization).
+  std::vector<Binding> running;
+  for (ir::NodeId id : dag.parameters) {
+    const ir::Node& node = dag.graph.node(id);
+    if (node.parameter.trainable) continue;
+    Binding b{node.name, step->FindInput(node.name),
+              step->FindOutput("new:" + node.name)};
+    if (b.in >= 0 && b.out >= 0) running.push_back(b);
   }
   int lr_in = step->FindInput("lr"), scale_in = step->FindInput("scale");
   int mu_in = step->FindInput("clipMu"),
@@ -403,14 +432,16 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     if (hyper.seeds > 1) {
       Decision scouted;
       ASSIGN_OR_RETURN(state.params,
-                       Scout(dag, data, spec, config, hyper, first_layer,
+                       Scout(dag, data, specs, config, hyper, first_layer,
                              init_scale, backend, &scouted));
       decide(scouted);
     } else {
       state.params =
           InitialParameters(dag, hyper.seed, first_layer, init_scale);
     }
+    // Uncertainty weights start at s = 0 (weight 1/2 each).
     for (const Binding& b : bindings) {
+      if (!state.params.count(b.name)) state.params[b.name] = {0.0f};
       state.momenta[b.name].assign(state.params[b.name].size(), 0.0f);
     }
     state.loss_scale = scaling ? hyper.scale : 1.0;
@@ -427,9 +458,21 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     WriteFloats(*step, b.in, v.data(), v.size());
     WriteFloats(*step, b.m_in, m.data(), m.size());
   }
+  for (const Binding& b : running) {
+    const std::vector<float>& v = state.params[b.name];
+    if (v.size() * 4 != step->input(b.in).size()) {
+      return absl::InvalidArgumentError(
+          StrCat("the state's statistics '", b.name, "' do not fit the model"));
+    }
+    WriteFloats(*step, b.in, v.data(), v.size());
+  }
   // Dropout's random numbers: one stream per step, keyed by the seed.
   step->SetRandomState(hyper.seed, static_cast<uint64_t>(state.step));
   auto read_back = [&]() {
+    for (const Binding& b : running) {
+      std::memcpy(state.params[b.name].data(), step->input(b.in).data(),
+                  step->input(b.in).size());
+    }
     for (const Binding& b : bindings) {
       std::memcpy(state.params[b.name].data(), step->input(b.in).data(),
                   step->input(b.in).size());
@@ -481,6 +524,10 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
                     step->input(b.m_in).size());
       }
       if (finite) {
+        for (const Binding& b : running) {
+          std::memcpy(step->input(b.in).data(), step->output(b.out).data(),
+                      step->input(b.in).size());
+        }
         epoch_loss += ReadScalar(*step, loss_out) * rows;
         epoch_rows += rows;
         state.clip_mu = ReadScalar(*step, mu_out);

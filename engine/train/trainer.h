@@ -86,6 +86,14 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
                                       const std::string& declared_loss,
                                       Decision* decision);
 
+// Every output's spec, in the DAG's order: its loss (ChooseLoss, with the
+// output's alpha, gamma and delta) and its fixed weight from lossWeights
+// ('auto', or one weight per output, comma-separated); each loss choice is
+// added to `decisions` when given.
+absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
+    const dag::Dag& dag, const Hyperparameters& hyper,
+    std::vector<Decision>* decisions);
+
 }  // namespace webnnm::train
 
 #endif  // WEBNNM_ENGINE_TRAIN_TRAINER_H_

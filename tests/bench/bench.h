@@ -2,9 +2,22 @@
 #ifndef WEBNNM_TESTS_BENCH_BENCH_H_
 #define WEBNNM_TESTS_BENCH_BENCH_H_
 
+#include <string>
+
 namespace webnnm::bench {
 
 int RunOps(int threads);  // bench_ops.cc
+
+struct TrainBenchOptions {
+  std::string fashion = "/usr/share/datasets/fashion-mnist";
+  std::string iris;            // configs/datasets/iris.csv
+  std::string models;          // configs/models
+  std::string pytorch_script;  // tests/bench/train_pytorch.py
+  int iris_steps = 20000;
+  bool pytorch = true;
+  std::string only;  // one workload: mlp784 or iris
+};
+int RunTrain(const TrainBenchOptions& options);  // bench_train.cc
 
 }  // namespace webnnm::bench
 

@@ -1,6 +1,7 @@
 // webnnm-bench: performance measurements as JSON lines (never assertions).
 //
 //   webnnm-bench ops [--threads N]   our executables next to direct oneDNN
+//   webnnm-bench train               training throughput next to PyTorch
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -12,11 +13,36 @@ int main(int argc, char** argv) {
   CLI::App app{"webnnm-bench: performance measurements as JSON lines"};
   app.require_subcommand(1);
   int threads = 1;
-  app.add_option("--threads", threads, "Compute threads")
+  app.add_option("--threads", threads, "Compute threads (ops)")
       ->check(CLI::Range(1, 256));
   CLI::App* ops = app.add_subcommand(
       "ops", "Operations on our executables next to oneDNN called directly");
   ops->fallthrough();
+
+  webnnm::bench::TrainBenchOptions train_options;
+  train_options.iris = WEBNNM_SOURCE_DIR "/configs/datasets/iris.csv";
+  train_options.models = WEBNNM_SOURCE_DIR "/configs/models";
+  train_options.pytorch_script =
+      WEBNNM_SOURCE_DIR "/tests/bench/train_pytorch.py";
+  CLI::App* train = app.add_subcommand(
+      "train",
+      "Training throughput (784 MLP on Fashion-MNIST, iris) next to PyTorch, "
+      "one thread each");
+  train->add_option("--fashion", train_options.fashion,
+                    "The Fashion-MNIST IDX directory");
+  train->add_option("--iris", train_options.iris, "iris.csv");
+  train->add_option("--models", train_options.models,
+                    "The folder of fashion-mlp.wnm and iris.wnm");
+  train
+      ->add_option("--iris-steps", train_options.iris_steps,
+                   "Training steps on iris (rounded to whole epochs)")
+      ->check(CLI::Range(10, 100000000));
+  train->add_option("--pytorch-script", train_options.pytorch_script,
+                    "The PyTorch side");
+  train->add_option("--only", train_options.only, "One workload")
+      ->check(CLI::IsMember({"mlp784", "iris"}));
+  bool no_pytorch = false;
+  train->add_flag("--no-pytorch", no_pytorch, "Measure WebNNM only");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -25,7 +51,14 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
-  webnnm::backends::cpu::ConfigureThreads(threads);
-  if (*ops) return webnnm::bench::RunOps(threads);
+  if (*ops) {
+    webnnm::backends::cpu::ConfigureThreads(threads);
+    return webnnm::bench::RunOps(threads);
+  }
+  if (*train) {
+    webnnm::backends::cpu::ConfigureThreads(1);
+    train_options.pytorch = !no_pytorch;
+    return webnnm::bench::RunTrain(train_options);
+  }
   return 2;
 }

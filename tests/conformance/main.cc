@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   bool verbose = false, gradients = false;
   int threads = 1;
   bool reference_kernels = false;
+  webnnm::backends::CompileOptions options;
   std::vector<std::string> files;
   app.add_option("--backend", backend_name, "Backend to run: cpu");
   app.add_option("--filter", filter, "Only cases whose name contains this");
@@ -141,6 +142,10 @@ int main(int argc, char** argv) {
   app.add_flag("--reference-kernels", reference_kernels,
                "Use the backend's plain kernels wherever it also has "
                "optimized ones");
+  app.add_option("--library-minimum-elements", options.library_minimum_elements,
+                 "Operations smaller than this run on the plain kernels "
+                 "(0: the optimized library at every size)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("FILE", files, "Conformance JSON files");
   try {
     app.parse(argc, argv);
@@ -160,7 +165,6 @@ int main(int argc, char** argv) {
     std::cerr << "webnnm-conformance: " << backend.status().message() << "\n";
     return 2;
   }
-  webnnm::backends::CompileOptions options;
   options.threads = threads;
   options.reference_kernels = reference_kernels;
   Counts counts;

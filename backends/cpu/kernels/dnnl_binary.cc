@@ -38,7 +38,7 @@ std::optional<dnnl::algorithm> AlgorithmOf(ir::OpKind kind) {
 
 std::unique_ptr<Kernel> TryDnnlBinary(const KernelIO& io) {
   const ir::TensorType& y = *io.out_types[0];
-  if (!io.context.use_dnnl() || !ir::IsFloat(y.dtype)) return nullptr;
+  if (!UseDnnlFor(io) || !ir::IsFloat(y.dtype)) return nullptr;
   const int64_t n = ElementCount(y.shape);
   if (n == 0) return nullptr;
   const bool prelu = io.node.op->kind == ir::OpKind::kPrelu;

@@ -11,7 +11,7 @@ namespace webnnm::backends::cpu {
 std::unique_ptr<Kernel> TryDnnlConcat(const KernelIO& io) {
   const ir::TensorType& y = *io.out_types[0];
   const int axis = static_cast<int>(io.attrs().GetInt("axis", 0));
-  if (!io.context.use_dnnl() || axis < 0 || axis >= y.rank()) return nullptr;
+  if (!UseDnnlFor(io) || axis < 0 || axis >= y.rank()) return nullptr;
   const int64_t size = ir::RuntimeElementSize(y.dtype);
   const int64_t outer = Outer(y.shape, axis);
   if (outer == 0) return nullptr;

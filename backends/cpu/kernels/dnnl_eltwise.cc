@@ -67,7 +67,7 @@ bool AppendEltwisePostOp(const ir::Node& node, dnnl::post_ops& ops) {
 
 std::unique_ptr<Kernel> TryDnnlEltwise(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
-  if (!io.context.use_dnnl() || !ir::IsFloat(x.dtype)) return nullptr;
+  if (!UseDnnlFor(io) || !ir::IsFloat(x.dtype)) return nullptr;
   std::optional<Eltwise> e = EltwiseOf(io.node);
   if (!e) return nullptr;
   const int64_t n = ElementCount(x.shape);

@@ -46,6 +46,7 @@ Ran RunOnce(const std::string& op, const Operands& operands,
             const ir::Attrs& attrs, bool reference) {
   std::vector<std::string> implementations;
   RunOptions options{.reference_kernels = reference,
+                     .library_minimum_elements = 0,
                      .implementations = &implementations};
   auto results = testing::RunOp(op, operands, attrs, options);
   EXPECT_TRUE(results.ok()) << op << ": " << results.status();

@@ -90,7 +90,7 @@ std::unique_ptr<Kernel> LayerNorm(const KernelIO& io) {
 
 std::unique_ptr<Kernel> TryDnnlNormalization(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
-  if (!io.context.use_dnnl() || !ir::IsFloat(x.dtype) || x.rank() == 0 ||
+  if (!UseDnnlFor(io) || !ir::IsFloat(x.dtype) || x.rank() == 0 ||
       ElementCount(x.shape) == 0) {
     return nullptr;
   }

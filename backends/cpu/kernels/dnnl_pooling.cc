@@ -30,7 +30,7 @@ bool EveryWindowTouchesInput(int64_t in, int64_t out, int64_t window,
 std::unique_ptr<Kernel> TryDnnlPooling(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
   const ir::TensorType& y = *io.out_types[0];
-  if (!io.context.use_dnnl() || !ir::IsFloat(x.dtype) ||
+  if (!UseDnnlFor(io) || !ir::IsFloat(x.dtype) ||
       io.node.op->kind != ir::OpKind::kAveragePool2d || x.rank() != 4) {
     return nullptr;
   }

@@ -44,7 +44,7 @@ std::optional<Reduction> ReductionOf(ir::OpKind kind) {
 
 std::unique_ptr<Kernel> TryDnnlReduction(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
-  if (!io.context.use_dnnl() || !ir::IsFloat(x.dtype)) return nullptr;
+  if (!UseDnnlFor(io) || !ir::IsFloat(x.dtype)) return nullptr;
   std::optional<Reduction> r = ReductionOf(io.node.op->kind);
   if (!r || x.shape.empty()) return nullptr;
   const int64_t n = ElementCount(x.shape);

@@ -12,7 +12,7 @@ namespace webnnm::backends::cpu {
 std::unique_ptr<Kernel> TryDnnlTranspose(const KernelIO& io,
                                          const std::vector<int64_t>& src) {
   const ir::TensorType& y = *io.out_types[0];
-  if (!io.context.use_dnnl() || y.rank() == 0 || ElementCount(y.shape) == 0) {
+  if (!UseDnnlFor(io) || y.rank() == 0 || ElementCount(y.shape) == 0) {
     return nullptr;
   }
   dnnl::memory::data_type type;

@@ -14,7 +14,7 @@ std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
   const ir::TensorType& y = *io.out_types[0];
   const ir::Attrs& a = io.attrs();
-  if (!io.context.use_dnnl() || !ir::IsFloat(x.dtype) || x.rank() != 4 ||
+  if (!UseDnnlFor(io) || !ir::IsFloat(x.dtype) || x.rank() != 4 ||
       y.rank() != 4 || a.GetString("mode", "nearest-neighbor") != "linear") {
     return nullptr;
   }

@@ -148,7 +148,7 @@ dnnl::primitive_desc MakeDesc(const RnnShape& shape, dnnl::rnn_direction dir,
 
 std::unique_ptr<Kernel> TryDnnlRecurrent(const KernelIO& io) {
   const ir::OpKind kind = io.node.op->kind;
-  if (!io.context.use_dnnl() ||
+  if (!UseDnnlFor(io) ||
       (kind != ir::OpKind::kLstm && kind != ir::OpKind::kGru)) {
     return nullptr;
   }

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "backends/cpu/kernels/shape_util.h"
+
 namespace webnnm::backends::cpu {
 
 dnnl::memory::desc PlainDesc(const DnnlDims& dims) {
@@ -79,6 +81,16 @@ void DnnlKernel::SetPrimitive(const dnnl::primitive_desc_base& pd) {
   address = (address + kAlign - 1) / kAlign * kAlign;
   args_[DNNL_ARG_SCRATCHPAD] =
       dnnl::memory(desc, context_.engine(), reinterpret_cast<void*>(address));
+}
+
+bool UseDnnlFor(const KernelIO& io) {
+  int64_t largest = 0;
+  for (const auto* types : {&io.in_types, &io.out_types}) {
+    for (const ir::TensorType* t : *types) {
+      if (t) largest = std::max(largest, ElementCount(t->shape));
+    }
+  }
+  return io.context.use_dnnl(largest);
 }
 
 absl::Status DnnlKernel::Run() {

@@ -55,6 +55,10 @@ class F32Staging {
 // on 64x128: 9.1 us on two threads, 3.3 us on one).
 inline constexpr int64_t kParallelElements = 65536;
 
+// Whether the node's oneDNN kernel is wanted: oneDNN allowed, and the
+// node's largest tensor big enough (CpuContext::use_dnnl(elements)).
+bool UseDnnlFor(const KernelIO& io);
+
 class DnnlKernel : public Kernel {
  public:
   DnnlKernel(CpuContext& context, const char* what)

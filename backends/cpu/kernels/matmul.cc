@@ -2,7 +2,10 @@
 // executed on our buffers). Batch dimensions broadcast as oneDNN does: the
 // operands are brought to the same rank with leading 1s. gemm folds alpha
 // into the primitive's output scale and beta * C into a sum post-operation
-// over the result, which starts as C broadcast.
+// over the result, which starts as C broadcast. A float32 matmul with fewer
+// multiply-adds than CompileOptions::library_minimum_elements (and nothing
+// fused) runs on a plain loop instead: at such sizes oneDNN's per-call
+// overhead costs more than the arithmetic.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -107,6 +110,89 @@ class MatmulKernel : public Kernel {
   std::unique_ptr<BroadcastPlan> plan_;
 };
 
+// y[b] = a[b] x b[b] for tiny float32 operands of rank >= 2, batch
+// dimensions broadcast; sums in double, rounded once.
+class SmallMatmulKernel : public Kernel {
+ public:
+  SmallMatmulKernel(const ir::TensorType& a, const ir::TensorType& b,
+                    const ir::TensorType& y, const std::byte* a_data,
+                    const std::byte* b_data, std::byte* y_data)
+      : a_(reinterpret_cast<const float*>(a_data)),
+        b_(reinterpret_cast<const float*>(b_data)),
+        y_(reinterpret_cast<float*>(y_data)) {
+    const size_t rank = y.shape.size();
+    m_ = y.shape[rank - 2];
+    n_ = y.shape[rank - 1];
+    k_ = a.shape[a.shape.size() - 1];
+    // The offset of each batch's matrices in a and b.
+    std::vector<int64_t> batch(y.shape.begin(), y.shape.end() - 2);
+    int64_t batches = ElementCount(batch);
+    auto strides = [&](const ir::TensorType& t) {
+      // Batch strides of t (in matrices), aligned right, 0 where broadcast.
+      std::vector<int64_t> s(batch.size(), 0);
+      int64_t stride = 1;
+      size_t t_batch = t.shape.size() - 2;
+      for (size_t i = 0; i < t_batch; ++i) {
+        size_t d = t_batch - 1 - i, out = batch.size() - 1 - i;
+        if (t.shape[d] != 1) s[out] = stride;
+        stride *= t.shape[d];
+      }
+      return s;
+    };
+    std::vector<int64_t> sa = strides(a), sb = strides(b);
+    for (int64_t i = 0; i < batches; ++i) {
+      int64_t rest = i, oa = 0, ob = 0;
+      for (size_t d = batch.size(); d-- > 0;) {
+        int64_t coordinate = rest % batch[d];
+        rest /= batch[d];
+        oa += coordinate * sa[d];
+        ob += coordinate * sb[d];
+      }
+      offsets_.push_back({oa * m_ * k_, ob * k_ * n_});
+    }
+  }
+
+  absl::Status Run() override {
+    float* y = y_;
+    for (const auto& [oa, ob] : offsets_) {
+      const float* a = a_ + oa;
+      const float* b = b_ + ob;
+      for (int64_t i = 0; i < m_; ++i) {
+        for (int64_t j = 0; j < n_; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k_; ++p) {
+            sum += static_cast<double>(a[i * k_ + p]) * b[p * n_ + j];
+          }
+          *y++ = static_cast<float>(sum);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const float* a_;
+  const float* b_;
+  float* y_;
+  int64_t m_ = 0, n_ = 0, k_ = 0;
+  std::vector<std::pair<int64_t, int64_t>> offsets_;
+};
+
+// Whether a matmul is small enough for SmallMatmulKernel (fused operations
+// aside).
+bool SmallMatmul(const KernelIO& io) {
+  const ir::TensorType& a = *io.in_types[0];
+  const ir::TensorType& b = *io.in_types[1];
+  const ir::TensorType& y = *io.out_types[0];
+  if (a.dtype != ir::DType::kFloat32 || b.dtype != ir::DType::kFloat32 ||
+      y.dtype != ir::DType::kFloat32 || a.shape.size() < 2 ||
+      b.shape.size() < 2 || y.shape.size() < 2) {
+    return false;
+  }
+  int64_t k = a.shape.back();
+  return ElementCount(y.shape) * k < io.context.dnnl_minimum_elements();
+}
+
 F32Staging Stage(const ir::TensorType& type, const std::byte* buffer) {
   return F32Staging(type.dtype, const_cast<std::byte*>(buffer),
                     ElementCount(type.shape));
@@ -124,6 +210,11 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
   const ir::TensorType& a = *io.in_types[0];
   const ir::TensorType& b = *io.in_types[1];
   const ir::TensorType& y = *io.out_types[0];
+  if (SmallMatmul(io)) {
+    if (!io.fused.empty()) return nullptr;  // unfused, it runs on the loop
+    return std::make_unique<SmallMatmulKernel>(a, b, y, io.in[0], io.in[1],
+                                               io.out[0]);
+  }
   size_t rank = y.shape.size();
   auto kernel = std::make_unique<MatmulKernel>(
       io.context, Stage(a, io.in[0]), Stage(b, io.in[1]), Stage(y, io.out[0]));

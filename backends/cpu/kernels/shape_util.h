@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+
 namespace webnnm::backends::cpu {
 
 int64_t ElementCount(const std::vector<int64_t>& shape);
@@ -38,18 +40,20 @@ class BroadcastPlan {
 
   template <typename F>
   void ForEachRow(F&& f) const {
+    // Inline storage: no allocation per run for the usual ranks.
+    using Small = absl::InlinedVector<int64_t, 8>;
     const size_t k = strides_.size();
-    std::vector<int64_t> offsets(k, 0);
+    Small offsets(k, 0);
     if (count_ == 0) return;
     if (shape_.empty()) {
-      std::vector<int64_t> inner(k, 0);
+      Small inner(k, 0);
       f(offsets.data(), 1, inner.data());
       return;
     }
     const int last = static_cast<int>(shape_.size()) - 1;
-    std::vector<int64_t> inner(k);
+    Small inner(k);
     for (size_t j = 0; j < k; ++j) inner[j] = strides_[j][last];
-    std::vector<int64_t> index(shape_.size(), 0);
+    Small index(shape_.size(), 0);
     const int64_t rows = count_ / shape_[last];
     for (int64_t r = 0; r < rows; ++r) {
       f(offsets.data(), shape_[last], inner.data());

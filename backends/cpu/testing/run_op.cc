@@ -143,6 +143,7 @@ absl::StatusOr<std::vector<Tensor>> RunOp(
   if (!backend.ok()) return backend.status();
   CompileOptions compile;
   compile.reference_kernels = options.reference_kernels;
+  compile.library_minimum_elements = options.library_minimum_elements;
   absl::StatusOr<std::unique_ptr<Executable>> exe =
       (*backend)->Compile(graph, compile);
   if (!exe.ok()) return exe.status();

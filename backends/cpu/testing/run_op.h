@@ -42,6 +42,9 @@ std::vector<double> Decode(ir::DType dtype, const std::byte* bytes,
 struct RunOptions {
   bool constants = false;          // operands as constants rather than inputs
   bool reference_kernels = false;  // CompileOptions::reference_kernels
+  // CompileOptions::library_minimum_elements (tests of the oneDNN kernels
+  // set 0: oneDNN at every size).
+  int64_t library_minimum_elements = 4096;
   // When set, receives Executable::implementations().
   std::vector<std::string>* implementations = nullptr;
 };

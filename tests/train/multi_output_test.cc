@@ -1,0 +1,175 @@
+// A model with two outputs (a class and a score from a shared layer)
+// trains on a dataset with targets for each: with lossWeights 'auto' the
+// expert system learns uncertainty weights s_i, which move from 0 and weigh
+// the outputs' losses; fixed lossWeights are parsed and checked.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/check.h"
+#include "engine/train/checkpoint.h"
+#include "engine/train/trainer.h"
+
+namespace webnnm::train {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kTwoTasks[] = R"(
+model:name two-tasks;
+x:input shape=[4];
+label:output shape=[3];
+label:loss CCE;
+label:layers
+    dense(x, shape=[16], activation=relu, name=shared),
+    dense(shape=[3], activation=softmax);
+score:output shape=[1];
+score:loss MSE;
+score:layers
+    dense(shared, shape=[1], activation=identity);
+dense:layers
+    matmul(w),
+    add(b),
+    activation();
+)";
+
+// Blobs by class, and a score that is a linear function of the features.
+Dataset TwoTaskData() {
+  std::vector<float> features, labels, scores;
+  uint32_t state = 99;
+  auto uniform = [&]() {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) / 16777216.0f - 0.5f;
+  };
+  for (int i = 0; i < 300; ++i) {
+    int c = i % 3;
+    float f[4];
+    for (int j = 0; j < 4; ++j) {
+      f[j] = (j == c ? 1.5f : 0.0f) + uniform();
+      features.push_back(f[j]);
+    }
+    labels.push_back(static_cast<float>(c));
+    scores.push_back(0.8f * f[0] - 0.5f * f[3] + 0.05f * uniform());
+  }
+  Dataset d =
+      Dataset::Make("two", 4, features, 1, labels, true, {"a", "b", "c"});
+  d.SetFirstOutput("label");
+  EXPECT_TRUE(d.AddTargets({.output = "score",
+                            .width = 1,
+                            .classification = false,
+                            .values = scores})
+                  .ok());
+  EXPECT_TRUE(d.Split(60, 20, 20, 2).ok());
+  return d;
+}
+
+Hyperparameters Quick() {
+  Hyperparameters h;
+  h.epochs = 40;
+  h.seeds = 3;
+  h.batch_size = 16;
+  h.optimizer = "sgdm";
+  h.lr = 0.05;
+  return h;
+}
+
+TEST(MultiOutput, TrainsWithLearnedUncertaintyWeights) {
+  CheckResult check = CheckModel("two.wnm", kTwoTasks);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  Dataset data = TwoTaskData();
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r = Train(*check.dag, data, Quick(), **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  bool decided = false;
+  for (const Decision& d : r->decisions) {
+    decided |= d.what == "learned uncertainty loss weights";
+  }
+  EXPECT_TRUE(decided);
+  // The weights s_i were trained: they moved from their start at 0, and
+  // stay within their bounds.
+  const Params& p = r->state.best;
+  ASSERT_TRUE(p.count("uncertainty:label") && p.count("uncertainty:score"));
+  for (const char* name : {"uncertainty:label", "uncertainty:score"}) {
+    EXPECT_NE(p.at(name)[0], 0.0f) << name;
+    EXPECT_GE(p.at(name)[0], kUncertaintyMin) << name;
+    EXPECT_LE(p.at(name)[0], kUncertaintyMax) << name;
+  }
+  // Both tasks learned.
+  ASSERT_EQ(r->test.outputs.size(), 2u);
+  const OutputScore& label = r->test.outputs.at("label");
+  const OutputScore& score = r->test.outputs.at("score");
+  ASSERT_TRUE(label.accuracy.has_value());
+  EXPECT_GE(*label.accuracy, 0.9);
+  EXPECT_FALSE(score.accuracy.has_value());
+  EXPECT_LT(score.loss, 0.05);  // the scores' variance is about 0.4
+  // The total is the training objective: e^(-s)/2 · L + s/2 per output.
+  const double s_label = p.at("uncertainty:label")[0];
+  const double s_score = p.at("uncertainty:score")[0];
+  double total = std::exp(-s_label) / 2 * label.loss + s_label / 2 +
+                 std::exp(-s_score) / 2 * score.loss + s_score / 2;
+  EXPECT_NEAR(r->test.loss, total, 1e-6 * std::max(1.0, total));
+  // A snapshot of it fits the model, uncertainty weights included.
+  ModelSnapshot s;
+  s.state = r->state;
+  EXPECT_TRUE(CheckSnapshotFits(s, *check.dag).ok());
+}
+
+TEST(MultiOutput, FixedLossWeightsAreParsedAndChecked) {
+  CheckResult check = CheckModel("two.wnm", kTwoTasks);
+  ASSERT_TRUE(check.ok);
+  Hyperparameters h = Quick();
+  h.loss_weights = "0.7,0.3";
+  absl::StatusOr<std::vector<OutputSpec>> specs =
+      OutputSpecs(*check.dag, h, nullptr);
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  ASSERT_EQ(specs->size(), 2u);
+  EXPECT_EQ((*specs)[0].weight, 0.7);
+  EXPECT_EQ((*specs)[1].weight, 0.3);
+  Dataset data = TwoTaskData();
+  auto backend = backends::CreateBackend("cpu");
+  h.epochs = 5;
+  absl::StatusOr<TrainResult> r = Train(*check.dag, data, h, **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->state.params.count("uncertainty:label"));
+  EXPECT_NEAR(r->test.loss,
+              0.7 * r->test.outputs.at("label").loss +
+                  0.3 * r->test.outputs.at("score").loss,
+              1e-9);
+  h.loss_weights = "1";
+  EXPECT_THAT(
+      std::string(OutputSpecs(*check.dag, h, nullptr).status().message()),
+      HasSubstr("1 weights for 2 outputs"));
+  h.loss_weights = "a,b";
+  EXPECT_FALSE(OutputSpecs(*check.dag, h, nullptr).ok());
+}
+
+TEST(MultiOutput, EveryOutputNeedsItsTargets) {
+  CheckResult check = CheckModel("two.wnm", kTwoTasks);
+  ASSERT_TRUE(check.ok);
+  Dataset one =
+      Dataset::Make("one", 4, std::vector<float>(40, 0.5f), 1,
+                    std::vector<float>(10, 1.0f), true, {"a", "b", "c"});
+  ASSERT_TRUE(one.Split(60, 20, 20, 1).ok());
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r = Train(*check.dag, one, Quick(), **backend);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("no targets for the output"));
+  one.SetFirstOutput("label");
+  EXPECT_FALSE(one.AddTargets({.output = "score", .values = {1, 2}}).ok());
+  EXPECT_FALSE(one.AddTargets({.output = "label",
+                               .values = std::vector<float>(10, 0.0f)})
+                   .ok());
+  EXPECT_THAT(std::string(one.AddTargets({.output = "c",
+                                          .classification = true,
+                                          .classes = {"x", "y"},
+                                          .values = std::vector<float>(10, 2)})
+                              .message()),
+              HasSubstr("not a class index"));
+}
+
+}  // namespace
+}  // namespace webnnm::train

@@ -1,6 +1,7 @@
 // Element-wise operations with broadcasting operands: arithmetic (integers
 // wrap around), comparisons and logic (uint8 results), prelu and where.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "backends/cpu/element.h"
@@ -188,6 +189,22 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
     const T* t = reinterpret_cast<const T*>(io.in[1]);
     const T* f = reinterpret_cast<const T*>(io.in[2]);
     T* y = reinterpret_cast<T*>(io.out[0]);
+    const int64_t count = ElementCount(out);
+    const bool full =
+        io.in_types[1]->shape == out && io.in_types[2]->shape == out;
+    if (full && ElementCount(io.in_types[0]->shape) == 1) {
+      // One condition for every element (a training step's "apply the
+      // update?"): a copy of one side.
+      return MakeFunctionKernel([=] {
+        const T* from = c[0] ? t : f;
+        if (from != y) std::memmove(y, from, count * sizeof(T));
+      });
+    }
+    if (full && io.in_types[0]->shape == out) {
+      return MakeFunctionKernel([=] {  // contiguous: vectorizable
+        for (int64_t i = 0; i < count; ++i) y[i] = c[i] ? t[i] : f[i];
+      });
+    }
     return MakeFunctionKernel([=] {
       plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
         for (int64_t i = 0; i < n; ++i) {

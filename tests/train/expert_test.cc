@@ -1,5 +1,7 @@
 // The expert system's profile and decisions on small models.
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -136,6 +138,57 @@ TEST(Advise, SeveralOutputsGetUncertaintyWeights) {
   Advice a = Advise(dag, Profile(dag), Hyperparameters{}, Cce(), 1.0);
   EXPECT_TRUE(a.uncertainty_weights);
   EXPECT_TRUE(Decided(a, "uncertainty"));
+}
+
+}  // namespace
+}  // namespace webnnm::train
+
+namespace webnnm::train {
+namespace {
+
+// End to end: the deep normalizer-free model trains with the AGC the
+// expert system chose, and learns.
+TEST(Advise, ADeepNormalizerFreeModelTrainsWithAgc) {
+  dag::Dag dag = Build(Deep(17, 8));
+  std::vector<float> features, labels;
+  uint32_t state = 3;
+  auto uniform = [&]() {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) / 16777216.0f - 0.5f;
+  };
+  for (int i = 0; i < 200; ++i) {
+    int c = i % 2;
+    for (int f = 0; f < 8; ++f) {
+      features.push_back((f % 2 == c ? 1.0f : -1.0f) + uniform());
+    }
+    labels.push_back(static_cast<float>(c));
+  }
+  Dataset data = Dataset::Make("pm", 8, features, 1, labels, true, {"a", "b"});
+  ASSERT_TRUE(data.Split(60, 20, 20, 1).ok());
+  Hyperparameters h;
+  h.epochs = 20;
+  h.seeds = 5;
+  h.batch_size = 16;
+  h.optimizer = "sgdm";
+  h.lr = 0.05;
+  std::vector<double> losses;
+  TrainCallbacks callbacks;
+  callbacks.epoch = [&](const EpochReport& r) {
+    losses.push_back(r.train_loss);
+  };
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r = Train(dag, data, h, **backend, callbacks);
+  ASSERT_TRUE(r.ok()) << r.status();
+  bool agc = false;
+  for (const Decision& d : r->decisions) {
+    agc |= d.what.find("gradient clipping AGC") != std::string::npos;
+  }
+  EXPECT_TRUE(agc);
+  EXPECT_EQ(r->state.hyper.gradient_clipping, "agc");
+  for (double loss : losses) EXPECT_TRUE(std::isfinite(loss));
+  EXPECT_LT(losses.back(), losses.front());
+  ASSERT_TRUE(r->test.accuracy.has_value());
+  EXPECT_GE(*r->test.accuracy, 0.9);
 }
 
 }  // namespace

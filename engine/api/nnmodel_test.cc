@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/train/synthetic_data.h"
+
 namespace webnnm {
 namespace {
 
@@ -99,20 +101,7 @@ dense:layers
 )";
 
 TEST(NNModel, TrainsAndTestsOnItsDataset) {
-  std::vector<float> features, labels;
-  uint32_t state = 5;
-  auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return (state >> 8) / 16777216.0f - 0.5f;
-  };
-  for (int i = 0; i < 150; ++i) {
-    for (int f = 0; f < 4; ++f) {
-      features.push_back((f == i % 3 ? 1.5f : 0.0f) + uniform());
-    }
-    labels.push_back(static_cast<float>(i % 3));
-  }
-  train::Dataset data = train::Dataset::Make("blobs", 4, features, 1, labels,
-                                             true, {"a", "b", "c"});
+  train::Dataset data = train::testing::Blobs(150, 4, 3, 5);
   ASSERT_TRUE(data.Split(60, 20, 20, 1).ok());
   auto model = NNModel::Create({.source = kIris, .dataset = &data});
   ASSERT_TRUE(model.ok()) << model.status();

@@ -8,6 +8,7 @@
 
 #include "engine/check.h"
 #include "engine/train/expert.h"
+#include "tests/train/synthetic_data.h"
 
 namespace webnnm::train {
 namespace {
@@ -150,20 +151,7 @@ namespace {
 // expert system chose, and learns.
 TEST(Advise, ADeepNormalizerFreeModelTrainsWithAgc) {
   dag::Dag dag = Build(Deep(17, 8));
-  std::vector<float> features, labels;
-  uint32_t state = 3;
-  auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return (state >> 8) / 16777216.0f - 0.5f;
-  };
-  for (int i = 0; i < 200; ++i) {
-    int c = i % 2;
-    for (int f = 0; f < 8; ++f) {
-      features.push_back((f % 2 == c ? 1.0f : -1.0f) + uniform());
-    }
-    labels.push_back(static_cast<float>(c));
-  }
-  Dataset data = Dataset::Make("pm", 8, features, 1, labels, true, {"a", "b"});
+  Dataset data = testing::Blobs(200, 8, 2, 3);
   ASSERT_TRUE(data.Split(60, 20, 20, 1).ok());
   Hyperparameters h;
   h.epochs = 20;

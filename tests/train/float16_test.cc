@@ -10,6 +10,7 @@
 #include "engine/base/float16.h"
 #include "engine/check.h"
 #include "engine/train/trainer.h"
+#include "tests/train/synthetic_data.h"
 
 namespace webnnm::train {
 namespace {
@@ -29,21 +30,7 @@ dense:layers
 )";
 
 Dataset Blobs() {
-  std::vector<float> features, labels;
-  uint32_t state = 777;
-  auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return (state >> 8) / 16777216.0f - 0.5f;
-  };
-  for (int i = 0; i < 300; ++i) {
-    int c = i % 3;
-    for (int f = 0; f < 4; ++f) {
-      features.push_back((f == c ? 1.5f : 0.0f) + uniform());
-    }
-    labels.push_back(static_cast<float>(c));
-  }
-  Dataset d =
-      Dataset::Make("blobs", 4, features, 1, labels, true, {"a", "b", "c"});
+  Dataset d = testing::Blobs(300, 4, 3, 777);
   EXPECT_TRUE(d.Split(60, 20, 20, 5).ok());
   return d;
 }

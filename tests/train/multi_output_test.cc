@@ -12,6 +12,7 @@
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
 #include "engine/train/trainer.h"
+#include "tests/train/synthetic_data.h"
 
 namespace webnnm::train {
 namespace {
@@ -38,24 +39,13 @@ dense:layers
 
 // Blobs by class, and a score that is a linear function of the features.
 Dataset TwoTaskData() {
-  std::vector<float> features, labels, scores;
-  uint32_t state = 99;
-  auto uniform = [&]() {
-    state = state * 1664525u + 1013904223u;
-    return (state >> 8) / 16777216.0f - 0.5f;
-  };
-  for (int i = 0; i < 300; ++i) {
-    int c = i % 3;
-    float f[4];
-    for (int j = 0; j < 4; ++j) {
-      f[j] = (j == c ? 1.5f : 0.0f) + uniform();
-      features.push_back(f[j]);
-    }
-    labels.push_back(static_cast<float>(c));
-    scores.push_back(0.8f * f[0] - 0.5f * f[3] + 0.05f * uniform());
+  Dataset d = testing::Blobs(300, 4, 3, 99);
+  testing::Noise noise(7);
+  std::vector<float> scores;
+  for (int64_t i = 0; i < d.count(); ++i) {
+    const float* f = d.features(i);
+    scores.push_back(0.8f * f[0] - 0.5f * f[3] + 0.05f * noise());
   }
-  Dataset d =
-      Dataset::Make("two", 4, features, 1, labels, true, {"a", "b", "c"});
   d.SetFirstOutput("label");
   EXPECT_TRUE(d.AddTargets({.output = "score",
                             .width = 1,

@@ -14,6 +14,7 @@
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
 #include "engine/train/init.h"
+#include "engine/train/step_runner.h"
 
 namespace webnnm::train {
 namespace {
@@ -374,59 +375,11 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   }
   const bool scaling = hyper.gradient_scaling == "on";
 
-  ASSIGN_OR_RETURN(ir::Graph step_graph, BuildTrainingGraph(dag, config));
-  backends::CompileOptions options;
-  options.threads = hyper.threads;
-  ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> step,
-                   backend.Compile(step_graph, options));
+  ASSIGN_OR_RETURN(StepRunner step,
+                   StepRunner::Make(dag, data, config, hyper.threads, backend));
   ASSIGN_OR_RETURN(Evaluator eval,
                    Evaluator::Make(dag, data, specs, hyper.batch_size,
                                    hyper.threads, backend));
-  Feeder feeder(dag, data, specs, hyper.batch_size);
-  RETURN_IF_ERROR(feeder.Bind(*step));
-
-  // Parameter and momentum bindings.
-  struct Binding {
-    std::string name;
-    int in = -1, out = -1, m_in = -1, m_out = -1;
-  };
-  std::vector<Binding> bindings;
-  std::vector<std::string> trained;
-  for (const auto& [name, id] : TrainableParameters(dag)) {
-    trained.push_back(name);
-  }
-  if (uncertainty) {
-    for (const OutputSpec& spec : specs) {
-      trained.push_back("uncertainty:" + spec.name);
-    }
-  }
-  for (const std::string& name : trained) {
-    Binding b{name, step->FindInput(name), step->FindOutput("new:" + name),
-              step->FindInput("momentum:" + name),
-              step->FindOutput("newMomentum:" + name)};
-    if (b.in < 0 || b.out < 0 || b.m_in < 0 || b.m_out < 0) {
-      return absl::InternalError(StrCat("the training graph lacks ", name));
-    }
-    bindings.push_back(b);
-  }
-  // Running statistics the step moves (batch normalization).
-  std::vector<Binding> running;
-  for (ir::NodeId id : dag.parameters) {
-    const ir::Node& node = dag.graph.node(id);
-    if (node.parameter.trainable) continue;
-    Binding b{node.name, step->FindInput(node.name),
-              step->FindOutput("new:" + node.name)};
-    if (b.in >= 0 && b.out >= 0) running.push_back(b);
-  }
-  int lr_in = step->FindInput("lr"), scale_in = step->FindInput("scale");
-  int mu_in = step->FindInput("clipMu"),
-      sigma_in = step->FindInput("clipSigma");
-  int k_in = step->FindInput("clipK"), first_in = step->FindInput("clipFirst");
-  int loss_out = step->FindOutput("loss"),
-      finite_out = step->FindOutput("finite");
-  int mu_out = step->FindOutput("clipMu"),
-      sigma_out = step->FindOutput("clipSigma");
-
   if (!resume) {
     std::set<std::string> first_layer = FirstLayerWeights(dag);
     if (hyper.seeds > 1) {
@@ -439,47 +392,14 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
       state.params =
           InitialParameters(dag, hyper.seed, first_layer, init_scale);
     }
-    // Uncertainty weights start at s = 0 (weight 1/2 each).
-    for (const Binding& b : bindings) {
-      if (!state.params.count(b.name)) state.params[b.name] = {0.0f};
-      state.momenta[b.name].assign(state.params[b.name].size(), 0.0f);
+    // Uncertainty weights start at s = 0 (weight 1/2 each); momenta at 0.
+    for (const std::string& name : step.trained()) {
+      if (!state.params.count(name)) state.params[name] = {0.0f};
+      state.momenta[name].assign(state.params[name].size(), 0.0f);
     }
     state.loss_scale = scaling ? hyper.scale : 1.0;
   }
-  for (const Binding& b : bindings) {
-    const std::vector<float>& v = state.params[b.name];
-    const std::vector<float>& m = state.momenta[b.name];
-    if (v.size() * 4 != step->input(b.in).size() ||
-        m.size() * 4 != step->input(b.m_in).size()) {
-      return absl::InvalidArgumentError(
-          StrCat("the state's parameter or momentum '", b.name,
-                 "' does not fit the model"));
-    }
-    WriteFloats(*step, b.in, v.data(), v.size());
-    WriteFloats(*step, b.m_in, m.data(), m.size());
-  }
-  for (const Binding& b : running) {
-    const std::vector<float>& v = state.params[b.name];
-    if (v.size() * 4 != step->input(b.in).size()) {
-      return absl::InvalidArgumentError(
-          StrCat("the state's statistics '", b.name, "' do not fit the model"));
-    }
-    WriteFloats(*step, b.in, v.data(), v.size());
-  }
-  // Dropout's random numbers: one stream per step, keyed by the seed.
-  step->SetRandomState(hyper.seed, static_cast<uint64_t>(state.step));
-  auto read_back = [&]() {
-    for (const Binding& b : running) {
-      std::memcpy(state.params[b.name].data(), step->input(b.in).data(),
-                  step->input(b.in).size());
-    }
-    for (const Binding& b : bindings) {
-      std::memcpy(state.params[b.name].data(), step->input(b.in).data(),
-                  step->input(b.in).size());
-      std::memcpy(state.momenta[b.name].data(), step->input(b.m_in).data(),
-                  step->input(b.m_in).size());
-    }
-  };
+  RETURN_IF_ERROR(step.Load(state, hyper.seed));
 
   // The loop.
   const std::vector<int64_t>& train = data.subset(Subset::kTraining);
@@ -496,56 +416,25 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   bool stopped = state.since_best >= hyper.patience;
   while (!stopped && state.epoch < hyper.epochs) {
     const int epoch = state.epoch + 1;
-    std::vector<int64_t> order = EpochOrder(train, hyper.seed, epoch);
-    double epoch_loss = 0;
+    const std::vector<int64_t> order = EpochOrder(train, hyper.seed, epoch);
+    double epoch_loss = 0, lr = 0;
     int64_t epoch_rows = 0;
-    double lr = 0;
     Clock::time_point start = Clock::now();
-    for (int64_t s = 0; s < steps_per_epoch; ++s, ++state.step) {
-      int64_t begin = s * hyper.batch_size;
-      RETURN_IF_ERROR(feeder.Fill(*step, order, begin));
+    for (int64_t s = 0; s < steps_per_epoch; ++s) {
+      const int64_t begin = s * hyper.batch_size;
       lr = LearningRate(max_lr, state.step, warmup_steps, total_steps);
-      float scalars[6] = {static_cast<float>(lr),
-                          static_cast<float>(state.loss_scale),
-                          state.clip_mu,
-                          state.clip_sigma,
-                          state.step < 15 ? 4.0f : 2.0f,
-                          state.clip_first ? 1.0f : 0.0f};
-      int inputs[6] = {lr_in, scale_in, mu_in, sigma_in, k_in, first_in};
-      for (int i = 0; i < 6; ++i) WriteFloats(*step, inputs[i], &scalars[i], 1);
-      RETURN_IF_ERROR(step->Run());
-      bool finite = ReadScalar(*step, finite_out) > 0.5f;
-      int64_t rows = std::min<int64_t>(
+      ASSIGN_OR_RETURN(double loss, step.Step(order, begin, lr, scaling,
+                                              hyper.growth_interval, state));
+      if (std::isnan(loss)) continue;  // skipped: its gradients overflowed
+      const int64_t rows = std::min<int64_t>(
           hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
-      for (const Binding& b : bindings) {
-        std::memcpy(step->input(b.in).data(), step->output(b.out).data(),
-                    step->input(b.in).size());
-        std::memcpy(step->input(b.m_in).data(), step->output(b.m_out).data(),
-                    step->input(b.m_in).size());
-      }
-      if (finite) {
-        for (const Binding& b : running) {
-          std::memcpy(step->input(b.in).data(), step->output(b.out).data(),
-                      step->input(b.in).size());
-        }
-        epoch_loss += ReadScalar(*step, loss_out) * rows;
-        epoch_rows += rows;
-        state.clip_mu = ReadScalar(*step, mu_out);
-        state.clip_sigma = ReadScalar(*step, sigma_out);
-        state.clip_first = false;
-        if (scaling && ++state.clean_steps >= hyper.growth_interval) {
-          state.loss_scale *= 2;
-          state.clean_steps = 0;
-        }
-      } else if (scaling) {
-        state.loss_scale = std::max(1.0, state.loss_scale / 2);
-        state.clean_steps = 0;
-      }
+      epoch_loss += loss * rows;
+      epoch_rows += rows;
     }
     state.train_seconds += Seconds(Clock::now() - start);
     state.trained_samples += static_cast<int64_t>(order.size());
     state.epoch = epoch;
-    read_back();
+    step.Store(state);
     EpochReport report;
     report.epoch = epoch;
     report.epochs = hyper.epochs;

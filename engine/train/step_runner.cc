@@ -1,0 +1,150 @@
+#include "engine/train/step_runner.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::train {
+
+absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
+                                            const Dataset& data,
+                                            const StepConfig& config,
+                                            int threads,
+                                            backends::Backend& backend) {
+  ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, config));
+  backends::CompileOptions options;
+  options.threads = threads;
+  StepRunner r;
+  ASSIGN_OR_RETURN(r.exe_, backend.Compile(graph, options));
+  backends::Executable& exe = *r.exe_;
+  r.feeder_ = std::make_unique<Feeder>(dag, data, config.outputs, config.batch);
+  RETURN_IF_ERROR(r.feeder_->Bind(exe));
+  std::vector<std::string> names;
+  for (const auto& [name, id] : TrainableParameters(dag)) {
+    names.push_back(name);
+  }
+  if (config.uncertainty_weights) {
+    for (const OutputSpec& spec : config.outputs) {
+      names.push_back("uncertainty:" + spec.name);
+    }
+  }
+  for (const std::string& name : names) {
+    Binding b{name, exe.FindInput(name), exe.FindOutput("new:" + name),
+              exe.FindInput("momentum:" + name),
+              exe.FindOutput("newMomentum:" + name)};
+    if (b.in < 0 || b.out < 0 || b.m_in < 0 || b.m_out < 0) {
+      return absl::InternalError(StrCat("the training graph lacks ", name));
+    }
+    r.trained_.push_back(b);
+  }
+  for (ir::NodeId id : dag.parameters) {
+    const ir::Node& node = dag.graph.node(id);
+    if (node.parameter.trainable) continue;
+    Binding b{node.name, exe.FindInput(node.name),
+              exe.FindOutput("new:" + node.name)};
+    if (b.in >= 0 && b.out >= 0) r.running_.push_back(b);
+  }
+  r.lr_in_ = exe.FindInput("lr");
+  r.scale_in_ = exe.FindInput("scale");
+  r.mu_in_ = exe.FindInput("clipMu");
+  r.sigma_in_ = exe.FindInput("clipSigma");
+  r.k_in_ = exe.FindInput("clipK");
+  r.first_in_ = exe.FindInput("clipFirst");
+  r.loss_out_ = exe.FindOutput("loss");
+  r.finite_out_ = exe.FindOutput("finite");
+  r.mu_out_ = exe.FindOutput("clipMu");
+  r.sigma_out_ = exe.FindOutput("clipSigma");
+  return r;
+}
+
+std::vector<std::string> StepRunner::trained() const {
+  std::vector<std::string> names;
+  for (const Binding& b : trained_) names.push_back(b.name);
+  return names;
+}
+
+absl::Status StepRunner::Load(const TrainState& state, uint64_t seed) {
+  auto load = [&](const Params& from, const std::string& name, int input,
+                  std::string_view what) -> absl::Status {
+    auto it = from.find(name);
+    if (it == from.end() ||
+        it->second.size() * sizeof(float) != exe_->input(input).size()) {
+      return absl::InvalidArgumentError(
+          StrCat("the state's ", what, " '", name, "' does not fit the model"));
+    }
+    WriteFloats(*exe_, input, it->second.data(), it->second.size());
+    return absl::OkStatus();
+  };
+  for (const Binding& b : trained_) {
+    RETURN_IF_ERROR(load(state.params, b.name, b.in, "parameter"));
+    RETURN_IF_ERROR(load(state.momenta, b.name, b.m_in, "momentum"));
+  }
+  for (const Binding& b : running_) {
+    RETURN_IF_ERROR(load(state.params, b.name, b.in, "statistics"));
+  }
+  // Dropout's random numbers: one stream per step, keyed by the seed.
+  exe_->SetRandomState(seed, static_cast<uint64_t>(state.step));
+  return absl::OkStatus();
+}
+
+void StepRunner::Store(TrainState& state) const {
+  auto store = [&](std::vector<float>& to, int input) {
+    to.resize(exe_->input(input).size() / sizeof(float));
+    std::memcpy(to.data(), exe_->input(input).data(),
+                exe_->input(input).size());
+  };
+  for (const Binding& b : trained_) {
+    store(state.params[b.name], b.in);
+    store(state.momenta[b.name], b.m_in);
+  }
+  for (const Binding& b : running_) store(state.params[b.name], b.in);
+}
+
+void StepRunner::Carry(const Binding& b, bool momentum) {
+  std::memcpy(exe_->input(b.in).data(), exe_->output(b.out).data(),
+              exe_->input(b.in).size());
+  if (momentum) {
+    std::memcpy(exe_->input(b.m_in).data(), exe_->output(b.m_out).data(),
+                exe_->input(b.m_in).size());
+  }
+}
+
+absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
+                                        int64_t begin, double lr, bool scaling,
+                                        int growth_interval,
+                                        TrainState& state) {
+  RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
+  const float scalars[6] = {static_cast<float>(lr),
+                            static_cast<float>(state.loss_scale),
+                            state.clip_mu,
+                            state.clip_sigma,
+                            state.step < 15 ? 4.0f : 2.0f,
+                            state.clip_first ? 1.0f : 0.0f};
+  const int inputs[6] = {lr_in_,    scale_in_, mu_in_,
+                         sigma_in_, k_in_,     first_in_};
+  for (int i = 0; i < 6; ++i) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
+  RETURN_IF_ERROR(exe_->Run());
+  ++state.step;
+  // The step keeps the old values itself when it skips the update.
+  for (const Binding& b : trained_) Carry(b, /*momentum=*/true);
+  if (ReadScalar(*exe_, finite_out_) <= 0.5f) {
+    if (scaling) {
+      state.loss_scale = std::max(1.0, state.loss_scale / 2);
+      state.clean_steps = 0;
+    }
+    return std::nan("");
+  }
+  for (const Binding& b : running_) Carry(b, /*momentum=*/false);
+  state.clip_mu = ReadScalar(*exe_, mu_out_);
+  state.clip_sigma = ReadScalar(*exe_, sigma_out_);
+  state.clip_first = false;
+  if (scaling && ++state.clean_steps >= growth_interval) {
+    state.loss_scale *= 2;
+    state.clean_steps = 0;
+  }
+  return ReadScalar(*exe_, loss_out_);
+}
+
+}  // namespace webnnm::train

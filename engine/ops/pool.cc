@@ -168,6 +168,66 @@ std::vector<double> Transposed(const std::vector<double>& m, int64_t rows,
   return t;
 }
 
+// Whether the windows tile the input exactly: no padding or dilation,
+// strides equal to the window, and the input a whole number of windows.
+bool TilesTheInput(const PoolGradientGeometry& geometry) {
+  for (int i = 0; i < 2; ++i) {
+    if (geometry.dilations[i] != 1 || geometry.pad_begin[i] != 0 ||
+        geometry.strides[i] != geometry.window[i] ||
+        geometry.input[i] != geometry.output[i] * geometry.window[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// MaxPoolSpread for windows that tile the input: each tap is a strided
+// slice of x; the first tap equal to the maximum takes dy; the taps'
+// shares interleave back into the input's shape by concatenation along
+// two inserted axes and a reshape.
+absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
+    ir::GradientBuilder& g, const PoolGradientGeometry& geometry, ir::ValueId x,
+    ir::ValueId y, ir::ValueId dy) {
+  const std::vector<int64_t> shape = g.shape(x);  // [N, C, H, W]
+  const int64_t n = shape[0], c = shape[1];
+  const int64_t oh = geometry.output[0], ow = geometry.output[1];
+  const int64_t kh = geometry.window[0], kw = geometry.window[1];
+  ir::ValueId taken = ir::kNoValue;
+  std::vector<ir::ValueId> rows;
+  for (int64_t a = 0; a < kh; ++a) {
+    std::vector<ir::ValueId> columns;
+    for (int64_t b = 0; b < kw; ++b) {
+      // Sizes are extents in x: oh rows a window apart.
+      ASSIGN_OR_RETURN(
+          ir::ValueId seen,
+          g.Slice(x, {0, 0, a, b}, {n, c, (oh - 1) * kh + 1, (ow - 1) * kw + 1},
+                  {1, 1, kh, kw}));
+      ASSIGN_OR_RETURN(ir::ValueId hit, g.Op(ir::OpKind::kEqual, {seen, y}));
+      if (taken != ir::kNoValue) {
+        ASSIGN_OR_RETURN(ir::ValueId free,
+                         g.Op(ir::OpKind::kLogicalNot, {taken}));
+        ASSIGN_OR_RETURN(hit, g.Op(ir::OpKind::kLogicalAnd, {hit, free}));
+        ASSIGN_OR_RETURN(taken, g.Op(ir::OpKind::kLogicalOr, {taken, hit}));
+      } else {
+        taken = hit;
+      }
+      ASSIGN_OR_RETURN(ir::ValueId share, g.WhereOrZero(hit, dy));
+      ASSIGN_OR_RETURN(share, g.Reshape(share, {n, c, oh, 1, ow, 1}));
+      columns.push_back(share);
+    }
+    ir::ValueId row = columns[0];
+    if (columns.size() > 1) {
+      ASSIGN_OR_RETURN(row, g.Concat(columns, 5));
+    }
+    rows.push_back(row);
+  }
+  ir::ValueId all = rows[0];
+  if (rows.size() > 1) {
+    ASSIGN_OR_RETURN(all, g.Concat(rows, 3));
+  }
+  return g.Reshape(all, {n, c, oh * kh, ow * kw});
+}
+
 }  // namespace
 
 absl::StatusOr<ir::ValueId> SpreadPooled(ir::GradientBuilder& g,
@@ -189,6 +249,7 @@ absl::StatusOr<ir::ValueId> MaxPoolSpread(ir::GradientBuilder& g,
                                           const PoolGradientGeometry& geometry,
                                           ir::ValueId x, ir::ValueId y,
                                           ir::ValueId dy) {
+  if (TilesTheInput(geometry)) return MaxPoolSpreadTiled(g, geometry, x, y, dy);
   DType dtype = g.type(x).dtype;
   ir::ValueId taken = ir::kNoValue, dx = ir::kNoValue;
   for (int64_t kh = 0; kh < geometry.window[0]; ++kh) {

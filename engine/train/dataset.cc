@@ -42,6 +42,31 @@ Dataset Dataset::Make(std::string source, int64_t width,
   return d;
 }
 
+absl::Status Dataset::AddFeatures(Features f) {
+  if (f.input.empty() || first_input_.empty()) {
+    return absl::InvalidArgumentError(
+        "a dataset with several inputs' features names each input");
+  }
+  if (f.input == first_input_) {
+    return absl::InvalidArgumentError(
+        StrCat("the dataset already has features for '", f.input, "'"));
+  }
+  for (const Features& other : more_inputs_) {
+    if (other.input == f.input) {
+      return absl::InvalidArgumentError(
+          StrCat("the dataset already has features for '", f.input, "'"));
+    }
+  }
+  if (f.width < 1 ||
+      static_cast<int64_t>(f.values.size()) != count_ * f.width) {
+    return absl::InvalidArgumentError(StrCat(
+        "the features of '", f.input, "' have ", f.values.size(), " values; ",
+        count_, " samples of ", f.width, " need ", count_ * f.width));
+  }
+  more_inputs_.push_back(std::move(f));
+  return absl::OkStatus();
+}
+
 absl::Status Dataset::AddTargets(Targets t) {
   if (t.output.empty() || targets_[0].output.empty()) {
     return absl::InvalidArgumentError(

@@ -1,11 +1,11 @@
 // Datasets: samples held in memory, split into training, validation and
 // test subsets, and fed to graphs batch by batch.
 //
-// A Dataset holds one input's features and the targets of one or more
-// outputs (CSV and IDX feed single-input, single-output models; more
-// outputs come through AddTargets): each sample's features as float32 and,
-// per output, its target — a class index for classification (classes
-// ordered by sorted label value), or float32 values for regression.
+// A Dataset holds the features of one or more inputs and the targets of
+// one or more outputs (CSV and IDX feed single-input, single-output models;
+// more come through AddFeatures and AddTargets): each sample's features as
+// float32 and, per output, its target — a class index for classification
+// (classes ordered by sorted label value), or float32 values for regression.
 // Standardization (per-feature mean and standard deviation of the training
 // subset; a zero-variance feature is left unscaled) is kept with the model so
 // testing and inference apply it.
@@ -22,6 +22,14 @@ namespace webnnm::train {
 
 enum class Subset { kTraining, kValidation, kTest };
 const char* SubsetName(Subset subset);
+
+// The features of one more model input (the first input's are the
+// dataset's own features()).
+struct Features {
+  std::string input;          // the input block
+  int64_t width = 0;          // values per sample
+  std::vector<float> values;  // count x width
+};
 
 // The targets of one model output.
 struct Targets {
@@ -59,6 +67,14 @@ class Dataset {
   int64_t label(int64_t sample, size_t output = 0) const {
     return static_cast<int64_t>(targets_[output].values[sample]);
   }
+  // Names the input features() feed (needed before AddFeatures).
+  void SetFirstInput(std::string input) { first_input_ = std::move(input); }
+  const std::string& first_input() const { return first_input_; }
+  // Adds another input's features (several-input models): named, covering
+  // every sample. Standardization applies to the first input's only.
+  absl::Status AddFeatures(Features features);
+  const std::vector<Features>& more_inputs() const { return more_inputs_; }
+
   // Names the output the first targets are for (needed before AddTargets).
   void SetFirstOutput(std::string output) {
     targets_[0].output = std::move(output);
@@ -99,6 +115,8 @@ class Dataset {
   std::string source_;
   int64_t count_ = 0, width_ = 0;
   std::vector<float> features_;
+  std::string first_input_;
+  std::vector<Features> more_inputs_;
   std::vector<Targets> targets_ = std::vector<Targets>(1);
   std::vector<int64_t> subsets_[3];
   Standardization standardization_;

@@ -68,11 +68,44 @@ absl::StatusOr<std::vector<size_t>> MatchTargets(
   return match;
 }
 
+absl::StatusOr<std::vector<int>> MatchInputs(const dag::Dag& dag,
+                                             const Dataset& data) {
+  std::vector<int> match;
+  for (const dag::Endpoint& input : dag.inputs) {
+    if (dag.inputs.size() == 1 && data.more_inputs().empty()) {
+      match.push_back(-1);
+      continue;
+    }
+    if (input.name == data.first_input()) {
+      match.push_back(-1);
+      continue;
+    }
+    const std::vector<Features>& more = data.more_inputs();
+    size_t k = 0;
+    while (k < more.size() && more[k].input != input.name) ++k;
+    if (k == more.size()) {
+      return absl::InvalidArgumentError(StrCat(
+          "the dataset has no features for the input '", input.name, "'"));
+    }
+    match.push_back(static_cast<int>(k));
+  }
+  return match;
+}
+
 Feeder::Feeder(const dag::Dag& dag, const Dataset& data,
                std::vector<OutputSpec> specs, int64_t batch)
-    : data_(data), input_name_(dag.inputs[0].name), batch_(batch) {
+    : data_(data), batch_(batch) {
+  absl::StatusOr<std::vector<int>> inputs = MatchInputs(dag, data);
   absl::StatusOr<std::vector<size_t>> match = MatchTargets(data, specs);
-  match_ = match.status();
+  match_ = !inputs.ok() ? inputs.status() : match.status();
+  for (size_t i = 0; inputs.ok() && i < dag.inputs.size(); ++i) {
+    Input in;
+    in.name = dag.inputs[i].name;
+    in.source = (*inputs)[i];
+    in.width =
+        in.source < 0 ? data.width() : data.more_inputs()[in.source].width;
+    inputs_.push_back(std::move(in));
+  }
   for (size_t k = 0; k < specs.size(); ++k) {
     Output o;
     o.spec = specs[k];
@@ -84,11 +117,8 @@ Feeder::Feeder(const dag::Dag& dag, const Dataset& data,
 
 absl::Status Feeder::Bind(backends::Executable& exe) {
   if (!match_.ok()) return match_;
-  input_ = exe.FindInput(input_name_);
   mask_ = exe.FindInput("mask");
-  if (input_ < 0 || mask_ < 0) {
-    return absl::InternalError("a graph lacks the data inputs");
-  }
+  if (mask_ < 0) return absl::InternalError("a graph lacks the mask");
   for (Output& o : outputs_) {
     o.input = exe.FindInput("target:" + o.spec.name);
     if (o.input < 0) {
@@ -96,16 +126,22 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
           StrCat("a graph lacks the target of '", o.spec.name, "'"));
     }
   }
-  const int64_t element =
-      exe.inputs()[input_].dtype == ir::DType::kFloat16 ? 2 : 4;
-  int64_t need = batch_ * data_.width() * element;
-  if (static_cast<int64_t>(exe.input(input_).size()) != need) {
-    return absl::InvalidArgumentError(StrCat(
-        "the model input '", input_name_, "' takes ",
-        exe.input(input_).size() / element / batch_,
-        " values per sample; the dataset's samples have ", data_.width()));
+  for (Input& in : inputs_) {
+    in.exe_input = exe.FindInput(in.name);
+    if (in.exe_input < 0) {
+      return absl::InternalError(
+          StrCat("a graph lacks the model input '", in.name, "'"));
+    }
+    const int64_t element =
+        exe.inputs()[in.exe_input].dtype == ir::DType::kFloat16 ? 2 : 4;
+    const int64_t size = static_cast<int64_t>(exe.input(in.exe_input).size());
+    if (size != batch_ * in.width * element) {
+      return absl::InvalidArgumentError(StrCat(
+          "the model input '", in.name, "' takes ", size / element / batch_,
+          " values per sample; the dataset's samples have ", in.width));
+    }
+    in.values.assign(batch_ * in.width, 0.0f);
   }
-  features_.assign(batch_ * data_.width(), 0.0f);
   mask_values_.assign(batch_, 0.0f);
   return absl::OkStatus();
 }
@@ -113,18 +149,23 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
 absl::Status Feeder::Fill(backends::Executable& exe,
                           const std::vector<int64_t>& samples, int64_t begin) {
   const int64_t rows = std::min<int64_t>(batch_, samples.size() - begin);
-  const int64_t w = data_.width();
-  for (int64_t r = 0; r < batch_; ++r) {
-    mask_values_[r] = r < rows ? 1.0f : 0.0f;
-    if (r < rows) {
-      std::memcpy(features_.data() + r * w, data_.features(samples[begin + r]),
-                  w * 4);
-    } else {
-      std::fill(features_.begin() + r * w, features_.begin() + (r + 1) * w,
-                0.0f);
+  for (int64_t r = 0; r < batch_; ++r) mask_values_[r] = r < rows ? 1.0f : 0.0f;
+  for (Input& in : inputs_) {
+    const int64_t w = in.width;
+    for (int64_t r = 0; r < batch_; ++r) {
+      float* row = in.values.data() + r * w;
+      if (r >= rows) {
+        std::fill(row, row + w, 0.0f);
+        continue;
+      }
+      const int64_t s = samples[begin + r];
+      const float* from =
+          in.source < 0 ? data_.features(s)
+                        : data_.more_inputs()[in.source].values.data() + s * w;
+      std::memcpy(row, from, w * sizeof(float));
     }
+    WriteValues(exe, in.exe_input, in.values.data(), in.values.size());
   }
-  WriteValues(exe, input_, features_.data(), features_.size());
   WriteFloats(exe, mask_, mask_values_.data(), mask_values_.size());
   for (Output& o : outputs_) {
     const Targets& t = data_.targets()[o.targets];
@@ -229,20 +270,21 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset) {
 
 absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
                          const std::vector<OutputSpec>& specs) {
-  if (dag.inputs.size() != 1) {
-    return absl::InvalidArgumentError(
-        StrCat("a dataset feeds models with one input; this one has ",
-               dag.inputs.size()));
-  }
-  const ir::TensorType& in =
-      dag.graph.value(dag.graph.node(dag.inputs[0].node).outputs[0]).type;
-  int64_t width = 1;
-  for (int64_t d : in.FeatureShape()) width *= d;
-  if (width != data.width()) {
-    return absl::InvalidArgumentError(StrCat(
-        "the model input '", dag.inputs[0].name, "' has shape ",
-        ir::ShapeToString(in.FeatureShape()), " (", width,
-        " values) but the dataset's samples have ", data.width(), " features"));
+  ASSIGN_OR_RETURN(std::vector<int> inputs, MatchInputs(dag, data));
+  for (size_t i = 0; i < dag.inputs.size(); ++i) {
+    const dag::Endpoint& e = dag.inputs[i];
+    const ir::TensorType& in =
+        dag.graph.value(dag.graph.node(e.node).outputs[0]).type;
+    int64_t width = 1;
+    for (int64_t d : in.FeatureShape()) width *= d;
+    const int64_t have =
+        inputs[i] < 0 ? data.width() : data.more_inputs()[inputs[i]].width;
+    if (width != have) {
+      return absl::InvalidArgumentError(StrCat(
+          "the model input '", e.name, "' has shape ",
+          ir::ShapeToString(in.FeatureShape()), " (", width,
+          " values) but the dataset's samples have ", have, " features"));
+    }
   }
   ASSIGN_OR_RETURN(std::vector<size_t> match, MatchTargets(data, specs));
   for (size_t k = 0; k < specs.size(); ++k) {

@@ -1,5 +1,5 @@
 // Feeding a dataset to compiled graphs (internal to engine/train): a
-// Feeder writes a batch of samples into an executable's model input, the
+// Feeder writes a batch of samples into an executable's model inputs, the
 // target of each trained output and the row mask (padded rows of a short
 // last batch are masked); an Evaluator runs the evaluation graph over a
 // subset and sums each output's loss and correct rows.
@@ -36,8 +36,14 @@ int64_t OutputWidth(const dag::Dag& dag, const std::string& name);
 absl::StatusOr<std::vector<size_t>> MatchTargets(
     const Dataset& data, const std::vector<OutputSpec>& specs);
 
-// Checks a single-input DAG against the dataset: the input's size against
-// the samples', and each output's units against its classes or targets.
+// Which of the dataset's features feeds each model input: -1 for the
+// dataset's own features() (a model's only input, or the one named
+// first_input()), else the index in more_inputs() of the input's name.
+absl::StatusOr<std::vector<int>> MatchInputs(const dag::Dag& dag,
+                                             const Dataset& data);
+
+// Checks a DAG against the dataset: each input's size against its
+// features', and each output's units against its classes or targets.
 absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
                          const std::vector<OutputSpec>& specs);
 
@@ -46,8 +52,8 @@ class Feeder {
   Feeder(const dag::Dag& dag, const Dataset& data,
          std::vector<OutputSpec> specs, int64_t batch);
 
-  // Finds the executable's inputs (the model input, target:<output> of
-  // each spec, mask) and checks the model input's size.
+  // Finds the executable's inputs (every model input, target:<output> of
+  // each spec, mask) and checks the model inputs' sizes.
   absl::Status Bind(backends::Executable& exe);
 
   // Fills rows from samples[begin, begin + batch) (fewer at the end; the
@@ -56,6 +62,13 @@ class Feeder {
                     const std::vector<int64_t>& samples, int64_t begin);
 
  private:
+  struct Input {
+    std::string name;
+    int source = -1;    // -1: data_.features(); else more_inputs()[source]
+    int64_t width = 0;  // values per sample
+    int exe_input = -1;
+    std::vector<float> values;
+  };
   struct Output {
     OutputSpec spec;
     size_t targets = 0;  // index in data_.targets()
@@ -65,11 +78,11 @@ class Feeder {
     std::vector<int32_t> labels;
   };
   const Dataset& data_;
-  std::string input_name_;
   int64_t batch_;
+  std::vector<Input> inputs_;
   std::vector<Output> outputs_;
-  int input_ = -1, mask_ = -1;
-  std::vector<float> features_, mask_values_;
+  int mask_ = -1;
+  std::vector<float> mask_values_;
   absl::Status match_;
 };
 

@@ -163,3 +163,78 @@ TEST(MultiOutput, EveryOutputNeedsItsTargets) {
 
 }  // namespace
 }  // namespace webnnm::train
+
+namespace webnnm::train {
+namespace {
+
+constexpr char kTwoInputs[] = R"(
+model:name two-inputs;
+left:input shape=[2];
+right:input shape=[2];
+label:output shape=[3];
+label:loss CCE;
+label:layers
+    concat([left, right], axis=0),
+    dense(shape=[16], activation=relu),
+    dense(shape=[3], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)";
+
+// Blobs' four features split between two inputs.
+Dataset TwoInputData() {
+  Dataset blobs = testing::Blobs(300, 4, 3, 21);
+  std::vector<float> left, right, labels;
+  for (int64_t i = 0; i < blobs.count(); ++i) {
+    const float* f = blobs.features(i);
+    left.insert(left.end(), {f[0], f[1]});
+    right.insert(right.end(), {f[2], f[3]});
+    labels.push_back(static_cast<float>(blobs.label(i)));
+  }
+  Dataset d =
+      Dataset::Make("two-inputs", 2, left, 1, labels, true, blobs.classes());
+  d.SetFirstInput("left");
+  EXPECT_TRUE(
+      d.AddFeatures({.input = "right", .width = 2, .values = right}).ok());
+  EXPECT_TRUE(d.Split(60, 20, 20, 4).ok());
+  return d;
+}
+
+TEST(MultiInput, TrainsOnFeaturesForEachInput) {
+  CheckResult check = CheckModel("in.wnm", kTwoInputs);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  Dataset data = TwoInputData();
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r = Train(*check.dag, data, Quick(), **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->test.accuracy.has_value());
+  // Class 2 is told apart only by the right input's first feature.
+  EXPECT_GE(*r->test.accuracy, 0.9);
+}
+
+TEST(MultiInput, EveryInputNeedsItsFeatures) {
+  CheckResult check = CheckModel("in.wnm", kTwoInputs);
+  ASSERT_TRUE(check.ok);
+  Dataset data = TwoInputData();
+  Dataset only_left =
+      Dataset::Make("left", 2, std::vector<float>(20, 1.0f), 1,
+                    std::vector<float>(10, 0.0f), true, {"c0", "c1", "c2"});
+  only_left.SetFirstInput("left");
+  ASSERT_TRUE(only_left.Split(60, 20, 20, 1).ok());
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r =
+      Train(*check.dag, only_left, Quick(), **backend);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("no features for the input 'right'"));
+  EXPECT_FALSE(
+      data.AddFeatures({.input = "right", .width = 2, .values = {1, 2}}).ok());
+  EXPECT_FALSE(
+      data.AddFeatures({.input = "other", .width = 2, .values = {1}}).ok());
+  EXPECT_FALSE(data.AddFeatures({.input = "left",
+                                 .width = 2,
+                                 .values = std::vector<float>(600, 0.0f)})
+                   .ok());
+}
+
+}  // namespace
+}  // namespace webnnm::train

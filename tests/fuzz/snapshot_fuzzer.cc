@@ -20,7 +20,10 @@ namespace {
 bool SameBits(const webnnm::train::Params& a, const webnnm::train::Params& b) {
   if (a.size() != b.size()) return false;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
-    if (i->first != j->first || i->second.size() != j->second.size() ||
+    if (i->first != j->first || i->second.size() != j->second.size()) {
+      return false;
+    }
+    if (!i->second.empty() &&  // memcmp takes no null pointers
         std::memcmp(i->second.data(), j->second.data(),
                     i->second.size() * sizeof(float)) != 0) {
       return false;

@@ -26,7 +26,7 @@ CLI::App* AddTestCommand(CLI::App& app, TestOptions& o) {
   cmd->add_option("FILE", o.file, "The model file (.wnm)")->required();
   cmd->add_flag("--local", o.local, "Test in this process");
   cmd->add_option("--load", o.load, "The snapshot to test")->required();
-  AddDataOptions(*cmd, o.data, /*standardize=*/false);
+  AddDataOptions(*cmd, o.data, /*standardize=*/true);  // same flags as train
   cmd->add_option("--backend", o.backend, "Backend: cpu");
   cmd->add_option("--threads", o.threads, "Compute threads")
       ->check(CLI::Range(1, 256));
@@ -71,6 +71,11 @@ int RunTest(const TestOptions& options, bool json) {
     std::cerr << "webnnmctl: the dataset's classes differ from the ones the "
                  "snapshot was trained on\n";
     return kExitFailure;
+  }
+  // The snapshot's statistics apply, whatever the flag says.
+  if (options.data.standardize && snapshot->standardization.empty()) {
+    std::cerr << "webnnmctl: warning: --standardize: the snapshot was trained "
+                 "on unstandardized features, so they are tested as they are\n";
   }
   absl::Status applied = data->ApplyStandardization(snapshot->standardization);
   if (!applied.ok()) {

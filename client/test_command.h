@@ -1,6 +1,8 @@
 // `webnnmctl test --local FILE --load SNAPSHOT --dataset PATH`: tests a
 // snapshot's best parameters on a dataset's test subset, in-process, with
-// the snapshot's standardization and class order (docs/cli.md).
+// the snapshot's standardization and class order (docs/cli.md). It takes
+// train's data flags; --standardize changes nothing (the snapshot's
+// statistics apply).
 #ifndef WEBNNM_CLIENT_TEST_COMMAND_H_
 #define WEBNNM_CLIENT_TEST_COMMAND_H_
 

@@ -168,6 +168,21 @@ std::vector<double> Transposed(const std::vector<double>& m, int64_t rows,
   return t;
 }
 
+// The taps that hold the maximum and no earlier tap did (`taken`, updated:
+// the outputs some tap already took), so ties go to the first tap, as in
+// the forward pass.
+absl::StatusOr<ir::ValueId> FirstHit(ir::GradientBuilder& g, ir::ValueId hit,
+                                     ir::ValueId& taken) {
+  if (taken == ir::kNoValue) {
+    taken = hit;
+    return hit;
+  }
+  ASSIGN_OR_RETURN(ir::ValueId free, g.Op(ir::OpKind::kLogicalNot, {taken}));
+  ASSIGN_OR_RETURN(hit, g.Op(ir::OpKind::kLogicalAnd, {hit, free}));
+  ASSIGN_OR_RETURN(taken, g.Op(ir::OpKind::kLogicalOr, {taken, hit}));
+  return hit;
+}
+
 // Whether the windows tile the input exactly: no padding or dilation,
 // strides equal to the window, and the input a whole number of windows.
 bool TilesTheInput(const PoolGradientGeometry& geometry) {
@@ -202,15 +217,8 @@ absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
           ir::ValueId seen,
           g.Slice(x, {0, 0, a, b}, {n, c, (oh - 1) * kh + 1, (ow - 1) * kw + 1},
                   {1, 1, kh, kw}));
-      ASSIGN_OR_RETURN(ir::ValueId hit, g.Op(ir::OpKind::kEqual, {seen, y}));
-      if (taken != ir::kNoValue) {
-        ASSIGN_OR_RETURN(ir::ValueId free,
-                         g.Op(ir::OpKind::kLogicalNot, {taken}));
-        ASSIGN_OR_RETURN(hit, g.Op(ir::OpKind::kLogicalAnd, {hit, free}));
-        ASSIGN_OR_RETURN(taken, g.Op(ir::OpKind::kLogicalOr, {taken, hit}));
-      } else {
-        taken = hit;
-      }
+      ASSIGN_OR_RETURN(ir::ValueId equal, g.Op(ir::OpKind::kEqual, {seen, y}));
+      ASSIGN_OR_RETURN(ir::ValueId hit, FirstHit(g, equal, taken));
       ASSIGN_OR_RETURN(ir::ValueId share, g.WhereOrZero(hit, dy));
       ASSIGN_OR_RETURN(share, g.Reshape(share, {n, c, oh, 1, ow, 1}));
       columns.push_back(share);
@@ -288,16 +296,9 @@ absl::StatusOr<ir::ValueId> MaxPoolSpread(ir::GradientBuilder& g,
           ir::ValueId in_window,
           CompareScalar(g, ir::OpKind::kGreater, inside_values, 0.5));
       ASSIGN_OR_RETURN(ir::ValueId equal, g.Op(ir::OpKind::kEqual, {seen, y}));
-      ASSIGN_OR_RETURN(ir::ValueId hit,
+      ASSIGN_OR_RETURN(ir::ValueId candidate,
                        g.Op(ir::OpKind::kLogicalAnd, {equal, in_window}));
-      if (taken != ir::kNoValue) {
-        ASSIGN_OR_RETURN(ir::ValueId free,
-                         g.Op(ir::OpKind::kLogicalNot, {taken}));
-        ASSIGN_OR_RETURN(hit, g.Op(ir::OpKind::kLogicalAnd, {hit, free}));
-        ASSIGN_OR_RETURN(taken, g.Op(ir::OpKind::kLogicalOr, {taken, hit}));
-      } else {
-        taken = hit;
-      }
+      ASSIGN_OR_RETURN(ir::ValueId hit, FirstHit(g, candidate, taken));
       ASSIGN_OR_RETURN(ir::ValueId share, g.WhereOrZero(hit, dy));
       ir::ValueId back = share;
       for (int i = 1; i >= 0; --i) {

@@ -6,33 +6,9 @@
 #include <sstream>
 
 #include "engine/base/strings.h"
-#include "engine/train/expert.h"
-#include "engine/train/trainer.h"
+#include "engine/train/data_source.h"
 
 namespace webnnm::client {
-namespace {
-
-absl::StatusOr<std::vector<double>> ParseSplit(const std::string& text) {
-  std::vector<double> parts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0') {
-      return absl::InvalidArgumentError(StrCat(
-          "--split takes three percentages like 70,15,15, not '", text, "'"));
-    }
-    parts.push_back(v);
-  }
-  if (parts.size() != 3) {
-    return absl::InvalidArgumentError(StrCat(
-        "--split takes three percentages like 70,15,15, not '", text, "'"));
-  }
-  return parts;
-}
-
-}  // namespace
 
 void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
   cmd.add_option("--dataset", o.dataset,
@@ -69,12 +45,9 @@ LoadedModel LoadModel(const std::string& path) {
     model.exit_code = kExitFailure;
     return model;
   }
-  const dag::Dag& dag = *model.check.dag;
-  if (dag.outputs.size() != 1 || dag.inputs.size() != 1) {
-    std::cerr << "webnnmctl: a dataset file feeds models with one input and "
-                 "one output; this one has "
-              << dag.inputs.size() << " inputs and " << dag.outputs.size()
-              << " outputs\n";
+  absl::Status single = train::CheckSingleInputOutput(*model.check.dag);
+  if (!single.ok()) {
+    std::cerr << "webnnmctl: " << single.message() << "\n";
     model.exit_code = kExitFailure;
   }
   return model;
@@ -89,31 +62,19 @@ absl::StatusOr<train::Dataset> LoadData(const DataOptions& options,
     *exit_code = code;
     return status;
   };
-  absl::StatusOr<std::vector<double>> split = ParseSplit(split_text);
+  absl::StatusOr<std::vector<double>> split = train::ParseSplit(split_text);
   if (!split.ok()) return fail(split.status(), kExitUsage);
-  absl::StatusOr<train::OutputSpec> spec =
-      train::ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
-  if (!spec.ok()) return fail(spec.status(), kExitFailure);
-  train::OutputActivation activation =
-      train::ActivationOf(dag, dag.outputs[0].name);
-  bool classification = train::IsClassification(spec->loss) ||
-                        activation == train::OutputActivation::kSoftmax ||
-                        activation == train::OutputActivation::kSigmoid;
-  bool is_directory = std::filesystem::is_directory(options.dataset);
-  absl::StatusOr<train::Dataset> data =
-      is_directory ? train::LoadIdx(options.dataset)
-                   : train::LoadCsv(
-                         options.dataset,
-                         {.label = options.label, .header = !options.no_header},
-                         classification);
+  train::DataSource source{.path = options.dataset,
+                           .label = options.label,
+                           .no_header = options.no_header};
+  absl::StatusOr<train::Dataset> data = train::ReadDataFor(dag, source);
   if (!data.ok()) {
     return fail(data.status(),
                 data.status().code() == absl::StatusCode::kNotFound
                     ? kExitUsage
                     : kExitFailure);
   }
-  absl::Status status = data->Split((*split)[0], (*split)[1], (*split)[2], seed,
-                                    /*fixed_test=*/is_directory);
+  absl::Status status = train::SplitData(*data, source, *split, seed);
   if (!status.ok()) return fail(status, kExitUsage);
   return data;
 }

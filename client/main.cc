@@ -13,6 +13,7 @@
 
 #include "backends/cpu/cpu_context.h"
 #include "client/check_report.h"
+#include "client/remote.h"
 #include "client/test_command.h"
 #include "client/train_command.h"
 
@@ -74,6 +75,10 @@ int main(int argc, char** argv) {
   CLI::App* test = webnnm::client::AddTestCommand(app, test_options);
   test->fallthrough();
 
+  webnnm::client::RemoteOptions remote;
+  webnnm::client::AddRemoteCommands(app, remote);
+  remote.submit->fallthrough();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -94,5 +99,6 @@ int main(int argc, char** argv) {
     webnnm::backends::cpu::ConfigureThreads(test_options.threads);
     return webnnm::client::RunTest(test_options, global.output == "json");
   }
-  return kExitUsage;
+  int code = webnnm::client::RunRemote(remote, global.output == "json");
+  return code >= 0 ? code : kExitUsage;
 }

@@ -58,11 +58,6 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
   cmd->add_option("FILE", o.file, "The model file (.wnm)")->required();
   cmd->add_flag("--local", o.local,
                 "Train in this process (not on the daemon)");
-  AddDataOptions(*cmd, o.data, /*standardize=*/true);
-  cmd->add_option("--backend", o.backend, "Backend: cpu");
-  cmd->add_option("--threads", o.hyper.threads, "Compute threads")
-      ->check(CLI::Range(1, 256));
-  cmd->add_option("--seed", o.hyper.seed, "Seed of every random choice");
   cmd->add_option("--save", o.save,
                   "Write the snapshot here (best parameters, and the state "
                   "to resume from)");
@@ -71,6 +66,17 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--stop-after-epoch", o.stop_after_epoch,
                   "Stop after this epoch, as if interrupted (resume later)")
       ->check(CLI::Range(1, 10000000));
+  AddTrainFlags(*cmd, o);
+  return cmd;
+}
+
+void AddTrainFlags(CLI::App& app, TrainOptions& o) {
+  CLI::App* cmd = &app;
+  AddDataOptions(*cmd, o.data, /*standardize=*/true);
+  cmd->add_option("--backend", o.backend, "Backend: cpu");
+  cmd->add_option("--threads", o.hyper.threads, "Compute threads")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--seed", o.hyper.seed, "Seed of every random choice");
   cmd->add_option("--epochs", o.hyper.epochs, "Maximum epochs")
       ->check(CLI::Range(1, 10000000));
   cmd->add_option("--optimizer", o.hyper.optimizer,
@@ -118,13 +124,12 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
                   "Decay of the clipping statistics")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--agc-lambda", o.hyper.agc_lambda, "AGC threshold");
-  return cmd;
 }
 
 int RunTrain(const TrainOptions& options, bool json) {
   if (!options.local) {
-    std::cerr << "webnnmctl: train needs --local (the daemon is not "
-                 "available yet)\n";
+    std::cerr << "webnnmctl: train needs --local; to train on the daemon, "
+                 "use submit (and watch)\n";
     return kExitUsage;
   }
   LoadedModel model = LoadModel(options.file);

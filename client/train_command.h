@@ -31,6 +31,10 @@ struct TrainOptions {
 // Adds the subcommand and its flags; the options live in `options`.
 CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& options);
 
+// Adds the data flags, --backend and every hyperparameter flag (shared by
+// `train` and `submit`).
+void AddTrainFlags(CLI::App& cmd, TrainOptions& options);
+
 // Runs it; `json` selects -o json. Returns the exit code.
 int RunTrain(const TrainOptions& options, bool json);
 

@@ -123,7 +123,7 @@ absl::StatusOr<Params> Scout(const dag::Dag& dag, const Dataset& data,
                              const Hyperparameters& hyper,
                              const std::set<std::string>& first_layer,
                              double init_scale, backends::Backend& backend,
-                             Decision* decision) {
+                             Decision* decision, ScoutReport* report) {
   StepConfig scout_config = config;
   scout_config.scouting = true;
   ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, scout_config));
@@ -182,6 +182,11 @@ absl::StatusOr<Params> Scout(const dag::Dag& dag, const Dataset& data,
       chosen = std::move(candidate);
     }
   }
+  *report = {.seeds = hyper.seeds,
+             .chosen = best_k,
+             .loss = best_loss,
+             .gradient_ratio = best_ratio,
+             .dead_ratio = best_dead};
   *decision = {
       StrCat("start from scouting seed ", best_k, " of ", hyper.seeds),
       StrCat("the best health score on a first batch: loss ", best_loss,
@@ -384,9 +389,11 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     std::set<std::string> first_layer = FirstLayerWeights(dag);
     if (hyper.seeds > 1) {
       Decision scouted;
+      ScoutReport report;
       ASSIGN_OR_RETURN(state.params,
                        Scout(dag, data, specs, config, hyper, first_layer,
-                             init_scale, backend, &scouted));
+                             init_scale, backend, &scouted, &report));
+      if (callbacks.scout) callbacks.scout(report);
       decide(scouted);
     } else {
       state.params =

@@ -37,6 +37,14 @@ struct EpochReport {
   double samples_per_second = 0;
 };
 
+// Scouting's outcome: the starting point kept (1-based) of `seeds`, with
+// its health on the first batch.
+struct ScoutReport {
+  int seeds = 0;
+  int chosen = 0;
+  double loss = 0, gradient_ratio = 0, dead_ratio = 0;
+};
+
 struct TrainResult {
   int epochs = 0;
   int best_epoch = 0;
@@ -54,6 +62,7 @@ struct TrainCallbacks {
   std::function<void(const EpochReport&)> epoch;
   std::function<void(const Decision&)> decision;
   std::function<void(const std::string&)> warning;
+  std::function<void(const ScoutReport&)> scout;  // before its decision
   // After each epoch, with the state a snapshot keeps; returning false
   // stops the run there (it is then tested as if it had ended).
   std::function<bool(const TrainState&)> checkpoint;

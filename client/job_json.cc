@@ -1,0 +1,171 @@
+#include "client/job_json.h"
+
+#include <cmath>
+#include <ctime>
+
+namespace webnnm::client {
+namespace {
+
+Json Optional(bool has, double v) {
+  if (!has || !std::isfinite(v)) return nullptr;
+  return v;
+}
+
+Json Number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return v;
+}
+
+Json Outputs(const google::protobuf::RepeatedPtrField<v1::OutputResult>& list) {
+  Json out = Json::object();
+  for (const v1::OutputResult& o : list) {
+    out[o.name()] = Json{
+        {"testLoss", Optional(o.has_test_loss(), o.test_loss())},
+        {"testAccuracy", Optional(o.has_test_accuracy(), o.test_accuracy())}};
+  }
+  return out;
+}
+
+Json TimeOrNull(bool has, const google::protobuf::Timestamp& t) {
+  if (!has) return nullptr;
+  return TimeText(t);
+}
+
+}  // namespace
+
+std::string TimeText(const google::protobuf::Timestamp& t) {
+  std::time_t seconds = static_cast<std::time_t>(t.seconds());
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
+  char millis[16];
+  std::snprintf(millis, sizeof millis, ".%03dZ", t.nanos() / 1000000);
+  return std::string(buffer) + millis;
+}
+
+std::string StateText(v1::JobState state) {
+  std::string name = v1::JobState_Name(state);
+  return name.rfind("JOB_STATE_", 0) == 0 ? name.substr(10) : name;
+}
+
+std::string EventTypeText(v1::EventType type) {
+  std::string name = v1::EventType_Name(type);
+  return name.rfind("EVENT_TYPE_", 0) == 0 ? name.substr(11) : name;
+}
+
+Json JobJson(const v1::Job& job) {
+  Json out;
+  out["jobId"] = job.job_id();
+  out["state"] = StateText(job.state());
+  std::string kind = v1::JobKind_Name(job.kind());
+  out["kind"] = kind.rfind("JOB_KIND_", 0) == 0 ? kind.substr(9) : kind;
+  out["principal"] = job.principal();
+  out["modelName"] = job.model_name();
+  out["datasetId"] =
+      job.dataset_id().empty() ? Json(nullptr) : Json(job.dataset_id());
+  out["epoch"] = job.epoch();
+  out["epochs"] = job.epochs();
+  out["bestEpoch"] = job.best_epoch() > 0 ? Json(job.best_epoch()) : nullptr;
+  out["testAccuracy"] = Optional(job.has_test_accuracy(), job.test_accuracy());
+  out["testLoss"] = Optional(job.has_test_loss(), job.test_loss());
+  out["error"] = job.error().empty() ? Json(nullptr) : Json(job.error());
+  out["attempt"] = job.attempt();
+  out["backend"] = job.backend();
+  out["created"] = TimeOrNull(job.has_created(), job.created());
+  out["started"] = TimeOrNull(job.has_started(), job.started());
+  out["finished"] = TimeOrNull(job.has_finished(), job.finished());
+  out["lastSeq"] = job.last_seq();
+  if (job.has_summary()) {
+    const v1::JobSummary& s = job.summary();
+    if (job.kind() == v1::JOB_KIND_TRAIN) {
+      out["epochs"] = s.epochs();
+      out["bestEpoch"] = s.best_epoch();
+      out["trainSamplesPerSecond"] = Number(s.train_samples_per_second());
+      out["finalTrainLoss"] =
+          Optional(s.has_final_train_loss(), s.final_train_loss());
+      out["validationLoss"] =
+          Optional(s.has_validation_loss(), s.validation_loss());
+    }
+    out["testSamples"] = s.test_samples();
+    out["outputs"] = Outputs(s.outputs());
+    Json decisions = Json::array();
+    for (const v1::Decision& d : s.decisions()) {
+      decisions.push_back(Json{{"what", d.what()}, {"why", d.why()}});
+    }
+    out["decisions"] = decisions;
+    out["warnings"] = Json(
+        std::vector<std::string>(s.warnings().begin(), s.warnings().end()));
+  }
+  return out;
+}
+
+Json EventJson(const v1::JobEvent& e) {
+  Json out;
+  out["seq"] = e.seq();
+  out["time"] = TimeText(e.time());
+  out["type"] = EventTypeText(e.type());
+  switch (e.detail_case()) {
+    case v1::JobEvent::kState:
+      out["state"] = StateText(e.state());
+      if (!e.message().empty()) out["message"] = e.message();
+      break;
+    case v1::JobEvent::kDecision:
+      out["what"] = e.decision().what();
+      out["why"] = e.decision().why();
+      break;
+    case v1::JobEvent::kWarning:
+      out["message"] = e.warning();
+      break;
+    case v1::JobEvent::kScout:
+      out["seeds"] = e.scout().seeds();
+      out["chosen"] = e.scout().chosen();
+      out["detail"] = e.scout().detail();
+      break;
+    case v1::JobEvent::kEpoch: {
+      const v1::EpochEvent& p = e.epoch();
+      out["epoch"] = p.epoch();
+      out["epochs"] = p.epochs();
+      out["trainLoss"] = Number(p.train_loss());
+      out["validationLoss"] =
+          Optional(p.has_validation_loss(), p.validation_loss());
+      out["lr"] = Number(p.lr());
+      out["samplesPerSecond"] = Number(p.samples_per_second());
+      break;
+    }
+    case v1::JobEvent::kSnapshot:
+      out["epoch"] = e.snapshot().epoch();
+      out["bytes"] = e.snapshot().bytes();
+      out["kind"] = e.snapshot().kind();
+      break;
+    case v1::JobEvent::kTest: {
+      const v1::TestEvent& t = e.test();
+      out["samples"] = t.samples();
+      out["testLoss"] = Optional(t.has_test_loss(), t.test_loss());
+      out["testAccuracy"] = Optional(t.has_test_accuracy(), t.test_accuracy());
+      out["outputs"] = Outputs(t.outputs());
+      break;
+    }
+    case v1::JobEvent::kError:
+      out["message"] = e.error();
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+Json DatasetJson(const v1::Dataset& d) {
+  std::string format = v1::DatasetFormat_Name(d.format());
+  return Json{
+      {"datasetId", d.dataset_id()},
+      {"name", d.name()},
+      {"format",
+       format.rfind("DATASET_FORMAT_", 0) == 0 ? format.substr(15) : format},
+      {"sha256", d.sha256()},
+      {"bytes", d.bytes()},
+      {"created", TimeText(d.created())},
+      {"files", std::vector<std::string>(d.files().begin(), d.files().end())}};
+}
+
+}  // namespace webnnm::client

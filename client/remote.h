@@ -1,0 +1,55 @@
+// webnnmctl's commands that talk to webnnmd over gRPC (docs/cli.md):
+// submit, watch, list, get, cancel, resume, delete, logs, metrics, infer,
+// snapshot export|import, dataset upload|list. Global --server (env
+// WEBNNM_SERVER, default 127.0.0.1:50051), --token (env WEBNNM_TOKEN),
+// --ca FILE (TLS with that root certificate). Exit 0 on success, 1 on
+// failure (a failed or cancelled job, a server error), 2 on usage errors.
+#ifndef WEBNNM_CLIENT_REMOTE_H_
+#define WEBNNM_CLIENT_REMOTE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "client/train_command.h"
+
+namespace webnnm::client {
+
+struct RemoteOptions {
+  std::string server, token, ca;
+
+  CLI::App* submit = nullptr;
+  TrainOptions train;
+  std::string idempotency_key;
+
+  CLI::App *watch = nullptr, *logs = nullptr, *get = nullptr, *cancel = nullptr,
+           *resume = nullptr, *remove = nullptr, *metrics = nullptr,
+           *list = nullptr, *infer = nullptr;
+  std::string job;
+  int64_t from_seq = 0;
+  std::string state;
+  int limit = 50;
+  std::vector<std::string> metric_names;
+  std::vector<std::string> values;  // infer: one sample per --values
+  std::string input_name;
+
+  CLI::App *snapshot = nullptr, *snapshot_export = nullptr,
+           *snapshot_import = nullptr;
+  std::string file;
+
+  CLI::App *dataset = nullptr, *dataset_upload = nullptr,
+           *dataset_list = nullptr;
+  std::string path, name;
+};
+
+// Adds the commands and the global connection flags to `app`.
+void AddRemoteCommands(CLI::App& app, RemoteOptions& options);
+
+// Runs the parsed remote command; -1 when none was given.
+int RunRemote(RemoteOptions& options, bool json);
+
+}  // namespace webnnm::client
+
+#endif  // WEBNNM_CLIENT_REMOTE_H_

@@ -1,0 +1,66 @@
+#include "engine/train/data_source.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "engine/base/strings.h"
+#include "engine/train/trainer.h"
+
+namespace webnnm::train {
+
+absl::StatusOr<std::vector<double>> ParseSplit(const std::string& text) {
+  auto bad = [&] {
+    return absl::InvalidArgumentError(StrCat(
+        "--split takes three percentages like 70,15,15, not '", text, "'"));
+  };
+  std::vector<double> parts;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0') return bad();
+    parts.push_back(v);
+  }
+  if (parts.size() != 3) return bad();
+  return parts;
+}
+
+absl::Status CheckSingleInputOutput(const dag::Dag& dag) {
+  if (dag.outputs.size() == 1 && dag.inputs.size() == 1) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(StrCat(
+      "a dataset file feeds models with one input and one output; "
+      "this one has ",
+      dag.inputs.size(), " inputs and ", dag.outputs.size(), " outputs"));
+}
+
+absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
+                                    const DataSource& source) {
+  if (absl::Status s = CheckSingleInputOutput(dag); !s.ok()) return s;
+  absl::StatusOr<OutputSpec> spec =
+      ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
+  if (!spec.ok()) return spec.status();
+  OutputActivation activation = ActivationOf(dag, dag.outputs[0].name);
+  bool classification = IsClassification(spec->loss) ||
+                        activation == OutputActivation::kSoftmax ||
+                        activation == OutputActivation::kSigmoid;
+  if (std::filesystem::is_directory(source.path)) {
+    return LoadIdx(source.path);
+  }
+  return LoadCsv(source.path,
+                 {.label = source.label, .header = !source.no_header},
+                 classification);
+}
+
+absl::Status SplitData(Dataset& data, const DataSource& source,
+                       const std::vector<double>& split, uint64_t seed) {
+  if (split.size() != 3) {
+    return absl::InvalidArgumentError("a split has three percentages");
+  }
+  return data.Split(split[0], split[1], split[2], seed,
+                    /*fixed_test=*/std::filesystem::is_directory(source.path));
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,47 @@
+// Reading a dataset for a model: what `webnnmctl train --local`, `test
+// --local` and the daemon's jobs share.
+//
+// A CSV file or an IDX directory feeds a model with one input and one
+// output. How labels are read follows the model: classes when its loss is a
+// classification loss or its output activation is softmax or sigmoid,
+// otherwise regression targets. The split is seeded; an IDX directory's
+// test subset is its t10k files (the split's test share is ignored).
+#ifndef WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
+#define WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/dag/dag.h"
+#include "engine/train/dataset.h"
+
+namespace webnnm::train {
+
+struct DataSource {
+  std::string path;   // a CSV file or an IDX directory
+  std::string label;  // the CSV label column; empty: the last
+  bool no_header = false;
+};
+
+inline constexpr char kDefaultSplit[] = "70,15,15";
+
+// "70,15,15" -> {70, 15, 15}; InvalidArgument naming the text otherwise.
+absl::StatusOr<std::vector<double>> ParseSplit(const std::string& text);
+
+// The model must have one input and one output (FailedPrecondition
+// otherwise, saying how many it has).
+absl::Status CheckSingleInputOutput(const dag::Dag& dag);
+
+// Reads the data (NotFound for a missing path; InvalidArgument with file
+// and line for bad data), unsplit.
+absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
+                                    const DataSource& source);
+
+// Splits `data` read from `source` by `split` percentages, seeded.
+absl::Status SplitData(Dataset& data, const DataSource& source,
+                       const std::vector<double>& split, uint64_t seed);
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_

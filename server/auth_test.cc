@@ -1,0 +1,86 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "server/auth.h"
+#include "server/config.h"
+#include "server/convert.h"
+
+namespace webnnm::server {
+namespace {
+
+TEST(Tokens, ParsesLinesCommentsAndAdmins) {
+  absl::StatusOr<Tokens> t = Tokens::Parse(
+      "# tokens\n\n  s3cret   ann\nt0ken bob admin # the boss\n", "tokens");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->size(), 2u);
+  absl::StatusOr<Principal> ann = t->AuthenticateHeader("Bearer s3cret");
+  ASSERT_TRUE(ann.ok());
+  EXPECT_EQ(ann->name, "ann");
+  EXPECT_FALSE(ann->admin);
+  EXPECT_EQ(ann->Filter(), "ann");
+  absl::StatusOr<Principal> bob = t->AuthenticateHeader("Bearer t0ken");
+  ASSERT_TRUE(bob.ok());
+  EXPECT_TRUE(bob->admin);
+  EXPECT_EQ(bob->Filter(), "");
+  EXPECT_EQ(t->AuthenticateHeader("Bearer wrong").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(t->AuthenticateHeader("").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(t->AuthenticateHeader("s3cret").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(t->AuthenticateHeader("Bearer s3cre").status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST(Tokens, RejectsMalformedLinesWithTheirNumber) {
+  absl::StatusOr<Tokens> t = Tokens::Parse("a b\nc d root\n", "tok");
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()),
+              ::testing::HasSubstr("tok:2:"));
+  EXPECT_FALSE(Tokens::Parse("lonely\n", "tok").ok());
+  EXPECT_FALSE(Tokens::Parse("a b\na c\n", "tok").ok());
+}
+
+TEST(Tokens, WithoutTokensEveryoneIsTheLocalAdmin) {
+  Tokens none;
+  absl::StatusOr<Principal> p = none.AuthenticateHeader("");
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->admin);
+}
+
+TEST(Config, LoopbackAddresses) {
+  EXPECT_TRUE(IsLoopback("127.0.0.1:50051"));
+  EXPECT_TRUE(IsLoopback("localhost:0"));
+  EXPECT_TRUE(IsLoopback("[::1]:80"));
+  EXPECT_FALSE(IsLoopback("0.0.0.0:50051"));
+  EXPECT_FALSE(IsLoopback("[::]:50051"));
+  EXPECT_FALSE(IsLoopback("10.0.0.1:1"));
+}
+
+TEST(Hyperparameters, DefaultsAndChecks) {
+  v1::Hyperparameters h;
+  absl::StatusOr<train::Hyperparameters> r = ResolveHyperparameters(h, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->epochs, 20);
+  EXPECT_EQ(r->optimizer, "rlion");
+  EXPECT_EQ(r->threads, 2);
+  h.set_threads(8);
+  h.set_optimizer("sgdm");
+  h.set_lr(0.05);
+  r = ResolveHyperparameters(h, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->threads, 2);
+  EXPECT_EQ(r->optimizer, "sgdm");
+  EXPECT_EQ(*r->lr, 0.05);
+  h.set_optimizer("adam");
+  r = ResolveHyperparameters(h, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              ::testing::HasSubstr("optimizer"));
+  h.clear_optimizer();
+  h.set_epochs(0);
+  EXPECT_FALSE(ResolveHyperparameters(h, 1).ok());
+}
+
+}  // namespace
+}  // namespace webnnm::server

@@ -1,0 +1,101 @@
+#include "server/config.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/base/strings.h"
+#include "webnnm/v1/config.pb.h"
+
+namespace webnnm::server {
+namespace {
+
+class Collector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first.empty()) {
+      first = StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+  }
+  std::string first;
+};
+
+}  // namespace
+
+absl::StatusOr<Settings> LoadSettings(const std::string& path) {
+  Settings s;
+  if (path.empty()) return s;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(StrCat("cannot read the config '", path, "'"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  v1::DaemonConfig c;
+  google::protobuf::TextFormat::Parser parser;
+  Collector errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(text.str(), &c)) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ":", errors.first.empty() ? "malformed" : errors.first));
+  }
+  auto positive = [&](std::string_view field, int64_t v) -> absl::Status {
+    if (v < 0) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": ", field, " must not be negative"));
+    }
+    return absl::OkStatus();
+  };
+  for (auto [field, v] :
+       std::initializer_list<std::pair<std::string_view, int64_t>>{
+           {"workers", c.workers()},
+           {"threads", c.threads()},
+           {"max_message_bytes", c.max_message_bytes()},
+           {"max_model_bytes", c.max_model_bytes()},
+           {"max_dataset_bytes", c.max_dataset_bytes()},
+           {"max_queued_jobs", c.max_queued_jobs()},
+           {"max_infer_elements", c.max_infer_elements()},
+           {"snapshot_retention", c.snapshot_retention()},
+           {"restart_budget", c.restart_budget()}}) {
+    if (absl::Status st = positive(field, v); !st.ok()) return st;
+  }
+  if (!c.listen().empty()) s.listen = c.listen();
+  if (!c.database().empty()) s.database = c.database();
+  s.tls_certificate = c.tls_certificate();
+  s.tls_private_key = c.tls_private_key();
+  if (s.tls_certificate.empty() != s.tls_private_key.empty()) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": TLS needs both tls_certificate and tls_private_key"));
+  }
+  s.tokens_file = c.tokens_file();
+  if (c.workers() > 0) s.jobs.workers = c.workers();
+  if (c.threads() > 0) s.jobs.threads = c.threads();
+  if (!c.default_backend().empty())
+    s.jobs.default_backend = c.default_backend();
+  if (c.max_message_bytes() > 0) s.max_message_bytes = c.max_message_bytes();
+  if (c.max_model_bytes() > 0) s.limits.max_model_bytes = c.max_model_bytes();
+  if (c.max_dataset_bytes() > 0) {
+    s.limits.max_dataset_bytes = c.max_dataset_bytes();
+  }
+  if (c.max_queued_jobs() > 0) s.limits.max_queued_jobs = c.max_queued_jobs();
+  if (c.max_infer_elements() > 0) {
+    s.limits.max_infer_elements = c.max_infer_elements();
+  }
+  if (c.has_snapshot_retention()) s.snapshot_retention = c.snapshot_retention();
+  if (c.has_restart_budget()) s.jobs.restart_budget = c.restart_budget();
+  return s;
+}
+
+bool IsLoopback(const std::string& listen) {
+  size_t colon = listen.rfind(':');
+  std::string host =
+      colon == std::string::npos ? listen : listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+}  // namespace webnnm::server

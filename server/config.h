@@ -1,0 +1,34 @@
+// webnnmd's settings: the defaults, then the config file (a
+// webnnm.v1.DaemonConfig in protobuf text format), then the flags.
+#ifndef WEBNNM_SERVER_CONFIG_H_
+#define WEBNNM_SERVER_CONFIG_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "server/jobs.h"
+#include "server/service.h"
+
+namespace webnnm::server {
+
+struct Settings {
+  std::string listen = "127.0.0.1:50051";
+  std::string database = "./var/webnnm.db";
+  std::string tls_certificate, tls_private_key;
+  std::string tokens_file;
+  int64_t max_message_bytes = 16 << 20;
+  int snapshot_retention = 1;
+  JobOptions jobs;
+  Limits limits;
+};
+
+// Reads a config file over the defaults (InvalidArgument with the parser's
+// line and column for a malformed file; NotFound for a missing one).
+absl::StatusOr<Settings> LoadSettings(const std::string& config_path);
+
+// Whether HOST:PORT's host is a loopback address.
+bool IsLoopback(const std::string& listen);
+
+}  // namespace webnnm::server
+
+#endif  // WEBNNM_SERVER_CONFIG_H_

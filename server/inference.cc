@@ -1,0 +1,177 @@
+#include "server/inference.h"
+
+#include "engine/api/nnmodel.h"
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/train/checkpoint.h"
+
+namespace webnnm::server {
+
+struct ServedModel {
+  std::string key;  // job, snapshot kind, epoch and size
+  std::unique_ptr<NNModel> model;
+  ModelSummary summary;
+  train::Standardization standardization;
+  std::vector<std::string> classes;
+  std::mutex mutex;  // contexts and runs
+  std::map<int64_t, std::unique_ptr<Context>> contexts;
+};
+
+InferenceCache::~InferenceCache() = default;
+
+const ModelSummary& InferenceCache::Summary(const ServedModel& m) {
+  return m.summary;
+}
+const std::vector<std::string>& InferenceCache::Classes(const ServedModel& m) {
+  return m.classes;
+}
+
+void InferenceCache::Forget(const std::string& job_id) {
+  std::lock_guard lock(mutex_);
+  models_.erase(job_id);
+}
+
+absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
+    Store& store, const std::string& job_id) {
+  ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
+                   store.LatestSnapshot(job_id));
+  if (!blob) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", job_id, " has no snapshot to serve yet"));
+  }
+  std::string key = StrCat(job_id, "/", blob->kind, "/", blob->epoch, "/",
+                           blob->bytes.size());
+  {
+    std::lock_guard lock(mutex_);
+    auto it = models_.find(job_id);
+    if (it != models_.end() && it->second->key == key) return it->second;
+  }
+  ASSIGN_OR_RETURN(train::ModelSnapshot snapshot,
+                   train::DecodeModelSnapshot(blob->bytes));
+  auto served = std::make_shared<ServedModel>();
+  served->key = key;
+  std::string file =
+      snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file;
+  CheckResult check = CheckModel(file, snapshot.model_source);
+  if (!check.ok || !check.summary) {
+    return absl::DataLossError(
+        StrCat("the snapshot's model does not check:\n", check.rendered));
+  }
+  served->summary = *check.summary;
+  ASSIGN_OR_RETURN(served->model,
+                   NNModel::Create({.source = snapshot.model_source,
+                                    .file = file,
+                                    .threads = threads_}));
+  RETURN_IF_ERROR(served->model->SetParameters(snapshot.state.best));
+  served->standardization = snapshot.standardization;
+  served->classes = snapshot.classes;
+  std::lock_guard lock(mutex_);
+  models_[job_id] = served;
+  return served;
+}
+
+absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
+    ServedModel& m, const std::vector<InferTensor>& inputs,
+    int64_t max_elements) {
+  const std::vector<TensorSummary>& declared = m.summary.inputs;
+  std::map<std::string, const InferTensor*> given;
+  for (const InferTensor& t : inputs) {
+    std::string name =
+        t.name.empty() && !declared.empty() ? declared[0].name : t.name;
+    bool known = false;
+    for (const TensorSummary& d : declared) known |= d.name == name;
+    if (!known) {
+      return absl::InvalidArgumentError(
+          StrCat("the model has no input '", name, "'"));
+    }
+    if (given.count(name)) {
+      return absl::InvalidArgumentError(
+          StrCat("input '", name, "' is given twice"));
+    }
+    given[name] = &t;
+  }
+  int64_t batch = -1;
+  int64_t total = 0;
+  for (const TensorSummary& d : declared) {
+    auto it = given.find(d.name);
+    if (it == given.end()) {
+      return absl::InvalidArgumentError(
+          StrCat("input '", d.name, "' is missing"));
+    }
+    if (d.sequenced) {
+      return absl::UnimplementedError(
+          StrCat("input '", d.name,
+                 "' is a sequence; serving sequences is "
+                 "not supported yet"));
+    }
+    int64_t sample = 1;
+    for (int64_t e : d.shape) sample *= e;
+    const InferTensor& t = *it->second;
+    total += static_cast<int64_t>(t.values.size());
+    if (total > max_elements) {
+      return absl::ResourceExhaustedError(
+          StrCat("the inputs have more than ", max_elements,
+                 " elements (the daemon's limit)"));
+    }
+    int64_t b = t.shape.empty() ? -1 : t.shape[0];
+    int64_t elements = 1;
+    for (int64_t e : t.shape) {
+      if (e < 0) {
+        return absl::InvalidArgumentError(
+            StrCat("input '", d.name, "' has a negative dimension"));
+      }
+      elements *= e;
+    }
+    if (t.shape.empty() || elements != static_cast<int64_t>(t.values.size()) ||
+        b < 1 || elements != b * sample) {
+      std::string want;
+      for (int64_t e : d.shape) want += StrCat(", ", e);
+      std::string got;
+      for (int64_t e : t.shape) got += StrCat(got.empty() ? "" : ", ", e);
+      return absl::InvalidArgumentError(
+          StrCat("input '", d.name, "' needs shape [batch", want, "] with ",
+                 "as many values; got shape [", got, "] with ", t.values.size(),
+                 " values"));
+    }
+    if (batch >= 0 && b != batch) {
+      return absl::InvalidArgumentError(
+          "every input needs the same batch size");
+    }
+    batch = b;
+  }
+  if (batch > 65536) {
+    return absl::ResourceExhaustedError("batches are limited to 65536");
+  }
+  std::lock_guard lock(m.mutex);
+  std::unique_ptr<Context>& context = m.contexts[batch];
+  if (!context) {
+    ASSIGN_OR_RETURN(context, m.model->CreateContext());
+    RETURN_IF_ERROR(context->SetBatchSize(batch));
+  }
+  for (size_t i = 0; i < declared.size(); ++i) {
+    const TensorSummary& d = declared[i];
+    std::vector<double> values = given[d.name]->values;
+    // The snapshot's standardization applies to the (only) input.
+    const train::Standardization& s = m.standardization;
+    if (i == 0 && !s.empty()) {
+      size_t width = s.mean.size();
+      if (values.size() % width != 0) {
+        return absl::InvalidArgumentError(
+            "the input does not match the snapshot's standardization");
+      }
+      for (size_t k = 0; k < values.size(); ++k) {
+        values[k] = (values[k] - s.mean[k % width]) / s.stddev[k % width];
+      }
+    }
+    RETURN_IF_ERROR(context->SetData(d.name, values));
+  }
+  RETURN_IF_ERROR(m.model->Run(*context));
+  std::vector<InferTensor> outputs;
+  for (const TensorSummary& d : m.summary.outputs) {
+    ASSIGN_OR_RETURN(TensorView view, context->Output(d.name));
+    outputs.push_back({d.name, view.shape, std::move(view.values)});
+  }
+  return outputs;
+}
+
+}  // namespace webnnm::server

@@ -1,0 +1,58 @@
+// Inference on finished jobs' snapshots, for Infer and KServe's ModelInfer:
+// the snapshot's model is built once and kept (per job and snapshot), with
+// one compiled context per batch size; inputs are standardized with the
+// snapshot's statistics, as in training.
+#ifndef WEBNNM_SERVER_INFERENCE_H_
+#define WEBNNM_SERVER_INFERENCE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/check.h"
+#include "server/store.h"
+
+namespace webnnm::server {
+
+// One input or output: float values (row-major, batch first).
+struct InferTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+};
+
+struct ServedModel;
+
+class InferenceCache {
+ public:
+  explicit InferenceCache(int threads) : threads_(threads) {}
+  ~InferenceCache();
+
+  // The model of the job's newest snapshot (built on first use).
+  absl::StatusOr<std::shared_ptr<ServedModel>> Get(Store& store,
+                                                   const std::string& job_id);
+
+  // Runs inputs (by name; an empty name is the first input) through the
+  // model. Every input must be given, each with a batch dimension first and
+  // the input's sample shape after it (or flat: [batch, elements]).
+  static absl::StatusOr<std::vector<InferTensor>> Run(
+      ServedModel& model, const std::vector<InferTensor>& inputs,
+      int64_t max_elements);
+
+  static const ModelSummary& Summary(const ServedModel& model);
+  static const std::vector<std::string>& Classes(const ServedModel& model);
+
+  void Forget(const std::string& job_id);
+
+ private:
+  int threads_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<ServedModel>> models_;
+};
+
+}  // namespace webnnm::server
+
+#endif  // WEBNNM_SERVER_INFERENCE_H_

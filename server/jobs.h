@@ -1,0 +1,93 @@
+// Running jobs: worker threads take queued jobs oldest first (`workers` at
+// once; the rest wait), train or test them with the engine on `threads`
+// compute threads each, and record everything in the store as it happens:
+// state changes, the expert system's decisions and warnings, scouting, each
+// epoch's metrics with a checkpoint snapshot (committed together), the test
+// and the final snapshot.
+//
+// Stopping (SIGTERM): running jobs stop at their next epoch boundary, after
+// that epoch's checkpoint, and stay RUNNING in the store. At the next start,
+// jobs left RUNNING (stopped, or killed with the daemon) are queued again
+// with one more attempt, up to the restart budget, and resume from their
+// last checkpoint: the run then ends exactly as an uninterrupted one would.
+#ifndef WEBNNM_SERVER_JOBS_H_
+#define WEBNNM_SERVER_JOBS_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/store.h"
+
+namespace webnnm::server {
+
+struct JobOptions {
+  int workers = 1;
+  int threads = 1;  // compute threads per job
+  int restart_budget = 3;
+  std::string default_backend = "cpu";
+};
+
+class JobManager {
+ public:
+  JobManager(Store& store, JobOptions options)
+      : store_(store), options_(std::move(options)) {}
+  ~JobManager() { Stop(); }
+
+  // Requeues (or fails, beyond the restart budget) the jobs a previous run
+  // left RUNNING, then starts the workers.
+  absl::Status Start();
+  // Asks running jobs to stop at their next epoch boundary (checkpointed,
+  // left RUNNING) and joins the workers. Idempotent.
+  void Stop();
+
+  // Records a change through the store and wakes watchers (and, for queued
+  // jobs, workers).
+  absl::StatusOr<v1::Job> Record(const std::string& id,
+                                 const std::function<void(v1::Job&)>& change,
+                                 std::vector<v1::JobEvent> events,
+                                 const SnapshotBlob* snapshot = nullptr);
+  // A job was created: wakes watchers and workers.
+  void Queued();
+
+  // A queued job is cancelled at once; a running one at its next epoch
+  // boundary. FailedPrecondition for a finished job.
+  absl::StatusOr<v1::Job> Cancel(const std::string& id);
+  // Queues a cancelled or failed job again (from its last checkpoint).
+  absl::StatusOr<v1::Job> Resume(const std::string& id);
+  bool IsRunning(const std::string& id);
+
+  // Watchers: the current change counter, and a wait until it moves past
+  // `seen` (or the timeout passes, or the manager stops).
+  uint64_t generation();
+  void WaitForChange(uint64_t seen, std::chrono::milliseconds timeout);
+
+ private:
+  void Work();
+  void Run(const std::string& id);
+  absl::Status RunTrain(const StoredJob& stored);
+  absl::Status RunTest(const StoredJob& stored);
+  absl::Status Fail(const std::string& id, const absl::Status& why);
+  bool ShouldStop(const std::string& id);
+  void Notify();
+
+  Store& store_;
+  const JobOptions options_;
+  std::mutex mutex_;
+  std::condition_variable work_, change_;
+  bool stopping_ = false;
+  bool started_ = false;
+  uint64_t generation_ = 0;
+  std::set<std::string> running_, cancelling_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace webnnm::server
+
+#endif  // WEBNNM_SERVER_JOBS_H_

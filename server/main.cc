@@ -1,0 +1,158 @@
+// webnnmd: the WebNNM training daemon (docs/daemon.md).
+//
+//   webnnmd [--config FILE] [--listen HOST:PORT] [--db PATH] [--tokens FILE]
+//           [--workers N] [--threads N]
+//
+// Prints `webnnmd ready grpc=HOST:PORT` once serving; SIGTERM or SIGINT
+// stops it: running jobs checkpoint at their epoch boundary and resume at
+// the next start.
+#include <signal.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <CLI/CLI.hpp>
+
+#include "backends/cpu/cpu_context.h"
+#include "server/auth.h"
+#include "server/config.h"
+#include "server/jobs.h"
+#include "server/service.h"
+#include "server/store.h"
+
+namespace {
+
+int Fail(const std::string& message, int code = 1) {
+  std::cerr << "webnnmd: " << message << "\n";
+  return code;
+}
+
+bool ReadFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace webnnm::server;
+  CLI::App app{"webnnmd: the WebNNM training daemon"};
+  std::string config_path, listen, db, tokens_path;
+  int workers = 0, threads = 0;
+  app.add_option("--config", config_path,
+                 "A webnnm.v1.DaemonConfig text file "
+                 "(configs/webnnmd.textproto)");
+  app.add_option("--listen", listen,
+                 "HOST:PORT to serve gRPC on (default 127.0.0.1:50051; port "
+                 "0 picks a free one)");
+  app.add_option("--db", db, "The SQLite database (default ./var/webnnm.db)");
+  app.add_option("--tokens", tokens_path,
+                 "Bearer tokens: TOKEN PRINCIPAL [admin] per line");
+  app.add_option("--workers", workers, "Jobs running at once (default 1)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--threads", threads, "Compute threads per job (default 1)")
+      ->check(CLI::Range(1, 256));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  absl::StatusOr<Settings> loaded = LoadSettings(config_path);
+  if (!loaded.ok()) return Fail(std::string(loaded.status().message()), 2);
+  Settings settings = *loaded;
+  if (!listen.empty()) settings.listen = listen;
+  if (!db.empty()) settings.database = db;
+  if (!tokens_path.empty()) settings.tokens_file = tokens_path;
+  if (workers > 0) settings.jobs.workers = workers;
+  if (threads > 0) settings.jobs.threads = threads;
+
+  Tokens tokens;
+  if (!settings.tokens_file.empty()) {
+    absl::StatusOr<Tokens> t = Tokens::Load(settings.tokens_file);
+    if (!t.ok()) return Fail(std::string(t.status().message()), 2);
+    tokens = std::move(*t);
+  }
+  if (!tokens.enabled() && !IsLoopback(settings.listen)) {
+    return Fail(
+        "without tokens (--tokens) webnnmd serves only on loopback; "
+        "refusing to listen on " +
+            settings.listen,
+        2);
+  }
+
+  // Before anything touches OpenMP: passive waiting, the thread count.
+  webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
+
+  // Signals are taken by sigwait below: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<Store>> store =
+      Store::Open(settings.database, settings.snapshot_retention);
+  if (!store.ok()) return Fail(std::string(store.status().message()));
+
+  JobManager jobs(**store, settings.jobs);
+  WebnnmService service(**store, jobs, tokens, settings.limits);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  if (!settings.tls_certificate.empty()) {
+    grpc::SslServerCredentialsOptions ssl;
+    grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+    if (!ReadFile(settings.tls_private_key, &pair.private_key) ||
+        !ReadFile(settings.tls_certificate, &pair.cert_chain)) {
+      return Fail("cannot read the TLS certificate or key", 2);
+    }
+    ssl.pem_key_cert_pairs.push_back(pair);
+    credentials = grpc::SslServerCredentials(ssl);
+  } else {
+    credentials = grpc::InsecureServerCredentials();
+  }
+  int port = 0;
+  builder.AddListeningPort(settings.listen, credentials, &port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(
+      std::min<int64_t>(settings.max_message_bytes, INT32_MAX)));
+  builder.SetMaxSendMessageSize(static_cast<int>(
+      std::min<int64_t>(settings.max_message_bytes, INT32_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return Fail("cannot listen on " + settings.listen +
+                " (address in use or not valid?)");
+  }
+  if (absl::Status started = jobs.Start(); !started.ok()) {
+    server->Shutdown();
+    return Fail(std::string(started.message()));
+  }
+  server->GetHealthCheckService()->SetServingStatus("webnnm.v1.Webnnm", true);
+
+  std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
+  std::cout << "webnnmd ready grpc=" << host << ":" << port << std::endl;
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  std::cerr << "webnnmd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+            << ": checkpointing running jobs and stopping\n";
+  server->GetHealthCheckService()->Shutdown();
+  jobs.Stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  std::cerr << "webnnmd: stopped\n";
+  return 0;
+}

@@ -1,0 +1,104 @@
+// The webnnm.v1.Webnnm service: a thin adapter from gRPC to the store
+// (store.h), the job manager (jobs.h) and the engine (checking models,
+// inference). Every call authenticates first (auth.h); another principal's
+// job or dataset is NOT_FOUND. Errors map to gRPC codes: a model that does
+// not check and bad arguments are INVALID_ARGUMENT, limits are
+// RESOURCE_EXHAUSTED, wrong states FAILED_PRECONDITION.
+#ifndef WEBNNM_SERVER_SERVICE_H_
+#define WEBNNM_SERVER_SERVICE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "server/auth.h"
+#include "server/jobs.h"
+#include "server/store.h"
+#include "webnnm/v1/webnnm.grpc.pb.h"
+
+namespace webnnm::server {
+
+struct Limits {
+  int64_t max_model_bytes = 1 << 20;
+  int64_t max_dataset_bytes = 256ll << 20;
+  int64_t max_chunk_bytes = 4 << 20;
+  int max_queued_jobs = 100;  // per principal
+  int64_t max_infer_elements = 16 << 20;
+  int64_t max_snapshot_bytes = 1ll << 30;
+};
+
+class InferenceCache;
+
+class WebnnmService final : public v1::Webnnm::Service {
+ public:
+  WebnnmService(Store& store, JobManager& jobs, const Tokens& tokens,
+                Limits limits);
+  ~WebnnmService() override;
+
+  grpc::Status CheckModel(grpc::ServerContext* context,
+                          const v1::CheckModelRequest* request,
+                          v1::CheckModelResponse* response) override;
+  grpc::Status SubmitJob(grpc::ServerContext* context,
+                         const v1::SubmitJobRequest* request,
+                         v1::SubmitJobResponse* response) override;
+  grpc::Status WatchJob(grpc::ServerContext* context,
+                        const v1::WatchJobRequest* request,
+                        grpc::ServerWriter<v1::JobEvent>* writer) override;
+  grpc::Status GetJob(grpc::ServerContext* context,
+                      const v1::GetJobRequest* request,
+                      v1::Job* response) override;
+  grpc::Status ListJobs(grpc::ServerContext* context,
+                        const v1::ListJobsRequest* request,
+                        v1::ListJobsResponse* response) override;
+  grpc::Status CancelJob(grpc::ServerContext* context,
+                         const v1::CancelJobRequest* request,
+                         v1::Job* response) override;
+  grpc::Status ResumeJob(grpc::ServerContext* context,
+                         const v1::ResumeJobRequest* request,
+                         v1::Job* response) override;
+  grpc::Status DeleteJob(grpc::ServerContext* context,
+                         const v1::DeleteJobRequest* request,
+                         v1::DeleteJobResponse* response) override;
+  grpc::Status GetMetrics(grpc::ServerContext* context,
+                          const v1::GetMetricsRequest* request,
+                          v1::GetMetricsResponse* response) override;
+  grpc::Status UploadDataset(grpc::ServerContext* context,
+                             const v1::UploadDatasetRequest* request,
+                             v1::UploadDatasetResponse* response) override;
+  grpc::Status ListDatasets(grpc::ServerContext* context,
+                            const v1::ListDatasetsRequest* request,
+                            v1::ListDatasetsResponse* response) override;
+  grpc::Status ExportSnapshot(
+      grpc::ServerContext* context, const v1::ExportSnapshotRequest* request,
+      grpc::ServerWriter<v1::SnapshotChunk>* writer) override;
+  grpc::Status ImportSnapshot(grpc::ServerContext* context,
+                              const v1::ImportSnapshotRequest* request,
+                              v1::ImportSnapshotResponse* response) override;
+  grpc::Status Infer(grpc::ServerContext* context,
+                     const v1::InferRequest* request,
+                     v1::InferResponse* response) override;
+
+ private:
+  struct Upload;
+  // The job if the principal may see it (NotFound otherwise).
+  absl::StatusOr<StoredJob> VisibleJob(const Principal& who,
+                                       const std::string& id);
+  absl::Status CheckSubmission(const Principal& who,
+                               const v1::SubmitJobRequest& request);
+
+  Store& store_;
+  JobManager& jobs_;
+  const Tokens& tokens_;
+  const Limits limits_;
+  std::mutex uploads_mutex_;
+  std::map<std::string, std::shared_ptr<Upload>> uploads_;
+  std::unique_ptr<InferenceCache> inference_;
+};
+
+grpc::Status ToGrpc(const absl::Status& status);
+std::string NewId(std::string_view prefix);
+
+}  // namespace webnnm::server
+
+#endif  // WEBNNM_SERVER_SERVICE_H_

@@ -1,0 +1,556 @@
+#include "server/store.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::server {
+namespace {
+
+// Each entry migrates from version i to i + 1.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  principal TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  idempotency_key TEXT NOT NULL DEFAULT '',
+  job BLOB NOT NULL,
+  request BLOB NOT NULL
+);
+CREATE UNIQUE INDEX jobs_idempotency ON jobs(principal, idempotency_key)
+  WHERE idempotency_key != '';
+CREATE INDEX jobs_by_state ON jobs(state, created_ms);
+CREATE INDEX jobs_by_principal ON jobs(principal, created_ms);
+CREATE TABLE job_events (
+  job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  time_ms INTEGER NOT NULL,
+  type INTEGER NOT NULL,
+  event BLOB NOT NULL,
+  PRIMARY KEY (job_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE metrics (
+  job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  value REAL,
+  PRIMARY KEY (job_id, name, epoch)
+) WITHOUT ROWID;
+CREATE TABLE latest_metrics (
+  job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  value REAL,
+  min REAL,
+  max REAL,
+  PRIMARY KEY (job_id, name)
+) WITHOUT ROWID;
+CREATE TABLE snapshots (
+  id INTEGER PRIMARY KEY,
+  job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  created_ms INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX snapshots_by_job ON snapshots(job_id, id);
+CREATE TABLE datasets (
+  id TEXT PRIMARY KEY,
+  principal TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  info BLOB NOT NULL,
+  created_ms INTEGER NOT NULL,
+  UNIQUE (principal, sha256)
+);
+)sql",
+};
+
+int64_t Millis(const google::protobuf::Timestamp& t) {
+  return t.seconds() * 1000 + t.nanos() / 1000000;
+}
+
+template <typename Message>
+absl::StatusOr<Message> ParseBlob(const std::string& bytes,
+                                  std::string_view what) {
+  Message m;
+  if (!m.ParseFromString(bytes)) {
+    return absl::DataLossError(
+        StrCat("database: a stored ", what, " does not parse"));
+  }
+  return m;
+}
+
+}  // namespace
+
+google::protobuf::Timestamp Now() {
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+  google::protobuf::Timestamp t;
+  t.set_seconds(ns / 1000000000);
+  t.set_nanos(static_cast<int32_t>(ns % 1000000000));
+  return t;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
+                                                   int snapshot_retention) {
+  std::filesystem::path file(path);
+  std::filesystem::path folder = file.parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) {
+    return absl::UnavailableError(StrCat("cannot create the folder '",
+                                         folder.string(), "': ", ec.message()));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
+  std::unique_ptr<Store> store(new Store(std::move(db), folder.string(),
+                                         std::max(0, snapshot_retention)));
+  Database& d = *store->db_;
+  {
+    ASSIGN_OR_RETURN(Statement wal, d.Prepare("PRAGMA journal_mode=WAL"));
+    ASSIGN_OR_RETURN(bool row, wal.Step());
+    if (!row || wal.Text(0) != "wal") {
+      return absl::UnavailableError(
+          StrCat("the database '", path,
+                 "' cannot use a write-ahead log (is it on a network file "
+                 "system?)"));
+    }
+  }
+  RETURN_IF_ERROR(d.Exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"));
+  {
+    ASSIGN_OR_RETURN(Statement check, d.Prepare("PRAGMA quick_check"));
+    ASSIGN_OR_RETURN(bool row, check.Step());
+    if (!row || check.Text(0) != "ok") {
+      return absl::DataLossError(StrCat(
+          "the database '", path,
+          "' is damaged: ", row ? check.Text(0) : std::string("no answer")));
+    }
+  }
+  RETURN_IF_ERROR(store->Migrate());
+  return store;
+}
+
+absl::Status Store::Migrate() {
+  ASSIGN_OR_RETURN(Statement get, db_->Prepare("PRAGMA user_version"));
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  int64_t version = row ? get.Int(0) : 0;
+  if (version > kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        StrCat("the database has schema version ", version,
+               "; this webnnmd knows up to ", kSchemaVersion,
+               " (a newer webnnmd made it)"));
+  }
+  for (int64_t v = version; v < kSchemaVersion; ++v) {
+    Transaction tx(*db_);
+    RETURN_IF_ERROR(tx.Begin());
+    RETURN_IF_ERROR(db_->Exec(kMigrations[v]));
+    RETURN_IF_ERROR(db_->Exec(StrCat("PRAGMA user_version=", v + 1)));
+    RETURN_IF_ERROR(tx.Commit());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Store::PutJob(const v1::Job& job) {
+  ASSIGN_OR_RETURN(
+      Statement put,
+      db_->Prepare("UPDATE jobs SET state = ?2, job = ?3 WHERE id = ?1"));
+  put.Bind(1, job.job_id())
+      .Bind(2, int64_t{job.state()})
+      .BindBlob(3, job.SerializeAsString());
+  return put.Run();
+}
+
+absl::StatusOr<v1::Job> Store::CreateJob(v1::Job job,
+                                         const v1::SubmitJobRequest& request) {
+  std::lock_guard lock(mutex_);
+  Transaction tx(*db_);
+  RETURN_IF_ERROR(tx.Begin());
+  {
+    ASSIGN_OR_RETURN(
+        Statement find,
+        db_->Prepare("SELECT id FROM jobs WHERE principal = ?1 AND "
+                     "idempotency_key = ?2 AND ?2 != ''"));
+    find.Bind(1, job.principal()).Bind(2, request.idempotency_key());
+    ASSIGN_OR_RETURN(bool found, find.Step());
+    if (found) {
+      return absl::AlreadyExistsError(
+          StrCat("idempotency key '", request.idempotency_key(),
+                 "' already names job ", find.Text(0)));
+    }
+  }
+  job.set_state(v1::JOB_STATE_QUEUED);
+  job.set_last_seq(1);
+  v1::JobEvent event;
+  event.set_seq(1);
+  event.set_job_id(job.job_id());
+  *event.mutable_time() = job.created();
+  event.set_type(v1::EVENT_TYPE_STATE);
+  event.set_state(v1::JOB_STATE_QUEUED);
+  {
+    ASSIGN_OR_RETURN(
+        Statement insert,
+        db_->Prepare("INSERT INTO jobs (id, principal, state, created_ms, "
+                     "idempotency_key, job, request) VALUES (?1, ?2, ?3, ?4, "
+                     "?5, ?6, ?7)"));
+    insert.Bind(1, job.job_id())
+        .Bind(2, job.principal())
+        .Bind(3, int64_t{job.state()})
+        .Bind(4, Millis(job.created()))
+        .Bind(5, request.idempotency_key())
+        .BindBlob(6, job.SerializeAsString())
+        .BindBlob(7, request.SerializeAsString());
+    RETURN_IF_ERROR(insert.Run());
+  }
+  {
+    ASSIGN_OR_RETURN(Statement insert,
+                     db_->Prepare("INSERT INTO job_events (job_id, seq, "
+                                  "time_ms, type, event) VALUES (?1, 1, ?2, "
+                                  "?3, ?4)"));
+    insert.Bind(1, job.job_id())
+        .Bind(2, Millis(event.time()))
+        .Bind(3, int64_t{event.type()})
+        .BindBlob(4, event.SerializeAsString());
+    RETURN_IF_ERROR(insert.Run());
+  }
+  RETURN_IF_ERROR(tx.Commit());
+  return job;
+}
+
+absl::StatusOr<v1::Job> Store::CreateFinishedJob(v1::Job job,
+                                                 const SnapshotBlob& snapshot) {
+  v1::SubmitJobRequest request;
+  request.set_kind(job.kind());
+  ASSIGN_OR_RETURN(job, CreateJob(job, request));
+  v1::JobEvent state;
+  state.set_type(v1::EVENT_TYPE_STATE);
+  state.set_state(v1::JOB_STATE_SUCCEEDED);
+  state.set_message("imported snapshot");
+  return Update(
+      job.job_id(),
+      [](v1::Job& j) {
+        j.set_state(v1::JOB_STATE_SUCCEEDED);
+        *j.mutable_finished() = Now();
+        j.set_has_snapshot(true);
+      },
+      {state}, &snapshot);
+}
+
+absl::StatusOr<std::optional<StoredJob>> Store::GetJobLocked(
+    const std::string& id) {
+  ASSIGN_OR_RETURN(Statement get,
+                   db_->Prepare("SELECT job, request FROM jobs WHERE id = ?1"));
+  get.Bind(1, id);
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  if (!row) return std::nullopt;
+  StoredJob stored;
+  ASSIGN_OR_RETURN(stored.job, ParseBlob<v1::Job>(get.Blob(0), "job"));
+  ASSIGN_OR_RETURN(stored.request,
+                   ParseBlob<v1::SubmitJobRequest>(get.Blob(1), "request"));
+  return stored;
+}
+
+absl::StatusOr<std::optional<StoredJob>> Store::GetJob(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  return GetJobLocked(id);
+}
+
+absl::StatusOr<std::optional<v1::Job>> Store::FindByIdempotencyKey(
+    const std::string& principal, const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement find,
+                   db_->Prepare("SELECT job FROM jobs WHERE principal = ?1 "
+                                "AND idempotency_key = ?2"));
+  find.Bind(1, principal).Bind(2, key);
+  ASSIGN_OR_RETURN(bool row, find.Step());
+  if (!row) return std::nullopt;
+  return ParseBlob<v1::Job>(find.Blob(0), "job");
+}
+
+absl::StatusOr<std::vector<v1::Job>> Store::ListJobs(
+    const std::string& principal, v1::JobState state, int64_t offset,
+    int limit) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(
+      Statement list,
+      db_->Prepare("SELECT job FROM jobs WHERE (?1 = '' OR principal = ?1) "
+                   "AND (?2 = 0 OR state = ?2) ORDER BY created_ms DESC, id "
+                   "DESC LIMIT ?3 OFFSET ?4"));
+  list.Bind(1, principal)
+      .Bind(2, int64_t{state})
+      .Bind(3, int64_t{limit})
+      .Bind(4, offset);
+  std::vector<v1::Job> jobs;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(v1::Job job, ParseBlob<v1::Job>(list.Blob(0), "job"));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+absl::StatusOr<int64_t> Store::CountJobs(const std::string& principal,
+                                         v1::JobState state) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(
+      Statement count,
+      db_->Prepare("SELECT count(*) FROM jobs WHERE (?1 = '' OR principal = "
+                   "?1) AND (?2 = 0 OR state = ?2)"));
+  count.Bind(1, principal).Bind(2, int64_t{state});
+  ASSIGN_OR_RETURN(bool row, count.Step());
+  return row ? count.Int(0) : 0;
+}
+
+absl::StatusOr<std::vector<std::string>> Store::JobIds(v1::JobState state) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement list,
+                   db_->Prepare("SELECT id FROM jobs WHERE state = ?1 ORDER "
+                                "BY created_ms, id"));
+  list.Bind(1, int64_t{state});
+  std::vector<std::string> ids;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) break;
+    ids.push_back(list.Text(0));
+  }
+  return ids;
+}
+
+absl::StatusOr<v1::Job> Store::Update(
+    const std::string& id, const std::function<void(v1::Job&)>& change,
+    std::vector<v1::JobEvent> events, const SnapshotBlob* snapshot) {
+  std::lock_guard lock(mutex_);
+  Transaction tx(*db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
+  if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+  v1::Job& job = stored->job;
+  if (change) change(job);
+  const google::protobuf::Timestamp now = Now();
+  for (v1::JobEvent& event : events) {
+    event.set_seq(job.last_seq() + 1);
+    job.set_last_seq(event.seq());
+    event.set_job_id(id);
+    if (!event.has_time()) *event.mutable_time() = now;
+    ASSIGN_OR_RETURN(Statement insert,
+                     db_->Prepare("INSERT INTO job_events (job_id, seq, "
+                                  "time_ms, type, event) VALUES (?1, ?2, ?3, "
+                                  "?4, ?5)"));
+    insert.Bind(1, id)
+        .Bind(2, event.seq())
+        .Bind(3, Millis(event.time()))
+        .Bind(4, int64_t{event.type()})
+        .BindBlob(5, event.SerializeAsString());
+    RETURN_IF_ERROR(insert.Run());
+    if (event.has_epoch()) {
+      const v1::EpochEvent& e = event.epoch();
+      std::vector<std::pair<const char*, std::optional<double>>> values = {
+          {"trainLoss", e.train_loss()},
+          {"validationLoss", e.has_validation_loss()
+                                 ? std::optional<double>(e.validation_loss())
+                                 : std::nullopt},
+          {"lr", e.lr()},
+          {"samplesPerSecond", e.samples_per_second()}};
+      for (const auto& [name, value] : values) {
+        if (!value) continue;
+        ASSIGN_OR_RETURN(Statement m,
+                         db_->Prepare("INSERT OR REPLACE INTO metrics (job_id, "
+                                      "name, epoch, value) VALUES (?1, ?2, "
+                                      "?3, ?4)"));
+        m.Bind(1, id)
+            .Bind(2, std::string_view(name))
+            .Bind(3, int64_t{e.epoch()});
+        std::isfinite(*value) ? m.Bind(4, *value) : m.BindNull(4);
+        RETURN_IF_ERROR(m.Run());
+        ASSIGN_OR_RETURN(
+            Statement latest,
+            db_->Prepare(
+                "INSERT INTO latest_metrics (job_id, name, epoch, value, min, "
+                "max) VALUES (?1, ?2, ?3, ?4, ?4, ?4) ON CONFLICT (job_id, "
+                "name) DO UPDATE SET epoch = excluded.epoch, value = "
+                "excluded.value, min = min(coalesce(min, excluded.value), "
+                "excluded.value), max = max(coalesce(max, excluded.value), "
+                "excluded.value)"));
+        latest.Bind(1, id)
+            .Bind(2, std::string_view(name))
+            .Bind(3, int64_t{e.epoch()});
+        std::isfinite(*value) ? latest.Bind(4, *value) : latest.BindNull(4);
+        RETURN_IF_ERROR(latest.Run());
+      }
+    }
+  }
+  if (snapshot) {
+    ASSIGN_OR_RETURN(
+        Statement insert,
+        db_->Prepare("INSERT INTO snapshots (job_id, kind, epoch, created_ms, "
+                     "bytes, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+    insert.Bind(1, id)
+        .Bind(2, snapshot->kind)
+        .Bind(3, int64_t{snapshot->epoch})
+        .Bind(4, Millis(now))
+        .Bind(5, static_cast<int64_t>(snapshot->bytes.size()))
+        .BindBlob(6, snapshot->bytes);
+    RETURN_IF_ERROR(insert.Run());
+    // Keep the newest `retention_` checkpoints (at least the newest
+    // snapshot, whatever its kind).
+    ASSIGN_OR_RETURN(
+        Statement prune,
+        db_->Prepare("DELETE FROM snapshots WHERE job_id = ?1 AND kind = "
+                     "'checkpoint' AND id NOT IN (SELECT id FROM snapshots "
+                     "WHERE job_id = ?1 AND kind = 'checkpoint' ORDER BY id "
+                     "DESC LIMIT ?2) AND id != (SELECT max(id) FROM snapshots "
+                     "WHERE job_id = ?1)"));
+    prune.Bind(1, id).Bind(2, int64_t{retention_});
+    RETURN_IF_ERROR(prune.Run());
+    job.set_has_snapshot(true);
+  }
+  RETURN_IF_ERROR(PutJob(job));
+  RETURN_IF_ERROR(tx.Commit());
+  return job;
+}
+
+absl::StatusOr<std::vector<v1::JobEvent>> Store::Events(const std::string& id,
+                                                        int64_t from_seq,
+                                                        int limit) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement list,
+                   db_->Prepare("SELECT event FROM job_events WHERE job_id = "
+                                "?1 AND seq >= ?2 ORDER BY seq LIMIT ?3"));
+  list.Bind(1, id).Bind(2, from_seq).Bind(3, int64_t{limit});
+  std::vector<v1::JobEvent> events;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(v1::JobEvent e,
+                     ParseBlob<v1::JobEvent>(list.Blob(0), "event"));
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+absl::Status Store::DeleteJob(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement del,
+                   db_->Prepare("DELETE FROM jobs WHERE id = ?1"));
+  del.Bind(1, id);
+  RETURN_IF_ERROR(del.Run());
+  if (db_->Changes() == 0) return absl::NotFoundError(StrCat("no job ", id));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::MetricSeries>> Store::Metrics(
+    const std::string& id, const std::vector<std::string>& names) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement list,
+                   db_->Prepare("SELECT name, epoch, value FROM metrics WHERE "
+                                "job_id = ?1 ORDER BY name, epoch"));
+  list.Bind(1, id);
+  std::vector<v1::MetricSeries> series;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) break;
+    std::string name = list.Text(0);
+    if (!names.empty() &&
+        std::find(names.begin(), names.end(), name) == names.end()) {
+      continue;
+    }
+    if (series.empty() || series.back().name() != name) {
+      series.emplace_back().set_name(name);
+    }
+    v1::MetricPoint* p = series.back().add_points();
+    p->set_epoch(static_cast<int32_t>(list.Int(1)));
+    p->set_value(list.IsNull(2) ? std::numeric_limits<double>::quiet_NaN()
+                                : list.Double(2));
+  }
+  return series;
+}
+
+absl::StatusOr<std::optional<SnapshotBlob>> Store::LatestSnapshot(
+    const std::string& id) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement get,
+                   db_->Prepare("SELECT kind, epoch, data FROM snapshots "
+                                "WHERE job_id = ?1 ORDER BY id DESC LIMIT 1"));
+  get.Bind(1, id);
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  if (!row) return std::nullopt;
+  return SnapshotBlob{get.Text(0), static_cast<int>(get.Int(1)), get.Blob(2)};
+}
+
+std::string Store::DatasetFolder(const std::string& sha256) const {
+  return (std::filesystem::path(folder_) / "datasets" / sha256).string();
+}
+
+absl::StatusOr<std::optional<v1::Dataset>> Store::FindDataset(
+    const std::string& principal, const std::string& sha256) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement find,
+                   db_->Prepare("SELECT info FROM datasets WHERE principal = "
+                                "?1 AND sha256 = ?2"));
+  find.Bind(1, principal).Bind(2, sha256);
+  ASSIGN_OR_RETURN(bool row, find.Step());
+  if (!row) return std::nullopt;
+  return ParseBlob<v1::Dataset>(find.Blob(0), "dataset");
+}
+
+absl::StatusOr<std::optional<v1::Dataset>> Store::GetDataset(
+    const std::string& principal, const std::string& id) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement find,
+                   db_->Prepare("SELECT info FROM datasets WHERE id = ?2 AND "
+                                "(?1 = '' OR principal = ?1)"));
+  find.Bind(1, principal).Bind(2, id);
+  ASSIGN_OR_RETURN(bool row, find.Step());
+  if (!row) return std::nullopt;
+  return ParseBlob<v1::Dataset>(find.Blob(0), "dataset");
+}
+
+absl::Status Store::InsertDataset(const std::string& principal,
+                                  const v1::Dataset& dataset) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(
+      Statement insert,
+      db_->Prepare("INSERT INTO datasets (id, principal, sha256, "
+                   "info, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  insert.Bind(1, dataset.dataset_id())
+      .Bind(2, principal)
+      .Bind(3, dataset.sha256())
+      .BindBlob(4, dataset.SerializeAsString())
+      .Bind(5, Millis(dataset.created()));
+  return insert.Run();
+}
+
+absl::StatusOr<std::vector<v1::Dataset>> Store::ListDatasets(
+    const std::string& principal) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement list,
+                   db_->Prepare("SELECT info FROM datasets WHERE ?1 = '' OR "
+                                "principal = ?1 ORDER BY created_ms, id"));
+  list.Bind(1, principal);
+  std::vector<v1::Dataset> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(v1::Dataset d,
+                     ParseBlob<v1::Dataset>(list.Blob(0), "dataset"));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+absl::Status Store::IntegrityCheck() {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement check, db_->Prepare("PRAGMA integrity_check"));
+  ASSIGN_OR_RETURN(bool row, check.Step());
+  if (row && check.Text(0) == "ok") return absl::OkStatus();
+  return absl::DataLossError(
+      StrCat("database integrity: ", row ? check.Text(0) : "no answer"));
+}
+
+}  // namespace webnnm::server

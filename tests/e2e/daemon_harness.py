@@ -1,0 +1,121 @@
+"""Shared pieces of the end-to-end tests: the real webnnmd on 127.0.0.1 with
+a temporary database, webnnmctl, Python gRPC stubs generated from proto/
+with protoc and grpc_python_plugin, and a reader of .wnms snapshots.
+"""
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+WEBNNMD = None
+WEBNNMCTL = None
+SOURCE = None
+STUBS = None
+
+
+def setup(argv):
+    """argv: WEBNNMD WEBNNMCTL SOURCE_DIR [unittest args...]; returns the rest."""
+    global WEBNNMD, WEBNNMCTL, SOURCE, STUBS
+    WEBNNMD, WEBNNMCTL, SOURCE = argv[1], argv[2], argv[3]
+    STUBS = tempfile.mkdtemp(prefix="webnnm-stubs-")
+    protos = ["webnnm/v1/webnnm.proto", "webnnm/v1/snapshot.proto"]
+    # grpc.health.v1 under another module path (the grpc package is taken).
+    health = os.path.join(STUBS, "include", "grpc_health", "v1")
+    os.makedirs(health)
+    shutil.copy("/usr/share/grpc-proto/grpc/health/v1/health.proto", health)
+    subprocess.run(
+        ["protoc", "-I", os.path.join(SOURCE, "proto"),
+         "-I", os.path.join(STUBS, "include"), "--python_out", STUBS,
+         "--grpc_python_out", STUBS,
+         "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
+         *protos, "grpc_health/v1/health.proto"],
+        check=True)
+    sys.path.insert(0, STUBS)
+    return [argv[0], *argv[4:]]
+
+
+def config(*parts):
+    return os.path.join(SOURCE, "configs", *parts)
+
+
+class Daemon:
+    """webnnmd on a free loopback port; stop() with a signal."""
+
+    def __init__(self, db, *args, tokens=None, expect_ready=True):
+        self.db = db
+        cmd = [WEBNNMD, "--listen", "127.0.0.1:0", "--db", db, *args]
+        if tokens:
+            cmd += ["--tokens", tokens]
+        self.stderr = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                     stderr=self.stderr, text=True)
+        self.address = None
+        if expect_ready:
+            line = self.proc.stdout.readline()
+            if not line.startswith("webnnmd ready grpc="):
+                self.proc.kill()
+                self.stderr.seek(0)
+                raise RuntimeError(f"webnnmd did not start: {line!r} "
+                                   f"{self.stderr.read()}")
+            self.ready_line = line.rstrip("\n")
+            self.address = line.split("grpc=")[1].split()[0]
+
+    def ctl(self, *args, token=None, timeout=120):
+        env = dict(os.environ)
+        env["WEBNNM_SERVER"] = self.address
+        env.pop("WEBNNM_TOKEN", None)
+        if token:
+            env["WEBNNM_TOKEN"] = token
+        proc = subprocess.run([WEBNNMCTL, *args], capture_output=True,
+                              text=True, timeout=timeout, env=env)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def channel(self):
+        import grpc
+        return grpc.insecure_channel(self.address)
+
+    def stop(self, sig=signal.SIGTERM, timeout=60):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=timeout)
+        self.stderr.seek(0)
+        self.log = self.stderr.read()
+        self.close()
+        return code
+
+    def close(self):
+        for f in (self.proc.stdout, self.stderr):
+            if f and not f.closed:
+                f.close()
+
+
+def read_snapshot(path):
+    """{tensor name: bytes} of a .wnms file (docs/snapshot-format.md)."""
+    from webnnm.v1 import snapshot_pb2
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"WNNMSNAP", data[:8]
+    version, header_len, data_len = struct.unpack_from("<IIQ", data, 8)
+    assert version == 1
+    header = snapshot_pb2.SnapshotHeader()
+    header.ParseFromString(data[24:24 + header_len])
+    start = 24 + header_len
+    start += (-start) % 64
+    tensors = {}
+    for t in header.tensors:
+        tensors[t.name] = data[start + t.offset:start + t.offset + t.length]
+    return header, tensors
+
+
+def wait_for(predicate, timeout=60, interval=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError("condition not reached")

@@ -1,0 +1,417 @@
+#!/usr/bin/env python3
+"""End-to-end tests of webnnmd (issue: the daemon): the real daemon on
+127.0.0.1 with a temporary SQLite database, driven by webnnmctl and by a
+Python gRPC client whose stubs are generated from proto/.
+
+usage: daemon_test.py WEBNNMD WEBNNMCTL SOURCE_DIR [unittest args]
+"""
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import unittest
+
+import daemon_harness as h
+from daemon_harness import Daemon, config, read_snapshot, wait_for
+
+IRIS = ["--dataset", None, "--split", "60,20,20", "--optimizer", "sgdm",
+        "--lr", "0.05", "--batch-size", "16", "--seeds", "20"]
+
+
+def iris_flags(epochs, *extra):
+    flags = list(IRIS)
+    flags[1] = config("datasets", "iris.csv")
+    return [config("models", "iris.wnm"), *flags, "--epochs", str(epochs),
+            *extra]
+
+
+def json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class Temp(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="webnnm-e2e-")
+        self.daemons = []
+
+    def tearDown(self):
+        for d in self.daemons:
+            if d.proc.poll() is None:
+                d.proc.kill()
+                d.proc.wait()
+            d.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def daemon(self, name="db", *args, **kwargs):
+        d = Daemon(os.path.join(self.dir, name, "webnnm.db"), *args, **kwargs)
+        self.daemons.append(d)
+        return d
+
+    def submit(self, d, *flags, token=None):
+        code, out, err = d.ctl("submit", *flags, "-o", "json", token=token)
+        self.assertEqual(code, 0, err)
+        return json.loads(out.splitlines()[-1])["jobId"]
+
+    def get(self, d, job, token=None):
+        code, out, err = d.ctl("get", job, "-o", "json", token=token)
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def wait_epoch(self, d, job, epoch, timeout=60):
+        return wait_for(lambda: self.get(d, job)["epoch"] >= epoch, timeout)
+
+
+class Lifecycle(Temp):
+    def test_a_job_from_submit_to_delete(self):
+        d = self.daemon()
+        self.assertRegex(d.ready_line, r"^webnnmd ready grpc=127\.0\.0\.1:\d+$")
+        job = self.submit(d, *iris_flags(40))
+        code, out, err = d.ctl("watch", job, "-o", "json")
+        self.assertEqual(code, 0, err)
+        events = json_lines(out)
+        self.assertEqual([e["seq"] for e in events],
+                         list(range(1, len(events) + 1)))
+        types = [e["type"] for e in events]
+        for t in ["STATE", "DECISION", "WARNING", "SCOUT", "EPOCH", "SNAPSHOT",
+                  "TEST"]:
+            self.assertIn(t, types)
+        states = [e["state"] for e in events if e["type"] == "STATE"]
+        self.assertEqual(states, ["QUEUED", "RUNNING", "SUCCEEDED"])
+        epochs = [e for e in events if e["type"] == "EPOCH"]
+        self.assertEqual([e["epoch"] for e in epochs], list(range(1, 41)))
+        for key in ["epoch", "trainLoss", "validationLoss", "lr",
+                    "samplesPerSecond"]:
+            self.assertIn(key, epochs[0])
+        self.assertRegex(events[0]["time"],
+                         r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+        got = self.get(d, job)
+        for key in ["jobId", "state", "epoch", "bestEpoch", "testAccuracy",
+                    "testLoss", "error", "trainSamplesPerSecond",
+                    "finalTrainLoss", "validationLoss", "outputs",
+                    "decisions", "warnings"]:
+            self.assertIn(key, got)
+        self.assertEqual(got["state"], "SUCCEEDED")
+        self.assertEqual(got["epoch"], 40)
+        self.assertIsNone(got["error"])
+
+        # The daemon trains exactly as `train --local` does.
+        code, out, err = d.ctl("train", "--local", *iris_flags(40), "-o",
+                               "json")
+        self.assertEqual(code, 0, err)
+        local = json.loads(out.splitlines()[-1])
+        for key in ["bestEpoch", "finalTrainLoss", "validationLoss",
+                    "testLoss", "testAccuracy", "decisions", "warnings"]:
+            self.assertEqual(got[key], local[key], key)
+
+        # Watching from a sequence number replays from there.
+        code, out, _ = d.ctl("watch", job, "--from-seq", "5", "-o", "json")
+        self.assertEqual(code, 0)
+        self.assertEqual([e["seq"] for e in json_lines(out)],
+                         list(range(5, len(events) + 1)))
+        code, out, _ = d.ctl("logs", job)
+        self.assertEqual(code, 0)
+        self.assertIn("SUCCEEDED", out)
+
+        code, out, _ = d.ctl("list", "-o", "json")
+        self.assertEqual([j["jobId"] for j in json.loads(out)["jobs"]], [job])
+        code, out, _ = d.ctl("list", "--state", "RUNNING", "-o", "json")
+        self.assertEqual(json.loads(out)["jobs"], [])
+
+        code, out, _ = d.ctl("metrics", job, "-o", "json")
+        self.assertEqual(code, 0)
+        metrics = json.loads(out)["metrics"]
+        self.assertEqual(len(metrics["trainLoss"]), 40)
+        self.assertEqual(metrics["trainLoss"][-1]["value"],
+                         epochs[-1]["trainLoss"])
+
+        code, out, err = d.ctl("infer", job, "--values", "5.1,3.5,1.4,0.2",
+                               "--values", "6.7,3.0,5.2,2.3", "-o", "json")
+        self.assertEqual(code, 0, err)
+        answer = json.loads(out)
+        self.assertEqual(answer["outputs"]["model"]["shape"], [2, 3])
+        self.assertEqual(answer["outputs"]["model"]["predictions"],
+                         ["setosa", "virginica"])
+
+        # Export, import as a new job, infer there alike.
+        path = os.path.join(self.dir, "iris.wnms")
+        code, _, err = d.ctl("snapshot", "export", job, "-f", path)
+        self.assertEqual(code, 0, err)
+        header, tensors = read_snapshot(path)
+        self.assertEqual(header.epoch, 40)
+        code, out, err = d.ctl("snapshot", "import", path, "-o", "json")
+        self.assertEqual(code, 0, err)
+        imported = json.loads(out)["jobId"]
+        self.assertEqual(self.get(d, imported)["state"], "SUCCEEDED")
+        code, out2, _ = d.ctl("infer", imported, "--values",
+                              "5.1,3.5,1.4,0.2", "--values",
+                              "6.7,3.0,5.2,2.3", "-o", "json")
+        self.assertEqual(json.loads(out2)["outputs"], answer["outputs"])
+
+        # The same dataset is uploaded once.
+        code, out, _ = d.ctl("dataset", "list", "-o", "json")
+        self.assertEqual(len(json.loads(out)["datasets"]), 1)
+        self.submit(d, *iris_flags(1))
+        code, out, _ = d.ctl("dataset", "list", "-o", "json")
+        self.assertEqual(len(json.loads(out)["datasets"]), 1)
+
+        code, _, err = d.ctl("delete", job)
+        self.assertEqual(code, 0, err)
+        code, _, err = d.ctl("get", job)
+        self.assertEqual(code, 1)
+        self.assertIn("no job", err)
+        self.assertEqual(d.stop(), 0)
+
+    def test_a_failed_job_reports_its_error(self):
+        d = self.daemon()
+        # A label column the model cannot take fails at submit, not later.
+        bad = os.path.join(self.dir, "bad.csv")
+        with open(bad, "w") as f:
+            f.write("a,b,c,d,label\n1,2,3,4,x\n1,2,3\n")
+        code, _, err = d.ctl("submit", config("models", "iris.wnm"),
+                             "--dataset", bad)
+        self.assertEqual(code, 1)
+        self.assertIn("bad.csv", err)
+        self.assertIn("3", err)  # the line
+        code, out, _ = d.ctl("list", "-o", "json")
+        self.assertEqual(json.loads(out)["jobs"], [])
+
+
+class BadInput(Temp):
+    def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
+        import grpc
+        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        d = self.daemon()
+        stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
+        model = os.path.join(self.dir, "bad.wnm")
+        with open(model, "w") as f:
+            f.write("model:input shape=[4];\nmodel:layers dense(shape=[3]);\n"
+                    "model:output shape=[3]\n")
+        code, _, err = d.ctl("submit", model, "--dataset",
+                             config("datasets", "iris.csv"))
+        self.assertEqual(code, 1)
+        self.assertIn("bad.wnm:", err)
+
+        def status(call, request):
+            with self.assertRaises(grpc.RpcError) as caught:
+                call(request, timeout=30)
+            return caught.exception.code(), caught.exception.details()
+
+        code, details = status(stub.GetJob,
+                               webnnm_pb2.GetJobRequest(job_id="nope"))
+        self.assertEqual(code, grpc.StatusCode.NOT_FOUND)
+        code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
+            model_text="model:input shape=[4];", data=webnnm_pb2.DataSpec(
+                dataset_id="d-unknown")))
+        self.assertEqual(code, grpc.StatusCode.NOT_FOUND)
+        code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
+            model_text="x", hyperparameters=webnnm_pb2.Hyperparameters(
+                optimizer="adam"), data=webnnm_pb2.DataSpec(dataset_id="d")))
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("optimizer", details)
+        code, details = status(stub.UploadDataset,
+                               webnnm_pb2.UploadDatasetRequest(
+                                   name="x", format=1, sha256="0" * 64,
+                                   total_bytes=1 << 40))
+        self.assertEqual(code, grpc.StatusCode.RESOURCE_EXHAUSTED)
+        # Content that does not match its hash is refused.
+        start = stub.UploadDataset(webnnm_pb2.UploadDatasetRequest(
+            name="x.csv", format=1, sha256="0" * 64, total_bytes=4),
+            timeout=30)
+        stub.UploadDataset(webnnm_pb2.UploadDatasetRequest(
+            upload_id=start.upload_id, file_name="x.csv", data=b"a,b\n"),
+            timeout=30)
+        code, details = status(stub.UploadDataset,
+                               webnnm_pb2.UploadDatasetRequest(
+                                   upload_id=start.upload_id, finish=True))
+        self.assertEqual(code, grpc.StatusCode.DATA_LOSS)
+        # A snapshot that is not one.
+        garbage = b"WNNMSNAP" + b"\x01" * 100
+        import hashlib
+        start = stub.ImportSnapshot(webnnm_pb2.ImportSnapshotRequest(
+            total_bytes=len(garbage),
+            sha256=hashlib.sha256(garbage).hexdigest()), timeout=30)
+        stub.ImportSnapshot(webnnm_pb2.ImportSnapshotRequest(
+            upload_id=start.upload_id, data=garbage), timeout=30)
+        code, details = status(stub.ImportSnapshot,
+                               webnnm_pb2.ImportSnapshotRequest(
+                                   upload_id=start.upload_id, finish=True))
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        # Nothing was queued, and the daemon still serves.
+        self.assertEqual(len(stub.ListJobs(webnnm_pb2.ListJobsRequest(),
+                                           timeout=30).jobs), 0)
+        job = self.submit(d, *iris_flags(3))
+        code, _, _ = d.ctl("watch", job)
+        self.assertEqual(code, 0)
+        code, details = status(stub.Infer, webnnm_pb2.InferRequest(
+            job_id=job, inputs=[webnnm_pb2.Tensor(shape=[1, 3],
+                                                  values=[1, 2, 3])]))
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("shape", details)
+        self.assertEqual(d.stop(), 0)
+
+
+class Security(Temp):
+    def test_tokens_principals_and_admins(self):
+        tokens = os.path.join(self.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write("# who may call\nann-secret ann\nbob-secret bob\n\n"
+                    "root-secret root admin\n")
+        d = self.daemon(tokens=tokens)
+        code, _, err = d.ctl("list")
+        self.assertEqual(code, 1)
+        self.assertIn("token", err)
+        code, _, err = d.ctl("list", token="wrong")
+        self.assertEqual(code, 1)
+        self.assertIn("unknown token", err)
+        job = self.submit(d, *iris_flags(2), token="ann-secret")
+        code, _, err = d.ctl("get", job, token="bob-secret")
+        self.assertEqual(code, 1)
+        self.assertIn("no job", err)
+        code, _, _ = d.ctl("cancel", job, token="bob-secret")
+        self.assertEqual(code, 1)
+        code, out, _ = d.ctl("list", "-o", "json", token="bob-secret")
+        self.assertEqual(json.loads(out)["jobs"], [])
+        code, out, _ = d.ctl("dataset", "list", "-o", "json",
+                             token="bob-secret")
+        self.assertEqual(json.loads(out)["datasets"], [])
+        code, out, _ = d.ctl("list", "-o", "json", token="root-secret")
+        self.assertEqual([j["jobId"] for j in json.loads(out)["jobs"]], [job])
+        self.assertEqual(self.get(d, job, token="ann-secret")["principal"],
+                         "ann")
+        # Health needs no token.
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+        health = health_pb2_grpc.HealthStub(d.channel())
+        self.assertEqual(health.Check(health_pb2.HealthCheckRequest(),
+                                      timeout=10).status,
+                         health_pb2.HealthCheckResponse.SERVING)
+        self.assertEqual(health.Check(health_pb2.HealthCheckRequest(
+            service="webnnm.v1.Webnnm"), timeout=10).status,
+            health_pb2.HealthCheckResponse.SERVING)
+        self.assertEqual(d.stop(), 0)
+
+    def test_without_tokens_only_loopback(self):
+        proc = Daemon.__new__(Daemon)
+        import subprocess
+        result = subprocess.run(
+            [h.WEBNNMD, "--listen", "0.0.0.0:0", "--db",
+             os.path.join(self.dir, "x.db")], capture_output=True, text=True,
+            timeout=30)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("loopback", result.stderr)
+
+
+class Durability(Temp):
+    EPOCHS = 1500
+
+    def reference(self, d):
+        job = self.submit(d, *iris_flags(self.EPOCHS))
+        code, _, err = d.ctl("watch", job, timeout=300)
+        self.assertEqual(code, 0, err)
+        return self.export(d, job)
+
+    def export(self, d, job):
+        path = os.path.join(self.dir, job + ".wnms")
+        code, _, err = d.ctl("snapshot", "export", job, "-f", path)
+        self.assertEqual(code, 0, err)
+        header, tensors = read_snapshot(path)
+        return header, {k: v for k, v in tensors.items()
+                        if k.startswith(("param:", "best:", "momentum:"))}
+
+    def test_sigkill_mid_training_then_restart_ends_as_uninterrupted(self):
+        d = self.daemon("a")
+        job = self.submit(d, *iris_flags(self.EPOCHS))
+        self.wait_epoch(d, job, 200)
+        d.stop(signal.SIGKILL)
+        d2 = self.daemon("a")
+        code, out, err = d2.ctl("watch", job, "-o", "json", timeout=300)
+        self.assertEqual(code, 0, err)
+        events = json_lines(out)
+        self.assertEqual([e["seq"] for e in events],
+                         list(range(1, len(events) + 1)))
+        requeued = [e for e in events if e["type"] == "STATE"
+                    and "interrupted" in e.get("message", "")]
+        self.assertEqual(len(requeued), 1)
+        # It continued from its checkpoint: the epochs after the restart
+        # start where the stored ones stopped, none twice.
+        after = [e["epoch"] for e in events[events.index(requeued[0]):]
+                 if e["type"] == "EPOCH"]
+        before = [e["epoch"] for e in events[:events.index(requeued[0])]
+                  if e["type"] == "EPOCH"]
+        self.assertGreaterEqual(len(before), 200)
+        self.assertEqual(after[0], before[-1] + 1)
+        # (Early stopping may end the run before EPOCHS.)
+        self.assertEqual(before + after, list(range(1, after[-1] + 1)))
+        self.assertEqual(after[-1], self.get(d2, job)["epoch"])
+        got = self.get(d2, job)
+        self.assertEqual(got["attempt"], 2)
+        header, tensors = self.export(d2, job)
+        ref_header, ref_tensors = self.reference(self.daemon("b"))
+        self.assertEqual(header.step, ref_header.step)
+        self.assertEqual(header.best_epoch, ref_header.best_epoch)
+        self.assertEqual(sorted(tensors), sorted(ref_tensors))
+        for name in tensors:
+            self.assertEqual(tensors[name], ref_tensors[name], name)
+        self.assertEqual(d2.stop(), 0)
+
+    def test_sigterm_checkpoints_and_cancel_resume_continue(self):
+        d = self.daemon("a")
+        job = self.submit(d, *iris_flags(self.EPOCHS))
+        self.wait_epoch(d, job, 100)
+        t0 = time.time()
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assertLess(time.time() - t0, 30)
+        self.assertIn("checkpointing", d.log)
+        d2 = self.daemon("a")
+        self.wait_epoch(d2, job, 300)
+        code, out, _ = d2.ctl("cancel", job, "-o", "json")
+        self.assertEqual(code, 0)
+        code, _, _ = d2.ctl("watch", job)
+        self.assertEqual(code, 1)  # the job was cancelled
+        cancelled = self.get(d2, job)
+        self.assertEqual(cancelled["state"], "CANCELLED")
+        code, _, _ = d2.ctl("cancel", job)
+        self.assertEqual(code, 1)  # already ended
+        code, _, err = d2.ctl("resume", job)
+        self.assertEqual(code, 0, err)
+        code, out, err = d2.ctl("watch", job, "-o", "json", timeout=300)
+        self.assertEqual(code, 0, err)
+        epochs = [e["epoch"] for e in json_lines(out) if e["type"] == "EPOCH"]
+        # Each epoch ran once across the stop, the restart and the resume.
+        self.assertEqual(epochs, list(range(1, self.get(d2, job)["epoch"] + 1)))
+        header, tensors = self.export(d2, job)
+        ref_header, ref_tensors = self.reference(d2)
+        self.assertEqual(header.step, ref_header.step)
+        self.assertEqual(sorted(tensors), sorted(ref_tensors))
+        for name in tensors:
+            self.assertEqual(tensors[name], ref_tensors[name], name)
+        self.assertEqual(d2.stop(), 0)
+
+
+class Limits(Temp):
+    def test_queued_jobs_per_principal(self):
+        cfg = os.path.join(self.dir, "webnnmd.textproto")
+        with open(cfg, "w") as f:
+            f.write("max_queued_jobs: 2\n")
+        d = self.daemon("db", "--config", cfg)
+        first = self.submit(d, *iris_flags(3000))
+        wait_for(lambda: self.get(d, first)["state"] == "RUNNING")
+        self.submit(d, *iris_flags(5))
+        self.submit(d, *iris_flags(5))
+        code, _, err = d.ctl("submit", *iris_flags(5))
+        self.assertEqual(code, 1)
+        self.assertIn("limit", err)
+        d.ctl("cancel", first)
+        # Idempotency: the same key gives the same job.
+        d2 = self.daemon("other")
+        a = self.submit(d2, *iris_flags(2), "--idempotency-key", "k1")
+        b = self.submit(d2, *iris_flags(2), "--idempotency-key", "k1")
+        self.assertEqual(a, b)
+
+
+if __name__ == "__main__":
+    rest = h.setup(sys.argv)
+    unittest.main(argv=rest, verbosity=2)

@@ -22,7 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kChunk = 2 << 20;
+// Upload chunks: well under the daemon's smallest message limit (2 MiB).
+constexpr size_t kChunk = 1 << 20;
 
 const char* const kIdxNames[] = {
     "train-images-idx3-ubyte", "train-images-idx3-ubyte.gz",
@@ -366,10 +367,22 @@ int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
                 << std::flush;
       bar_shown = true;
     } else {
-      if (bar_shown) {
-        std::cout << "\r\033[K";
+      // Plain lines while following: every event but checkpoints, and
+      // the first, every 50th and the last epoch (`logs` shows them all).
+      bool quiet = follow && !terminal &&
+                   ((e.has_snapshot() && e.snapshot().kind() == "checkpoint") ||
+                    (e.has_epoch() && e.epoch().epoch() != 1 &&
+                     e.epoch().epoch() % 50 != 0 &&
+                     e.epoch().epoch() != e.epoch().epochs()));
+      if (terminal && e.has_snapshot() && e.snapshot().kind() == "checkpoint") {
+        quiet = true;
       }
-      std::cout << EventLine(e) << "\n";
+      if (!quiet) {
+        if (bar_shown) {
+          std::cout << "\r\033[K";
+        }
+        std::cout << EventLine(e) << "\n";
+      }
     }
     if (!follow && e.seq() >= last_seq) {
       context->TryCancel();

@@ -74,7 +74,14 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   if (c.threads() > 0) s.jobs.threads = c.threads();
   if (!c.default_backend().empty())
     s.jobs.default_backend = c.default_backend();
-  if (c.max_message_bytes() > 0) s.max_message_bytes = c.max_message_bytes();
+  if (c.max_message_bytes() > 0) {
+    if (c.max_message_bytes() < (2 << 20)) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": max_message_bytes must be at least 2 MiB (", 2 << 20,
+                 "): uploads come in chunks of 1 MiB"));
+    }
+    s.max_message_bytes = c.max_message_bytes();
+  }
   if (c.max_model_bytes() > 0) s.limits.max_model_bytes = c.max_model_bytes();
   if (c.max_dataset_bytes() > 0) {
     s.limits.max_dataset_bytes = c.max_dataset_bytes();

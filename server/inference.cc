@@ -1,6 +1,9 @@
 #include "server/inference.h"
 
+#include <cstring>
+
 #include "engine/api/nnmodel.h"
+#include "engine/base/float16.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/checkpoint.h"
@@ -16,6 +19,68 @@ struct ServedModel {
   std::mutex mutex;  // contexts and runs
   std::map<int64_t, std::unique_ptr<Context>> contexts;
 };
+
+namespace {
+
+template <typename T>
+void DecodeAs(std::string_view bytes, std::vector<double>& out) {
+  out.resize(bytes.size() / sizeof(T));
+  for (size_t i = 0; i < out.size(); ++i) {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<double>(v);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<double>> DecodeRaw(std::string_view type,
+                                              std::string_view bytes) {
+  static const std::map<std::string_view, size_t> kWidths = {
+      {"float32", 4}, {"float16", 2}, {"float64", 8}, {"int8", 1},
+      {"uint8", 1},   {"int16", 2},   {"uint16", 2},  {"int32", 4},
+      {"uint32", 4},  {"int64", 8},   {"uint64", 8},  {"bool", 1}};
+  auto it = kWidths.find(type);
+  if (it == kWidths.end()) {
+    return absl::InvalidArgumentError(
+        StrCat("raw data of type '", type, "' is not supported"));
+  }
+  if (bytes.size() % it->second != 0) {
+    return absl::InvalidArgumentError(
+        StrCat(bytes.size(), " raw bytes are not a whole number of ", type,
+               " values"));
+  }
+  std::vector<double> out;
+  if (type == "float32") {
+    DecodeAs<float>(bytes, out);
+  } else if (type == "float64") {
+    DecodeAs<double>(bytes, out);
+  } else if (type == "float16") {
+    out.resize(bytes.size() / 2);
+    for (size_t i = 0; i < out.size(); ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, bytes.data() + 2 * i, 2);
+      out[i] = HalfToFloat(bits);
+    }
+  } else if (type == "int8") {
+    DecodeAs<int8_t>(bytes, out);
+  } else if (type == "uint8" || type == "bool") {
+    DecodeAs<uint8_t>(bytes, out);
+  } else if (type == "int16") {
+    DecodeAs<int16_t>(bytes, out);
+  } else if (type == "uint16") {
+    DecodeAs<uint16_t>(bytes, out);
+  } else if (type == "int32") {
+    DecodeAs<int32_t>(bytes, out);
+  } else if (type == "uint32") {
+    DecodeAs<uint32_t>(bytes, out);
+  } else if (type == "int64") {
+    DecodeAs<int64_t>(bytes, out);
+  } else {
+    DecodeAs<uint64_t>(bytes, out);
+  }
+  return out;
+}
 
 InferenceCache::~InferenceCache() = default;
 

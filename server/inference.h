@@ -26,6 +26,13 @@ struct InferTensor {
 
 struct ServedModel;
 
+// Little-endian, row-major raw values of a WebNN data type (float32,
+// float16, float64, int8, uint8, int16, uint16, int32, uint32, int64,
+// uint64, bool) as doubles; InvalidArgument for another type or a length
+// that is not a whole number of values.
+absl::StatusOr<std::vector<double>> DecodeRaw(std::string_view type,
+                                              std::string_view bytes);
+
 class InferenceCache {
  public:
   explicit InferenceCache(int threads) : threads_(threads) {}

@@ -20,7 +20,9 @@
 #include "backends/cpu/cpu_context.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/inference.h"
 #include "server/jobs.h"
+#include "server/kserve.h"
 #include "server/service.h"
 #include "server/store.h"
 
@@ -104,7 +106,9 @@ int main(int argc, char** argv) {
   if (!store.ok()) return Fail(std::string(store.status().message()));
 
   JobManager jobs(**store, settings.jobs);
-  WebnnmService service(**store, jobs, tokens, settings.limits);
+  InferenceCache inference(settings.jobs.threads);
+  WebnnmService service(**store, jobs, tokens, settings.limits, inference);
+  KServeService kserve(**store, tokens, settings.limits, inference);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -132,6 +136,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   builder.RegisterService(&service);
+  builder.RegisterService(&kserve);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     return Fail("cannot listen on " + settings.listen +
@@ -142,6 +147,8 @@ int main(int argc, char** argv) {
     return Fail(std::string(started.message()));
   }
   server->GetHealthCheckService()->SetServingStatus("webnnm.v1.Webnnm", true);
+  server->GetHealthCheckService()->SetServingStatus(
+      "inference.GRPCInferenceService", true);
 
   std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
   std::cout << "webnnmd ready grpc=" << host << ":" << port << std::endl;

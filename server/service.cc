@@ -10,7 +10,6 @@
 #include <random>
 #include <set>
 
-#include "engine/base/float16.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
@@ -95,12 +94,13 @@ struct WebnnmService::Upload {
 };
 
 WebnnmService::WebnnmService(Store& store, JobManager& jobs,
-                             const Tokens& tokens, Limits limits)
+                             const Tokens& tokens, Limits limits,
+                             InferenceCache& inference)
     : store_(store),
       jobs_(jobs),
       tokens_(tokens),
       limits_(limits),
-      inference_(std::make_unique<InferenceCache>(1)) {}
+      inference_(inference) {}
 
 WebnnmService::~WebnnmService() {
   for (auto& [id, upload] : uploads_) {
@@ -279,14 +279,6 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
   if (absl::Status s = CheckSubmission(who, *request); !s.ok()) {
     return ToGrpc(s);
   }
-  absl::StatusOr<int64_t> queued =
-      store_.CountJobs(who.name, v1::JOB_STATE_QUEUED);
-  if (!queued.ok()) return ToGrpc(queued.status());
-  if (*queued >= limits_.max_queued_jobs) {
-    return ToGrpc(absl::ResourceExhaustedError(
-        StrCat(who.name, " has ", *queued, " queued jobs; the limit is ",
-               limits_.max_queued_jobs)));
-  }
   v1::Job job;
   job.set_job_id(NewId("j"));
   job.set_principal(who.name);
@@ -306,7 +298,8 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
   }
   v1::SubmitJobRequest stored = *request;
   stored.set_kind(job.kind());
-  absl::StatusOr<v1::Job> created = store_.CreateJob(job, stored);
+  absl::StatusOr<v1::Job> created =
+      store_.CreateJob(job, stored, limits_.max_queued_jobs);
   if (absl::IsAlreadyExists(created.status())) {
     // Another call with the same key won the race: answer with its job.
     absl::StatusOr<std::optional<v1::Job>> existing =
@@ -435,7 +428,7 @@ grpc::Status WebnnmService::DeleteJob(grpc::ServerContext* context,
                "; cancel it before deleting it")));
   }
   absl::Status s = store_.DeleteJob(request->job_id());
-  inference_->Forget(request->job_id());
+  inference_.Forget(request->job_id());
   jobs_.Queued();  // wakes watchers of the deleted job
   return ToGrpc(s);
 }
@@ -822,7 +815,7 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
                " is not a finished training job (or an imported snapshot)")));
   }
   absl::StatusOr<std::shared_ptr<ServedModel>> model =
-      inference_->Get(store_, request->job_id());
+      inference_.Get(store_, request->job_id());
   if (!model.ok()) return ToGrpc(model.status());
   std::vector<InferTensor> inputs;
   int64_t elements = 0;
@@ -830,57 +823,14 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
     InferTensor in{t.name(), {t.shape().begin(), t.shape().end()}, {}};
     const std::string type = t.data_type().empty() ? "float32" : t.data_type();
     if (!t.raw().empty()) {
-      size_t width = type == "float32" || type == "int32" || type == "uint32"
-                         ? 4
-                     : type == "float16"                    ? 2
-                     : type == "float64" || type == "int64" ? 8
-                     : type == "uint8" || type == "int8"    ? 1
-                                                            : 0;
-      if (width == 0) {
+      absl::StatusOr<std::vector<double>> values = DecodeRaw(type, t.raw());
+      if (!values.ok()) {
         return ToGrpc(absl::InvalidArgumentError(
-            StrCat("raw data of type '", type, "' is not supported")));
+            StrCat("input '", t.name(), "': ", values.status().message())));
       }
-      if (t.raw().size() % width != 0) {
-        return ToGrpc(absl::InvalidArgumentError(
-            StrCat("input '", t.name(), "': ", t.raw().size(),
-                   " raw bytes are not a whole number of ", type, " values")));
-      }
-      size_t n = t.raw().size() / width;
-      elements += static_cast<int64_t>(n);
+      elements += static_cast<int64_t>(values->size());
       if (elements > limits_.max_infer_elements) break;
-      in.values.resize(n);
-      const char* p = t.raw().data();
-      for (size_t i = 0; i < n; ++i, p += width) {
-        if (type == "float32") {
-          float v;
-          std::memcpy(&v, p, 4);
-          in.values[i] = v;
-        } else if (type == "int32") {
-          int32_t v;
-          std::memcpy(&v, p, 4);
-          in.values[i] = v;
-        } else if (type == "uint32") {
-          uint32_t v;
-          std::memcpy(&v, p, 4);
-          in.values[i] = v;
-        } else if (type == "float16") {
-          uint16_t v;
-          std::memcpy(&v, p, 2);
-          in.values[i] = HalfToFloat(v);
-        } else if (type == "float64") {
-          double v;
-          std::memcpy(&v, p, 8);
-          in.values[i] = v;
-        } else if (type == "int64") {
-          int64_t v;
-          std::memcpy(&v, p, 8);
-          in.values[i] = static_cast<double>(v);
-        } else if (type == "uint8") {
-          in.values[i] = static_cast<uint8_t>(*p);
-        } else {
-          in.values[i] = static_cast<int8_t>(*p);
-        }
-      }
+      in.values = std::move(*values);
     } else {
       elements += t.values_size();
       if (elements > limits_.max_infer_elements) break;

@@ -22,8 +22,8 @@ namespace webnnm::server {
 struct Limits {
   int64_t max_model_bytes = 1 << 20;
   int64_t max_dataset_bytes = 256ll << 20;
-  int64_t max_chunk_bytes = 4 << 20;
-  int max_queued_jobs = 100;  // per principal
+  int64_t max_chunk_bytes = 1 << 20;  // one upload call's data
+  int max_queued_jobs = 100;          // per principal
   int64_t max_infer_elements = 16 << 20;
   int64_t max_snapshot_bytes = 1ll << 30;
 };
@@ -33,7 +33,7 @@ class InferenceCache;
 class WebnnmService final : public v1::Webnnm::Service {
  public:
   WebnnmService(Store& store, JobManager& jobs, const Tokens& tokens,
-                Limits limits);
+                Limits limits, InferenceCache& inference);
   ~WebnnmService() override;
 
   grpc::Status CheckModel(grpc::ServerContext* context,
@@ -93,7 +93,7 @@ class WebnnmService final : public v1::Webnnm::Service {
   const Limits limits_;
   std::mutex uploads_mutex_;
   std::map<std::string, std::shared_ptr<Upload>> uploads_;
-  std::unique_ptr<InferenceCache> inference_;
+  InferenceCache& inference_;
 };
 
 grpc::Status ToGrpc(const absl::Status& status);

@@ -166,7 +166,8 @@ absl::Status Store::PutJob(const v1::Job& job) {
 }
 
 absl::StatusOr<v1::Job> Store::CreateJob(v1::Job job,
-                                         const v1::SubmitJobRequest& request) {
+                                         const v1::SubmitJobRequest& request,
+                                         int max_queued) {
   std::lock_guard lock(mutex_);
   Transaction tx(*db_);
   RETURN_IF_ERROR(tx.Begin());
@@ -181,6 +182,19 @@ absl::StatusOr<v1::Job> Store::CreateJob(v1::Job job,
       return absl::AlreadyExistsError(
           StrCat("idempotency key '", request.idempotency_key(),
                  "' already names job ", find.Text(0)));
+    }
+  }
+  if (max_queued > 0) {
+    ASSIGN_OR_RETURN(Statement count,
+                     db_->Prepare("SELECT count(*) FROM jobs WHERE principal "
+                                  "= ?1 AND state = ?2"));
+    count.Bind(1, job.principal()).Bind(2, int64_t{v1::JOB_STATE_QUEUED});
+    ASSIGN_OR_RETURN(bool row, count.Step());
+    int64_t queued = row ? count.Int(0) : 0;
+    if (queued >= max_queued) {
+      return absl::ResourceExhaustedError(
+          StrCat(job.principal(), " has ", queued,
+                 " queued jobs; the limit is ", max_queued));
     }
   }
   job.set_state(v1::JOB_STATE_QUEUED);

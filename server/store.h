@@ -51,9 +51,12 @@ class Store {
 
   // --- Jobs. `job` has its id, principal, kind and creation time set; the
   // job is stored QUEUED with its first event (STATE QUEUED). A second job
-  // with the same principal and idempotency key is AlreadyExists.
+  // with the same principal and idempotency key is AlreadyExists. With
+  // `max_queued` > 0, a principal with that many queued jobs already is
+  // ResourceExhausted (checked in the same transaction as the insert).
   absl::StatusOr<v1::Job> CreateJob(v1::Job job,
-                                    const v1::SubmitJobRequest& request);
+                                    const v1::SubmitJobRequest& request,
+                                    int max_queued = 0);
   // A finished job created directly (an imported snapshot).
   absl::StatusOr<v1::Job> CreateFinishedJob(v1::Job job,
                                             const SnapshotBlob& snapshot);

@@ -59,12 +59,17 @@ absl::StatusOr<Idx> ReadIdx(const std::string& path, int expected_rank) {
     idx.dims.push_back(size);
     total *= size;
   }
-  idx.data.resize(total);
+  // The buffer grows with the data actually read, so a header that claims
+  // more than the file holds costs no more memory than the file.
+  idx.data.reserve(static_cast<size_t>(std::min<int64_t>(total, 1 << 20)));
+  std::vector<uint8_t> chunk(1 << 20);
   int64_t done = 0;
   while (done < total) {
-    int chunk = static_cast<int>(std::min<int64_t>(total - done, 1 << 24));
-    int n = gzread(file, idx.data.data() + done, chunk);
+    int want = static_cast<int>(
+        std::min<int64_t>(total - done, static_cast<int64_t>(chunk.size())));
+    int n = gzread(file, chunk.data(), want);
     if (n <= 0) return fail(StrCat("holds ", done, " of ", total, " bytes"));
+    idx.data.insert(idx.data.end(), chunk.begin(), chunk.begin() + n);
     done += n;
   }
   gzclose(file);

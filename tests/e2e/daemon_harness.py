@@ -34,6 +34,16 @@ def setup(argv):
          "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
          *protos, "grpc_health/v1/health.proto"],
         check=True)
+    # A KServe client knows only the protocol's proto: its own folder.
+    kserve = os.path.join(STUBS, "kserve")
+    os.makedirs(kserve)
+    subprocess.run(
+        ["protoc", "-I", os.path.join(SOURCE, "proto", "inference"),
+         "--python_out", kserve, "--grpc_python_out", kserve,
+         "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
+         "grpc_predict_v2.proto"],
+        check=True)
+    sys.path.insert(0, kserve)
     sys.path.insert(0, STUBS)
     return [argv[0], *argv[4:]]
 

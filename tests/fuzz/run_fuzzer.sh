@@ -9,7 +9,8 @@ rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
 for seeds in "$@"; do
   if [ -d "$seeds" ]; then
-    cp "$seeds"/*.wnm "$seeds"/*.json "$seeds"/*.wnms "$work/corpus/" \
+    cp "$seeds"/*.wnm "$seeds"/*.json "$seeds"/*.wnms "$seeds"/*.bin \
+      "$work/corpus/" \
       2>/dev/null || true
   fi
 done

@@ -1,0 +1,231 @@
+#include "server/kserve.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "engine/base/strings.h"
+#include "engine/ir/dtype.h"
+
+namespace webnnm::server {
+namespace {
+
+// The protocol's data types and WebNN's.
+const std::map<std::string, std::string, std::less<>>& Types() {
+  static const auto* types =
+      new std::map<std::string, std::string, std::less<>>{
+          {"BOOL", "bool"},     {"UINT8", "uint8"},   {"UINT16", "uint16"},
+          {"UINT32", "uint32"}, {"UINT64", "uint64"}, {"INT8", "int8"},
+          {"INT16", "int16"},   {"INT32", "int32"},   {"INT64", "int64"},
+          {"FP16", "float16"},  {"FP32", "float32"},  {"FP64", "float64"}};
+  return *types;
+}
+
+// The typed contents of an input as doubles, for its data type.
+absl::StatusOr<std::vector<double>> TypedContents(
+    const inference::ModelInferRequest::InferInputTensor& t) {
+  const inference::InferTensorContents& c = t.contents();
+  const std::string& type = t.datatype();
+  std::vector<double> v;
+  if (type == "FP32") {
+    v.assign(c.fp32_contents().begin(), c.fp32_contents().end());
+  } else if (type == "FP64") {
+    v.assign(c.fp64_contents().begin(), c.fp64_contents().end());
+  } else if (type == "INT8" || type == "INT16" || type == "INT32") {
+    v.assign(c.int_contents().begin(), c.int_contents().end());
+  } else if (type == "INT64") {
+    for (int64_t x : c.int64_contents()) v.push_back(static_cast<double>(x));
+  } else if (type == "UINT8" || type == "UINT16" || type == "UINT32") {
+    v.assign(c.uint_contents().begin(), c.uint_contents().end());
+  } else if (type == "UINT64") {
+    for (uint64_t x : c.uint64_contents()) v.push_back(static_cast<double>(x));
+  } else if (type == "BOOL") {
+    for (bool x : c.bool_contents()) v.push_back(x ? 1 : 0);
+  } else if (type == "FP16") {
+    return absl::InvalidArgumentError(
+        StrCat("input '", t.name(), "': FP16 needs raw_input_contents"));
+  } else {
+    return absl::InvalidArgumentError(StrCat(
+        "input '", t.name(), "': data type '", type, "' is not supported"));
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string KServeDataType(std::string_view webnn) {
+  for (const auto& [kserve, name] : Types()) {
+    if (name == webnn) return kserve;
+  }
+  return "BYTES";
+}
+
+grpc::Status KServeService::ServerLive(
+    grpc::ServerContext* context, const inference::ServerLiveRequest*,
+    inference::ServerLiveResponse* response) {
+  absl::StatusOr<Principal> who = tokens_.Authenticate(*context);
+  if (!who.ok()) return ToGrpc(who.status());
+  response->set_live(true);
+  return grpc::Status::OK;
+}
+
+grpc::Status KServeService::ServerReady(
+    grpc::ServerContext* context, const inference::ServerReadyRequest*,
+    inference::ServerReadyResponse* response) {
+  absl::StatusOr<Principal> who = tokens_.Authenticate(*context);
+  if (!who.ok()) return ToGrpc(who.status());
+  response->set_ready(true);
+  return grpc::Status::OK;
+}
+
+grpc::Status KServeService::ServerMetadata(
+    grpc::ServerContext* context, const inference::ServerMetadataRequest*,
+    inference::ServerMetadataResponse* response) {
+  absl::StatusOr<Principal> who = tokens_.Authenticate(*context);
+  if (!who.ok()) return ToGrpc(who.status());
+  response->set_name("webnnmd");
+  response->set_version(WEBNNM_VERSION);
+  return grpc::Status::OK;
+}
+
+absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
+    const grpc::ServerContext& context, const std::string& name,
+    const std::string& version) {
+  absl::StatusOr<Principal> who = tokens_.Authenticate(context);
+  if (!who.ok()) return who.status();
+  if (!version.empty() && version != "1") {
+    return absl::NotFoundError(
+        StrCat("model ", name, " has no version '", version, "' (only 1)"));
+  }
+  absl::StatusOr<std::optional<StoredJob>> job = store_.GetJob(name);
+  if (!job.ok()) return job.status();
+  if (!*job || !who->Owns((*job)->job.principal())) {
+    return absl::NotFoundError(StrCat("no model ", name));
+  }
+  const v1::Job& j = (*job)->job;
+  if (j.state() != v1::JOB_STATE_SUCCEEDED || j.kind() == v1::JOB_KIND_TEST) {
+    return absl::UnavailableError(StrCat("model ", name,
+                                         " is not ready (its job is ",
+                                         v1::JobState_Name(j.state()), ")"));
+  }
+  return inference_.Get(store_, name);
+}
+
+grpc::Status KServeService::ModelReady(
+    grpc::ServerContext* context, const inference::ModelReadyRequest* request,
+    inference::ModelReadyResponse* response) {
+  absl::StatusOr<std::shared_ptr<ServedModel>> model =
+      Model(*context, request->name(), request->version());
+  if (absl::IsUnavailable(model.status())) {
+    response->set_ready(false);
+    return grpc::Status::OK;
+  }
+  if (!model.ok()) return ToGrpc(model.status());
+  response->set_ready(true);
+  return grpc::Status::OK;
+}
+
+grpc::Status KServeService::ModelMetadata(
+    grpc::ServerContext* context,
+    const inference::ModelMetadataRequest* request,
+    inference::ModelMetadataResponse* response) {
+  absl::StatusOr<std::shared_ptr<ServedModel>> model =
+      Model(*context, request->name(), request->version());
+  if (!model.ok()) return ToGrpc(model.status());
+  const ModelSummary& summary = InferenceCache::Summary(**model);
+  response->set_name(request->name());
+  response->add_versions("1");
+  response->set_platform("webnnm");
+  for (const TensorSummary& t : summary.inputs) {
+    auto* m = response->add_inputs();
+    m->set_name(t.name);
+    m->set_datatype(KServeDataType(ir::DTypeName(t.dtype)));
+    m->add_shape(-1);
+    for (int64_t e : t.shape) m->add_shape(e);
+  }
+  for (const TensorSummary& t : summary.outputs) {
+    auto* m = response->add_outputs();
+    m->set_name(t.name);
+    m->set_datatype("FP32");
+    m->add_shape(-1);
+    for (int64_t e : t.shape) m->add_shape(e);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status KServeService::ModelInfer(
+    grpc::ServerContext* context, const inference::ModelInferRequest* request,
+    inference::ModelInferResponse* response) {
+  absl::StatusOr<std::shared_ptr<ServedModel>> model =
+      Model(*context, request->model_name(), request->model_version());
+  if (!model.ok()) return ToGrpc(model.status());
+  bool raw = request->raw_input_contents_size() > 0;
+  if (raw && request->raw_input_contents_size() != request->inputs_size()) {
+    return ToGrpc(absl::InvalidArgumentError(
+        StrCat(request->inputs_size(), " inputs but ",
+               request->raw_input_contents_size(), " raw_input_contents")));
+  }
+  std::vector<InferTensor> inputs;
+  int64_t elements = 0;
+  for (int i = 0; i < request->inputs_size(); ++i) {
+    const auto& t = request->inputs(i);
+    auto type = Types().find(t.datatype());
+    if (type == Types().end()) {
+      return ToGrpc(absl::InvalidArgumentError(StrCat(
+          "input '", t.name(), "': unknown data type '", t.datatype(), "'")));
+    }
+    absl::StatusOr<std::vector<double>> values =
+        raw ? DecodeRaw(type->second, request->raw_input_contents(i))
+            : TypedContents(t);
+    if (!values.ok()) {
+      return ToGrpc(absl::InvalidArgumentError(
+          StrCat("input '", t.name(), "': ", values.status().message())));
+    }
+    elements += static_cast<int64_t>(values->size());
+    if (elements > limits_.max_infer_elements) {
+      return ToGrpc(absl::ResourceExhaustedError(
+          StrCat("the inputs have more than ", limits_.max_infer_elements,
+                 " elements (the daemon's limit)")));
+    }
+    inputs.push_back(
+        {t.name(), {t.shape().begin(), t.shape().end()}, std::move(*values)});
+  }
+  absl::StatusOr<std::vector<InferTensor>> outputs =
+      InferenceCache::Run(**model, inputs, limits_.max_infer_elements);
+  if (!outputs.ok()) return ToGrpc(outputs.status());
+  std::set<std::string> wanted;
+  for (const auto& o : request->outputs()) wanted.insert(o.name());
+  for (const std::string& name : wanted) {
+    bool known = false;
+    for (const InferTensor& o : *outputs) known |= o.name == name;
+    if (!known) {
+      return ToGrpc(absl::InvalidArgumentError(
+          StrCat("the model has no output '", name, "'")));
+    }
+  }
+  response->set_model_name(request->model_name());
+  response->set_model_version("1");
+  response->set_id(request->id());
+  for (const InferTensor& o : *outputs) {
+    if (!wanted.empty() && !wanted.count(o.name)) continue;
+    auto* out = response->add_outputs();
+    out->set_name(o.name);
+    out->set_datatype("FP32");
+    for (int64_t e : o.shape) out->add_shape(e);
+    if (raw) {
+      std::string bytes(o.values.size() * sizeof(float), '\0');
+      for (size_t i = 0; i < o.values.size(); ++i) {
+        float f = static_cast<float>(o.values[i]);
+        std::memcpy(bytes.data() + i * sizeof(float), &f, sizeof(float));
+      }
+      response->add_raw_output_contents(std::move(bytes));
+    } else {
+      for (double v : o.values) {
+        out->mutable_contents()->add_fp32_contents(static_cast<float>(v));
+      }
+    }
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace webnnm::server

@@ -1,0 +1,99 @@
+// libFuzzer target: bytes through the dataset readers (CSV and IDX), then
+// split and standardization. The first byte chooses the reader and its
+// options; the rest is the content. Anything the readers accept must split
+// and standardize without a crash; anything they refuse must say why.
+//
+// CSV: byte 0 bit 0 = no header, bit 1 = classification, bit 2 = label the
+// first column by name; the rest is the file.
+// IDX (byte 0 bit 7): the rest is four files (train images, train labels,
+// t10k images, t10k labels), each as a 2-byte little-endian length and its
+// bytes, written uncompressed.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "engine/train/dataset.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& Folder() {
+  static const fs::path folder = [] {
+    fs::path f = fs::temp_directory_path() /
+                 ("webnnm-dataset-fuzz-" + std::to_string(::getpid()));
+    fs::create_directories(f);
+    // Removed when the fuzzer exits (a copy that outlives `folder`).
+    static fs::path* copy = new fs::path(f);
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(*copy, ec);
+    });
+    return f;
+  }();
+  return folder;
+}
+
+void Write(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void Exercise(absl::StatusOr<webnnm::train::Dataset> data, bool fixed_test) {
+  if (!data.ok()) {
+    if (data.status().message().empty()) __builtin_trap();
+    return;
+  }
+  absl::Status split = data->Split(60, 20, 20, 7, fixed_test);
+  if (!split.ok()) {
+    if (split.message().empty()) __builtin_trap();
+    return;
+  }
+  data->Standardize();
+  for (int s = 0; s < 3; ++s) {
+    for (int64_t i : data->subset(static_cast<webnnm::train::Subset>(s))) {
+      if (i < 0 || i >= data->count()) __builtin_trap();
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const uint8_t mode = data[0];
+  std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
+  if (mode & 0x80) {
+    static const char* const kNames[] = {
+        "train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+        "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+    fs::path dir = Folder() / "idx";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* name : kNames) {
+      if (rest.size() < 2) return 0;
+      size_t n = static_cast<uint8_t>(rest[0]) |
+                 (static_cast<size_t>(static_cast<uint8_t>(rest[1])) << 8);
+      rest.remove_prefix(2);
+      n = std::min(n, rest.size());
+      Write(dir / name, rest.substr(0, n));
+      rest.remove_prefix(n);
+    }
+    Exercise(webnnm::train::LoadIdx(dir.string()), /*fixed_test=*/true);
+    return 0;
+  }
+  fs::path file = Folder() / "data.csv";
+  Write(file, rest);
+  webnnm::train::CsvOptions options;
+  options.header = !(mode & 1);
+  if (mode & 4) options.label = options.header ? "a" : "c0";
+  Exercise(webnnm::train::LoadCsv(file.string(), options, (mode & 2) != 0),
+           /*fixed_test=*/false);
+  return 0;
+}

@@ -98,23 +98,28 @@ void InferenceCache::Forget(const std::string& job_id) {
 
 absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
     Store& store, const std::string& job_id) {
+  ASSIGN_OR_RETURN(std::optional<std::string> key,
+                   store.LatestSnapshotKey(job_id));
+  if (!key) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", job_id, " has no snapshot to serve yet"));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    auto it = models_.find(job_id);
+    if (it != models_.end() && it->second->key == *key) return it->second;
+  }
+  // Built outside the lock; two first calls may both build it.
   ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
                    store.LatestSnapshot(job_id));
   if (!blob) {
     return absl::FailedPreconditionError(
         StrCat("job ", job_id, " has no snapshot to serve yet"));
   }
-  std::string key = StrCat(job_id, "/", blob->kind, "/", blob->epoch, "/",
-                           blob->bytes.size());
-  {
-    std::lock_guard lock(mutex_);
-    auto it = models_.find(job_id);
-    if (it != models_.end() && it->second->key == key) return it->second;
-  }
   ASSIGN_OR_RETURN(train::ModelSnapshot snapshot,
                    train::DecodeModelSnapshot(blob->bytes));
   auto served = std::make_shared<ServedModel>();
-  served->key = key;
+  served->key = *key;
   std::string file =
       snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file;
   CheckResult check = CheckModel(file, snapshot.model_source);

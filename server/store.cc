@@ -485,6 +485,19 @@ absl::StatusOr<std::vector<v1::MetricSeries>> Store::Metrics(
   return series;
 }
 
+absl::StatusOr<std::optional<std::string>> Store::LatestSnapshotKey(
+    const std::string& id) {
+  std::lock_guard lock(mutex_);
+  ASSIGN_OR_RETURN(Statement get,
+                   db_->Prepare("SELECT id, kind, epoch, bytes FROM snapshots "
+                                "WHERE job_id = ?1 ORDER BY id DESC LIMIT 1"));
+  get.Bind(1, id);
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  if (!row) return std::nullopt;
+  return StrCat(id, "/", get.Int(0), "/", get.Text(1), "/", get.Int(2), "/",
+                get.Int(3));
+}
+
 absl::StatusOr<std::optional<SnapshotBlob>> Store::LatestSnapshot(
     const std::string& id) {
   std::lock_guard lock(mutex_);

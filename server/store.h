@@ -87,6 +87,10 @@ class Store {
 
   absl::StatusOr<std::vector<v1::MetricSeries>> Metrics(
       const std::string& id, const std::vector<std::string>& names);
+  // Which snapshot is the job's newest (its row id, kind, epoch and size;
+  // no data), if any: a cheap check that a cached model is current.
+  absl::StatusOr<std::optional<std::string>> LatestSnapshotKey(
+      const std::string& id);
   // The newest snapshot of the job (final or checkpoint), if any.
   absl::StatusOr<std::optional<SnapshotBlob>> LatestSnapshot(
       const std::string& id);

@@ -19,6 +19,15 @@ struct TrainBenchOptions {
 };
 int RunTrain(const TrainBenchOptions& options);  // bench_train.cc
 
+struct ServeBenchOptions {
+  std::string fashion = "/usr/share/datasets/fashion-mnist";
+  std::string iris;    // configs/datasets/iris.csv
+  std::string models;  // configs/models
+  int calls = 3000;    // per measurement
+  int clients = 4;     // threads of the throughput measurement
+};
+int RunServe(const ServeBenchOptions& options);  // bench_serve.cc
+
 }  // namespace webnnm::bench
 
 #endif  // WEBNNM_TESTS_BENCH_BENCH_H_

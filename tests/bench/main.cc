@@ -2,6 +2,7 @@
 //
 //   webnnm-bench ops [--threads N]   our executables next to direct oneDNN
 //   webnnm-bench train               training throughput next to PyTorch
+//   webnnm-bench serve               Infer/ModelInfer latency over loopback
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -41,6 +42,20 @@ int main(int argc, char** argv) {
                     "The PyTorch side");
   train->add_option("--only", train_options.only, "One workload")
       ->check(CLI::IsMember({"mlp784", "iris"}));
+  webnnm::bench::ServeBenchOptions serve_options;
+  serve_options.iris = train_options.iris;
+  serve_options.models = train_options.models;
+  CLI::App* serve = app.add_subcommand(
+      "serve",
+      "Infer and KServe ModelInfer at batch 1 over loopback: latency (p50, "
+      "p99) and throughput");
+  serve->add_option("--fashion", serve_options.fashion,
+                    "The Fashion-MNIST IDX directory (the 784 MLP)");
+  serve->add_option("--calls", serve_options.calls, "Calls per measurement")
+      ->check(CLI::Range(10, 10000000));
+  serve->add_option("--clients", serve_options.clients,
+                    "Client threads of the throughput measurement")
+      ->check(CLI::Range(1, 256));
   bool no_pytorch = false;
   train->add_flag("--no-pytorch", no_pytorch, "Measure WebNNM only");
   try {
@@ -59,6 +74,10 @@ int main(int argc, char** argv) {
     webnnm::backends::cpu::ConfigureThreads(1);
     train_options.pytorch = !no_pytorch;
     return webnnm::bench::RunTrain(train_options);
+  }
+  if (*serve) {
+    webnnm::backends::cpu::ConfigureThreads(1);
+    return webnnm::bench::RunServe(serve_options);
   }
   return 2;
 }

@@ -1,0 +1,284 @@
+// `webnnm-bench serve`: inference latency and throughput over loopback.
+//
+// Runs the daemon in this process (its store in a temporary folder, the
+// services on a free 127.0.0.1 port), trains the iris model (and, when the
+// Fashion-MNIST folder is there, the spec's 784-128-80-40-10 MLP for one
+// epoch) through SubmitJob, then calls webnnm.v1's Infer and KServe's
+// ModelInfer (typed and raw contents) at batch 1 over a real gRPC channel:
+// sequentially for latency (p50, p99) and from several client threads for
+// throughput. One JSON line per measurement.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+
+#include "inference/grpc_predict_v2.grpc.pb.h"
+#include "server/inference.h"
+#include "server/jobs.h"
+#include "server/kserve.h"
+#include "server/service.h"
+#include "server/sha256.h"
+#include "server/store.h"
+#include "tests/bench/bench.h"
+#include "webnnm/v1/webnnm.grpc.pb.h"
+
+namespace webnnm::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Uploads a CSV file or IDX folder through UploadDataset; its id.
+std::string Upload(v1::Webnnm::Stub& stub, const std::string& path) {
+  std::vector<std::string> files;
+  v1::DatasetFormat format = v1::DATASET_FORMAT_CSV;
+  if (fs::is_directory(path)) {
+    format = v1::DATASET_FORMAT_IDX;
+    for (const auto& e : fs::directory_iterator(path)) {
+      std::string name = e.path().filename().string();
+      if (name.find("-idx") != std::string::npos) files.push_back(e.path());
+    }
+  } else {
+    files.push_back(path);
+  }
+  int64_t total = 0;
+  for (const std::string& f : files) total += fs::file_size(f);
+  v1::UploadDatasetRequest start;
+  start.set_name(fs::path(path).filename().string());
+  start.set_format(format);
+  start.set_sha256(*server::DatasetHash(files));
+  start.set_total_bytes(total);
+  v1::UploadDatasetResponse answer;
+  grpc::ClientContext c0;
+  if (!stub.UploadDataset(&c0, start, &answer).ok()) return "";
+  if (answer.has_dataset()) return answer.dataset().dataset_id();
+  for (const std::string& f : files) {
+    std::string bytes = ReadFile(f);
+    for (size_t at = 0; at < bytes.size(); at += 1 << 20) {
+      v1::UploadDatasetRequest chunk;
+      chunk.set_upload_id(answer.upload_id());
+      chunk.set_file_name(fs::path(f).filename().string());
+      chunk.set_offset(static_cast<int64_t>(at));
+      chunk.set_data(bytes.substr(at, 1 << 20));
+      grpc::ClientContext c;
+      if (!stub.UploadDataset(&c, chunk, &answer).ok()) return "";
+    }
+  }
+  v1::UploadDatasetRequest finish;
+  finish.set_upload_id(answer.upload_id());
+  finish.set_finish(true);
+  grpc::ClientContext c1;
+  if (!stub.UploadDataset(&c1, finish, &answer).ok()) return "";
+  return answer.dataset().dataset_id();
+}
+
+// Trains a model through SubmitJob and WatchJob; the job id ("" on failure).
+std::string Train(v1::Webnnm::Stub& stub, const std::string& model,
+                  const std::string& dataset, int epochs) {
+  v1::SubmitJobRequest request;
+  request.set_model_text(ReadFile(model));
+  request.set_file_name(fs::path(model).filename().string());
+  request.mutable_data()->set_dataset_id(dataset);
+  request.mutable_hyperparameters()->set_epochs(epochs);
+  request.mutable_hyperparameters()->set_optimizer("sgdm");
+  request.mutable_hyperparameters()->set_lr(0.05);
+  request.mutable_hyperparameters()->set_seeds(10);
+  v1::SubmitJobResponse response;
+  grpc::ClientContext c;
+  grpc::Status s = stub.SubmitJob(&c, request, &response);
+  if (!s.ok()) {
+    std::cerr << "webnnm-bench: " << s.error_message() << "\n";
+    return "";
+  }
+  v1::WatchJobRequest watch;
+  watch.set_job_id(response.job().job_id());
+  grpc::ClientContext w;
+  auto reader = stub.WatchJob(&w, watch);
+  v1::JobEvent e;
+  v1::JobState state = v1::JOB_STATE_UNSPECIFIED;
+  while (reader->Read(&e)) {
+    if (e.has_state()) state = e.state();
+  }
+  reader->Finish();
+  return state == v1::JOB_STATE_SUCCEEDED ? response.job().job_id() : "";
+}
+
+struct Timing {
+  std::vector<double> micros;
+  double seconds = 0;
+};
+
+// `clients` threads each run `calls` calls of `call`.
+template <typename Call>
+Timing Measure(int clients, int calls, Call call) {
+  std::vector<std::vector<double>> per(clients);
+  auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < clients; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < calls; ++i) {
+        auto a = Clock::now();
+        if (!call()) std::abort();
+        per[t].push_back(
+            std::chrono::duration<double, std::micro>(Clock::now() - a)
+                .count());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  Timing timing;
+  timing.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& p : per)
+    timing.micros.insert(timing.micros.end(), p.begin(), p.end());
+  std::sort(timing.micros.begin(), timing.micros.end());
+  return timing;
+}
+
+double Percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t i = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1));
+  return sorted[i];
+}
+
+void Report(const std::string& call, const std::string& model, int clients,
+            const Timing& t) {
+  nlohmann::ordered_json j;
+  j["bench"] = "serve";
+  j["call"] = call;
+  j["model"] = model;
+  j["batch"] = 1;
+  j["clients"] = clients;
+  j["calls"] = t.micros.size();
+  j["p50Us"] = Percentile(t.micros, 0.5);
+  j["p99Us"] = Percentile(t.micros, 0.99);
+  j["callsPerSecond"] = static_cast<double>(t.micros.size()) / t.seconds;
+  std::cout << j.dump() << std::endl;
+}
+
+}  // namespace
+
+int RunServe(const ServeBenchOptions& o) {
+  fs::path folder = fs::temp_directory_path() /
+                    ("webnnm-bench-serve-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  absl::StatusOr<std::unique_ptr<server::Store>> store =
+      server::Store::Open((folder / "bench.db").string());
+  if (!store.ok()) {
+    std::cerr << "webnnm-bench: " << store.status().message() << "\n";
+    return 1;
+  }
+  server::JobManager jobs(**store, server::JobOptions{});
+  server::Tokens tokens;
+  server::Limits limits;
+  server::InferenceCache inference(1);
+  server::WebnnmService service(**store, jobs, tokens, limits, inference);
+  server::KServeService kserve(**store, tokens, limits, inference);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.SetMaxReceiveMessageSize(16 << 20);
+  builder.RegisterService(&service);
+  builder.RegisterService(&kserve);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || !jobs.Start().ok()) {
+    std::cerr << "webnnm-bench: cannot start the daemon\n";
+    return 1;
+  }
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Webnnm::NewStub(channel);
+  auto kstub = inference::GRPCInferenceService::NewStub(channel);
+
+  struct Served {
+    std::string name, job;
+    std::vector<float> sample;
+  };
+  std::vector<Served> served;
+  std::string iris =
+      Train(*stub, o.models + "/iris.wnm", Upload(*stub, o.iris), 100);
+  if (!iris.empty()) served.push_back({"iris", iris, {6.7f, 3.0f, 5.2f, 2.3f}});
+  if (fs::is_directory(o.fashion)) {
+    std::string mlp = Train(*stub, o.models + "/fashion-mlp.wnm",
+                            Upload(*stub, o.fashion), 1);
+    if (!mlp.empty()) {
+      served.push_back({"mlp784", mlp, std::vector<float>(784, 0.25f)});
+    }
+  }
+  if (served.empty()) {
+    std::cerr << "webnnm-bench: no model trained\n";
+    return 1;
+  }
+  // The floor: a call that does nothing (gRPC's own round trip).
+  auto live = [&] {
+    grpc::ClientContext c;
+    inference::ServerLiveResponse r;
+    return kstub->ServerLive(&c, inference::ServerLiveRequest(), &r).ok();
+  };
+  Measure(1, o.calls / 10, live);
+  Report("ServerLive", "", 1, Measure(1, o.calls, live));
+  for (const Served& m : served) {
+    v1::InferRequest infer;
+    infer.set_job_id(m.job);
+    v1::Tensor* t = infer.add_inputs();
+    t->add_shape(1);
+    t->add_shape(static_cast<int64_t>(m.sample.size()));
+    for (float v : m.sample) t->add_values(v);
+    auto call_infer = [&] {
+      grpc::ClientContext c;
+      v1::InferResponse r;
+      return stub->Infer(&c, infer, &r).ok();
+    };
+    inference::ModelInferRequest typed;
+    typed.set_model_name(m.job);
+    auto* input = typed.add_inputs();
+    input->set_name("model");
+    input->set_datatype("FP32");
+    input->add_shape(1);
+    input->add_shape(static_cast<int64_t>(m.sample.size()));
+    inference::ModelInferRequest raw = typed;
+    for (float v : m.sample) input->mutable_contents()->add_fp32_contents(v);
+    raw.add_raw_input_contents(
+        std::string(reinterpret_cast<const char*>(m.sample.data()),
+                    m.sample.size() * sizeof(float)));
+    auto call_model_infer = [&](const inference::ModelInferRequest& request) {
+      return [&, request] {
+        grpc::ClientContext c;
+        inference::ModelInferResponse r;
+        return kstub->ModelInfer(&c, request, &r).ok();
+      };
+    };
+    struct Case {
+      std::string name;
+      std::function<bool()> call;
+    };
+    std::vector<Case> cases = {{"Infer", call_infer},
+                               {"ModelInfer", call_model_infer(typed)},
+                               {"ModelInfer(raw)", call_model_infer(raw)}};
+    for (const Case& c : cases) {
+      Measure(1, o.calls / 10, c.call);  // warm up
+      Report(c.name, m.name, 1, Measure(1, o.calls, c.call));
+      Report(c.name, m.name, o.clients,
+             Measure(o.clients, o.calls / o.clients, c.call));
+    }
+  }
+  server->Shutdown();
+  jobs.Stop();
+  fs::remove_all(folder);
+  return 0;
+}
+
+}  // namespace webnnm::bench

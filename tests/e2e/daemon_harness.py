@@ -27,12 +27,17 @@ def setup(argv):
     health = os.path.join(STUBS, "include", "grpc_health", "v1")
     os.makedirs(health)
     shutil.copy("/usr/share/grpc-proto/grpc/health/v1/health.proto", health)
+    reflection = os.path.join(STUBS, "include", "grpc_reflection", "v1alpha")
+    os.makedirs(reflection)
+    shutil.copy("/usr/share/grpc-proto/grpc/reflection/v1alpha/"
+                "reflection.proto", reflection)
     subprocess.run(
         ["protoc", "-I", os.path.join(SOURCE, "proto"),
          "-I", os.path.join(STUBS, "include"), "--python_out", STUBS,
          "--grpc_python_out", STUBS,
          "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
-         *protos, "grpc_health/v1/health.proto"],
+         *protos, "grpc_health/v1/health.proto",
+         "grpc_reflection/v1alpha/reflection.proto"],
         check=True)
     # A KServe client knows only the protocol's proto: its own folder.
     kserve = os.path.join(STUBS, "kserve")

@@ -293,6 +293,31 @@ class Security(Temp):
         self.assertEqual(health.Check(health_pb2.HealthCheckRequest(
             service="webnnm.v1.Webnnm"), timeout=10).status,
             health_pb2.HealthCheckResponse.SERVING)
+        # Reflection needs no token either, and lists the services.
+        from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+        reflect = reflection_pb2_grpc.ServerReflectionStub(d.channel())
+        answers = list(reflect.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]),
+            timeout=10))
+        services = {s.name for s in
+                    answers[0].list_services_response.service}
+        for name in ["webnnm.v1.Webnnm", "inference.GRPCInferenceService",
+                     "grpc.health.v1.Health"]:
+            self.assertIn(name, services)
+        # KServe calls need a token like webnnm.v1's.
+        import grpc
+        import grpc_predict_v2_pb2 as kpb
+        import grpc_predict_v2_pb2_grpc as kpbg
+        kserve = kpbg.GRPCInferenceServiceStub(d.channel())
+        with self.assertRaises(grpc.RpcError) as caught:
+            kserve.ModelReady(kpb.ModelReadyRequest(name=job), timeout=10)
+        self.assertEqual(caught.exception.code(),
+                         grpc.StatusCode.UNAUTHENTICATED)
+        with self.assertRaises(grpc.RpcError) as caught:
+            kserve.ModelReady(kpb.ModelReadyRequest(name=job), timeout=10,
+                              metadata=[("authorization",
+                                         "Bearer bob-secret")])
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
         self.assertEqual(d.stop(), 0)
 
     def test_tls(self):
@@ -378,6 +403,21 @@ class Durability(Temp):
         self.assertEqual(sorted(tensors), sorted(ref_tensors))
         for name in tensors:
             self.assertEqual(tensors[name], ref_tensors[name], name)
+        self.assertEqual(d2.stop(), 0)
+
+    def test_the_restart_budget(self):
+        cfg = os.path.join(self.dir, "budget.textproto")
+        with open(cfg, "w") as f:
+            f.write("restart_budget: 0\n")
+        d = self.daemon("a", "--config", cfg)
+        job = self.submit(d, *iris_flags(100000))
+        self.wait_epoch(d, job, 5)
+        d.stop(signal.SIGKILL)
+        d2 = self.daemon("a", "--config", cfg)
+        got = self.get(d2, job)
+        self.assertEqual(got["state"], "FAILED")
+        self.assertIn("restart budget", got["error"])
+        self.assertEqual(d2.ctl("watch", job)[0], 1)
         self.assertEqual(d2.stop(), 0)
 
     def test_sigterm_checkpoints_and_cancel_resume_continue(self):
@@ -487,6 +527,35 @@ class OtherClients(Temp):
             with self.assertRaises(grpc.RpcError) as caught:
                 stub.ModelInfer(bad, timeout=30)
             self.assertEqual(caught.exception.code(), code)
+        self.assertEqual(d.stop(), 0)
+
+    def test_a_test_job_tests_a_trained_snapshot(self):
+        from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import webnnm_pb2_grpc as pbg
+        d = self.daemon()
+        job = self.trained_iris(d)
+        trained = self.get(d, job)
+        stub = pbg.WebnnmStub(d.channel())
+        # A job still running cannot be deleted.
+        running = self.submit(d, *iris_flags(100000))
+        wait_for(lambda: self.get(d, running)["state"] == "RUNNING")
+        code, _, err = d.ctl("delete", running)
+        self.assertEqual(code, 1)
+        self.assertIn("cancel it", err)
+        d.ctl("cancel", running)
+        test = stub.SubmitJob(pb.SubmitJobRequest(
+            kind=pb.JOB_KIND_TEST, snapshot_job_id=job,
+            data=pb.DataSpec(dataset_id=trained["datasetId"],
+                             split="60,20,20")), timeout=30).job.job_id
+        code, out, err = d.ctl("watch", test, "-o", "json")
+        self.assertEqual(code, 0, err)
+        tests = [e for e in json_lines(out) if e["type"] == "TEST"]
+        self.assertEqual(len(tests), 1)
+        self.assertEqual(tests[0]["samples"], 30)
+        tested = self.get(d, test)
+        self.assertEqual(tested["kind"], "TEST")
+        self.assertEqual(tested["testAccuracy"], trained["testAccuracy"])
+        self.assertEqual(tested["testLoss"], trained["testLoss"])
         self.assertEqual(d.stop(), 0)
 
     def test_python_client_submits_and_watches(self):

@@ -61,37 +61,43 @@ absl::Status JobManager::Start() {
   for (const std::string& id : interrupted) {
     ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
     if (!stored) continue;
-    int restarts = std::max(0, stored->job.attempt() - 1);
-    if (restarts >= options_.restart_budget) {
+    // A clean stop (SIGTERM) is free; a crash counts against the budget.
+    const bool clean = stored->job.stopped_with_daemon();
+    const int crashes = stored->job.crash_restarts() + (clean ? 0 : 1);
+    if (crashes > options_.restart_budget) {
       RETURN_IF_ERROR(
           Record(id,
-                 [](v1::Job& j) {
+                 [&](v1::Job& j) {
                    j.set_state(v1::JOB_STATE_FAILED);
+                   j.set_crash_restarts(crashes);
                    j.set_error(
                        "interrupted too often: the restart budget is spent");
                    *j.mutable_finished() = Now();
                  },
-                 {ErrorEvent(StrCat("the daemon stopped during this job ",
-                                    restarts + 1,
-                                    " times; the restart budget is spent")),
+                 {ErrorEvent(StrCat("the daemon died during this job ", crashes,
+                                    " times; the restart budget (",
+                                    options_.restart_budget, ") is spent")),
                   StateEvent(v1::JOB_STATE_FAILED)})
               .status());
       continue;
     }
     RETURN_IF_ERROR(
         Record(id,
-               [](v1::Job& j) {
+               [&](v1::Job& j) {
                  j.set_state(v1::JOB_STATE_QUEUED);
                  j.set_attempt(j.attempt() + 1);
+                 j.set_crash_restarts(crashes);
+                 j.set_stopped_with_daemon(false);
                },
-               {StateEvent(v1::JOB_STATE_QUEUED,
-                           stored->job.has_snapshot()
-                               ? StrCat("interrupted by a daemon stop; "
-                                        "resumes from its checkpoint after "
-                                        "epoch ",
-                                        stored->job.epoch())
-                               : std::string("interrupted by a daemon stop; "
-                                             "starts again"))})
+               {StateEvent(
+                   v1::JOB_STATE_QUEUED,
+                   StrCat(clean ? "interrupted by a daemon stop"
+                                : "interrupted by a daemon crash",
+                          stored->job.has_snapshot()
+                              ? StrCat("; resumes from its checkpoint after "
+                                       "epoch ",
+                                       stored->job.epoch())
+                              : std::string("; starts again")))})
             .status());
   }
   std::lock_guard lock(mutex_);
@@ -435,10 +441,12 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
   {
     std::lock_guard lock(mutex_);
     cancelled = cancelling_.count(id) > 0;
-    if (stopping_ && !cancelled) {
-      // Stopped with the daemon: stays RUNNING, resumed at the next start.
-      return absl::OkStatus();
-    }
+  }
+  if (!cancelled && ShouldStop(id)) {
+    // Stopped with the daemon: stays RUNNING, resumed at the next start
+    // without counting against the restart budget.
+    record({}, [](v1::Job& j) { j.set_stopped_with_daemon(true); });
+    return record_status;
   }
   if (cancelled) {
     record({StateEvent(v1::JOB_STATE_CANCELLED,

@@ -421,14 +421,18 @@ class Durability(Temp):
         self.assertEqual(d2.stop(), 0)
 
     def test_sigterm_checkpoints_and_cancel_resume_continue(self):
-        d = self.daemon("a")
+        # A clean stop does not spend the restart budget (even of 0).
+        cfg = os.path.join(self.dir, "budget.textproto")
+        with open(cfg, "w") as f:
+            f.write("restart_budget: 0\n")
+        d = self.daemon("a", "--config", cfg)
         job = self.submit(d, *iris_flags(self.EPOCHS))
         self.wait_epoch(d, job, 100)
         t0 = time.time()
         self.assertEqual(d.stop(signal.SIGTERM), 0)
         self.assertLess(time.time() - t0, 30)
         self.assertIn("checkpointing", d.log)
-        d2 = self.daemon("a")
+        d2 = self.daemon("a", "--config", cfg)
         self.wait_epoch(d2, job, 300)
         code, out, _ = d2.ctl("cancel", job, "-o", "json")
         self.assertEqual(code, 0)

@@ -12,6 +12,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "client/format.h"
 #include "client/job_json.h"
 #include "engine/base/strings.h"
 #include "server/sha256.h"
@@ -248,24 +249,6 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
               << response.job().job_id() << "\n";
   }
   return 0;
-}
-
-std::string Fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
-std::string Duration(double seconds) {
-  int s = static_cast<int>(std::lround(seconds));
-  char buffer[32];
-  if (s >= 3600) {
-    std::snprintf(buffer, sizeof buffer, "%d:%02d:%02d", s / 3600, s / 60 % 60,
-                  s % 60);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%d:%02d", s / 60, s % 60);
-  }
-  return buffer;
 }
 
 // One event as a line of text.

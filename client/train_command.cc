@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
+#include "client/format.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
@@ -30,24 +31,6 @@ nlohmann::ordered_json NullOr(const std::optional<double>& v) {
 nlohmann::ordered_json Number(double v) {
   if (!std::isfinite(v)) return nullptr;
   return v;
-}
-
-std::string Fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
-std::string Duration(double seconds) {
-  int s = static_cast<int>(std::lround(seconds));
-  char buffer[32];
-  if (s >= 3600) {
-    std::snprintf(buffer, sizeof buffer, "%d:%02d:%02d", s / 3600, s / 60 % 60,
-                  s % 60);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%d:%02d", s / 60, s % 60);
-  }
-  return buffer;
 }
 
 }  // namespace

@@ -124,6 +124,78 @@ absl::StatusOr<StoredJob> WebnnmService::VisibleJob(const Principal& who,
   if (!who##_or.ok()) return ToGrpc(who##_or.status());                \
   const Principal& who = *who##_or
 
+absl::StatusOr<std::string> WebnnmService::StartUpload(
+    std::shared_ptr<Upload> upload) {
+  std::string id = NewId("u");
+  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
+  upload->touched = std::chrono::steady_clock::now();
+  std::error_code ec;
+  fs::create_directories(upload->folder, ec);
+  if (ec) {
+    return absl::InternalError(
+        StrCat("cannot create an upload folder: ", ec.message()));
+  }
+  std::lock_guard lock(uploads_mutex_);
+  // Forget uploads idle for an hour.
+  for (auto it = uploads_.begin(); it != uploads_.end();) {
+    if (std::chrono::steady_clock::now() - it->second->touched >
+        std::chrono::hours(1)) {
+      fs::remove_all(it->second->folder, ec);
+      it = uploads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  uploads_[id] = std::move(upload);
+  return id;
+}
+
+absl::StatusOr<std::shared_ptr<WebnnmService::Upload>>
+WebnnmService::FindUpload(const Principal& who, const std::string& id,
+                          int kind) {
+  std::lock_guard lock(uploads_mutex_);
+  auto it = uploads_.find(id);
+  if (it == uploads_.end() || it->second->principal != who.name ||
+      it->second->kind != kind) {
+    return absl::NotFoundError(
+        StrCat("no upload ", id, " (it may have expired)"));
+  }
+  it->second->touched = std::chrono::steady_clock::now();
+  return it->second;
+}
+
+absl::Status WebnnmService::AppendChunk(Upload& upload, const fs::path& file,
+                                        int64_t& have, int64_t offset,
+                                        std::string_view data) {
+  if (offset != have) {
+    return absl::FailedPreconditionError(StrCat("'", file.filename().string(),
+                                                "': expected offset ", have,
+                                                ", got ", offset));
+  }
+  if (upload.received + static_cast<int64_t>(data.size()) >
+      upload.total_bytes) {
+    return absl::InvalidArgumentError(
+        StrCat("more bytes than the announced ", upload.total_bytes));
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::app);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) {
+    return absl::ResourceExhaustedError("cannot write the upload (disk full?)");
+  }
+  have += static_cast<int64_t>(data.size());
+  upload.received += static_cast<int64_t>(data.size());
+  return absl::OkStatus();
+}
+
+void WebnnmService::DropUpload(const std::string& id) {
+  std::lock_guard lock(uploads_mutex_);
+  auto it = uploads_.find(id);
+  if (it == uploads_.end()) return;
+  std::error_code ec;
+  fs::remove_all(it->second->folder, ec);
+  uploads_.erase(it);
+}
+
 grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
                                        const v1::CheckModelRequest* request,
                                        v1::CheckModelResponse* response) {
@@ -493,46 +565,17 @@ grpc::Status WebnnmService::UploadDataset(
     upload->dataset.set_format(request->format());
     upload->dataset.set_sha256(request->sha256());
     upload->total_bytes = request->total_bytes();
-    std::string id = NewId("u");
-    upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
-    std::error_code ec;
-    fs::create_directories(upload->folder, ec);
-    if (ec) {
-      return ToGrpc(absl::InternalError(
-          StrCat("cannot create an upload folder: ", ec.message())));
-    }
-    upload->touched = std::chrono::steady_clock::now();
-    std::lock_guard lock(uploads_mutex_);
-    // Forget uploads idle for an hour.
-    for (auto it = uploads_.begin(); it != uploads_.end();) {
-      if (std::chrono::steady_clock::now() - it->second->touched >
-          std::chrono::hours(1)) {
-        fs::remove_all(it->second->folder, ec);
-        it = uploads_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    uploads_[id] = upload;
-    response->set_upload_id(id);
+    absl::StatusOr<std::string> id = StartUpload(upload);
+    if (!id.ok()) return ToGrpc(id.status());
+    response->set_upload_id(*id);
     return grpc::Status::OK;
   }
 
-  std::shared_ptr<Upload> upload;
-  {
-    std::lock_guard lock(uploads_mutex_);
-    auto it = uploads_.find(request->upload_id());
-    if (it != uploads_.end() && it->second->principal == who.name &&
-        it->second->kind == Upload::kDataset) {
-      upload = it->second;
-    }
-  }
-  if (!upload) {
-    return ToGrpc(absl::NotFoundError(
-        StrCat("no upload ", request->upload_id(), " (it may have expired)")));
-  }
+  absl::StatusOr<std::shared_ptr<Upload>> found =
+      FindUpload(who, request->upload_id(), Upload::kDataset);
+  if (!found.ok()) return ToGrpc(found.status());
+  std::shared_ptr<Upload> upload = *found;
   std::lock_guard lock(upload->mutex);
-  upload->touched = std::chrono::steady_clock::now();
   response->set_upload_id(request->upload_id());
   if (!request->data().empty() || !request->file_name().empty()) {
     const std::string& name = request->file_name();
@@ -546,36 +589,15 @@ grpc::Status WebnnmService::UploadDataset(
     if (!idx && !upload->files.empty() && !upload->files.count(name)) {
       return invalid("a CSV dataset is one file");
     }
-    int64_t& have = upload->files[name];
-    if (request->offset() != have) {
-      return ToGrpc(absl::FailedPreconditionError(
-          StrCat("'", name, "': expected offset ", have, ", got ",
-                 request->offset())));
-    }
-    if (upload->received + static_cast<int64_t>(request->data().size()) >
-        upload->total_bytes) {
-      return invalid(
-          StrCat("more bytes than the announced ", upload->total_bytes));
-    }
-    std::ofstream out(upload->folder / name, std::ios::binary | std::ios::app);
-    out.write(request->data().data(),
-              static_cast<std::streamsize>(request->data().size()));
-    if (!out) {
-      return ToGrpc(absl::ResourceExhaustedError(
-          StrCat("cannot write the upload (disk full?)")));
-    }
-    have += static_cast<int64_t>(request->data().size());
-    upload->received += static_cast<int64_t>(request->data().size());
+    absl::Status appended =
+        AppendChunk(*upload, upload->folder / name, upload->files[name],
+                    request->offset(), request->data());
+    if (!appended.ok()) return ToGrpc(appended);
   }
   if (!request->finish()) return grpc::Status::OK;
 
   // Finish: verify, then move the files into place and record them.
-  auto drop = [&] {
-    std::lock_guard lock(uploads_mutex_);
-    uploads_.erase(request->upload_id());
-    std::error_code ec;
-    fs::remove_all(upload->folder, ec);
-  };
+  auto drop = [&] { DropUpload(request->upload_id()); };
   if (upload->received != upload->total_bytes) {
     drop();
     return invalid(StrCat("the upload has ", upload->received, " bytes; ",
@@ -699,62 +721,26 @@ grpc::Status WebnnmService::ImportSnapshot(
     upload->kind = Upload::kSnapshot;
     upload->total_bytes = request->total_bytes();
     upload->dataset.set_sha256(request->sha256());
-    upload->touched = std::chrono::steady_clock::now();
-    std::string id = NewId("u");
-    upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
-    std::error_code ec;
-    fs::create_directories(upload->folder, ec);
-    if (ec) {
-      return ToGrpc(absl::InternalError(
-          StrCat("cannot create an upload folder: ", ec.message())));
-    }
-    std::lock_guard lock(uploads_mutex_);
-    uploads_[id] = upload;
-    response->set_upload_id(id);
+    absl::StatusOr<std::string> id = StartUpload(upload);
+    if (!id.ok()) return ToGrpc(id.status());
+    response->set_upload_id(*id);
     return grpc::Status::OK;
   }
-  std::shared_ptr<Upload> upload;
-  {
-    std::lock_guard lock(uploads_mutex_);
-    auto it = uploads_.find(request->upload_id());
-    if (it != uploads_.end() && it->second->principal == who.name &&
-        it->second->kind == Upload::kSnapshot) {
-      upload = it->second;
-    }
-  }
-  if (!upload) {
-    return ToGrpc(absl::NotFoundError(
-        StrCat("no upload ", request->upload_id(), " (it may have expired)")));
-  }
+  absl::StatusOr<std::shared_ptr<Upload>> found =
+      FindUpload(who, request->upload_id(), Upload::kSnapshot);
+  if (!found.ok()) return ToGrpc(found.status());
+  std::shared_ptr<Upload> upload = *found;
   std::lock_guard lock(upload->mutex);
-  upload->touched = std::chrono::steady_clock::now();
   response->set_upload_id(request->upload_id());
   fs::path file = upload->folder / "snapshot.wnms";
   if (!request->data().empty()) {
-    if (request->offset() != upload->received) {
-      return ToGrpc(absl::FailedPreconditionError(StrCat(
-          "expected offset ", upload->received, ", got ", request->offset())));
-    }
-    if (upload->received + static_cast<int64_t>(request->data().size()) >
-        upload->total_bytes) {
-      return ToGrpc(absl::InvalidArgumentError(
-          StrCat("more bytes than the announced ", upload->total_bytes)));
-    }
-    std::ofstream out(file, std::ios::binary | std::ios::app);
-    out.write(request->data().data(),
-              static_cast<std::streamsize>(request->data().size()));
-    if (!out) {
-      return ToGrpc(absl::ResourceExhaustedError("cannot write the upload"));
-    }
-    upload->received += static_cast<int64_t>(request->data().size());
+    int64_t& have = upload->files["snapshot.wnms"];
+    absl::Status appended =
+        AppendChunk(*upload, file, have, request->offset(), request->data());
+    if (!appended.ok()) return ToGrpc(appended);
   }
   if (!request->finish()) return grpc::Status::OK;
-  auto drop = [&] {
-    std::lock_guard lock(uploads_mutex_);
-    uploads_.erase(request->upload_id());
-    std::error_code ec;
-    fs::remove_all(upload->folder, ec);
-  };
+  auto drop = [&] { DropUpload(request->upload_id()); };
   std::ifstream in(file, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());

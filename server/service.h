@@ -7,6 +7,7 @@
 #ifndef WEBNNM_SERVER_SERVICE_H_
 #define WEBNNM_SERVER_SERVICE_H_
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,6 +87,17 @@ class WebnnmService final : public v1::Webnnm::Service {
                                        const std::string& id);
   absl::Status CheckSubmission(const Principal& who,
                                const v1::SubmitJobRequest& request);
+  // Uploads (datasets and snapshots): each in its own temporary folder.
+  absl::StatusOr<std::string> StartUpload(std::shared_ptr<Upload> upload);
+  // The principal's upload `id` of `kind` (NotFound otherwise).
+  absl::StatusOr<std::shared_ptr<Upload>> FindUpload(const Principal& who,
+                                                     const std::string& id,
+                                                     int kind);
+  // Appends `data` at `offset` of `file` (which holds `have` bytes).
+  absl::Status AppendChunk(Upload& upload, const std::filesystem::path& file,
+                           int64_t& have, int64_t offset,
+                           std::string_view data);
+  void DropUpload(const std::string& id);
 
   Store& store_;
   JobManager& jobs_;

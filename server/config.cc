@@ -70,6 +70,8 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
         StrCat(path, ": TLS needs both tls_certificate and tls_private_key"));
   }
   s.tokens_file = c.tokens_file();
+  s.http_listen = c.http_listen();
+  s.cors_origins.insert(c.cors_origins().begin(), c.cors_origins().end());
   if (c.workers() > 0) s.jobs.workers = c.workers();
   if (c.threads() > 0) s.jobs.threads = c.threads();
   if (!c.default_backend().empty())

@@ -3,6 +3,7 @@
 #ifndef WEBNNM_SERVER_CONFIG_H_
 #define WEBNNM_SERVER_CONFIG_H_
 
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,8 @@ struct Settings {
   std::string database = "./var/webnnm.db";
   std::string tls_certificate, tls_private_key;
   std::string tokens_file;
+  std::string http_listen;  // empty: no grpc-web listener
+  std::set<std::string> cors_origins;
   int64_t max_message_bytes = 16 << 20;
   int snapshot_retention = 1;
   JobOptions jobs;

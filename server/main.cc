@@ -1,11 +1,11 @@
 // webnnmd: the WebNNM training daemon (docs/daemon.md).
 //
 //   webnnmd [--config FILE] [--listen HOST:PORT] [--db PATH] [--tokens FILE]
-//           [--workers N] [--threads N]
+//           [--workers N] [--threads N] [--http-listen HOST:PORT]
 //
-// Prints `webnnmd ready grpc=HOST:PORT` once serving; SIGTERM or SIGINT
-// stops it: running jobs checkpoint at their epoch boundary and resume at
-// the next start.
+// Prints `webnnmd ready grpc=HOST:PORT [http=HOST:PORT]` once serving; SIGTERM
+// or SIGINT stops it: running jobs checkpoint at their epoch boundary and
+// resume at the next start.
 #include <signal.h>
 
 #include <fstream>
@@ -20,6 +20,7 @@
 #include "backends/cpu/cpu_context.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/grpc_web.h"
 #include "server/inference.h"
 #include "server/jobs.h"
 #include "server/kserve.h"
@@ -47,7 +48,7 @@ bool ReadFile(const std::string& path, std::string* out) {
 int main(int argc, char** argv) {
   using namespace webnnm::server;
   CLI::App app{"webnnmd: the WebNNM training daemon"};
-  std::string config_path, listen, db, tokens_path;
+  std::string config_path, listen, db, tokens_path, http_listen;
   int workers = 0, threads = 0;
   app.add_option("--config", config_path,
                  "A webnnm.v1.DaemonConfig text file "
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
   app.add_option("--db", db, "The SQLite database (default ./var/webnnm.db)");
   app.add_option("--tokens", tokens_path,
                  "Bearer tokens: TOKEN PRINCIPAL [admin] per line");
+  app.add_option("--http-listen", http_listen,
+                 "HOST:PORT to serve grpc-web on (HTTP/1.1; off by default)");
   app.add_option("--workers", workers, "Jobs running at once (default 1)")
       ->check(CLI::Range(1, 64));
   app.add_option("--threads", threads, "Compute threads per job (default 1)")
@@ -76,6 +79,7 @@ int main(int argc, char** argv) {
   if (!tokens_path.empty()) settings.tokens_file = tokens_path;
   if (workers > 0) settings.jobs.workers = workers;
   if (threads > 0) settings.jobs.threads = threads;
+  if (!http_listen.empty()) settings.http_listen = http_listen;
 
   Tokens tokens;
   if (!settings.tokens_file.empty()) {
@@ -90,6 +94,16 @@ int main(int argc, char** argv) {
             settings.listen,
         2);
   }
+  if (!tokens.enabled() && !settings.http_listen.empty() &&
+      !IsLoopback(settings.http_listen)) {
+    return Fail(
+        "without tokens (--tokens) webnnmd serves only on loopback; "
+        "refusing to listen on " +
+            settings.http_listen,
+        2);
+  }
+  // A browser that disconnects must not kill the daemon with SIGPIPE.
+  signal(SIGPIPE, SIG_IGN);
 
   // Before anything touches OpenMP: passive waiting, the thread count.
   webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
@@ -150,8 +164,29 @@ int main(int argc, char** argv) {
   server->GetHealthCheckService()->SetServingStatus(
       "inference.GRPCInferenceService", true);
 
+  std::unique_ptr<GrpcWebBridge> web;
+  if (!settings.http_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<GrpcWebBridge>> started_web =
+        GrpcWebBridge::Start(*server,
+                             {.listen = settings.http_listen,
+                              .cors_origins = settings.cors_origins,
+                              .max_message_bytes = settings.max_message_bytes});
+    if (!started_web.ok()) {
+      jobs.Stop();
+      server->Shutdown();
+      return Fail(std::string(started_web.status().message()));
+    }
+    web = std::move(*started_web);
+  }
+
   std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
-  std::cout << "webnnmd ready grpc=" << host << ":" << port << std::endl;
+  std::cout << "webnnmd ready grpc=" << host << ":" << port;
+  if (web) {
+    std::string http_host =
+        settings.http_listen.substr(0, settings.http_listen.rfind(':'));
+    std::cout << " http=" << http_host << ":" << web->port();
+  }
+  std::cout << std::endl;
 
   int signal = 0;
   sigwait(&signals, &signal);
@@ -159,7 +194,9 @@ int main(int argc, char** argv) {
             << ": checkpointing running jobs and stopping\n";
   server->GetHealthCheckService()->Shutdown();
   jobs.Stop();
+  // gRPC first: its shutdown cancels the calls grpc-web streams wait on.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (web) web->Stop();
   std::cerr << "webnnmd: stopped\n";
   return 0;
 }

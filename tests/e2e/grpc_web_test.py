@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""grpc-web tests of webnnmd's HTTP/1.1 bridge (issue: the browser front
+end): the grpc-web interop list (empty unary, large unary, server streaming,
+custom metadata, status code and message, unimplemented method), binary and
+text modes, deadlines, CORS, and a browser that disconnects mid-stream —
+against the real daemon, with Python's http.client as the browser.
+
+usage: grpc_web_test.py WEBNNMD WEBNNMCTL SOURCE_DIR [unittest args]
+"""
+import base64
+import http.client
+import json
+import os
+import shutil
+import signal
+import struct
+import sys
+import tempfile
+import time
+import unittest
+
+import daemon_harness as h
+from daemon_harness import Daemon, config, wait_for
+
+
+def frame(message):
+    return b"\x00" + struct.pack(">I", len(message)) + message
+
+
+def parse_frames(body):
+    frames = []
+    while body:
+        flags = body[0]
+        (n,) = struct.unpack(">I", body[1:5])
+        frames.append((flags, body[5:5 + n]))
+        body = body[5 + n:]
+    return frames
+
+
+def decode_text(body):
+    # Each flushed chunk is base64 on its own (padded): decode by groups.
+    out = b""
+    for i in range(0, len(body), 4):
+        out += base64.b64decode(body[i:i + 4])
+    return out
+
+
+class Web:
+    def __init__(self, daemon):
+        host, port = daemon.ready_line.split("http=")[1].rsplit(":", 1)
+        self.host, self.port = host, int(port)
+
+    def connect(self, timeout=60):
+        return http.client.HTTPConnection(self.host, self.port,
+                                          timeout=timeout)
+
+    def call(self, path, message, text=False, headers=None):
+        conn = self.connect()
+        body = frame(message)
+        ctype = "application/grpc-web+proto"
+        if text:
+            body = base64.b64encode(body)
+            ctype = "application/grpc-web-text"
+        conn.request("POST", path, body,
+                     {"content-type": ctype, "x-grpc-web": "1",
+                      **(headers or {})})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        if text:
+            data = decode_text(data)
+        return resp, parse_frames(data)
+
+
+def trailers(payload):
+    out = {}
+    for line in payload.decode().split("\r\n"):
+        if line:
+            k, v = line.split(":", 1)
+            out[k] = v
+    return out
+
+
+class Temp(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="webnnm-web-")
+        self.daemons = []
+
+    def tearDown(self):
+        for d in self.daemons:
+            if d.proc.poll() is None:
+                d.proc.kill()
+                d.proc.wait()
+            d.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def daemon(self, *args, **kwargs):
+        d = Daemon(os.path.join(self.dir, "db", "webnnm.db"),
+                   "--http-listen", "127.0.0.1:0", *args, **kwargs)
+        self.daemons.append(d)
+        return d
+
+    def submit(self, d, epochs, token=None):
+        code, out, err = d.ctl(
+            "submit", config("models", "iris.wnm"), "--dataset",
+            config("datasets", "iris.csv"), "--epochs", str(epochs),
+            "--seeds", "3", "-o", "json", token=token)
+        self.assertEqual(code, 0, err)
+        return json.loads(out)["jobId"]
+
+
+class Interop(Temp):
+    def test_unary_streaming_status_and_modes(self):
+        from webnnm.v1 import webnnm_pb2 as pb
+        d = self.daemon()
+        self.assertRegex(d.ready_line,
+                         r"^webnnmd ready grpc=127\.0\.0\.1:\d+ "
+                         r"http=127\.0\.0\.1:\d+$")
+        web = Web(d)
+        # Empty unary.
+        resp, frames = web.call("/webnnm.v1.Webnnm/ListDatasets", b"")
+        self.assertEqual(resp.status, 200)
+        self.assertEqual(resp.getheader("content-type"),
+                         "application/grpc-web+proto")
+        self.assertEqual([f[0] for f in frames], [0, 0x80])
+        self.assertEqual(trailers(frames[-1][1])["grpc-status"], "0")
+        # Large unary: a model of ~900 KB.
+        text = "# " + "x" * 78 + "\n"
+        with open(config("models", "iris.wnm")) as f:
+            model = text * 11000 + f.read()
+        resp, frames = web.call("/webnnm.v1.Webnnm/CheckModel",
+                                pb.CheckModelRequest(
+                                    model_text=model).SerializeToString())
+        answer = pb.CheckModelResponse.FromString(frames[0][1])
+        self.assertTrue(answer.ok)
+        self.assertEqual(answer.parameters, 4 * 3 + 3 + 3 * 3 + 3)
+        # Text mode, both ways.
+        resp, frames = web.call("/webnnm.v1.Webnnm/CheckModel",
+                                pb.CheckModelRequest(
+                                    model_text=model[-400:]).SerializeToString(),
+                                text=True)
+        self.assertEqual(resp.getheader("content-type"),
+                         "application/grpc-web-text+proto")
+        self.assertEqual(trailers(frames[-1][1])["grpc-status"], "0")
+        # Status code and message: trailers-only.
+        resp, frames = web.call("/webnnm.v1.Webnnm/GetJob",
+                                pb.GetJobRequest(job_id="nope 1").SerializeToString())
+        self.assertEqual(resp.status, 200)
+        self.assertEqual(frames, [])
+        self.assertEqual(resp.getheader("grpc-status"), "5")
+        self.assertEqual(resp.getheader("grpc-message"), "no job nope 1")
+        # Unimplemented: unknown methods, services off the allow-list.
+        for path in ["/webnnm.v1.Webnnm/Nope",
+                     "/grpc.reflection.v1alpha.ServerReflection/"
+                     "ServerReflectionInfo", "/x/y"]:
+            resp, _ = web.call(path, b"")
+            self.assertEqual(resp.getheader("grpc-status"), "12", path)
+        # Not grpc-web at all.
+        conn = web.connect()
+        conn.request("POST", "/webnnm.v1.Webnnm/ListJobs", b"{}",
+                     {"content-type": "application/json"})
+        self.assertEqual(conn.getresponse().status, 415)
+        conn.close()
+        # Health needs no token.
+        resp, frames = web.call("/grpc.health.v1.Health/Check", b"")
+        self.assertEqual(frames[0][1], b"\x08\x01")  # SERVING
+        # Server streaming: a finished job's whole history.
+        job = self.submit(d, 10)
+        self.assertEqual(d.ctl("watch", job)[0], 0)
+        for text_mode in (False, True):
+            resp, frames = web.call(
+                "/webnnm.v1.Webnnm/WatchJob",
+                pb.WatchJobRequest(job_id=job).SerializeToString(),
+                text=text_mode)
+            events = [pb.JobEvent.FromString(p) for f, p in frames if f == 0]
+            self.assertEqual([e.seq for e in events],
+                             list(range(1, len(events) + 1)))
+            self.assertEqual(events[-1].state, pb.JOB_STATE_SUCCEEDED)
+            self.assertEqual(frames[-1][0], 0x80)
+            self.assertEqual(trailers(frames[-1][1])["grpc-status"], "0")
+        self.assertEqual(d.stop(), 0)
+
+    def test_streams_flush_deadlines_and_disconnects(self):
+        from webnnm.v1 import webnnm_pb2 as pb
+        d = self.daemon()
+        web = Web(d)
+        job = self.submit(d, 100000)
+        wait_for(lambda: json.loads(d.ctl("get", job, "-o", "json")[1])
+                 ["epoch"] >= 1)
+        # Events arrive while the job runs, not at its end.
+        conn = web.connect()
+        conn.request("POST", "/webnnm.v1.Webnnm/WatchJob",
+                     frame(pb.WatchJobRequest(job_id=job).SerializeToString()),
+                     {"content-type": "application/grpc-web+proto"})
+        resp = conn.getresponse()
+        first = resp.read1(65536)
+        self.assertGreater(len(first), 5)
+        self.assertEqual(first[0], 0)
+        self.assertEqual(json.loads(d.ctl("get", job, "-o", "json")[1])
+                         ["state"], "RUNNING")
+        # The browser goes away mid-stream; the daemon goes on.
+        conn.sock.close()
+        conn.close()
+        # grpc-timeout ends a stream with DEADLINE_EXCEEDED.
+        t0 = time.time()
+        resp, frames = web.call(
+            "/webnnm.v1.Webnnm/WatchJob",
+            pb.WatchJobRequest(job_id=job).SerializeToString(),
+            headers={"grpc-timeout": "700m"})
+        self.assertLess(time.time() - t0, 10)
+        self.assertEqual(trailers(frames[-1][1])["grpc-status"], "4")
+        self.assertEqual(d.ctl("cancel", job)[0], 0)
+        t0 = time.time()
+        self.assertEqual(d.stop(), 0)
+        self.assertLess(time.time() - t0, 30)
+
+
+class Security(Temp):
+    def test_tokens_and_cors(self):
+        from webnnm.v1 import webnnm_pb2 as pb
+        tokens = os.path.join(self.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write("ann-secret ann\n")
+        cfg = os.path.join(self.dir, "web.textproto")
+        with open(cfg, "w") as f:
+            f.write('cors_origins: "http://app.example"\n')
+        d = self.daemon("--config", cfg, tokens=tokens)
+        web = Web(d)
+        resp, frames = web.call("/webnnm.v1.Webnnm/ListJobs", b"")
+        self.assertEqual(resp.getheader("grpc-status"), "16")  # no token
+        resp, frames = web.call("/webnnm.v1.Webnnm/ListJobs", b"",
+                                headers={"authorization":
+                                         "Bearer ann-secret"})
+        self.assertEqual(trailers(frames[-1][1])["grpc-status"], "0")
+        resp, frames = web.call("/grpc.health.v1.Health/Check", b"")
+        self.assertEqual(frames[0][1], b"\x08\x01")
+        # CORS: the configured origin only.
+        conn = web.connect()
+        conn.request("OPTIONS", "/webnnm.v1.Webnnm/ListJobs", headers={
+            "origin": "http://app.example",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type,authorization"})
+        pre = conn.getresponse()
+        pre.read()
+        self.assertEqual(pre.status, 204)
+        self.assertEqual(pre.getheader("access-control-allow-origin"),
+                         "http://app.example")
+        self.assertIn("authorization",
+                      pre.getheader("access-control-allow-headers"))
+        conn.request("OPTIONS", "/webnnm.v1.Webnnm/ListJobs",
+                     headers={"origin": "http://evil.example"})
+        bad = conn.getresponse()
+        bad.read()
+        self.assertEqual(bad.status, 403)
+        self.assertIsNone(bad.getheader("access-control-allow-origin"))
+        conn.close()
+        resp, _ = web.call("/webnnm.v1.Webnnm/ListJobs", b"",
+                           headers={"origin": "http://app.example",
+                                    "authorization": "Bearer ann-secret"})
+        self.assertEqual(resp.getheader("access-control-allow-origin"),
+                         "http://app.example")
+        self.assertIn("grpc-status",
+                      resp.getheader("access-control-expose-headers"))
+        self.assertEqual(d.stop(), 0)
+
+    def test_without_tokens_http_only_on_loopback(self):
+        import subprocess
+        result = subprocess.run(
+            [h.WEBNNMD, "--listen", "127.0.0.1:0", "--http-listen",
+             "0.0.0.0:0", "--db", os.path.join(self.dir, "x.db")],
+            capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("loopback", result.stderr)
+
+
+if __name__ == "__main__":
+    rest = h.setup(sys.argv)
+    unittest.main(argv=rest, verbosity=2)

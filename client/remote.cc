@@ -10,7 +10,10 @@
 #include <iostream>
 #include <sstream>
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+
+#include <future>
 
 #include "client/format.h"
 #include "client/job_json.h"
@@ -48,6 +51,8 @@ bool ReadWhole(const std::string& path, std::string* out) {
 
 class Client {
  public:
+  std::shared_ptr<grpc::Channel> channel;
+
   explicit Client(const RemoteOptions& o) {
     server_ =
         o.server.empty() ? EnvOr("WEBNNM_SERVER", "127.0.0.1:50051") : o.server;
@@ -62,8 +67,8 @@ class Client {
     }
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
-    stub_ = v1::Webnnm::NewStub(
-        grpc::CreateCustomChannel(server_, credentials, args));
+    channel = grpc::CreateCustomChannel(server_, credentials, args);
+    stub_ = v1::Webnnm::NewStub(channel);
   }
 
   // A context with the token and, for unary calls, a deadline.
@@ -699,6 +704,56 @@ int ImportSnapshot(Client& client, RemoteOptions& o, bool json) {
   return 0;
 }
 
+// grpc.health.v1.Health/Check, its two messages encoded by hand (a string
+// field 1; an enum field 1): exit 0 when SERVING, 1 otherwise (for
+// container health checks).
+int Health(Client& client, RemoteOptions& o, bool json) {
+  std::string request;
+  if (!o.service.empty()) {
+    if (o.service.size() > 127) {
+      std::cerr << "webnnmctl: the service name is too long\n";
+      return 2;
+    }
+    request = std::string("\x0a", 1) + static_cast<char>(o.service.size()) +
+              o.service;
+  }
+  grpc::GenericStub stub(client.channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
+  grpc::Slice slice(request);
+  grpc::ByteBuffer in(&slice, 1), out;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", {}, &in, &out,
+                 [&](grpc::Status s) { done.set_value(s); });
+  grpc::Status s = done.get_future().get();
+  std::string status = "UNKNOWN";
+  if (s.ok()) {
+    std::vector<grpc::Slice> slices;
+    (void)out.Dump(&slices);
+    std::string bytes;
+    for (const grpc::Slice& piece : slices) {
+      bytes.append(reinterpret_cast<const char*>(piece.begin()), piece.size());
+    }
+    int value = bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
+    status = value == 1   ? "SERVING"
+             : value == 2 ? "NOT_SERVING"
+             : value == 3 ? "SERVICE_UNKNOWN"
+                          : "UNKNOWN";
+  } else if (s.error_code() == grpc::StatusCode::NOT_FOUND) {
+    status = "SERVICE_UNKNOWN";
+  } else {
+    return client.Error(s);
+  }
+  if (json) {
+    std::cout << Json{{"service", o.service}, {"status", status}}.dump()
+              << "\n";
+  } else {
+    std::cout << status << "\n";
+  }
+  return status == "SERVING" ? 0 : 1;
+}
+
 }  // namespace
 
 void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
@@ -766,6 +821,12 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.snapshot_import->add_option("FILE", o.file, "The snapshot")->required();
   o.snapshot_import->fallthrough();
 
+  o.health = app.add_subcommand(
+      "health", "Ask webnnmd's grpc.health.v1 service (exit 0: serving)");
+  o.health->add_option("--service", o.service,
+                       "A service (default: the whole server)");
+  o.health->fallthrough();
+
   o.dataset = app.add_subcommand("dataset", "Upload or list datasets");
   o.dataset->require_subcommand(1);
   o.dataset->fallthrough();
@@ -789,6 +850,7 @@ int RunRemote(RemoteOptions& o, bool json) {
     return JobCall(client, o, json);
   }
   if (*o.list) return List(client, o, json);
+  if (*o.health) return Health(client, o, json);
   if (*o.metrics) return Metrics(client, o, json);
   if (*o.infer) return Infer(client, o, json);
   if (*o.snapshot_export) return ExportSnapshot(client, o, json);

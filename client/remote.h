@@ -1,6 +1,6 @@
 // webnnmctl's commands that talk to webnnmd over gRPC (docs/cli.md):
 // submit, watch, list, get, cancel, resume, delete, logs, metrics, infer,
-// snapshot export|import, dataset upload|list. Global --server (env
+// snapshot export|import, dataset upload|list, health. Global --server (env
 // WEBNNM_SERVER, default 127.0.0.1:50051), --token (env WEBNNM_TOKEN),
 // --ca FILE (TLS with that root certificate). Exit 0 on success, 1 on
 // failure (a failed or cancelled job, a server error), 2 on usage errors.
@@ -38,6 +38,9 @@ struct RemoteOptions {
   CLI::App *snapshot = nullptr, *snapshot_export = nullptr,
            *snapshot_import = nullptr;
   std::string file;
+
+  CLI::App* health = nullptr;
+  std::string service;
 
   CLI::App *dataset = nullptr, *dataset_upload = nullptr,
            *dataset_list = nullptr;

@@ -293,6 +293,11 @@ class Security(Temp):
         self.assertEqual(health.Check(health_pb2.HealthCheckRequest(
             service="webnnm.v1.Webnnm"), timeout=10).status,
             health_pb2.HealthCheckResponse.SERVING)
+        # So does webnnmctl health (the container's health check).
+        code, out, _ = d.ctl("health")
+        self.assertEqual((code, out.strip()), (0, "SERVING"))
+        code, out, _ = d.ctl("health", "--service", "nope")
+        self.assertEqual((code, out.strip()), (1, "SERVICE_UNKNOWN"))
         # Reflection needs no token either, and lists the services.
         from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
         reflect = reflection_pb2_grpc.ServerReflectionStub(d.channel())

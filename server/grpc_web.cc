@@ -11,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "engine/base/strings.h"
+#include "server/web_assets.h"
 
 namespace webnnm::server {
 namespace grpc_web {
@@ -442,6 +443,23 @@ absl::StatusOr<std::unique_ptr<GrpcWebBridge>> GrpcWebBridge::Start(
                [context](const httplib::Request& req, httplib::Response& res) {
                  Preflight(*context, req, res);
                });
+  // The front end, embedded: same origin as the API, so no CORS.
+  http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
+    std::string path = req.path == "/" ? "/index.html" : req.path;
+    for (size_t i = 0; i < kWebAssetCount; ++i) {
+      const WebAsset& a = kWebAssets[i];
+      if (path != a.path) continue;
+      res.set_header("Cache-Control", "no-cache");
+      res.set_header("X-Content-Type-Options", "nosniff");
+      res.set_header("Content-Security-Policy",
+                     "default-src 'self'; style-src 'self' 'unsafe-inline'");
+      res.set_content(reinterpret_cast<const char*>(a.data), a.size,
+                      a.content_type);
+      return;
+    }
+    res.status = 404;
+    res.set_content("not found\n", "text/plain");
+  });
   int bound = port == 0 ? http.bind_to_any_port(host)
                         : (http.bind_to_port(host, port) ? port : -1);
   if (bound <= 0) {

@@ -233,6 +233,12 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
         for (int64_t e : t.shape) info->add_shape(e);
       }
     }
+    for (const ParameterSummary& p : s.parameters) {
+      v1::TensorInfo* info = response->add_parameter_tensors();
+      info->set_name(p.name);
+      info->set_data_type(ir::DTypeName(p.dtype));
+      for (int64_t e : p.shape) info->add_shape(e);
+    }
     response->set_parameters(s.parameter_count);
     response->set_operations(s.node_count);
     absl::StatusOr<std::vector<train::OutputSpec>> specs =

@@ -1,0 +1,426 @@
+// WebNNM's browser front end: talks to webnnmd over grpc-web (the daemon
+// serves this page and the API on the same origin), with connect-web and
+// the messages generated from proto/webnnm/v1/webnnm.proto.
+//
+// Views (the URL's hash): #/jobs, #/job/<id>, #/new, #/compare?ids=a,b.
+import { createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import {
+  DatasetFormat,
+  EventType,
+  JobKind,
+  JobState,
+  Webnnm,
+} from "../gen/webnnm/v1/webnnm_pb.js";
+
+// --- The API -------------------------------------------------------------
+
+const tokenKey = "webnnm.token";
+const auth = (next) => async (req) => {
+  const token = localStorage.getItem(tokenKey);
+  if (token) req.header.set("authorization", `Bearer ${token}`);
+  return next(req);
+};
+const api = createClient(
+  Webnnm,
+  createGrpcWebTransport({ baseUrl: location.origin, interceptors: [auth] }),
+);
+
+// --- Small helpers -------------------------------------------------------
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const view = () => $("#view");
+const enumName = (e, v) => String(e[v] ?? v).replace(/^(JOB_STATE|EVENT_TYPE)_/, "");
+const stateName = (v) => enumName(JobState, v);
+const fixed = (v, d = 4) => (v === undefined || v === null || Number.isNaN(v) ? "–" : Number(v).toFixed(d));
+
+function html(strings, ...values) {
+  const escape = (v) => String(v).replace(/[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  return strings.reduce((out, s, i) =>
+    out + s + (i < values.length ? (values[i]?.raw ?? escape(values[i])) : ""), "");
+}
+const raw = (s) => ({ raw: s });
+
+function status(message, error = false) {
+  const el = $("#status");
+  el.textContent = message;
+  el.className = error ? "error" : "";
+}
+
+async function guard(work) {
+  try {
+    return await work();
+  } catch (e) {
+    status(e.rawMessage ?? e.message ?? String(e), true);
+    return undefined;
+  }
+}
+
+// --- Charts: loss curves on a canvas -------------------------------------
+
+const palette = ["#2f6fdd", "#e67e22", "#1f8a4c", "#8e44ad", "#c0392b", "#16a085"];
+
+// series: [{ name, points: [[epoch, value], ...], dashed }]
+function drawChart(canvas, series) {
+  const ratio = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  canvas.width = w * ratio;
+  canvas.height = h * ratio;
+  const g = canvas.getContext("2d");
+  g.scale(ratio, ratio);
+  g.clearRect(0, 0, w, h);
+  const all = series.flatMap((s) => s.points).filter(([, v]) => Number.isFinite(v));
+  if (all.length === 0) {
+    g.fillStyle = "#6b7385";
+    g.fillText("no epochs yet", 12, 20);
+    return;
+  }
+  const pad = { l: 48, r: 10, t: 10, b: 24 };
+  const xMax = Math.max(...all.map(([x]) => x), 1);
+  let yMin = Math.min(...all.map(([, y]) => y)), yMax = Math.max(...all.map(([, y]) => y));
+  if (yMax === yMin) { yMax += 1; yMin -= 1; }
+  const X = (x) => pad.l + ((w - pad.l - pad.r) * (x - 1)) / Math.max(1, xMax - 1);
+  const Y = (y) => h - pad.b - ((h - pad.t - pad.b) * (y - yMin)) / (yMax - yMin);
+  g.strokeStyle = "#d9dde6";
+  g.fillStyle = "#6b7385";
+  g.font = "11px system-ui";
+  for (let i = 0; i <= 4; i++) {
+    const y = yMin + ((yMax - yMin) * i) / 4;
+    g.beginPath(); g.moveTo(pad.l, Y(y)); g.lineTo(w - pad.r, Y(y)); g.stroke();
+    g.fillText(y.toPrecision(3), 4, Y(y) + 4);
+  }
+  g.fillText(`epoch ${xMax}`, w - pad.r - 60, h - 6);
+  series.forEach((s, i) => {
+    g.strokeStyle = s.color ?? palette[i % palette.length];
+    g.setLineDash(s.dashed ? [5, 4] : []);
+    g.lineWidth = 1.8;
+    g.beginPath();
+    s.points.filter(([, v]) => Number.isFinite(v)).forEach(([x, y], k) =>
+      k ? g.lineTo(X(x), Y(y)) : g.moveTo(X(x), Y(y)));
+    g.stroke();
+  });
+  g.setLineDash([]);
+}
+
+function legend(series) {
+  return series.map((s, i) => html`<span style="color:${raw(s.color ?? palette[i % palette.length])}">
+    ${s.dashed ? "┄" : "━"} ${s.name}</span>`).join("");
+}
+
+// --- Jobs ----------------------------------------------------------------
+
+async function showJobs() {
+  const answer = await guard(() => api.listJobs({ pageSize: 200 }));
+  if (!answer) return;
+  const rows = answer.jobs.map((j) => {
+    const done = j.epochs ? Math.min(100, (100 * j.epoch) / j.epochs) : 0;
+    return html`<tr>
+      <td><input type="checkbox" class="pick" value="${j.jobId}"></td>
+      <td><a href="#/job/${j.jobId}" class="mono">${j.jobId}</a></td>
+      <td>${j.modelName || "–"}</td>
+      <td class="state-${stateName(j.state)}">${stateName(j.state)}</td>
+      <td><div class="progress" title="${j.epoch}/${j.epochs}"><div style="width:${raw(done.toFixed(0))}%"></div></div></td>
+      <td>${j.epoch}/${j.epochs}</td>
+      <td>${j.summary?.validationLoss !== undefined ? fixed(j.summary.validationLoss) : "–"}</td>
+      <td>${j.testAccuracy !== undefined ? fixed(j.testAccuracy) : "–"}</td>
+    </tr>`;
+  }).join("");
+  view().innerHTML = html`
+    <h2>Jobs</h2>
+    <p><button id="compare">Compare the selected jobs</button></p>
+    <table>
+      <thead><tr><th></th><th>job</th><th>model</th><th>state</th><th>progress</th>
+        <th>epoch</th><th>best validation loss</th><th>test accuracy</th></tr></thead>
+      <tbody>${raw(rows || '<tr><td colspan="8">no jobs yet</td></tr>')}</tbody>
+    </table>`;
+  $("#compare").onclick = () => {
+    const ids = [...document.querySelectorAll(".pick:checked")].map((c) => c.value);
+    location.hash = `#/compare?ids=${ids.join(",")}`;
+  };
+  status(`${answer.jobs.length} jobs`);
+}
+
+// Fetches a job's epoch series from its metrics.
+async function series(jobId) {
+  const m = await api.getMetrics({ jobId, names: ["trainLoss", "validationLoss"] });
+  const get = (name) => (m.series.find((s) => s.name === name)?.points ?? [])
+    .map((p) => [p.epoch, p.value]);
+  return { train: get("trainLoss"), validation: get("validationLoss") };
+}
+
+let watching = null;  // the AbortController of the job being watched
+
+async function showJob(jobId) {
+  const job = await guard(() => api.getJob({ jobId }));
+  if (!job) return;
+  view().innerHTML = html`
+    <h2>Job <span class="mono">${jobId}</span> <small id="state"></small></h2>
+    <p>
+      <button id="cancel">Cancel</button> <button id="resume">Resume</button>
+      <button id="delete">Delete</button> <button id="download">Download snapshot</button>
+    </p>
+    <div class="grid">
+      <div class="card"><h3>Loss</h3><canvas id="chart"></canvas>
+        <div class="legend" id="legend"></div><p id="numbers"></p></div>
+      <div class="card"><h3>Expert system</h3><div id="decisions"></div>
+        <h3>Scouting</h3><div id="scout">–</div><h3>Test</h3><div id="test">–</div></div>
+      <div class="card"><h3>Inference</h3>
+        <p><input id="values" size="40" placeholder="comma-separated inputs, e.g. 5.1,3.5,1.4,0.2"></p>
+        <p><button id="infer">Infer</button></p><pre id="inference" class="mono"></pre></div>
+      <div class="card"><h3>Job</h3><pre id="details" class="mono"></pre></div>
+    </div>`;
+  $("#details").textContent = JSON.stringify({
+    model: job.modelName, dataset: job.datasetId,
+    kind: String(JobKind[job.kind] ?? job.kind).replace(/^JOB_KIND_/, ""), backend: job.backend,
+    attempt: job.attempt,
+  }, null, 1);
+  const train = [], validation = [];
+  const redraw = () => {
+    const s = [{ name: "training loss", points: train },
+      { name: "validation loss", points: validation, dashed: true }];
+    drawChart($("#chart"), s);
+    $("#legend").innerHTML = legend(s);
+  };
+  const action = (id, call) => ($(id).onclick = () => guard(async () => {
+    await call();
+    status(`${id.slice(1)}: done`);
+  }));
+  action("#cancel", () => api.cancelJob({ jobId }));
+  action("#resume", async () => { await api.resumeJob({ jobId }); showJob(jobId); });
+  action("#delete", async () => { await api.deleteJob({ jobId }); location.hash = "#/jobs"; });
+  action("#download", () => downloadSnapshot(jobId));
+  $("#infer").onclick = () => guard(async () => {
+    const values = $("#values").value.split(",").map(Number);
+    const answer = await api.infer({
+      jobId, inputs: [{ shape: [1n, BigInt(values.length)], values }],
+    });
+    const out = answer.outputs[0];
+    let text = `${out.name}: [${out.values.map((v) => v.toPrecision(4)).join(", ")}]`;
+    if (answer.classes.length === out.values.length) {
+      const best = out.values.indexOf(Math.max(...out.values));
+      text += `\n→ ${answer.classes[best]}`;
+    }
+    $("#inference").textContent = text;
+  });
+
+  if (watching) watching.abort();
+  watching = new AbortController();
+  const signal = watching.signal;
+  const decisions = $("#decisions");
+  guard(async () => {
+    for await (const e of api.watchJob({ jobId, fromSeq: 1n }, { signal })) {
+      switch (e.detail.case) {
+        case "state":
+          $("#state").textContent = stateName(e.detail.value);
+          $("#state").className = `state-${stateName(e.detail.value)}`;
+          break;
+        case "decision":
+          decisions.insertAdjacentHTML("beforeend", html`<div class="decision">
+            <b>${e.detail.value.what}</b> — ${e.detail.value.why}</div>`);
+          break;
+        case "warning":
+          decisions.insertAdjacentHTML("beforeend",
+            html`<div class="warning">⚠ ${e.detail.value}</div>`);
+          break;
+        case "scout":
+          $("#scout").textContent =
+            `kept starting point ${e.detail.value.chosen} of ${e.detail.value.seeds}: ${e.detail.value.detail}`;
+          break;
+        case "epoch": {
+          const p = e.detail.value;
+          train.push([p.epoch, p.trainLoss]);
+          if (p.validationLoss !== undefined) validation.push([p.epoch, p.validationLoss]);
+          $("#numbers").textContent = `epoch ${p.epoch}/${p.epochs} · loss ${fixed(p.trainLoss)}` +
+            ` · validation ${fixed(p.validationLoss)} · lr ${fixed(p.lr, 6)}` +
+            ` · ${Math.round(p.samplesPerSecond)} samples/s`;
+          redraw();
+          break;
+        }
+        case "test": {
+          const t = e.detail.value;
+          $("#test").textContent = `${t.samples} samples · loss ${fixed(t.testLoss)}` +
+            (t.testAccuracy !== undefined ? ` · accuracy ${fixed(t.testAccuracy)}` : "");
+          break;
+        }
+        case "error":
+          decisions.insertAdjacentHTML("beforeend",
+            html`<div class="warning">error: ${e.detail.value}</div>`);
+          break;
+        default:
+          break;
+      }
+    }
+    status(`job ${jobId}: stream ended`);
+  });
+  redraw();
+}
+
+async function downloadSnapshot(jobId) {
+  const parts = [];
+  for await (const chunk of api.exportSnapshot({ jobId })) parts.push(chunk.data);
+  const url = URL.createObjectURL(new Blob(parts, { type: "application/octet-stream" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = `${jobId}.wnms`;
+  a.click();
+  URL.revokeObjectURL(url);
+}
+
+async function showCompare(ids) {
+  view().innerHTML = html`<h2>Compare</h2>
+    <div class="card"><canvas id="chart"></canvas><div class="legend" id="legend"></div></div>`;
+  if (ids.length === 0) {
+    status("pick jobs on the Jobs page to compare them");
+    return;
+  }
+  const all = [];
+  for (const [i, id] of ids.entries()) {
+    const s = await guard(() => series(id));
+    if (!s) return;
+    const color = palette[i % palette.length];
+    all.push({ name: `${id} training`, points: s.train, color });
+    all.push({ name: `${id} validation`, points: s.validation, color, dashed: true });
+  }
+  drawChart($("#chart"), all);
+  $("#legend").innerHTML = legend(all);
+  status(`${ids.length} jobs`);
+}
+
+// --- A new job -----------------------------------------------------------
+
+const hyperFields = [
+  ["epochs", "int", 20], ["optimizer", "text", "rlion"], ["lr", "float", ""],
+  ["batchSize", "int", 32], ["seeds", "int", 100], ["patience", "int", 500],
+  ["seed", "bigint", 1], ["regularization", "text", "auto"],
+];
+
+async function showNew() {
+  const datasets = (await guard(() => api.listDatasets({})))?.datasets ?? [];
+  view().innerHTML = html`
+    <h2>New job</h2>
+    <div class="grid">
+      <div class="card"><h3>Model</h3>
+        <textarea id="model" spellcheck="false" placeholder="model:input shape=[4]; ..."></textarea>
+        <p><button id="check">Check</button></p>
+        <div id="diagnostics"></div><div id="summary"></div></div>
+      <div class="card"><h3>Data</h3>
+        <p><select id="dataset">${raw(datasets.map((d) =>
+          html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join(""))}</select>
+          or upload a CSV: <input id="file" type="file" accept=".csv,text/csv"></p>
+        <div class="fields">
+          <label>label column<input id="label"></label>
+          <label>split<input id="split" placeholder="70,15,15"></label>
+          <label>standardize<input id="standardize" type="checkbox"></label>
+        </div>
+        <h3>Hyperparameters</h3>
+        <div class="fields">${raw(hyperFields.map(([name, , dflt]) =>
+          html`<label>${name}<input id="h-${name}" placeholder="${dflt}"></label>`).join(""))}</div>
+        <p><button id="submit">Submit</button></p></div>
+    </div>`;
+  $("#check").onclick = () => checkModel();
+  $("#submit").onclick = () => submit();
+}
+
+async function checkModel() {
+  const answer = await guard(() => api.checkModel({
+    modelText: $("#model").value, fileName: "model.wnm",
+  }));
+  if (!answer) return;
+  $("#diagnostics").innerHTML = answer.diagnostics.map((d) =>
+    html`<div class="diagnostic" data-line="${d.line}" data-column="${d.column}">line ${d.line}, column ${d.column}: ${d.severity}: ${d.message}</div>`,
+  ).join("") + answer.warnings.map((w) => html`<div class="warning">⚠ ${w}</div>`).join("");
+  if (answer.ok) {
+    const tensor = (t) => html`<tr><td>${t.name}</td><td>${t.dataType}</td><td>[${t.shape.join(", ")}]</td></tr>`;
+    $("#summary").innerHTML = html`<p>model <b>${answer.modelName}</b>:
+      ${answer.parameters} trainable parameters, ${answer.operations} operations</p>
+      <table><thead><tr><th>inputs, outputs, parameters</th><th>type</th><th>shape</th></tr></thead>
+      <tbody>${raw([...answer.inputs, ...answer.outputs, ...answer.parameterTensors].map(tensor).join(""))}</tbody></table>`;
+    status("the model checks");
+  } else {
+    $("#summary").innerHTML = "";
+    status(`${answer.diagnostics.length} problems`, true);
+  }
+}
+
+async function sha256Hex(bytes) {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Uploads a CSV file (the daemon's content hash: name, NUL, size, NUL,
+// bytes) unless the daemon has it; returns the dataset id.
+async function uploadCsv(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const head = new TextEncoder().encode(`${file.name}\0${bytes.length}\0`);
+  const all = new Uint8Array(head.length + bytes.length);
+  all.set(head);
+  all.set(bytes, head.length);
+  const sha256 = await sha256Hex(all);
+  const start = await api.uploadDataset({
+    name: file.name, format: DatasetFormat.CSV, sha256, totalBytes: BigInt(bytes.length),
+  });
+  if (start.dataset) return start.dataset.datasetId;
+  const chunk = 1 << 20;
+  for (let at = 0; at < bytes.length; at += chunk) {
+    status(`uploading ${file.name}: ${Math.round((100 * at) / bytes.length)}%`);
+    await api.uploadDataset({
+      uploadId: start.uploadId, fileName: file.name, offset: BigInt(at),
+      data: bytes.subarray(at, at + chunk),
+    });
+  }
+  const done = await api.uploadDataset({ uploadId: start.uploadId, finish: true });
+  return done.dataset.datasetId;
+}
+
+async function submit() {
+  await guard(async () => {
+    const file = $("#file").files[0];
+    const datasetId = file ? await uploadCsv(file) : $("#dataset").value;
+    const hyperparameters = {};
+    for (const [name, type] of hyperFields) {
+      const v = $(`#h-${name}`).value.trim();
+      if (v === "") continue;
+      hyperparameters[name] = type === "text" ? v : type === "bigint" ? BigInt(v) : Number(v);
+    }
+    const answer = await api.submitJob({
+      modelText: $("#model").value, fileName: "model.wnm",
+      data: {
+        datasetId, label: $("#label").value, split: $("#split").value,
+        standardize: $("#standardize").checked,
+      },
+      hyperparameters,
+    });
+    location.hash = `#/job/${answer.job.jobId}`;
+  });
+}
+
+// --- Routing and sign-in --------------------------------------------------
+
+function route() {
+  if (watching && !location.hash.startsWith("#/job/")) watching.abort();
+  const hash = location.hash || "#/jobs";
+  status("");
+  if (hash.startsWith("#/job/")) return showJob(decodeURIComponent(hash.slice(6)));
+  if (hash.startsWith("#/new")) return showNew();
+  if (hash.startsWith("#/compare")) {
+    const ids = new URLSearchParams(hash.split("?")[1] ?? "").get("ids");
+    return showCompare(ids ? ids.split(",").filter(Boolean) : []);
+  }
+  return showJobs();
+}
+
+$("#signin").onsubmit = (e) => {
+  e.preventDefault();
+  const token = $("#token").value.trim();
+  if (token) localStorage.setItem(tokenKey, token);
+  else localStorage.removeItem(tokenKey);
+  $("#token").value = "";
+  $("#whoami").textContent = token ? "signed in" : "";
+  route();
+};
+$("#whoami").textContent = localStorage.getItem(tokenKey) ? "signed in" : "";
+window.addEventListener("hashchange", route);
+route();
+
+export { EventType };  // (keeps the enum for debugging from the console)

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "server/names.h"
+
 namespace webnnm::client {
 namespace {
 
@@ -44,22 +46,11 @@ std::string TimeText(const google::protobuf::Timestamp& t) {
   return std::string(buffer) + millis;
 }
 
-std::string StateText(v1::JobState state) {
-  std::string name = v1::JobState_Name(state);
-  return name.rfind("JOB_STATE_", 0) == 0 ? name.substr(10) : name;
-}
-
-std::string EventTypeText(v1::EventType type) {
-  std::string name = v1::EventType_Name(type);
-  return name.rfind("EVENT_TYPE_", 0) == 0 ? name.substr(11) : name;
-}
-
 Json JobJson(const v1::Job& job) {
   Json out;
   out["jobId"] = job.job_id();
-  out["state"] = StateText(job.state());
-  std::string kind = v1::JobKind_Name(job.kind());
-  out["kind"] = kind.rfind("JOB_KIND_", 0) == 0 ? kind.substr(9) : kind;
+  out["state"] = server::StateName(job.state());
+  out["kind"] = server::KindName(job.kind());
   out["principal"] = job.principal();
   out["modelName"] = job.model_name();
   out["datasetId"] =
@@ -104,10 +95,10 @@ Json EventJson(const v1::JobEvent& e) {
   Json out;
   out["seq"] = e.seq();
   out["time"] = TimeText(e.time());
-  out["type"] = EventTypeText(e.type());
+  out["type"] = server::EventTypeName(e.type());
   switch (e.detail_case()) {
     case v1::JobEvent::kState:
-      out["state"] = StateText(e.state());
+      out["state"] = server::StateName(e.state());
       if (!e.message().empty()) out["message"] = e.message();
       break;
     case v1::JobEvent::kDecision:
@@ -156,12 +147,10 @@ Json EventJson(const v1::JobEvent& e) {
 }
 
 Json DatasetJson(const v1::Dataset& d) {
-  std::string format = v1::DatasetFormat_Name(d.format());
   return Json{
       {"datasetId", d.dataset_id()},
       {"name", d.name()},
-      {"format",
-       format.rfind("DATASET_FORMAT_", 0) == 0 ? format.substr(15) : format},
+      {"format", server::FormatName(d.format())},
       {"sha256", d.sha256()},
       {"bytes", d.bytes()},
       {"created", TimeText(d.created())},

@@ -25,9 +25,6 @@ Json DatasetJson(const v1::Dataset& dataset);
 // "2026-11-30T04:05:06.123Z"
 std::string TimeText(const google::protobuf::Timestamp& t);
 
-std::string StateText(v1::JobState state);
-std::string EventTypeText(v1::EventType type);
-
 }  // namespace webnnm::client
 
 #endif  // WEBNNM_CLIENT_JOB_JSON_H_

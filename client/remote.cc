@@ -18,6 +18,7 @@
 #include "client/format.h"
 #include "client/job_json.h"
 #include "engine/base/strings.h"
+#include "server/names.h"
 #include "server/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
@@ -28,12 +29,6 @@ namespace fs = std::filesystem;
 
 // Upload chunks: well under the daemon's smallest message limit (2 MiB).
 constexpr size_t kChunk = 1 << 20;
-
-const char* const kIdxNames[] = {
-    "train-images-idx3-ubyte", "train-images-idx3-ubyte.gz",
-    "train-labels-idx1-ubyte", "train-labels-idx1-ubyte.gz",
-    "t10k-images-idx3-ubyte",  "t10k-images-idx3-ubyte.gz",
-    "t10k-labels-idx1-ubyte",  "t10k-labels-idx1-ubyte.gz"};
 
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -107,7 +102,7 @@ int UploadDataset(Client& client, const std::string& path,
   v1::DatasetFormat format;
   if (fs::is_directory(path)) {
     format = v1::DATASET_FORMAT_IDX;
-    for (const char* n : kIdxNames) {
+    for (const char* n : server::kIdxFileNames) {
       if (fs::exists(fs::path(path) / n)) {
         files.push_back((fs::path(path) / n).string());
       }
@@ -261,7 +256,7 @@ std::string EventLine(const v1::JobEvent& e) {
   std::string head = StrCat(TimeText(e.time()), "  ");
   switch (e.detail_case()) {
     case v1::JobEvent::kState:
-      return StrCat(head, StateText(e.state()),
+      return StrCat(head, server::StateName(e.state()),
                     e.message().empty() ? "" : StrCat(" (", e.message(), ")"));
     case v1::JobEvent::kDecision:
       return StrCat(head, "decision: ", e.decision().what(), " (",
@@ -297,7 +292,7 @@ std::string EventLine(const v1::JobEvent& e) {
     case v1::JobEvent::kError:
       return StrCat(head, "error: ", e.error());
     default:
-      return StrCat(head, EventTypeText(e.type()));
+      return StrCat(head, server::EventTypeName(e.type()));
   }
 }
 
@@ -399,7 +394,7 @@ void PrintJobTable(const std::vector<v1::Job>& jobs) {
   for (const v1::Job& j : jobs) {
     Json k = JobJson(j);
     rows.push_back(
-        {j.job_id(), StateText(j.state()), k["kind"].get<std::string>(),
+        {j.job_id(), server::StateName(j.state()), k["kind"].get<std::string>(),
          j.model_name().empty() ? "-" : j.model_name(),
          StrCat(j.epoch(), "/", j.epochs()),
          j.has_test_accuracy() ? Fixed(j.test_accuracy(), 4) : "-",

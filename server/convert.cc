@@ -207,16 +207,6 @@ v1::JobSummary ToSummary(const train::TrainResult& result,
   return s;
 }
 
-std::string StateName(v1::JobState state) {
-  std::string name = v1::JobState_Name(state);
-  return name.rfind("JOB_STATE_", 0) == 0 ? name.substr(10) : name;
-}
-
-std::string EventTypeName(v1::EventType type) {
-  std::string name = v1::EventType_Name(type);
-  return name.rfind("EVENT_TYPE_", 0) == 0 ? name.substr(11) : name;
-}
-
 bool IsFinished(v1::JobState state) {
   return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
          state == v1::JOB_STATE_CANCELLED;

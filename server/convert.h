@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
 #include "engine/train/trainer.h"
+#include "server/names.h"
 #include "webnnm/v1/webnnm.pb.h"
 
 namespace webnnm::server {
@@ -22,10 +23,6 @@ v1::EpochEvent ToProto(const train::EpochReport& r);
 v1::TestEvent ToTestEvent(const train::Evaluation& test, const dag::Dag& dag);
 // What `train --local -o json` reports.
 v1::JobSummary ToSummary(const train::TrainResult& result, const dag::Dag& dag);
-
-// "QUEUED", "EPOCH", ...: the enum's name without its prefix.
-std::string StateName(v1::JobState state);
-std::string EventTypeName(v1::EventType type);
 
 bool IsFinished(v1::JobState state);
 

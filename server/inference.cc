@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/api/nnmodel.h"
+#include "engine/base/checked_math.h"
 #include "engine/base/float16.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -184,16 +185,18 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
                  " elements (the daemon's limit)"));
     }
     int64_t b = t.shape.empty() ? -1 : t.shape[0];
-    int64_t elements = 1;
     for (int64_t e : t.shape) {
       if (e < 0) {
         return absl::InvalidArgumentError(
             StrCat("input '", d.name, "' has a negative dimension"));
       }
-      elements *= e;
     }
-    if (t.shape.empty() || elements != static_cast<int64_t>(t.values.size()) ||
-        b < 1 || elements != b * sample) {
+    // Checked: a client's dimensions may be anything.
+    std::optional<int64_t> elements = CheckedProduct(t.shape);
+    std::optional<int64_t> expected = CheckedMul(b, sample);
+    if (t.shape.empty() || !elements || !expected ||
+        *elements != static_cast<int64_t>(t.values.size()) || b < 1 ||
+        *elements != *expected) {
       std::string want;
       for (int64_t e : d.shape) want += StrCat(", ", e);
       std::string got;

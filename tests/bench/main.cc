@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
                     "The Fashion-MNIST IDX directory (the 784 MLP)");
   serve->add_option("--calls", serve_options.calls, "Calls per measurement")
       ->check(CLI::Range(10, 10000000));
-  serve->add_option("--clients", serve_options.clients,
-                    "Client threads of the throughput measurement")
+  serve
+      ->add_option("--clients", serve_options.clients,
+                   "Client threads of the throughput measurement")
       ->check(CLI::Range(1, 256));
   bool no_pytorch = false;
   train->add_flag("--no-pytorch", no_pytorch, "Measure WebNNM only");

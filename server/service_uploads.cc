@@ -1,0 +1,389 @@
+// The webnnm.v1 service's uploads and downloads: UploadDataset,
+// ImportSnapshot (unary chunks, each upload in its own temporary folder)
+// and ExportSnapshot.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "engine/base/strings.h"
+#include "engine/check.h"
+#include "engine/train/checkpoint.h"
+#include "server/names.h"
+#include "server/service.h"
+#include "server/service_internal.h"
+#include "server/sha256.h"
+
+namespace webnnm::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files an IDX dataset may hold.
+const std::set<std::string> kIdxFiles(std::begin(kIdxFileNames),
+                                      std::end(kIdxFileNames));
+
+bool IsHex64(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+bool PlainFileName(const std::string& name) {
+  if (name.empty() || name.size() > 200 || name == "." || name == "..") {
+    return false;
+  }
+  for (char c : name) {
+    if (c == '/' || c == '\\' || c == '\0' ||
+        static_cast<unsigned char>(c) < 32)
+      return false;
+  }
+  return true;
+}
+
+absl::Status FsyncPath(const fs::path& path, bool directory) {
+  int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return absl::InternalError(StrCat("cannot open ", path.string()));
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0)
+    return absl::InternalError(StrCat("cannot sync ", path.string()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> WebnnmService::StartUpload(
+    std::shared_ptr<Upload> upload) {
+  std::string id = NewId("u");
+  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
+  upload->touched = std::chrono::steady_clock::now();
+  std::error_code ec;
+  fs::create_directories(upload->folder, ec);
+  if (ec) {
+    return absl::InternalError(
+        StrCat("cannot create an upload folder: ", ec.message()));
+  }
+  std::lock_guard lock(uploads_mutex_);
+  // Forget uploads idle for an hour.
+  for (auto it = uploads_.begin(); it != uploads_.end();) {
+    if (std::chrono::steady_clock::now() - it->second->touched >
+        std::chrono::hours(1)) {
+      fs::remove_all(it->second->folder, ec);
+      it = uploads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  uploads_[id] = std::move(upload);
+  return id;
+}
+
+absl::StatusOr<std::shared_ptr<WebnnmService::Upload>>
+WebnnmService::FindUpload(const Principal& who, const std::string& id,
+                          int kind) {
+  std::lock_guard lock(uploads_mutex_);
+  auto it = uploads_.find(id);
+  if (it == uploads_.end() || it->second->principal != who.name ||
+      it->second->kind != kind) {
+    return absl::NotFoundError(
+        StrCat("no upload ", id, " (it may have expired)"));
+  }
+  it->second->touched = std::chrono::steady_clock::now();
+  return it->second;
+}
+
+absl::Status WebnnmService::AppendChunk(Upload& upload, const fs::path& file,
+                                        int64_t& have, int64_t offset,
+                                        std::string_view data) {
+  if (offset != have) {
+    return absl::FailedPreconditionError(StrCat("'", file.filename().string(),
+                                                "': expected offset ", have,
+                                                ", got ", offset));
+  }
+  if (upload.received + static_cast<int64_t>(data.size()) >
+      upload.total_bytes) {
+    return absl::InvalidArgumentError(
+        StrCat("more bytes than the announced ", upload.total_bytes));
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::app);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) {
+    return absl::ResourceExhaustedError("cannot write the upload (disk full?)");
+  }
+  have += static_cast<int64_t>(data.size());
+  upload.received += static_cast<int64_t>(data.size());
+  return absl::OkStatus();
+}
+
+void WebnnmService::DropUpload(const std::string& id) {
+  std::lock_guard lock(uploads_mutex_);
+  auto it = uploads_.find(id);
+  if (it == uploads_.end()) return;
+  std::error_code ec;
+  fs::remove_all(it->second->folder, ec);
+  uploads_.erase(it);
+}
+
+grpc::Status WebnnmService::UploadDataset(
+    grpc::ServerContext* context, const v1::UploadDatasetRequest* request,
+    v1::UploadDatasetResponse* response) {
+  AUTHENTICATE(who);
+  auto invalid = [](const std::string& why) {
+    return ToGrpc(absl::InvalidArgumentError(why));
+  };
+  if (static_cast<int64_t>(request->data().size()) > limits_.max_chunk_bytes) {
+    return ToGrpc(absl::ResourceExhaustedError(
+        StrCat("a chunk holds at most ", limits_.max_chunk_bytes, " bytes")));
+  }
+  if (request->upload_id().empty()) {
+    // A new upload.
+    if (request->format() != v1::DATASET_FORMAT_CSV &&
+        request->format() != v1::DATASET_FORMAT_IDX) {
+      return invalid("the dataset format must be CSV or IDX");
+    }
+    if (!IsHex64(request->sha256())) {
+      return invalid("sha256 must be 64 lowercase hex digits");
+    }
+    if (request->name().empty() || request->name().size() > 200) {
+      return invalid("a dataset needs a name (at most 200 bytes)");
+    }
+    if (request->total_bytes() <= 0) {
+      return invalid("total_bytes must be positive");
+    }
+    if (request->total_bytes() > limits_.max_dataset_bytes) {
+      return ToGrpc(absl::ResourceExhaustedError(
+          StrCat("the dataset has ", request->total_bytes(),
+                 " bytes; the limit is ", limits_.max_dataset_bytes)));
+    }
+    absl::StatusOr<std::optional<v1::Dataset>> existing =
+        store_.FindDataset(who.name, request->sha256());
+    if (!existing.ok()) return ToGrpc(existing.status());
+    if (*existing) {
+      *response->mutable_dataset() = **existing;
+      response->set_existing(true);
+      return grpc::Status::OK;
+    }
+    auto upload = std::make_shared<Upload>();
+    upload->principal = who.name;
+    upload->dataset.set_name(request->name());
+    upload->dataset.set_format(request->format());
+    upload->dataset.set_sha256(request->sha256());
+    upload->total_bytes = request->total_bytes();
+    absl::StatusOr<std::string> id = StartUpload(upload);
+    if (!id.ok()) return ToGrpc(id.status());
+    response->set_upload_id(*id);
+    return grpc::Status::OK;
+  }
+
+  absl::StatusOr<std::shared_ptr<Upload>> found =
+      FindUpload(who, request->upload_id(), Upload::kDataset);
+  if (!found.ok()) return ToGrpc(found.status());
+  std::shared_ptr<Upload> upload = *found;
+  std::lock_guard lock(upload->mutex);
+  response->set_upload_id(request->upload_id());
+  if (!request->data().empty() || !request->file_name().empty()) {
+    const std::string& name = request->file_name();
+    bool idx = upload->dataset.format() == v1::DATASET_FORMAT_IDX;
+    if (idx ? !kIdxFiles.count(name) : !PlainFileName(name)) {
+      return invalid(idx ? StrCat("'", name,
+                                  "' is not one of the IDX files "
+                                  "(train-images-idx3-ubyte[.gz], ...)")
+                         : StrCat("'", name, "' is not a plain file name"));
+    }
+    if (!idx && !upload->files.empty() && !upload->files.count(name)) {
+      return invalid("a CSV dataset is one file");
+    }
+    absl::Status appended =
+        AppendChunk(*upload, upload->folder / name, upload->files[name],
+                    request->offset(), request->data());
+    if (!appended.ok()) return ToGrpc(appended);
+  }
+  if (!request->finish()) return grpc::Status::OK;
+
+  // Finish: verify, then move the files into place and record them.
+  auto drop = [&] { DropUpload(request->upload_id()); };
+  if (upload->received != upload->total_bytes) {
+    drop();
+    return invalid(StrCat("the upload has ", upload->received, " bytes; ",
+                          upload->total_bytes, " were announced"));
+  }
+  std::vector<std::string> paths;
+  for (const auto& [name, bytes] : upload->files) {
+    paths.push_back((upload->folder / name).string());
+    upload->dataset.add_files(name);
+  }
+  if (upload->dataset.format() == v1::DATASET_FORMAT_IDX) {
+    for (std::string stem :
+         {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+          "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+      if (!upload->files.count(stem) && !upload->files.count(stem + ".gz")) {
+        drop();
+        return invalid(StrCat("an IDX dataset needs ", stem, "[.gz]"));
+      }
+    }
+  }
+  absl::StatusOr<std::string> hash = DatasetHash(paths);
+  if (!hash.ok() || *hash != upload->dataset.sha256()) {
+    drop();
+    return ToGrpc(
+        absl::DataLossError("the uploaded content does not match its sha256"));
+  }
+  for (const std::string& p : paths) {
+    if (absl::Status s = FsyncPath(p, false); !s.ok()) {
+      drop();
+      return ToGrpc(s);
+    }
+  }
+  fs::path target = store_.DatasetFolder(*hash);
+  std::error_code ec;
+  if (!fs::exists(target)) {
+    fs::create_directories(target.parent_path(), ec);
+    fs::rename(upload->folder, target, ec);
+    if (ec) {
+      drop();
+      return ToGrpc(absl::InternalError(
+          StrCat("cannot store the dataset: ", ec.message())));
+    }
+    (void)FsyncPath(target.parent_path(), true);
+  }
+  upload->dataset.set_dataset_id(NewId("d"));
+  upload->dataset.set_bytes(upload->total_bytes);
+  *upload->dataset.mutable_created() = Now();
+  absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
+  drop();
+  if (!inserted.ok()) {
+    // A concurrent upload of the same content won: answer with its row.
+    absl::StatusOr<std::optional<v1::Dataset>> existing =
+        store_.FindDataset(who.name, *hash);
+    if (existing.ok() && *existing) {
+      *response->mutable_dataset() = **existing;
+      response->set_existing(true);
+      return grpc::Status::OK;
+    }
+    return ToGrpc(inserted);
+  }
+  *response->mutable_dataset() = upload->dataset;
+  return grpc::Status::OK;
+}
+
+grpc::Status WebnnmService::ExportSnapshot(
+    grpc::ServerContext* context, const v1::ExportSnapshotRequest* request,
+    grpc::ServerWriter<v1::SnapshotChunk>* writer) {
+  AUTHENTICATE(who);
+  absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
+  if (!job.ok()) return ToGrpc(job.status());
+  absl::StatusOr<std::optional<SnapshotBlob>> blob =
+      store_.LatestSnapshot(request->job_id());
+  if (!blob.ok()) return ToGrpc(blob.status());
+  if (!*blob) {
+    return ToGrpc(absl::FailedPreconditionError(
+        StrCat("job ", request->job_id(), " has no snapshot yet")));
+  }
+  const std::string& bytes = (*blob)->bytes;
+  const size_t chunk = 1 << 20;
+  for (size_t at = 0; at < bytes.size() || at == 0; at += chunk) {
+    v1::SnapshotChunk c;
+    c.set_total_bytes(static_cast<int64_t>(bytes.size()));
+    c.set_data(bytes.substr(at, chunk));
+    if (!writer->Write(c)) return grpc::Status::CANCELLED;
+    if (bytes.empty()) break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WebnnmService::ImportSnapshot(
+    grpc::ServerContext* context, const v1::ImportSnapshotRequest* request,
+    v1::ImportSnapshotResponse* response) {
+  AUTHENTICATE(who);
+  if (static_cast<int64_t>(request->data().size()) > limits_.max_chunk_bytes) {
+    return ToGrpc(absl::ResourceExhaustedError(
+        StrCat("a chunk holds at most ", limits_.max_chunk_bytes, " bytes")));
+  }
+  if (request->upload_id().empty()) {
+    if (request->total_bytes() <= 0 ||
+        request->total_bytes() > limits_.max_snapshot_bytes) {
+      return ToGrpc(absl::InvalidArgumentError(StrCat(
+          "total_bytes must be within 1..", limits_.max_snapshot_bytes)));
+    }
+    if (!IsHex64(request->sha256())) {
+      return ToGrpc(
+          absl::InvalidArgumentError("sha256 must be 64 lowercase hex digits"));
+    }
+    auto upload = std::make_shared<Upload>();
+    upload->principal = who.name;
+    upload->kind = Upload::kSnapshot;
+    upload->total_bytes = request->total_bytes();
+    upload->dataset.set_sha256(request->sha256());
+    absl::StatusOr<std::string> id = StartUpload(upload);
+    if (!id.ok()) return ToGrpc(id.status());
+    response->set_upload_id(*id);
+    return grpc::Status::OK;
+  }
+  absl::StatusOr<std::shared_ptr<Upload>> found =
+      FindUpload(who, request->upload_id(), Upload::kSnapshot);
+  if (!found.ok()) return ToGrpc(found.status());
+  std::shared_ptr<Upload> upload = *found;
+  std::lock_guard lock(upload->mutex);
+  response->set_upload_id(request->upload_id());
+  fs::path file = upload->folder / "snapshot.wnms";
+  if (!request->data().empty()) {
+    int64_t& have = upload->files["snapshot.wnms"];
+    absl::Status appended =
+        AppendChunk(*upload, file, have, request->offset(), request->data());
+    if (!appended.ok()) return ToGrpc(appended);
+  }
+  if (!request->finish()) return grpc::Status::OK;
+  auto drop = [&] { DropUpload(request->upload_id()); };
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  drop();
+  if (static_cast<int64_t>(bytes.size()) != upload->total_bytes) {
+    return ToGrpc(absl::InvalidArgumentError(
+        StrCat("the upload has ", bytes.size(), " bytes; ", upload->total_bytes,
+               " were announced")));
+  }
+  if (Sha256Hex(bytes) != upload->dataset.sha256()) {
+    return ToGrpc(
+        absl::DataLossError("the uploaded snapshot does not match its sha256"));
+  }
+  absl::StatusOr<train::ModelSnapshot> snapshot =
+      train::DecodeModelSnapshot(bytes);
+  if (!snapshot.ok()) {
+    return ToGrpc(absl::InvalidArgumentError(snapshot.status().message()));
+  }
+  CheckResult check = webnnm::CheckModel(
+      snapshot->model_file.empty() ? "model.wnm" : snapshot->model_file,
+      snapshot->model_source);
+  if (!check.ok) {
+    return ToGrpc(absl::InvalidArgumentError(
+        StrCat("the snapshot's model does not check:\n", check.rendered)));
+  }
+  if (absl::Status fits = train::CheckSnapshotFits(*snapshot, *check.dag);
+      !fits.ok()) {
+    return ToGrpc(absl::InvalidArgumentError(fits.message()));
+  }
+  v1::Job job;
+  job.set_job_id(NewId("j"));
+  job.set_principal(who.name);
+  job.set_kind(v1::JOB_KIND_IMPORT);
+  *job.mutable_created() = Now();
+  job.set_model_name(check.name);
+  job.set_epoch(snapshot->state.epoch);
+  job.set_epochs(snapshot->state.hyper.epochs);
+  job.set_best_epoch(snapshot->state.best_epoch);
+  job.set_attempt(1);
+  absl::StatusOr<v1::Job> created = store_.CreateFinishedJob(
+      job, SnapshotBlob{"final", snapshot->state.epoch, std::move(bytes)});
+  if (!created.ok()) return ToGrpc(created.status());
+  jobs_.Queued();
+  *response->mutable_job() = *created;
+  return grpc::Status::OK;
+}
+
+}  // namespace webnnm::server

@@ -1,9 +1,11 @@
 #include "server/convert.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "engine/base/strings.h"
+#include "engine/train/optimizer.h"
 
 namespace webnnm::server {
 namespace {
@@ -144,6 +146,40 @@ absl::StatusOr<train::Hyperparameters> ResolveHyperparameters(
   }
 #undef WEBNNM_CHECK
   return r;
+}
+
+v1::Hyperparameters ToProto(const train::Hyperparameters& h) {
+  v1::Hyperparameters out;
+  train::OptimizerParams defaults = train::DefaultOptimizerParams(
+      train::ParseOptimizer(h.optimizer).value_or(train::OptimizerKind::kRLion));
+  out.set_epochs(h.epochs);
+  out.set_lr(h.lr.value_or(defaults.lr));
+  out.set_warmup_epochs(h.warmup_epochs > 0
+                            ? h.warmup_epochs
+                            : std::max(1, static_cast<int>(h.epochs * 0.05)));
+  out.set_seeds(h.seeds);
+  out.set_patience(h.patience);
+  out.set_loss_weights(h.loss_weights);
+  out.set_optimizer(h.optimizer);
+  out.set_weight_decay(h.weight_decay.value_or(defaults.weight_decay));
+  out.set_momentum_factor(h.momentum_factor.value_or(defaults.momentum));
+  out.set_beta1(h.beta1.value_or(defaults.beta1));
+  out.set_beta2(h.beta2.value_or(defaults.beta2));
+  out.set_freeze(h.freeze);
+  out.set_regularization(h.regularization);
+  out.set_lambda1(h.lambda1);
+  out.set_lambda2(h.lambda2);
+  out.set_optimize_for(h.optimize_for);
+  out.set_gradient_scaling(h.gradient_scaling);
+  out.set_gradient_clipping(h.gradient_clipping);
+  out.set_scale(h.scale);
+  out.set_growth_interval(h.growth_interval);
+  out.set_seed(h.seed);
+  out.set_threads(h.threads);
+  out.set_batch_size(h.batch_size);
+  out.set_clip_alpha(h.clip_alpha);
+  out.set_agc_lambda(h.agc_lambda);
+  return out;
 }
 
 v1::Decision ToProto(const train::Decision& d) {

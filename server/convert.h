@@ -18,6 +18,10 @@ namespace webnnm::server {
 absl::StatusOr<train::Hyperparameters> ResolveHyperparameters(
     const v1::Hyperparameters& h, int max_threads);
 
+// Resolved hyperparameters (no 'auto' left) with every field set: the
+// optimizer's defaults (ERRATA 16) where lr, weightDecay, momentumFactor,
+// beta1 or beta2 were not given, the warmup actually used.
+v1::Hyperparameters ToProto(const train::Hyperparameters& h);
 v1::Decision ToProto(const train::Decision& d);
 v1::EpochEvent ToProto(const train::EpochReport& r);
 v1::TestEvent ToTestEvent(const train::Evaluation& test, const dag::Dag& dag);

@@ -67,7 +67,6 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
                                        const v1::CheckModelRequest* request,
                                        v1::CheckModelResponse* response) {
   AUTHENTICATE(who);
-  (void)who;
   if (static_cast<int64_t>(request->model_text().size()) >
       limits_.max_model_bytes) {
     return ToGrpc(absl::ResourceExhaustedError(
@@ -108,16 +107,7 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
     }
     response->set_parameters(s.parameter_count);
     response->set_operations(s.node_count);
-    absl::StatusOr<std::vector<train::OutputSpec>> specs =
-        train::OutputSpecs(*check.dag, train::Hyperparameters{}, nullptr);
-    if (specs.ok() && !specs->empty()) {
-      train::Advice advice =
-          train::Advise(*check.dag, train::Profile(*check.dag),
-                        train::Hyperparameters{}, specs->front(), std::nullopt);
-      for (const std::string& w : advice.warnings) response->add_warnings(w);
-    } else if (!specs.ok()) {
-      response->add_warnings(std::string(specs.status().message()));
-    }
+    Preview(who, *request, *check.dag, *response);
   }
   return grpc::Status::OK;
 }
@@ -131,20 +121,6 @@ absl::Status WebnnmService::CheckSubmission(
     return absl::InvalidArgumentError(
         StrCat("unknown backend '", request.backend(), "' (cpu or vulkan)"));
   }
-  if (request.data().dataset_id().empty()) {
-    return absl::InvalidArgumentError("no dataset given (data.dataset_id)");
-  }
-  ASSIGN_OR_RETURN(
-      std::optional<v1::Dataset> dataset,
-      store_.GetDataset(who.Filter(), request.data().dataset_id()));
-  if (!dataset) {
-    return absl::NotFoundError(
-        StrCat("no dataset ", request.data().dataset_id()));
-  }
-  std::string split_text = request.data().split().empty()
-                               ? std::string(train::kDefaultSplit)
-                               : request.data().split();
-  ASSIGN_OR_RETURN(std::vector<double> split, train::ParseSplit(split_text));
   std::string model_text = request.model_text();
   std::string file_name =
       request.file_name().empty() ? "model.wnm" : request.file_name();
@@ -182,14 +158,33 @@ absl::Status WebnnmService::CheckSubmission(
   }
   // The data must suit the model: read it now, so that a bad dataset is an
   // error of this call and not a failed job later.
-  train::DataSource source{.label = request.data().label(),
-                           .no_header = request.data().no_header()};
+  return ReadData(who, request.data(), *check.dag, hyper.seed).status();
+}
+
+absl::StatusOr<train::Dataset> WebnnmService::ReadData(const Principal& who,
+                                                       const v1::DataSpec& spec,
+                                                       const dag::Dag& dag,
+                                                       uint64_t seed) {
+  if (spec.dataset_id().empty()) {
+    return absl::InvalidArgumentError("no dataset given (data.dataset_id)");
+  }
+  ASSIGN_OR_RETURN(std::optional<v1::Dataset> dataset,
+                   store_.GetDataset(who.Filter(), spec.dataset_id()));
+  if (!dataset) {
+    return absl::NotFoundError(StrCat("no dataset ", spec.dataset_id()));
+  }
+  ASSIGN_OR_RETURN(std::vector<double> split,
+                   train::ParseSplit(spec.split().empty()
+                                         ? std::string(train::kDefaultSplit)
+                                         : spec.split()));
+  train::DataSource source{.label = spec.label(),
+                           .no_header = spec.no_header()};
   fs::path folder = store_.DatasetFolder(dataset->sha256());
   source.path =
       dataset->format() == v1::DATASET_FORMAT_CSV && dataset->files_size() == 1
           ? (folder / dataset->files(0)).string()
           : folder.string();
-  absl::StatusOr<train::Dataset> data = train::ReadDataFor(*check.dag, source);
+  absl::StatusOr<train::Dataset> data = train::ReadDataFor(dag, source);
   if (!data.ok()) {
     // Paths inside the daemon say nothing to the client: name the dataset.
     std::string message(data.status().message());
@@ -199,8 +194,33 @@ absl::Status WebnnmService::CheckSubmission(
     }
     return absl::InvalidArgumentError(message);
   }
-  RETURN_IF_ERROR(train::SplitData(*data, source, split, hyper.seed));
-  return absl::OkStatus();
+  RETURN_IF_ERROR(train::SplitData(*data, source, split, seed));
+  return data;
+}
+
+void WebnnmService::Preview(const Principal& who,
+                            const v1::CheckModelRequest& request,
+                            const dag::Dag& dag,
+                            v1::CheckModelResponse& response) {
+  absl::Status status = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(train::Hyperparameters hyper,
+                     ResolveHyperparameters(request.hyperparameters(), 1));
+    std::optional<train::Dataset> data;
+    if (!request.data().dataset_id().empty()) {
+      ASSIGN_OR_RETURN(data, ReadData(who, request.data(), dag, hyper.seed));
+    }
+    ASSIGN_OR_RETURN(
+        train::Preview preview,
+        train::PreviewTraining(dag, hyper, data ? &*data : nullptr,
+                               request.data().standardize()));
+    for (const train::Decision& d : preview.decisions) {
+      *response.add_decisions() = ToProto(d);
+    }
+    for (const std::string& w : preview.warnings) response.add_warnings(w);
+    *response.mutable_resolved() = ToProto(preview.resolved);
+    return absl::OkStatus();
+  }();
+  if (!status.ok()) response.set_preview_error(std::string(status.message()));
 }
 
 grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,

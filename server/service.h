@@ -13,6 +13,8 @@
 #include <mutex>
 #include <string>
 
+#include "engine/dag/dag.h"
+#include "engine/train/dataset.h"
 #include "server/auth.h"
 #include "server/jobs.h"
 #include "server/store.h"
@@ -87,6 +89,17 @@ class WebnnmService final : public v1::Webnnm::Service {
                                        const std::string& id);
   absl::Status CheckSubmission(const Principal& who,
                                const v1::SubmitJobRequest& request);
+  // Reads and splits the principal's dataset named by `spec` for `dag`, as
+  // a job would (not standardized). Errors name the dataset, not the
+  // daemon's paths.
+  absl::StatusOr<train::Dataset> ReadData(const Principal& who,
+                                          const v1::DataSpec& spec,
+                                          const dag::Dag& dag, uint64_t seed);
+  // Fills the response's decisions, warnings and resolved hyperparameters
+  // with what training `dag` on the request's data would decide (its
+  // preview_error when the data or hyperparameters do not do).
+  void Preview(const Principal& who, const v1::CheckModelRequest& request,
+               const dag::Dag& dag, v1::CheckModelResponse& response);
   // Uploads (datasets and snapshots): each in its own temporary folder.
   absl::StatusOr<std::string> StartUpload(std::shared_ptr<Upload> upload);
   // The principal's upload `id` of `kind` (NotFound otherwise).

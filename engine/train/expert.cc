@@ -4,7 +4,9 @@
 #include <cmath>
 #include <set>
 
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/feeder.h"
 #include "engine/ir/op_def.h"
 
 namespace webnnm::train {
@@ -254,6 +256,31 @@ std::optional<Decision> AdviseStandardization(Dataset& data, bool requested) {
                   StrCat("their RMS is ", Fixed(*rms),
                          ", far from unit scale; the training subset's mean "
                          "and standard deviation are kept with the model")};
+}
+
+absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
+                                        const Hyperparameters& requested,
+                                        Dataset* data, bool standardize) {
+  Preview preview;
+  std::vector<Decision> loss_decisions;
+  ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
+                   OutputSpecs(dag, requested, &loss_decisions));
+  if (specs.empty()) return absl::InvalidArgumentError("the model has no output");
+  // In training's order: the data's standardization, the losses, Advise().
+  std::optional<double> rms;
+  if (data != nullptr) {
+    RETURN_IF_ERROR(CheckShapes(dag, *data, specs));
+    if (std::optional<Decision> d = AdviseStandardization(*data, standardize)) {
+      preview.decisions.push_back(*std::move(d));
+    }
+    rms = FeatureRms(*data);
+  }
+  for (Decision& d : loss_decisions) preview.decisions.push_back(std::move(d));
+  Advice advice = Advise(dag, Profile(dag), requested, specs.front(), rms);
+  for (Decision& d : advice.decisions) preview.decisions.push_back(std::move(d));
+  preview.warnings = std::move(advice.warnings);
+  preview.resolved = advice.resolved;
+  return preview;
 }
 
 }  // namespace webnnm::train

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
 #include "engine/train/trainer.h"
 
@@ -80,6 +81,21 @@ std::optional<Decision> AdviseStandardization(Dataset& data, bool requested);
 
 // The root mean square of the features of up to 1000 training samples.
 std::optional<double> FeatureRms(const Dataset& data);
+
+// What training would decide before its first step, without training:
+// the loss choices (OutputSpecs), the standardization of `data`
+// (AdviseStandardization; `data` is split and not yet standardized, and is
+// standardized by this call as training would) and Advise()'s decisions and
+// warnings. Without data the feature-scale heuristics are left out. Errors:
+// those of OutputSpecs, and a `data` that does not suit the model.
+struct Preview {
+  Hyperparameters resolved;  // no 'auto' left
+  std::vector<Decision> decisions;
+  std::vector<std::string> warnings;
+};
+absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
+                                        const Hyperparameters& requested,
+                                        Dataset* data, bool standardize);
 
 }  // namespace webnnm::train
 

@@ -6,6 +6,7 @@
 // usage: node browser_test.mjs WEBNNMD WEBNNMCTL SOURCE_DIR ARTIFACTS_DIR
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -46,7 +47,31 @@ const http = ready.match(/http=(\S+)/)[1];
 const ctl = (...args) => execFileSync(webnnmctl, args, {
   env: { ...process.env, WEBNNM_SERVER: grpc, WEBNNM_TOKEN: token },
 }).toString();
-ctl("dataset", "upload", join(source, "configs/datasets/iris.csv"));
+const irisId = JSON.parse(ctl("dataset", "upload", join(source, "configs/datasets/iris.csv"), "-o", "json")).datasetId;
+
+// A small IDX dataset (MNIST's four files, two of them gzipped): 28x28
+// images whose brightness follows their label, labels 0..9 in turn.
+function idxFiles(folder) {
+  mkdirSync(folder);
+  const images = (n) => {
+    const b = Buffer.alloc(16 + n * 784);
+    b.writeUInt32BE(0x803, 0); b.writeUInt32BE(n, 4); b.writeUInt32BE(28, 8); b.writeUInt32BE(28, 12);
+    for (let i = 0; i < n; i++) b.fill(20 * (i % 10) + 5, 16 + i * 784, 16 + (i + 1) * 784);
+    return b;
+  };
+  const labels = (n) => {
+    const b = Buffer.alloc(8 + n);
+    b.writeUInt32BE(0x801, 0); b.writeUInt32BE(n, 4);
+    for (let i = 0; i < n; i++) b[8 + i] = i % 10;
+    return b;
+  };
+  const files = {
+    "train-images-idx3-ubyte.gz": gzipSync(images(60)), "train-labels-idx1-ubyte": labels(60),
+    "t10k-images-idx3-ubyte": images(20), "t10k-labels-idx1-ubyte.gz": gzipSync(labels(20)),
+  };
+  for (const [name, bytes] of Object.entries(files)) writeFileSync(join(folder, name), bytes);
+  return Object.keys(files).map((name) => join(folder, name));
+}
 
 // A fresh profile folder (playwright passes it as --user-data-dir).
 let context;
@@ -57,6 +82,7 @@ const iris = readFileSync(join(source, "configs/models/iris.wnm"), "utf8");
 async function submitIris(epochs) {
   await page.goto(`http://${http}/#/new`);
   await page.fill("#model", iris);
+  await page.selectOption("#dataset", irisId);
   await page.fill("#h-epochs", String(epochs));
   await page.fill("#h-optimizer", "sgdm");
   await page.fill("#h-lr", "0.05");
@@ -93,6 +119,13 @@ try {
   await page.click("#check");
   const diagnostic = await page.waitForSelector(".diagnostic");
   check((await diagnostic.getAttribute("data-line")) === "3", "a malformed model's diagnostic is at line 3");
+  check((await page.textContent("#gutter .err")) === "3", "the editor marks line 3 in its gutter");
+  const marked = await page.$$eval(".marks .err-line", (lines) => lines.map((l) => l.textContent));
+  check(marked.length === 1 && marked[0].startsWith("model:layers dense"), "the editor marks the diagnostic's line behind its text");
+  check((await page.textContent(".marks .err-at")).length === 1, "the editor marks the diagnostic's column");
+  await page.click(".diagnostic");
+  const caret = await page.$eval("#model", (t) => t.value.slice(0, t.selectionStart).split("\n").length);
+  check(caret === 3, "clicking a diagnostic puts the caret on its line");
   await shot("diagnostics");
 
   // Checking the iris model shows its DAG summary.
@@ -100,6 +133,32 @@ try {
   await page.click("#check");
   await page.waitForSelector("#summary table");
   check((await page.textContent("#summary")).includes("trainable parameters"), "a valid model's summary");
+
+  // The expert system's preview: without data, then with iris.
+  await page.waitForSelector("#expert .decision");
+  check((await page.textContent("#expert")).includes("pick a dataset"), "without a dataset the preview says what it leaves out");
+  await page.selectOption("#dataset", irisId);
+  await page.fill("#h-optimizer", "sgdm");
+  await page.click("#preview");
+  await page.waitForFunction(() => !document.querySelector("#expert").textContent.includes("pick a dataset"));
+  const expert = await page.textContent("#expert");
+  check(expert.includes("loss CCE"), "the preview shows the expert system's loss decision");
+  check((await page.getAttribute("#h-regularization", "placeholder")) !== "auto" &&
+        (await page.getAttribute("#h-lr", "placeholder")) === "0.001", "the preview fills each field with what the job would use");
+  await shot("preview");
+
+  // An IDX dataset uploaded from the browser (four files), previewed with
+  // the Fashion-MNIST MLP.
+  await page.setInputFiles("#file", idxFiles(join(work, "idx")));
+  await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("uploaded"));
+  const idxId = await page.inputValue("#dataset");
+  const stored = JSON.parse(ctl("dataset", "list", "-o", "json")).datasets.find((d) => d.datasetId === idxId);
+  check(stored?.format === "IDX" && stored.files.length === 4, "an IDX dataset uploaded from the browser");
+  await page.fill("#model", readFileSync(join(source, "configs/models/fashion-mlp.wnm"), "utf8"));
+  await page.fill("#h-optimizer", "");
+  await page.click("#preview");
+  await page.waitForFunction(() => document.querySelector("#h-lr").placeholder === "0.0005");
+  check(!(await page.textContent("#status")).includes("no preview"), "the daemon reads the uploaded IDX dataset for the preview");
 
   // Submit iris, watch the chart until the job succeeds.
   const first = await submitIris(40);
@@ -113,6 +172,13 @@ try {
   await page.waitForFunction(() => document.querySelector("#inference")?.textContent.includes("→"));
   check((await page.textContent("#inference")).includes("virginica"), "an inference names its class");
   await shot("job");
+
+  // The snapshot download is the daemon's snapshot, byte for byte.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download")]);
+  const downloaded = readFileSync(await download.path());
+  ctl("snapshot", "export", first, "-f", join(work, "exported.wnms"));
+  check(download.suggestedFilename() === `${first}.wnms` &&
+        downloaded.equals(readFileSync(join(work, "exported.wnms"))), "a downloaded snapshot equals webnnmctl's export");
 
   // A second job, then both compared.
   const second = await submitIris(20);

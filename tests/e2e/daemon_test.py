@@ -612,6 +612,65 @@ class OtherClients(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+    def test_check_model_previews_what_a_job_decides(self):
+        from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import webnnm_pb2_grpc as pbg
+        d = self.daemon()
+        stub = pbg.WebnnmStub(d.channel())
+        code, out, err = d.ctl("dataset", "upload",
+                               config("datasets", "digits.csv"), "-o", "json")
+        self.assertEqual(code, 0, err)
+        dataset = json.loads(out)["datasetId"]
+        with open(config("models", "digits.wnm")) as f:
+            model = f.read()
+        data = pb.DataSpec(dataset_id=dataset, split="60,20,20")
+        hyper = pb.Hyperparameters(epochs=2, seeds=2)
+        # Without data: the losses and the DAG's heuristics only.
+        bare = stub.CheckModel(pb.CheckModelRequest(model_text=model),
+                               timeout=30)
+        self.assertTrue(bare.ok)
+        self.assertEqual(bare.preview_error, "")
+        whats = [x.what for x in bare.decisions]
+        self.assertTrue(any("loss" in w for w in whats), whats)
+        self.assertFalse(any("standardize" in w for w in whats), whats)
+        self.assertEqual(bare.resolved.optimizer, "rlion")
+        self.assertAlmostEqual(bare.resolved.lr, 5e-4)
+        self.assertNotEqual(bare.resolved.regularization, "auto")
+        self.assertNotEqual(bare.resolved.gradient_clipping, "auto")
+        # With the data: the pixels (0..16) are far from unit scale.
+        preview = stub.CheckModel(pb.CheckModelRequest(
+            model_text=model, data=data, hyperparameters=hyper), timeout=30)
+        self.assertTrue(preview.ok)
+        self.assertEqual(preview.preview_error, "")
+        self.assertIn("standardize the features",
+                      [x.what for x in preview.decisions])
+        self.assertEqual(preview.resolved.epochs, 2)
+        # A job with the same request decides exactly that, in that order.
+        submitted = stub.SubmitJob(pb.SubmitJobRequest(
+            model_text=model, data=data, hyperparameters=hyper), timeout=30)
+        events = list(stub.WatchJob(pb.WatchJobRequest(
+            job_id=submitted.job.job_id), timeout=120))
+        self.assertEqual(events[-1].state, pb.JOB_STATE_SUCCEEDED)
+        decided = [(e.decision.what, e.decision.why) for e in events
+                   if e.type == pb.EVENT_TYPE_DECISION]
+        previewed = [(x.what, x.why) for x in preview.decisions]
+        self.assertEqual(decided[:len(previewed)], previewed)
+        warned = [e.warning for e in events if e.type == pb.EVENT_TYPE_WARNING]
+        self.assertEqual(warned, list(preview.warnings))
+        # Data that does not suit the model: no preview, the model checks.
+        bad = stub.CheckModel(pb.CheckModelRequest(
+            model_text=model, data=pb.DataSpec(dataset_id=dataset,
+                                               label="nope")), timeout=30)
+        self.assertTrue(bad.ok)
+        self.assertIn("nope", bad.preview_error)
+        self.assertEqual(len(bad.decisions), 0)
+        bad = stub.CheckModel(pb.CheckModelRequest(
+            model_text=model, hyperparameters=pb.Hyperparameters(
+                optimizer="adam")), timeout=30)
+        self.assertIn("optimizer", bad.preview_error)
+        self.assertEqual(d.stop(), 0)
+
+
 class Limits(Temp):
     def test_queued_jobs_per_principal_and_idempotency(self):
         cfg = os.path.join(self.dir, "webnnmd.textproto")

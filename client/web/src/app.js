@@ -289,10 +289,15 @@ async function showCompare(ids) {
 
 // --- A new job -----------------------------------------------------------
 
+// The hyperparameter fields: [name, type, the spec's default]. After a
+// preview, each placeholder shows what the job would train with.
 const hyperFields = [
   ["epochs", "int", 20], ["optimizer", "text", "rlion"], ["lr", "float", ""],
   ["batchSize", "int", 32], ["seeds", "int", 100], ["patience", "int", 500],
-  ["seed", "bigint", 1], ["regularization", "text", "auto"],
+  ["seed", "bigint", 1], ["warmupEpochs", "int", ""], ["weightDecay", "float", ""],
+  ["regularization", "text", "auto"], ["lambda1", "float", 0], ["lambda2", "float", 0],
+  ["gradientClipping", "text", "auto"], ["gradientScaling", "text", "auto"],
+  ["lossWeights", "text", "auto"], ["freeze", "float", 0],
 ];
 
 async function showNew() {
@@ -301,13 +306,17 @@ async function showNew() {
     <h2>New job</h2>
     <div class="grid">
       <div class="card"><h3>Model</h3>
-        <textarea id="model" spellcheck="false" placeholder="model:input shape=[4]; ..."></textarea>
+        <div class="editor"><pre class="gutter" id="gutter" aria-hidden="true">1</pre>
+          <div class="code"><pre class="marks" id="marks" aria-hidden="true"></pre>
+            <textarea id="model" spellcheck="false" wrap="off"
+              placeholder="model:input shape=[4]; ..."></textarea></div></div>
         <p><button id="check">Check</button></p>
         <div id="diagnostics"></div><div id="summary"></div></div>
       <div class="card"><h3>Data</h3>
-        <p><select id="dataset">${raw(datasets.map((d) =>
-          html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join(""))}</select>
-          or upload a CSV: <input id="file" type="file" accept=".csv,text/csv"></p>
+        <p><select id="dataset"><option value="">(pick a dataset)</option>${raw(datasets.map((d) =>
+          html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join(""))}</select></p>
+        <p>or upload a CSV file, or the four files of an IDX dataset:
+          <input id="file" type="file" multiple></p>
         <div class="fields">
           <label>label column<input id="label"></label>
           <label>split<input id="split" placeholder="70,15,15"></label>
@@ -316,30 +325,115 @@ async function showNew() {
         <h3>Hyperparameters</h3>
         <div class="fields">${raw(hyperFields.map(([name, , dflt]) =>
           html`<label>${name}<input id="h-${name}" placeholder="${dflt}"></label>`).join(""))}</div>
-        <p><button id="submit">Submit</button></p></div>
+        <p><button id="preview">Preview</button> <button id="submit">Submit</button></p>
+        <h3>What the expert system would choose</h3>
+        <div id="expert"><span class="muted">Check the model (with a dataset picked) to see it.</span></div></div>
     </div>`;
+  const model = $("#model");
+  model.oninput = () => markDiagnostics([]);
+  model.onscroll = () => {
+    $("#marks").scrollTop = $("#gutter").scrollTop = model.scrollTop;
+    $("#marks").scrollLeft = model.scrollLeft;
+  };
+  $("#file").onchange = () => guard(() => uploadPicked());
   $("#check").onclick = () => checkModel();
+  $("#preview").onclick = () => checkModel();
   $("#submit").onclick = () => submit();
+  markDiagnostics([]);
+}
+
+// Line numbers beside the editor and, behind its text, the lines and
+// columns the diagnostics point at (the text itself stays in the textarea).
+function markDiagnostics(diagnostics) {
+  const lines = $("#model").value.split("\n");
+  const at = new Map();
+  for (const d of diagnostics) if (d.line > 0) at.set(d.line, [...(at.get(d.line) ?? []), d]);
+  $("#gutter").innerHTML = lines.map((_, i) => at.has(i + 1)
+    ? html`<span class="err" title="${at.get(i + 1).map((d) => d.message).join("\n")}">${i + 1}</span>`
+    : String(i + 1)).join("\n");
+  $("#marks").innerHTML = lines.map((line, i) => {
+    const here = at.get(i + 1);
+    if (!here) return html`${line}`;
+    const chars = Array.from(line + " ");
+    const column = Math.min(Math.max(1, here[0].column), chars.length);
+    return html`<span class="err-line">${chars.slice(0, column - 1).join("")}<span class="err-at">${chars[column - 1]}</span>${chars.slice(column).join("")}</span>`;
+  }).join("\n");
+}
+
+// Moves the editor's caret to a diagnostic's line and column.
+function goTo(line, column) {
+  const model = $("#model");
+  const lines = model.value.split("\n");
+  let offset = 0;
+  for (let i = 0; i < line - 1 && i < lines.length; i++) offset += lines[i].length + 1;
+  offset += Math.max(0, column - 1);
+  model.focus();
+  model.setSelectionRange(offset, offset + 1);
+}
+
+function hyperparameters() {
+  const out = {};
+  for (const [name, type] of hyperFields) {
+    const v = $(`#h-${name}`).value.trim();
+    if (v === "") continue;
+    out[name] = type === "text" ? v : type === "bigint" ? BigInt(v) : Number(v);
+  }
+  return out;
+}
+
+function dataSpec() {
+  return {
+    datasetId: $("#dataset").value, label: $("#label").value, split: $("#split").value,
+    standardize: $("#standardize").checked,
+  };
 }
 
 async function checkModel() {
   const answer = await guard(() => api.checkModel({
     modelText: $("#model").value, fileName: "model.wnm",
+    data: dataSpec(), hyperparameters: hyperparameters(),
   }));
   if (!answer) return;
   $("#diagnostics").innerHTML = answer.diagnostics.map((d) =>
     html`<div class="diagnostic" data-line="${d.line}" data-column="${d.column}">line ${d.line}, column ${d.column}: ${d.severity}: ${d.message}</div>`,
   ).join("") + answer.warnings.map((w) => html`<div class="warning">⚠ ${w}</div>`).join("");
+  for (const el of document.querySelectorAll(".diagnostic")) {
+    el.onclick = () => goTo(Number(el.dataset.line), Number(el.dataset.column));
+  }
+  markDiagnostics(answer.diagnostics);
+  showPreview(answer);
   if (answer.ok) {
     const tensor = (t) => html`<tr><td>${t.name}</td><td>${t.dataType}</td><td>[${t.shape.join(", ")}]</td></tr>`;
     $("#summary").innerHTML = html`<p>model <b>${answer.modelName}</b>:
       ${answer.parameters} trainable parameters, ${answer.operations} operations</p>
       <table><thead><tr><th>inputs, outputs, parameters</th><th>type</th><th>shape</th></tr></thead>
       <tbody>${raw([...answer.inputs, ...answer.outputs, ...answer.parameterTensors].map(tensor).join(""))}</tbody></table>`;
-    status("the model checks");
+    status(answer.previewError ? `the model checks; no preview: ${answer.previewError}` : "the model checks",
+      answer.previewError !== "");
   } else {
     $("#summary").innerHTML = "";
     status(`${answer.diagnostics.length} problems`, true);
+  }
+}
+
+// The expert system's decisions, and each hyperparameter's resolved value
+// as its field's placeholder.
+function showPreview(answer) {
+  const expert = $("#expert");
+  if (!answer.ok || answer.previewError || !answer.resolved) {
+    expert.innerHTML = answer.previewError ? html`<div class="warning">no preview: ${answer.previewError}</div>` : "";
+    return;
+  }
+  expert.innerHTML = answer.decisions.map((d) =>
+    html`<div class="decision"><b>${d.what}</b> — ${d.why}</div>`).join("") ||
+    "no decisions";
+  if (!$("#dataset").value) {
+    expert.insertAdjacentHTML("beforeend",
+      '<div class="muted">(pick a dataset for the decisions that need the data)</div>');
+  }
+  for (const [name] of hyperFields) {
+    const v = answer.resolved[name];
+    if (v !== undefined) $(`#h-${name}`).placeholder = typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v);
   }
 }
 
@@ -348,26 +442,57 @@ async function sha256Hex(bytes) {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Uploads a CSV file (the daemon's content hash: name, NUL, size, NUL,
-// bytes) unless the daemon has it; returns the dataset id.
-async function uploadCsv(file) {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  const head = new TextEncoder().encode(`${file.name}\0${bytes.length}\0`);
-  const all = new Uint8Array(head.length + bytes.length);
-  all.set(head);
-  all.set(bytes, head.length);
-  const sha256 = await sha256Hex(all);
+const idxNames = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"];
+
+// Uploads the picked files — one CSV file, or the four IDX files (gzipped
+// or not) — unless the daemon has their content, then picks the dataset.
+async function uploadPicked() {
+  const files = [...$("#file").files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (files.length === 0) return;
+  const isIdx = (f) => idxNames.includes(f.name.replace(/\.gz$/, ""));
+  let format;
+  if (files.length === 1 && !isIdx(files[0])) {
+    format = DatasetFormat.CSV;
+  } else if (files.length === 4 && files.every(isIdx) &&
+             idxNames.every((n) => files.some((f) => f.name.replace(/\.gz$/, "") === n))) {
+    format = DatasetFormat.IDX;
+  } else {
+    throw new Error(`pick one CSV file, or the four IDX files (${idxNames.join(", ")}[.gz])`);
+  }
+  const name = format === DatasetFormat.CSV ? files[0].name : "idx";
+  const id = await uploadDataset(name, format, files);
+  const select = $("#dataset");
+  if (![...select.options].some((o) => o.value === id)) {
+    select.insertAdjacentHTML("beforeend", html`<option value="${id}">${name} (${id})</option>`);
+  }
+  select.value = id;
+  status(`uploaded ${files.map((f) => f.name).join(", ")} as dataset ${id}`);
+}
+
+// The daemon's content hash: for each file by name, its name, NUL, its
+// size in decimal, NUL and its bytes; uploads in 1 MiB chunks.
+async function uploadDataset(name, format, files) {
+  const contents = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+  const encoder = new TextEncoder();
+  const parts = files.flatMap((f, i) => [encoder.encode(`${f.name}\0${contents[i].length}\0`), contents[i]]);
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => { all.set(p, at); return at + p.length; }, 0);
+  const total = contents.reduce((n, c) => n + c.length, 0);
   const start = await api.uploadDataset({
-    name: file.name, format: DatasetFormat.CSV, sha256, totalBytes: BigInt(bytes.length),
+    name, format, sha256: await sha256Hex(all), totalBytes: BigInt(total),
   });
   if (start.dataset) return start.dataset.datasetId;
   const chunk = 1 << 20;
-  for (let at = 0; at < bytes.length; at += chunk) {
-    status(`uploading ${file.name}: ${Math.round((100 * at) / bytes.length)}%`);
-    await api.uploadDataset({
-      uploadId: start.uploadId, fileName: file.name, offset: BigInt(at),
-      data: bytes.subarray(at, at + chunk),
-    });
+  let sent = 0;
+  for (const [i, file] of files.entries()) {
+    const bytes = contents[i];
+    for (let at = 0; at < bytes.length; at += chunk) {
+      status(`uploading ${file.name}: ${Math.round((100 * sent) / total)}%`);
+      const data = bytes.subarray(at, at + chunk);
+      await api.uploadDataset({ uploadId: start.uploadId, fileName: file.name, offset: BigInt(at), data });
+      sent += data.length;
+    }
   }
   const done = await api.uploadDataset({ uploadId: start.uploadId, finish: true });
   return done.dataset.datasetId;
@@ -375,21 +500,10 @@ async function uploadCsv(file) {
 
 async function submit() {
   await guard(async () => {
-    const file = $("#file").files[0];
-    const datasetId = file ? await uploadCsv(file) : $("#dataset").value;
-    const hyperparameters = {};
-    for (const [name, type] of hyperFields) {
-      const v = $(`#h-${name}`).value.trim();
-      if (v === "") continue;
-      hyperparameters[name] = type === "text" ? v : type === "bigint" ? BigInt(v) : Number(v);
-    }
+    if (!$("#dataset").value) throw new Error("pick or upload a dataset first");
     const answer = await api.submitJob({
       modelText: $("#model").value, fileName: "model.wnm",
-      data: {
-        datasetId, label: $("#label").value, split: $("#split").value,
-        standardize: $("#standardize").checked,
-      },
-      hyperparameters,
+      data: dataSpec(), hyperparameters: hyperparameters(),
     });
     location.hash = `#/job/${answer.job.jobId}`;
   });

@@ -151,7 +151,8 @@ absl::StatusOr<train::Hyperparameters> ResolveHyperparameters(
 v1::Hyperparameters ToProto(const train::Hyperparameters& h) {
   v1::Hyperparameters out;
   train::OptimizerParams defaults = train::DefaultOptimizerParams(
-      train::ParseOptimizer(h.optimizer).value_or(train::OptimizerKind::kRLion));
+      train::ParseOptimizer(h.optimizer)
+          .value_or(train::OptimizerKind::kRLion));
   out.set_epochs(h.epochs);
   out.set_lr(h.lr.value_or(defaults.lr));
   out.set_warmup_epochs(h.warmup_epochs > 0

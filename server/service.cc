@@ -121,6 +121,8 @@ absl::Status WebnnmService::CheckSubmission(
     return absl::InvalidArgumentError(
         StrCat("unknown backend '", request.backend(), "' (cpu or vulkan)"));
   }
+  // An unknown dataset first: it costs nothing to find.
+  RETURN_IF_ERROR(FindDataset(who, request.data()).status());
   std::string model_text = request.model_text();
   std::string file_name =
       request.file_name().empty() ? "model.wnm" : request.file_name();
@@ -161,10 +163,8 @@ absl::Status WebnnmService::CheckSubmission(
   return ReadData(who, request.data(), *check.dag, hyper.seed).status();
 }
 
-absl::StatusOr<train::Dataset> WebnnmService::ReadData(const Principal& who,
-                                                       const v1::DataSpec& spec,
-                                                       const dag::Dag& dag,
-                                                       uint64_t seed) {
+absl::StatusOr<v1::Dataset> WebnnmService::FindDataset(
+    const Principal& who, const v1::DataSpec& spec) {
   if (spec.dataset_id().empty()) {
     return absl::InvalidArgumentError("no dataset given (data.dataset_id)");
   }
@@ -173,16 +173,24 @@ absl::StatusOr<train::Dataset> WebnnmService::ReadData(const Principal& who,
   if (!dataset) {
     return absl::NotFoundError(StrCat("no dataset ", spec.dataset_id()));
   }
-  ASSIGN_OR_RETURN(std::vector<double> split,
-                   train::ParseSplit(spec.split().empty()
-                                         ? std::string(train::kDefaultSplit)
-                                         : spec.split()));
+  return *std::move(dataset);
+}
+
+absl::StatusOr<train::Dataset> WebnnmService::ReadData(const Principal& who,
+                                                       const v1::DataSpec& spec,
+                                                       const dag::Dag& dag,
+                                                       uint64_t seed) {
+  ASSIGN_OR_RETURN(v1::Dataset dataset, FindDataset(who, spec));
+  ASSIGN_OR_RETURN(
+      std::vector<double> split,
+      train::ParseSplit(spec.split().empty() ? std::string(train::kDefaultSplit)
+                                             : spec.split()));
   train::DataSource source{.label = spec.label(),
                            .no_header = spec.no_header()};
-  fs::path folder = store_.DatasetFolder(dataset->sha256());
+  fs::path folder = store_.DatasetFolder(dataset.sha256());
   source.path =
-      dataset->format() == v1::DATASET_FORMAT_CSV && dataset->files_size() == 1
-          ? (folder / dataset->files(0)).string()
+      dataset.format() == v1::DATASET_FORMAT_CSV && dataset.files_size() == 1
+          ? (folder / dataset.files(0)).string()
           : folder.string();
   absl::StatusOr<train::Dataset> data = train::ReadDataFor(dag, source);
   if (!data.ok()) {
@@ -190,7 +198,7 @@ absl::StatusOr<train::Dataset> WebnnmService::ReadData(const Principal& who,
     std::string message(data.status().message());
     size_t at = message.find(source.path);
     if (at != std::string::npos) {
-      message.replace(at, source.path.size(), dataset->name());
+      message.replace(at, source.path.size(), dataset.name());
     }
     return absl::InvalidArgumentError(message);
   }
@@ -209,10 +217,9 @@ void WebnnmService::Preview(const Principal& who,
     if (!request.data().dataset_id().empty()) {
       ASSIGN_OR_RETURN(data, ReadData(who, request.data(), dag, hyper.seed));
     }
-    ASSIGN_OR_RETURN(
-        train::Preview preview,
-        train::PreviewTraining(dag, hyper, data ? &*data : nullptr,
-                               request.data().standardize()));
+    ASSIGN_OR_RETURN(train::Preview preview,
+                     train::PreviewTraining(dag, hyper, data ? &*data : nullptr,
+                                            request.data().standardize()));
     for (const train::Decision& d : preview.decisions) {
       *response.add_decisions() = ToProto(d);
     }

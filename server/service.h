@@ -89,6 +89,10 @@ class WebnnmService final : public v1::Webnnm::Service {
                                        const std::string& id);
   absl::Status CheckSubmission(const Principal& who,
                                const v1::SubmitJobRequest& request);
+  // The principal's dataset named by `spec` (InvalidArgument when none is
+  // named, NotFound when the principal has no such dataset).
+  absl::StatusOr<v1::Dataset> FindDataset(const Principal& who,
+                                          const v1::DataSpec& spec);
   // Reads and splits the principal's dataset named by `spec` for `dag`, as
   // a job would (not standardized). Errors name the dataset, not the
   // daemon's paths.

@@ -6,8 +6,8 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
-#include "engine/train/feeder.h"
 #include "engine/ir/op_def.h"
+#include "engine/train/feeder.h"
 
 namespace webnnm::train {
 namespace {
@@ -265,7 +265,8 @@ absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
   std::vector<Decision> loss_decisions;
   ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
                    OutputSpecs(dag, requested, &loss_decisions));
-  if (specs.empty()) return absl::InvalidArgumentError("the model has no output");
+  if (specs.empty())
+    return absl::InvalidArgumentError("the model has no output");
   // In training's order: the data's standardization, the losses, Advise().
   std::optional<double> rms;
   if (data != nullptr) {
@@ -277,7 +278,8 @@ absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
   }
   for (Decision& d : loss_decisions) preview.decisions.push_back(std::move(d));
   Advice advice = Advise(dag, Profile(dag), requested, specs.front(), rms);
-  for (Decision& d : advice.decisions) preview.decisions.push_back(std::move(d));
+  for (Decision& d : advice.decisions)
+    preview.decisions.push_back(std::move(d));
   preview.warnings = std::move(advice.warnings);
   preview.resolved = advice.resolved;
   return preview;

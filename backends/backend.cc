@@ -1,6 +1,7 @@
 #include "backends/backend.h"
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/vulkan/vulkan_backend.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends {
@@ -21,8 +22,9 @@ int Executable::FindOutput(std::string_view name) const {
 
 absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(std::string_view name) {
   if (name == "cpu") return cpu::CreateCpuBackend();
+  if (name == "vulkan") return vulkan::CreateVulkanBackend();
   return absl::InvalidArgumentError(
-      StrCat("unknown backend '", name, "'; available: cpu"));
+      StrCat("unknown backend '", name, "'; available: cpu, vulkan"));
 }
 
 }  // namespace webnnm::backends

@@ -99,8 +99,9 @@ class Backend {
       const ir::Graph& graph, const CompileOptions& options) = 0;
 };
 
-// "cpu" (and, later, "vulkan"). An unknown name is an InvalidArgument error
-// listing the known ones.
+// "cpu" or "vulkan" (Unavailable, naming what is missing, when there is no
+// usable Vulkan device). An unknown name is an InvalidArgument error listing
+// the known ones.
 absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(std::string_view name);
 
 }  // namespace webnnm::backends

@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   bool reference_kernels = false;
   webnnm::backends::CompileOptions options;
   std::vector<std::string> files;
-  app.add_option("--backend", backend_name, "Backend to run: cpu");
+  app.add_option("--backend", backend_name, "Backend to run: cpu or vulkan");
   app.add_option("--filter", filter, "Only cases whose name contains this");
   app.add_flag("-v,--verbose", verbose, "Also print passed and skipped cases");
   app.add_flag("--gradients", gradients,

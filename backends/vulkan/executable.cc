@@ -1,0 +1,421 @@
+#include "backends/vulkan/executable.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cpu/memory_plan.h"
+#include "backends/vulkan/vk_status.h"
+#include "engine/base/checked_math.h"
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/ir/infer.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+absl::StatusOr<uint64_t> ByteSize(const ir::TensorType& type,
+                                  const ir::Limits& limits) {
+  for (int64_t d : type.shape) {
+    if (d < 1) {
+      return absl::InvalidArgumentError(
+          StrCat("tensor ", type.ToString(), " is not concrete"));
+    }
+  }
+  std::optional<int64_t> count = CheckedProduct(type.shape);
+  std::optional<int64_t> bytes =
+      count ? CheckedMul(*count, ir::RuntimeElementSize(type.dtype))
+            : std::nullopt;
+  if (!bytes || *bytes > limits.max_tensor_bytes) {
+    return absl::InvalidArgumentError(
+        StrCat("tensor ", type.ToString(), " exceeds the limit of ",
+               limits.max_tensor_bytes, " bytes"));
+  }
+  return static_cast<uint64_t>(*bytes);
+}
+
+// The operation's results, checked against its rule again: the shaders
+// trust the shapes they are given.
+absl::Status CheckTypes(const ir::Graph& graph, const ir::Node& node,
+                        const ir::Limits& limits) {
+  std::vector<const ir::TensorType*> types;
+  for (ir::ValueId v : node.operands) {
+    types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
+  }
+  absl::StatusOr<std::vector<ir::TensorType>> inferred =
+      ir::InferOp(*node.op, types, node.attrs, limits);
+  if (!inferred.ok()) return inferred.status();
+  if (inferred->size() != node.outputs.size()) {
+    return absl::InvalidArgumentError("the wrong number of results");
+  }
+  for (size_t i = 0; i < inferred->size(); ++i) {
+    const ir::TensorType& have = graph.value(node.outputs[i]).type;
+    if (!have.SameShapeAndType((*inferred)[i])) {
+      return absl::InvalidArgumentError(
+          StrCat("result ", i, " is ", have.ToString(), " but its rule gives ",
+                 (*inferred)[i].ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
+    std::shared_ptr<Device> device, const ir::Graph& graph,
+    const CompileOptions& options) {
+  std::unique_ptr<VulkanExecutable> exe(new VulkanExecutable(device));
+  const VkPhysicalDeviceLimits& limits = device->limits();
+  const uint64_t align =
+      std::max<uint64_t>(64, limits.minStorageBufferOffsetAlignment);
+  ASSIGN_OR_RETURN(std::vector<ir::NodeId> order, graph.TopologicalOrder());
+
+  // Lifetimes, in steps (operation nodes in order).
+  std::vector<int> step_of(graph.num_nodes(), -1);
+  int steps = 0;
+  for (ir::NodeId id : order) {
+    if (graph.node(id).kind == ir::NodeKind::kOp) step_of[id] = steps++;
+  }
+  std::vector<bool> read_by_output(graph.num_values(), false);
+  std::vector<int> last_read(graph.num_values(), -1);
+  for (ir::NodeId id : order) {
+    const ir::Node& node = graph.node(id);
+    for (ir::ValueId v : node.operands) {
+      if (v == ir::kNoValue) continue;
+      if (node.kind == ir::NodeKind::kOutput) read_by_output[v] = true;
+      if (step_of[id] >= 0) last_read[v] = std::max(last_read[v], step_of[id]);
+    }
+  }
+
+  // Ranges: own ones first, then the arena.
+  std::vector<Range> range(graph.num_values());
+  std::vector<ir::ValueId> arena_values;
+  std::vector<cpu::Lifetime> lifetimes;
+  std::vector<std::pair<ir::ValueId, const ir::Node*>> constants;
+  uint64_t own = 0;
+  for (ir::NodeId id : order) {
+    const ir::Node& node = graph.node(id);
+    if (node.kind == ir::NodeKind::kOutput) continue;
+    for (ir::ValueId v : node.outputs) {
+      ASSIGN_OR_RETURN(uint64_t bytes,
+                       ByteSize(graph.value(v).type, options.limits));
+      range[v].bytes = bytes;
+      if (node.kind != ir::NodeKind::kOp || read_by_output[v]) {
+        range[v].offset = own;
+        own = AlignUp(own + bytes, align);
+        if (node.kind == ir::NodeKind::kConstant) {
+          if (!node.data || node.data->bytes.size() != bytes) {
+            return absl::InvalidArgumentError(
+                StrCat("constant '", node.name, "' has the wrong data size"));
+          }
+          constants.emplace_back(v, &node);
+        }
+      } else {
+        arena_values.push_back(v);
+        lifetimes.push_back({static_cast<size_t>(bytes), step_of[id],
+                             std::max(step_of[id], last_read[v])});
+      }
+    }
+  }
+  cpu::ArenaPlan plan = cpu::PlanArena(lifetimes, align);
+  for (size_t i = 0; i < arena_values.size(); ++i) {
+    range[arena_values[i]].offset = own + plan.offsets[i];
+  }
+  exe->arena_bytes_ = plan.size;
+  ASSIGN_OR_RETURN(exe->memory_,
+                   device->CreateBuffer(AlignUp(own + plan.size, 64), false));
+
+  // Inputs and outputs, and their places in the staging buffer.
+  uint64_t staged = 0;
+  std::vector<Dispatch> dispatches;
+  std::vector<const Pipeline*> pipelines;
+  std::vector<std::string> missing;
+  for (ir::NodeId id : order) {
+    const ir::Node& node = graph.node(id);
+    if (node.kind == ir::NodeKind::kInput ||
+        node.kind == ir::NodeKind::kParameter) {
+      ir::ValueId v = node.outputs[0];
+      const ir::TensorType& type = graph.value(v).type;
+      exe->inputs_.push_back({node.name, type.dtype, type.shape,
+                              static_cast<size_t>(range[v].bytes)});
+      exe->input_ranges_.push_back(range[v]);
+      exe->input_staging_.push_back(staged);
+      staged = AlignUp(staged + range[v].bytes, 64);
+    } else if (node.kind == ir::NodeKind::kOutput) {
+      ir::ValueId v = node.operands[0];
+      const ir::TensorType& type = graph.value(v).type;
+      exe->outputs_.push_back({node.name, type.dtype, type.shape,
+                               static_cast<size_t>(range[v].bytes)});
+      exe->output_ranges_.push_back(range[v]);
+      exe->output_staging_.push_back(staged);
+      staged = AlignUp(staged + range[v].bytes, 64);
+    } else if (node.kind == ir::NodeKind::kOp) {
+      auto fail = [&](const absl::Status& s) {
+        return absl::Status(s.code(), StrCat(node.op->name, ": ", s.message()));
+      };
+      if (absl::Status s = CheckTypes(graph, node, options.limits); !s.ok()) {
+        return fail(s);
+      }
+      // The type the rule checks first: the values' for where.
+      const size_t slot = node.op->kind == ir::OpKind::kWhere ? 1 : 0;
+      const ir::ValueId first =
+          node.operands.size() <= slot ? ir::kNoValue : node.operands[slot];
+      const ir::DType dtype = first == ir::kNoValue
+                                  ? graph.value(node.outputs[0]).type.dtype
+                                  : graph.value(first).type.dtype;
+      Planner planner = FindPlanner(node.op->kind);
+      const bool cast_ok =
+          node.op->kind != ir::OpKind::kCast ||
+          Supports(node.op->kind, graph.value(node.outputs[0]).type.dtype);
+      if (planner == nullptr || !Supports(node.op->kind, dtype) || !cast_ok) {
+        // Every missing one is named at once, below.
+        std::string what = StrCat(node.op->name, " on ", ir::DTypeName(dtype));
+        if (std::find(missing.begin(), missing.end(), what) == missing.end()) {
+          missing.push_back(std::move(what));
+        }
+        continue;
+      }
+      OpIO io{node,
+              {},
+              {},
+              {},
+              {},
+              limits.maxComputeWorkGroupCount[0],
+              limits.maxStorageBufferRange,
+              align};
+      for (ir::ValueId v : node.operands) {
+        io.in_types.push_back(v == ir::kNoValue ? nullptr
+                                                : &graph.value(v).type);
+        io.in.push_back(v == ir::kNoValue ? Range{} : range[v]);
+      }
+      for (ir::ValueId v : node.outputs) {
+        io.out_types.push_back(&graph.value(v).type);
+        io.out.push_back(range[v]);
+      }
+      absl::StatusOr<std::vector<Dispatch>> planned = planner(io);
+      if (!planned.ok()) return fail(planned.status());
+      for (Dispatch& d : *planned) {
+        // Each binding must fit the device's limit; planners that can
+        // split a large tensor over several dispatches have done so.
+        for (const Range& r : d.bindings) {
+          if (r.bytes > limits.maxStorageBufferRange) {
+            return fail(absl::ResourceExhaustedError(
+                StrCat("a tensor of ", r.bytes,
+                       " bytes exceeds the device's maxStorageBufferRange of ",
+                       limits.maxStorageBufferRange,
+                       " bytes, and this operation cannot split it yet")));
+          }
+        }
+        absl::StatusOr<const Pipeline*> pipeline =
+            device->GetPipeline(*d.shader, d.spec);
+        if (!pipeline.ok()) return fail(pipeline.status());
+        pipelines.push_back(*pipeline);
+        exe->names_.push_back(
+            StrCat(node.op->name, ": vulkan ", d.shader->name, ".comp"));
+        dispatches.push_back(std::move(d));
+      }
+    }
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) {
+      list = list.empty() ? m : StrCat(list, ", ", m);
+    }
+    return absl::UnimplementedError(
+        StrCat("the vulkan backend has no kernel for ", list));
+  }
+  ASSIGN_OR_RETURN(exe->staging_, device->CreateBuffer(staged, true));
+  RETURN_IF_ERROR(exe->Record(dispatches, pipelines));
+  std::vector<std::pair<Range, const void*>> uploads;
+  for (const auto& [v, node] : constants) {
+    uploads.emplace_back(range[v], node->data->bytes.data());
+  }
+  RETURN_IF_ERROR(exe->Upload(uploads));
+  return exe;
+}
+
+VulkanExecutable::~VulkanExecutable() {
+  VkDevice d = device_->handle();
+  if (fence_ != VK_NULL_HANDLE) vkDestroyFence(d, fence_, nullptr);
+  if (descriptors_ != VK_NULL_HANDLE) {
+    vkDestroyDescriptorPool(d, descriptors_, nullptr);
+  }
+  if (pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(d, pool_, nullptr);
+}
+
+absl::Status VulkanExecutable::Record(
+    const std::vector<Dispatch>& dispatches,
+    const std::vector<const Pipeline*>& pipelines) {
+  VkDevice d = device_->handle();
+  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VK_RETURN_IF_ERROR(vkCreateFence(d, &fence, nullptr, &fence_));
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.queueFamilyIndex = device_->queue_family();
+  VK_RETURN_IF_ERROR(vkCreateCommandPool(d, &pool, nullptr, &pool_));
+  VkCommandBufferAllocateInfo alloc{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(d, &alloc, &commands_));
+
+  // One descriptor set per dispatch, written once.
+  std::vector<VkDescriptorSet> sets(dispatches.size());
+  if (!dispatches.empty()) {
+    uint32_t total = 0;
+    for (const Dispatch& x : dispatches) {
+      total += static_cast<uint32_t>(x.bindings.size());
+    }
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, total};
+    VkDescriptorPoolCreateInfo info{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = static_cast<uint32_t>(dispatches.size());
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VK_RETURN_IF_ERROR(
+        vkCreateDescriptorPool(d, &info, nullptr, &descriptors_));
+    for (size_t i = 0; i < dispatches.size(); ++i) {
+      VkDescriptorSetAllocateInfo set{
+          VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      set.descriptorPool = descriptors_;
+      set.descriptorSetCount = 1;
+      set.pSetLayouts = &pipelines[i]->set_layout;
+      VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(d, &set, &sets[i]));
+      const std::vector<Range>& b = dispatches[i].bindings;
+      std::vector<VkDescriptorBufferInfo> buffers(b.size());
+      std::vector<VkWriteDescriptorSet> writes(b.size());
+      for (size_t k = 0; k < b.size(); ++k) {
+        // 8-bit tensors are accessed as whole words: the range covers the
+        // padding after the last element (ranges are 64-byte aligned).
+        buffers[k] = {memory_->handle(), b[k].offset,
+                      std::max<uint64_t>(AlignUp(b[k].bytes, 4), 4)};
+        writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[k].dstSet = sets[i];
+        writes[k].dstBinding = static_cast<uint32_t>(k);
+        writes[k].descriptorCount = 1;
+        writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[k].pBufferInfo = &buffers[k];
+      }
+      vkUpdateDescriptorSets(d, static_cast<uint32_t>(writes.size()),
+                             writes.data(), 0, nullptr);
+    }
+  }
+
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VK_RETURN_IF_ERROR(vkBeginCommandBuffer(commands_, &begin));
+  auto barrier = [&](VkPipelineStageFlags from, VkAccessFlags from_access,
+                     VkPipelineStageFlags to, VkAccessFlags to_access) {
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = from_access;
+    b.dstAccessMask = to_access;
+    vkCmdPipelineBarrier(commands_, from, to, 0, 1, &b, 0, nullptr, 0, nullptr);
+  };
+  // The inputs, from staging into their device ranges.
+  std::vector<VkBufferCopy> in;
+  for (size_t i = 0; i < input_ranges_.size(); ++i) {
+    in.push_back({input_staging_[i], input_ranges_[i].offset,
+                  std::max<uint64_t>(input_ranges_[i].bytes, 1)});
+  }
+  if (!in.empty()) {
+    vkCmdCopyBuffer(commands_, staging_->handle(), memory_->handle(),
+                    static_cast<uint32_t>(in.size()), in.data());
+  }
+  // The copies land before any shader reads an input.
+  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    const Dispatch& x = dispatches[i];
+    vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      pipelines[i]->pipeline);
+    vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                            pipelines[i]->layout, 0, 1, &sets[i], 0, nullptr);
+    std::vector<uint32_t> push = x.push;
+    push.resize(x.shader->push_bytes / 4, 0);
+    vkCmdPushConstants(commands_, pipelines[i]->layout,
+                       VK_SHADER_STAGE_COMPUTE_BIT, 0, x.shader->push_bytes,
+                       push.data());
+    vkCmdDispatch(commands_, x.groups[0], x.groups[1], x.groups[2]);
+    // This dispatch's writes are visible to the next ones (which may read
+    // them), and its reads finish before a later dispatch reuses the same
+    // arena bytes (write-after-read).
+    barrier(
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+            VK_ACCESS_TRANSFER_READ_BIT);
+  }
+  // The outputs, back to staging.
+  std::vector<VkBufferCopy> out;
+  for (size_t i = 0; i < output_ranges_.size(); ++i) {
+    out.push_back({output_ranges_[i].offset, output_staging_[i],
+                   std::max<uint64_t>(output_ranges_[i].bytes, 1)});
+  }
+  if (!out.empty()) {
+    vkCmdCopyBuffer(commands_, memory_->handle(), staging_->handle(),
+                    static_cast<uint32_t>(out.size()), out.data());
+  }
+  // The results are visible to the host once the fence signals.
+  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  VK_RETURN_IF_ERROR(vkEndCommandBuffer(commands_));
+  return absl::OkStatus();
+}
+
+absl::Status VulkanExecutable::Upload(
+    const std::vector<std::pair<Range, const void*>>& data) {
+  if (data.empty()) return absl::OkStatus();
+  uint64_t total = 0;
+  for (const auto& [r, p] : data) total = AlignUp(total + r.bytes, 64);
+  ASSIGN_OR_RETURN(std::unique_ptr<Buffer> staging,
+                   device_->CreateBuffer(total, true));
+  VkDevice d = device_->handle();
+  VkCommandBufferAllocateInfo alloc{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer once = VK_NULL_HANDLE;
+  VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(d, &alloc, &once));
+  std::vector<VkBufferCopy> copies;
+  uint64_t at = 0;
+  for (const auto& [r, p] : data) {
+    std::memcpy(staging->mapped() + at, p, r.bytes);
+    copies.push_back({at, r.offset, r.bytes});
+    at = AlignUp(at + r.bytes, 64);
+  }
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  absl::Status status =
+      VkStatus(vkBeginCommandBuffer(once, &begin), "vkBeginCommandBuffer");
+  if (status.ok()) {
+    vkCmdCopyBuffer(once, staging->handle(), memory_->handle(),
+                    static_cast<uint32_t>(copies.size()), copies.data());
+    status = VkStatus(vkEndCommandBuffer(once), "vkEndCommandBuffer");
+  }
+  // The fence wait orders the copy before every later submission.
+  if (status.ok()) status = device_->Submit(once, fence_);
+  vkFreeCommandBuffers(d, pool_, 1, &once);
+  return status;
+}
+
+std::span<std::byte> VulkanExecutable::input(size_t i) {
+  return {staging_->mapped() + input_staging_[i], inputs_[i].byte_size};
+}
+
+std::span<const std::byte> VulkanExecutable::output(size_t i) const {
+  return {staging_->mapped() + output_staging_[i], outputs_[i].byte_size};
+}
+
+absl::Status VulkanExecutable::Run() {
+  RETURN_IF_ERROR(device_->Submit(commands_, fence_));
+  ++step_;
+  return absl::OkStatus();
+}
+
+std::vector<std::string> VulkanExecutable::implementations() const {
+  return names_;
+}
+
+}  // namespace webnnm::backends::vulkan

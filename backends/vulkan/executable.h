@@ -1,0 +1,72 @@
+// A graph compiled for a Vulkan device.
+//
+// Every value lives in one device-local buffer: graph inputs, parameters,
+// constants and the values outputs read each have their own range;
+// intermediates share an arena by liveness (the CPU backend's plan). The
+// caller reads and writes a host-visible staging buffer (input(i),
+// output(i)). Compile records the whole graph into one command buffer —
+// copy the inputs in, every dispatch with a barrier after it, copy the
+// outputs out — so that Run() is one submission and one wait. Constants are
+// uploaded once, at compile time.
+//
+// Limits: a binding covers at most maxStorageBufferRange bytes (128 MiB on
+// lavapipe). The element-wise planners split larger tensors over several
+// dispatches on sub-ranges; elsewhere a larger tensor is a
+// ResourceExhausted error naming the operation.
+#ifndef WEBNNM_BACKENDS_VULKAN_EXECUTABLE_H_
+#define WEBNNM_BACKENDS_VULKAN_EXECUTABLE_H_
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/kernels/kernel.h"
+
+namespace webnnm::backends::vulkan {
+
+class VulkanExecutable : public Executable {
+ public:
+  static absl::StatusOr<std::unique_ptr<VulkanExecutable>> Compile(
+      std::shared_ptr<Device> device, const ir::Graph& graph,
+      const CompileOptions& options);
+  ~VulkanExecutable() override;
+
+  std::span<std::byte> input(size_t i) override;
+  std::span<const std::byte> output(size_t i) const override;
+  absl::Status Run() override;
+  size_t intermediate_bytes() const override { return arena_bytes_; }
+  std::vector<std::string> implementations() const override;
+  void SetRandomState(uint64_t seed, uint64_t step) override {
+    seed_ = seed;
+    step_ = step;
+  }
+
+ private:
+  explicit VulkanExecutable(std::shared_ptr<Device> device)
+      : device_(std::move(device)) {}
+  // Descriptor sets for the dispatches, then the command buffer.
+  absl::Status Record(const std::vector<Dispatch>& dispatches,
+                      const std::vector<const Pipeline*>& pipelines);
+  absl::Status Upload(const std::vector<std::pair<Range, const void*>>& data);
+
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<Buffer> memory_;   // device-local: every value
+  std::unique_ptr<Buffer> staging_;  // host-visible: inputs, then outputs
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  VkDescriptorPool descriptors_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  // Where each input and output is: in `memory_` and in `staging_`.
+  std::vector<Range> input_ranges_, output_ranges_;
+  std::vector<uint64_t> input_staging_, output_staging_;
+  std::vector<std::string> names_;
+  size_t arena_bytes_ = 0;
+  uint64_t seed_ = 0, step_ = 0;
+};
+
+}  // namespace webnnm::backends::vulkan
+
+#endif  // WEBNNM_BACKENDS_VULKAN_EXECUTABLE_H_

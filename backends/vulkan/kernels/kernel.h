@@ -1,0 +1,81 @@
+// What an operation becomes on the Vulkan backend: one or more dispatches
+// of the embedded shaders, planned once at compile time. A planner sees
+// the operation's node, its operand and result types and where each lives
+// in the executable's device buffer, and returns the dispatches (the
+// pipeline's shader and specialization constants, the buffer range of each
+// binding, the push constants and the workgroup counts); the executable
+// records them, in order, with a barrier after each.
+#ifndef WEBNNM_BACKENDS_VULKAN_KERNELS_KERNEL_H_
+#define WEBNNM_BACKENDS_VULKAN_KERNELS_KERNEL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/vulkan/shaders.h"
+#include "engine/ir/graph.h"
+
+namespace webnnm::backends::vulkan {
+
+// A byte range of the executable's device buffer.
+struct Range {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+struct Dispatch {
+  const Shader* shader = nullptr;
+  std::vector<uint32_t> spec;      // specialization constants 0, 1, ...
+  std::vector<Range> bindings;     // one per shader binding
+  std::vector<uint32_t> push;      // the push constants, word by word
+  uint32_t groups[3] = {1, 1, 1};  // workgroup counts
+};
+
+struct OpIO {
+  const ir::Node& node;
+  std::vector<const ir::TensorType*> in_types;  // nullptr: absent
+  std::vector<const ir::TensorType*> out_types;
+  std::vector<Range> in, out;
+  uint32_t max_groups = 65535;      // the device's maxComputeWorkGroupCount[0]
+  uint64_t max_range = 1ull << 27;  // maxStorageBufferRange: one binding
+  uint64_t alignment = 256;         // of a binding's offset
+  const ir::Attrs& attrs() const { return node.attrs; }
+};
+
+using Planner = absl::StatusOr<std::vector<Dispatch>> (*)(const OpIO& io);
+
+// The planner of `op`, or nullptr when the backend lacks it.
+Planner FindPlanner(ir::OpKind op);
+// Whether `op` runs on `dtype` (the type its rule checks first: the first
+// operand's, or the values' for where; cast: both of its types).
+bool Supports(ir::OpKind op, ir::DType dtype);
+
+// Helpers for planners.
+inline uint32_t Word(float v) {
+  uint32_t w;
+  std::memcpy(&w, &v, 4);
+  return w;
+}
+inline uint32_t Word(int64_t v) { return static_cast<uint32_t>(v); }
+// Workgroups for a grid-stride loop over `n` elements, `size` per group.
+uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups);
+// Row-major strides of `shape`, in elements.
+std::vector<int64_t> Strides(const std::vector<int64_t>& shape);
+int64_t Count(const std::vector<int64_t>& shape);
+
+// The family planners (one file each).
+absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanMatmul(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanSoftmax(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanPredicate(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanWhere(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanCast(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io);
+
+}  // namespace webnnm::backends::vulkan
+
+#endif  // WEBNNM_BACKENDS_VULKAN_KERNELS_KERNEL_H_

@@ -1,0 +1,170 @@
+// Data movement as strided copies of 32-bit elements (copy.comp): reshape,
+// identity, transpose, expand, slice, reverse, concat and split. Each is
+// one copy per operand or result, its strides chosen so that the copy
+// walks the result's coordinates.
+#include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+using K = ir::OpKind;
+constexpr int kMaxRank = 6;
+
+// Copies `shape` elements: x[in_base + Σ c·in_stride] to
+// y[out_base + Σ c·out_stride].
+absl::StatusOr<Dispatch> Copy(const OpIO& io, Range from, Range to,
+                              const std::vector<int64_t>& shape,
+                              const std::vector<int64_t>& in_stride,
+                              const std::vector<int64_t>& out_stride,
+                              int64_t in_base, int64_t out_base) {
+  const int rank = static_cast<int>(shape.size());
+  if (rank > kMaxRank) {
+    return absl::UnimplementedError(StrCat(
+        "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
+  }
+  const int64_t n = Count(shape);
+  Dispatch d;
+  d.shader = &CopyShader();
+  d.bindings = {from, to};
+  d.push = {Word(n), Word(int64_t{rank}), Word(in_base), Word(out_base)};
+  for (int k = 0; k < kMaxRank; ++k)
+    d.push.push_back(Word(k < rank ? shape[k] : 1));
+  for (int k = 0; k < kMaxRank; ++k)
+    d.push.push_back(Word(k < rank ? in_stride[k] : 0));
+  for (int k = 0; k < kMaxRank; ++k)
+    d.push.push_back(Word(k < rank ? out_stride[k] : 0));
+  d.groups[0] = GridGroups(n, 256, io.max_groups);
+  return d;
+}
+
+absl::StatusOr<std::vector<Dispatch>> One(absl::StatusOr<Dispatch> d) {
+  if (!d.ok()) return d.status();
+  return std::vector<Dispatch>{*std::move(d)};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
+  const std::vector<int64_t>& in = io.in_types[0]->shape;
+  const std::vector<int64_t>& out = io.out_types[0]->shape;
+  const std::vector<int64_t> in_strides = Strides(in),
+                             out_strides = Strides(out);
+  const int rank = static_cast<int>(out.size());
+  const ir::Attrs& a = io.attrs();
+  switch (io.node.op->kind) {
+    case K::kReshape:
+    case K::kIdentity: {
+      const int64_t n = Count(out);
+      return One(Copy(io, io.in[0], io.out[0], {n}, {1}, {1}, 0, 0));
+    }
+    case K::kTranspose: {
+      std::vector<int64_t> reversed(rank);
+      for (int d = 0; d < rank; ++d) reversed[d] = rank - 1 - d;
+      std::vector<int64_t> perm = a.GetInts("permutation", reversed);
+      if (static_cast<int>(perm.size()) != rank) {
+        return absl::InvalidArgumentError(
+            "the permutation does not match the rank");
+      }
+      std::vector<int64_t> stride(rank);
+      for (int d = 0; d < rank; ++d) {
+        if (perm[d] < 0 || perm[d] >= rank) {
+          return absl::InvalidArgumentError("permutation out of range");
+        }
+        stride[d] = in_strides[perm[d]];
+      }
+      return One(Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0));
+    }
+    case K::kExpand: {
+      std::vector<int64_t> stride(rank, 0);
+      const int shift = rank - static_cast<int>(in.size());
+      for (int d = 0; d < rank; ++d) {
+        const int k = d - shift;
+        if (k >= 0 && in[k] != 1) stride[d] = in_strides[k];
+      }
+      return One(Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0));
+    }
+    case K::kSlice: {
+      std::vector<int64_t> starts = a.GetInts("starts", {});
+      std::vector<int64_t> steps =
+          a.GetInts("strides", std::vector<int64_t>(rank, 1));
+      if (static_cast<int>(starts.size()) != rank ||
+          static_cast<int>(steps.size()) != rank) {
+        return absl::InvalidArgumentError(
+            "slice options do not match the rank");
+      }
+      int64_t base = 0;
+      std::vector<int64_t> stride(rank);
+      for (int d = 0; d < rank; ++d) {
+        if (starts[d] < 0 || steps[d] < 1 ||
+            starts[d] + (out[d] - 1) * steps[d] >= in[d]) {
+          return absl::InvalidArgumentError(
+              StrCat("slice window runs past axis ", d));
+        }
+        base += starts[d] * in_strides[d];
+        stride[d] = in_strides[d] * steps[d];
+      }
+      return One(
+          Copy(io, io.in[0], io.out[0], out, stride, out_strides, base, 0));
+    }
+    case K::kReverse: {
+      std::vector<int64_t> all(rank);
+      for (int d = 0; d < rank; ++d) all[d] = d;
+      std::vector<int64_t> stride = in_strides;
+      int64_t base = 0;
+      std::vector<bool> seen(rank, false);
+      for (int64_t axis : a.GetInts("axes", all)) {
+        if (axis < 0 || axis >= rank || seen[axis]) {
+          return absl::InvalidArgumentError(StrCat("bad reverse axis ", axis));
+        }
+        seen[axis] = true;
+        base += (in[axis] - 1) * in_strides[axis];
+        stride[axis] = -in_strides[axis];
+      }
+      return One(
+          Copy(io, io.in[0], io.out[0], out, stride, out_strides, base, 0));
+    }
+    case K::kConcat: {
+      const int axis = static_cast<int>(a.GetInt("axis", 0));
+      if (axis < 0 || axis >= rank) {
+        return absl::InvalidArgumentError("concat axis out of range");
+      }
+      std::vector<Dispatch> result;
+      int64_t at = 0;
+      for (size_t k = 0; k < io.in_types.size(); ++k) {
+        if (io.in_types[k] == nullptr) continue;
+        const std::vector<int64_t>& shape = io.in_types[k]->shape;
+        absl::StatusOr<Dispatch> d =
+            Copy(io, io.in[k], io.out[0], shape, Strides(shape), out_strides, 0,
+                 at * out_strides[axis]);
+        if (!d.ok()) return d.status();
+        result.push_back(*std::move(d));
+        at += shape[axis];
+      }
+      return result;
+    }
+    case K::kSplit: {
+      const int axis = static_cast<int>(a.GetInt("axis", 0));
+      if (axis < 0 || axis >= static_cast<int>(in.size())) {
+        return absl::InvalidArgumentError("split axis out of range");
+      }
+      std::vector<Dispatch> result;
+      int64_t at = 0;
+      for (size_t k = 0; k < io.out_types.size(); ++k) {
+        const std::vector<int64_t>& shape = io.out_types[k]->shape;
+        absl::StatusOr<Dispatch> d =
+            Copy(io, io.in[0], io.out[k], shape, in_strides, Strides(shape),
+                 at * in_strides[axis], 0);
+        if (!d.ok()) return d.status();
+        result.push_back(*std::move(d));
+        at += shape[axis];
+      }
+      return result;
+    }
+    default:
+      return absl::UnimplementedError(
+          StrCat("no vulkan movement kernel for ", io.node.op->name));
+  }
+}
+
+}  // namespace webnnm::backends::vulkan

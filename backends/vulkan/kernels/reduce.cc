@@ -1,0 +1,136 @@
+// Reductions over any axes (reduce.comp) and softmax along one axis
+// (softmax.comp), float32.
+#include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+using K = ir::OpKind;
+constexpr int kMaxRank = 6;
+
+// reduce.comp's OP numbers.
+int ReduceCode(K op) {
+  switch (op) {
+    case K::kReduceSum:
+      return 0;
+    case K::kReduceMean:
+      return 1;
+    case K::kReduceMax:
+      return 2;
+    case K::kReduceMin:
+      return 3;
+    case K::kReduceProduct:
+      return 4;
+    case K::kReduceL1:
+      return 5;
+    case K::kReduceL2:
+      return 6;
+    case K::kReduceLogSum:
+      return 7;
+    case K::kReduceLogSumExp:
+      return 8;
+    case K::kReduceSumSquare:
+      return 9;
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
+
+bool IsReduction(K op) { return ReduceCode(op) >= 0; }
+
+absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
+  const std::vector<int64_t>& in = io.in_types[0]->shape;
+  const int rank = static_cast<int>(in.size());
+  std::vector<int64_t> all(rank);
+  for (int d = 0; d < rank; ++d) all[d] = d;
+  std::vector<bool> reduced(rank, false);
+  for (int64_t axis : io.attrs().GetInts("axes", all)) {
+    if (axis < 0 || axis >= rank) {
+      return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
+    }
+    reduced[axis] = true;
+  }
+  const std::vector<int64_t> strides = Strides(in);
+  std::vector<int64_t> kept_shape, kept_stride, red_shape, red_stride;
+  int64_t outputs = 1, count = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      red_shape.push_back(in[d]);
+      red_stride.push_back(strides[d]);
+      count *= in[d];
+    } else {
+      kept_shape.push_back(in[d]);
+      kept_stride.push_back(strides[d]);
+      outputs *= in[d];
+    }
+  }
+  if (rank > kMaxRank) {
+    return absl::UnimplementedError(StrCat(
+        "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
+  }
+  Dispatch d;
+  d.shader = &ReduceShader();
+  d.spec = {static_cast<uint32_t>(ReduceCode(io.node.op->kind))};
+  d.bindings = {io.in[0], io.out[0]};
+  d.push = {Word(outputs), Word(count),
+            Word(static_cast<int64_t>(kept_shape.size())),
+            Word(static_cast<int64_t>(red_shape.size()))};
+  auto pad = [&](const std::vector<int64_t>& v, int64_t fill) {
+    for (int k = 0; k < kMaxRank; ++k) {
+      d.push.push_back(Word(k < static_cast<int>(v.size()) ? v[k] : fill));
+    }
+  };
+  pad(kept_shape, 1);
+  pad(kept_stride, 0);
+  pad(red_shape, 1);
+  pad(red_stride, 0);
+  d.groups[0] = static_cast<uint32_t>(
+      std::min<int64_t>(outputs, static_cast<int64_t>(io.max_groups)));
+  return std::vector<Dispatch>{d};
+}
+
+absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io) {
+  const std::vector<int64_t>& in = io.in_types[0]->shape;
+  const int rank = static_cast<int>(in.size());
+  const int64_t axis = io.attrs().GetInt("axis", -1);
+  if (axis < 0 || axis >= rank) {
+    return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= in[d];
+  for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= in[d];
+  const int64_t outputs = outer * inner;
+  Dispatch d;
+  d.shader = &ArgShader();
+  d.spec = {io.node.op->kind == K::kArgMax ? 1u : 0u,
+            io.out_types[0]->dtype == ir::DType::kInt64 ? 1u : 0u};
+  d.bindings = {io.in[0], io.out[0]};
+  d.push = {Word(outputs), Word(in[axis]), Word(inner)};
+  d.groups[0] = GridGroups(outputs, 256, io.max_groups);
+  return std::vector<Dispatch>{d};
+}
+
+absl::StatusOr<std::vector<Dispatch>> PlanSoftmax(const OpIO& io) {
+  const std::vector<int64_t>& in = io.in_types[0]->shape;
+  const int rank = static_cast<int>(in.size());
+  const int64_t axis = io.attrs().GetInt("axis", rank - 1);
+  if (axis < 0 || axis >= rank) {
+    return absl::InvalidArgumentError("softmax axis out of range");
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= in[d];
+  for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= in[d];
+  const int64_t rows = outer * inner;
+  Dispatch d;
+  d.shader = &SoftmaxShader();
+  d.bindings = {io.in[0], io.out[0]};
+  d.push = {Word(rows), Word(in[axis]), Word(inner)};
+  d.groups[0] = static_cast<uint32_t>(
+      std::min<int64_t>(rows, static_cast<int64_t>(io.max_groups)));
+  return std::vector<Dispatch>{d};
+}
+
+}  // namespace webnnm::backends::vulkan

@@ -1,0 +1,89 @@
+#include "backends/vulkan/shaders.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+// glslc -mfmt=c writes each module as a braced list of words.
+constexpr uint32_t kUnary[] =
+#include "unary.spv.inc"
+    ;
+constexpr uint32_t kBinary[] =
+#include "binary.spv.inc"
+    ;
+constexpr uint32_t kCopy[] =
+#include "copy.spv.inc"
+    ;
+constexpr uint32_t kMatmul[] =
+#include "matmul.spv.inc"
+    ;
+constexpr uint32_t kReduce[] =
+#include "reduce.spv.inc"
+    ;
+constexpr uint32_t kSoftmax[] =
+#include "softmax.spv.inc"
+    ;
+constexpr uint32_t kPredicate[] =
+#include "predicate.spv.inc"
+    ;
+constexpr uint32_t kWhere[] =
+#include "where.spv.inc"
+    ;
+constexpr uint32_t kCast[] =
+#include "cast.spv.inc"
+    ;
+constexpr uint32_t kArg[] =
+#include "arg.spv.inc"
+    ;
+
+template <size_t N>
+constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
+                      uint32_t push_words) {
+  return Shader{name, code, N, bindings, push_words * 4};
+}
+
+}  // namespace
+
+// The push-constant sizes mirror each shader's `Push` block.
+const Shader& UnaryShader() {
+  static const Shader s = Make("unary", kUnary, 2, 3);
+  return s;
+}
+const Shader& BinaryShader() {
+  static const Shader s = Make("binary", kBinary, 3, 2 + 3 * 6);
+  return s;
+}
+const Shader& CopyShader() {
+  static const Shader s = Make("copy", kCopy, 2, 4 + 3 * 6);
+  return s;
+}
+const Shader& MatmulShader() {
+  static const Shader s = Make("matmul", kMatmul, 4, 4 + 3 * 4 + 6 + 2);
+  return s;
+}
+const Shader& ReduceShader() {
+  static const Shader s = Make("reduce", kReduce, 2, 4 + 4 * 6);
+  return s;
+}
+const Shader& SoftmaxShader() {
+  static const Shader s = Make("softmax", kSoftmax, 2, 3);
+  return s;
+}
+
+const Shader& PredicateShader() {
+  static const Shader s = Make("predicate", kPredicate, 3, 2 + 3 * 6);
+  return s;
+}
+const Shader& WhereShader() {
+  static const Shader s = Make("where", kWhere, 4, 2 + 4 * 6);
+  return s;
+}
+const Shader& ArgShader() {
+  static const Shader s = Make("arg", kArg, 2, 3);
+  return s;
+}
+const Shader& CastShader() {
+  static const Shader s = Make("cast", kCast, 2, 1);
+  return s;
+}
+
+}  // namespace webnnm::backends::vulkan

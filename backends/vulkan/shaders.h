@@ -1,0 +1,33 @@
+// The compute shaders (backends/vulkan/shaders/*.comp), compiled to SPIR-V
+// by glslc at build time and embedded.
+#ifndef WEBNNM_BACKENDS_VULKAN_SHADERS_H_
+#define WEBNNM_BACKENDS_VULKAN_SHADERS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace webnnm::backends::vulkan {
+
+struct Shader {
+  const char* name;
+  const uint32_t* code;  // SPIR-V words
+  size_t words;
+  int bindings;         // storage buffers 0..bindings-1
+  uint32_t push_bytes;  // the push-constant block's size
+};
+
+// One per file in shaders/.
+const Shader& UnaryShader();
+const Shader& BinaryShader();
+const Shader& CopyShader();
+const Shader& MatmulShader();
+const Shader& ReduceShader();
+const Shader& SoftmaxShader();
+const Shader& PredicateShader();
+const Shader& WhereShader();
+const Shader& CastShader();
+const Shader& ArgShader();
+
+}  // namespace webnnm::backends::vulkan
+
+#endif  // WEBNNM_BACKENDS_VULKAN_SHADERS_H_

@@ -1,0 +1,64 @@
+// Element-wise operations with one float32 operand: y[i] = f(x[i]).
+// The operation is a specialization constant (OP, numbered as in
+// backends/vulkan/kernels/elementwise.cc); alpha and beta are its
+// attributes (elu, leakyRelu, hardSigmoid, linear, clamp).
+#version 450
+layout(local_size_x = 256) in;
+layout(constant_id = 0) const uint OP = 0;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+layout(push_constant) uniform Push {
+  uint n;
+  float alpha;
+  float beta;
+} p;
+
+float erf_approx(float v) {
+  // Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7).
+  float s = sign(v);
+  float a = abs(v);
+  float t = 1.0 / (1.0 + 0.3275911 * a);
+  float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 +
+               t * (-1.453152027 + t * 1.061405429))));
+  return s * (1.0 - poly * exp(-a * a));
+}
+
+float apply(float v) {
+  switch (OP) {
+    case 0: return v;                                   // identity
+    case 1: return abs(v);                              // abs
+    case 2: return -v;                                  // neg
+    case 3: return isnan(v) ? v : sign(v);              // sign
+    case 4: return max(v, 0.0);                         // relu
+    case 5: return 1.0 / (1.0 + exp(-v));               // sigmoid
+    case 6: return tanh(v);                             // tanh
+    case 7: return exp(v);                              // exp
+    case 8: return log(v);                              // log
+    case 9: return sqrt(v);                             // sqrt
+    case 10: return 1.0 / v;                            // reciprocal
+    case 11: return ceil(v);                            // ceil
+    case 12: return floor(v);                           // floor
+    case 13: return sin(v);                             // sin
+    case 14: return cos(v);                             // cos
+    case 15: return tan(v);                             // tan
+    case 16: return erf_approx(v);                      // erf
+    case 17: return roundEven(v);                       // roundEven
+    case 18: return v / (1.0 + abs(v));                 // softsign
+    case 19: return max(v, 0.0) + log(1.0 + exp(-abs(v)));  // softplus
+    case 20: return v >= 0.0 ? v : p.alpha * (exp(v) - 1.0);  // elu
+    case 21: return v >= 0.0 ? v : p.alpha * v;         // leakyRelu
+    case 22: return max(0.0, min(1.0, p.alpha * v + p.beta));  // hardSigmoid
+    case 23: return v * max(0.0, min(1.0, v / 6.0 + 0.5));     // hardSwish
+    case 24: return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));  // gelu
+    case 25: return p.alpha * v + p.beta;               // linear
+    case 26: return min(max(v, p.alpha), p.beta);       // clamp
+    default: return v;
+  }
+}
+
+void main() {
+  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+    y[i] = apply(x[i]);
+  }
+}

@@ -1,0 +1,33 @@
+// where(condition, a, b) with broadcasting: a 32-bit element of a where the
+// uint8 condition is non-zero, else of b (bits copied: any 32-bit type).
+// The condition is read as words holding four elements.
+#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer C { uint c[]; };
+layout(std430, binding = 1) readonly buffer A { uint a[]; };
+layout(std430, binding = 2) readonly buffer B { uint b[]; };
+layout(std430, binding = 3) writeonly buffer Z { uint z[]; };
+layout(push_constant) uniform Push {
+  uint n;
+  uint rank;  // at most 6
+  uint shape[6];
+  uint stride_c[6];
+  uint stride_a[6];
+  uint stride_b[6];
+} p;
+
+void main() {
+  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+    uint rest = i, ic = 0u, ia = 0u, ib = 0u;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+      uint k = rest % p.shape[d];
+      rest /= p.shape[d];
+      ic += k * p.stride_c[d];
+      ia += k * p.stride_a[d];
+      ib += k * p.stride_b[d];
+    }
+    bool yes = ((c[ic >> 2] >> ((ic & 3u) * 8u)) & 0xffu) != 0u;
+    z[i] = yes ? a[ia] : b[ib];
+  }
+}

@@ -1,0 +1,197 @@
+// The Vulkan backend on the machine's device (lavapipe without a GPU):
+// errors name their VkResult, device selection, tensors past one binding,
+// a bad graph, and docs/backends.md's Vulkan column.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "backends/backend.h"
+#include "backends/vulkan/device.h"
+#include "backends/vulkan/vk_status.h"
+#include "engine/ir/graph_builder.h"
+#include "engine/ir/op_def.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+TEST(VkStatus, NamesTheResult) {
+  absl::Status lost = VkStatus(VK_ERROR_DEVICE_LOST, "vkQueueSubmit");
+  EXPECT_EQ(lost.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(lost.message().find("vkQueueSubmit"), std::string::npos);
+  EXPECT_NE(lost.message().find("VK_ERROR_DEVICE_LOST"), std::string::npos);
+  EXPECT_EQ(VkStatus(VK_ERROR_OUT_OF_DEVICE_MEMORY, "x").code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(VkStatus(VK_SUCCESS, "x").ok());
+  EXPECT_EQ(VkResultName(static_cast<VkResult>(-12345)), "VkResult(-12345)");
+}
+
+// Sets WEBNNM_VULKAN_DEVICE for one scope.
+class DeviceVariable {
+ public:
+  explicit DeviceVariable(const char* value) {
+    setenv("WEBNNM_VULKAN_DEVICE", value, 1);
+  }
+  ~DeviceVariable() { unsetenv("WEBNNM_VULKAN_DEVICE"); }
+};
+
+TEST(Device, SelectionByIndexAndName) {
+  absl::StatusOr<std::shared_ptr<Device>> any = Device::Open();
+  ASSERT_TRUE(any.ok()) << any.status();
+  const std::string name = (*any)->name();
+  {
+    DeviceVariable v("0");
+    absl::StatusOr<std::shared_ptr<Device>> first = Device::Open();
+    ASSERT_TRUE(first.ok()) << first.status();
+  }
+  {
+    DeviceVariable v(name.substr(0, 4).c_str());
+    absl::StatusOr<std::shared_ptr<Device>> named = Device::Open();
+    ASSERT_TRUE(named.ok()) << named.status();
+    EXPECT_EQ((*named)->name(), name);
+  }
+  {
+    DeviceVariable v("99");
+    absl::StatusOr<std::shared_ptr<Device>> none = Device::Open();
+    EXPECT_EQ(none.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_NE(none.status().message().find("WEBNNM_VULKAN_DEVICE=99"),
+              std::string::npos);
+  }
+  {
+    DeviceVariable v("no-such-gpu");
+    absl::StatusOr<std::shared_ptr<Device>> none = Device::Open();
+    EXPECT_EQ(none.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_NE(none.status().message().find(name), std::string::npos)
+        << "the error lists the devices there are: " << none.status();
+  }
+}
+
+// Builds x -> op -> y on float32 [shape], runs it on vulkan.
+struct Single {
+  std::unique_ptr<Executable> exe;
+  absl::Status status;
+};
+Single Compile(ir::OpKind op, std::vector<int64_t> shape, ir::Attrs attrs = {}) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", ir::TensorType{ir::DType::kFloat32, shape});
+  absl::StatusOr<std::vector<ir::ValueId>> y = b.Op(op, {x}, attrs);
+  if (!y.ok()) return {nullptr, y.status()};
+  b.Output("y", (*y)[0]);
+  ir::Graph graph = b.Finish();
+  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend("vulkan");
+  if (!backend.ok()) return {nullptr, backend.status()};
+  absl::StatusOr<std::unique_ptr<Executable>> exe =
+      (*backend)->Compile(graph, CompileOptions{});
+  if (!exe.ok()) return {nullptr, exe.status()};
+  return {*std::move(exe), absl::OkStatus()};
+}
+
+TEST(Limits, ElementWiseTensorsPastOneBindingAreSplit) {
+  // 40M float32 = 160 MB: more than lavapipe's 128 MiB binding.
+  const int64_t n = 40'000'000;
+  Single s = Compile(ir::OpKind::kNeg, {n});
+  ASSERT_TRUE(s.status.ok()) << s.status;
+  float* x = reinterpret_cast<float*>(s.exe->input(0).data());
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 1000);
+  ASSERT_TRUE(s.exe->Run().ok());
+  const float* y = reinterpret_cast<const float*>(s.exe->output(0).data());
+  for (int64_t i : {int64_t{0}, int64_t{12345}, n / 2, n - 1}) {
+    EXPECT_EQ(y[i], -static_cast<float>(i % 1000)) << i;
+  }
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += y[i] != -x[i];
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(Limits, OtherLargeTensorsAreAClearError) {
+  ir::Attrs attrs;
+  attrs.Set("axes", std::vector<int64_t>{0});
+  Single s = Compile(ir::OpKind::kReduceSum, {40'000'000}, attrs);
+  EXPECT_EQ(s.status.code(), absl::StatusCode::kResourceExhausted) << s.status;
+  EXPECT_NE(s.status.message().find("reduceSum"), std::string::npos);
+  EXPECT_NE(s.status.message().find("maxStorageBufferRange"),
+            std::string::npos);
+}
+
+TEST(Compile, MissingKernelsAreNamedTogether) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", ir::TensorType{ir::DType::kFloat32, {2, 3}});
+  ir::Attrs axis;
+  axis.Set("axis", int64_t{1});
+  absl::StatusOr<std::vector<ir::ValueId>> c =
+      b.Op(ir::OpKind::kCumulativeSum, {x}, axis);
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<std::vector<ir::ValueId>> t =
+      b.Op(ir::OpKind::kTriangular, {(*c)[0]});
+  ASSERT_TRUE(t.ok()) << t.status();
+  b.Output("y", (*t)[0]);
+  ir::Graph graph = b.Finish();
+  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend("vulkan");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  absl::StatusOr<std::unique_ptr<Executable>> exe =
+      (*backend)->Compile(graph, CompileOptions{});
+  ASSERT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(exe.status().message().find("cumulativeSum on float32"),
+            std::string::npos);
+  EXPECT_NE(exe.status().message().find("triangular on float32"),
+            std::string::npos);
+}
+
+// docs/backends.md's operator table: the "vulkan" column lists exactly the
+// data types Supports() accepts ("—" for none).
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" `"), e = s.find_last_not_of(" `");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+TEST(DocsBackends, VulkanColumnMatchesSupports) {
+  std::ifstream in(WEBNNM_SOURCE_DIR "/docs/backends.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  size_t at = doc.find("\n## Operators\n");
+  ASSERT_NE(at, std::string::npos);
+  std::istringstream lines(doc.substr(at + 14));
+  std::string line;
+  std::map<std::string, std::string> documented;
+  int column = -1;
+  while (std::getline(lines, line)) {
+    if (line.rfind("## ", 0) == 0) break;
+    if (line.rfind("|", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream cells_in(line.substr(1));
+    std::string cell;
+    while (std::getline(cells_in, cell, '|')) cells.push_back(Trim(cell));
+    if (column < 0) {
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i] == "vulkan") column = static_cast<int>(i);
+      }
+      ASSERT_GE(column, 0) << "the operator table has no vulkan column";
+      continue;
+    }
+    if (cells[0].find("---") != std::string::npos) continue;
+    ASSERT_GT(static_cast<int>(cells.size()), column) << line;
+    documented[cells[0]] = cells[column];
+  }
+  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend("vulkan");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  for (const auto& [name, listed] : documented) {
+    const ir::OpDef* def = ir::FindOp(name);
+    ASSERT_NE(def, nullptr) << name;
+    std::string types;
+    for (int t = 0; t < ir::kNumDTypes; ++t) {
+      ir::DType dtype = static_cast<ir::DType>(t);
+      if (!(*backend)->Supports(def->kind, dtype)) continue;
+      if (!types.empty()) types += ", ";
+      types += ir::DTypeName(dtype);
+    }
+    EXPECT_EQ(listed, types.empty() ? "—" : types) << name;
+  }
+}
+
+}  // namespace
+}  // namespace webnnm::backends::vulkan

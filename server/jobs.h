@@ -38,6 +38,11 @@ class JobManager {
  public:
   JobManager(Store& store, JobOptions options)
       : store_(store), options_(std::move(options)) {}
+
+  // The backend of a job that names none.
+  const std::string& default_backend() const {
+    return options_.default_backend;
+  }
   ~JobManager() { Stop(); }
 
   // Requeues (or fails, beyond the restart budget) the jobs a previous run

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "backends/backend.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
@@ -120,6 +121,18 @@ absl::Status WebnnmService::CheckSubmission(
       request.backend() != "vulkan") {
     return absl::InvalidArgumentError(
         StrCat("unknown backend '", request.backend(), "' (cpu or vulkan)"));
+  }
+  // A backend without its device fails here, not as a failed job later.
+  const std::string& backend =
+      request.backend().empty() ? jobs_.default_backend() : request.backend();
+  if (backend != "cpu") {
+    absl::StatusOr<std::unique_ptr<backends::Backend>> opened =
+        backends::CreateBackend(backend);
+    if (!opened.ok()) {
+      return absl::FailedPreconditionError(
+          StrCat("the ", backend, " backend is not available on this daemon: ",
+                 opened.status().message()));
+    }
   }
   // An unknown dataset first: it costs nothing to find.
   RETURN_IF_ERROR(FindDataset(who, request.data()).status());
@@ -258,7 +271,8 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
                                                     : v1::JOB_KIND_TRAIN);
   *job.mutable_created() = Now();
   job.set_dataset_id(request->data().dataset_id());
-  job.set_backend(request->backend().empty() ? "cpu" : request->backend());
+  job.set_backend(request->backend().empty() ? jobs_.default_backend()
+                                             : request->backend());
   job.set_snapshot_job_id(request->snapshot_job_id());
   *job.mutable_hyperparameters() = request->hyperparameters();
   *job.mutable_data() = request->data();

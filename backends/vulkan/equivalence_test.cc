@@ -72,11 +72,11 @@ class RandomGraph {
     const std::vector<int64_t> shape = Shape(x);
     const int rank = static_cast<int>(shape.size());
     ir::Attrs a;
-    static const K kUnary[] = {K::kRelu,     K::kSigmoid,  K::kTanh,
-                               K::kAbs,      K::kNeg,      K::kSoftsign,
+    static const K kUnary[] = {K::kRelu,     K::kSigmoid,   K::kTanh,
+                               K::kAbs,      K::kNeg,       K::kSoftsign,
                                K::kElu,      K::kLeakyRelu, K::kHardSwish,
-                               K::kGelu,     K::kClamp,    K::kLinear,
-                               K::kSoftplus, K::kFloor,    K::kHardSigmoid};
+                               K::kGelu,     K::kClamp,     K::kLinear,
+                               K::kSoftplus, K::kFloor,     K::kHardSigmoid};
     static const K kBinary[] = {K::kAdd, K::kSub, K::kMul, K::kMax, K::kMin};
     // A scalar (everything reduced) only takes the element-wise ones.
     switch (rank == 0 ? Uniform(0, 1) : Uniform(0, 10)) {
@@ -109,9 +109,9 @@ class RandomGraph {
         return One(K::kMatmul, {x, NewInput(b)});
       }
       case 5: {  // a reduction over some axes
-        static const K kReduce[] = {K::kReduceSum, K::kReduceMean,
-                                    K::kReduceMax, K::kReduceMin,
-                                    K::kReduceL2,  K::kReduceSumSquare,
+        static const K kReduce[] = {K::kReduceSum,      K::kReduceMean,
+                                    K::kReduceMax,      K::kReduceMin,
+                                    K::kReduceL2,       K::kReduceSumSquare,
                                     K::kReduceLogSumExp};
         std::vector<int64_t> axes;
         for (int d = 0; d < rank; ++d) {
@@ -199,8 +199,7 @@ TEST(BackendEquivalence, RandomGraphsAgree) {
     ASSERT_TRUE((*a)->Run().ok());
     ASSERT_TRUE((*b)->Run().ok());
     for (size_t o = 0; o < (*a)->outputs().size(); ++o) {
-      const float* p =
-          reinterpret_cast<const float*>((*a)->output(o).data());
+      const float* p = reinterpret_cast<const float*>((*a)->output(o).data());
       const float* q = reinterpret_cast<const float*>(
           (*b)->output((*b)->FindOutput((*a)->outputs()[o].name)).data());
       const size_t n = (*a)->output(o).size() / 4;

@@ -75,7 +75,8 @@ struct Single {
   std::unique_ptr<Executable> exe;
   absl::Status status;
 };
-Single Compile(ir::OpKind op, std::vector<int64_t> shape, ir::Attrs attrs = {}) {
+Single Compile(ir::OpKind op, std::vector<int64_t> shape,
+               ir::Attrs attrs = {}) {
   ir::GraphBuilder b;
   ir::ValueId x = b.Input("x", ir::TensorType{ir::DType::kFloat32, shape});
   absl::StatusOr<std::vector<ir::ValueId>> y = b.Op(op, {x}, attrs);

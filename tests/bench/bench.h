@@ -6,7 +6,9 @@
 
 namespace webnnm::bench {
 
-int RunOps(int threads);  // bench_ops.cc
+// Our executables on `backend` (cpu or vulkan) next to oneDNN on the CPU;
+// workloads the backend cannot run yet are reported as skipped.
+int RunOps(int threads, const std::string& backend);  // bench_ops.cc
 
 struct TrainBenchOptions {
   std::string fashion = "/usr/share/datasets/fashion-mnist";
@@ -15,7 +17,8 @@ struct TrainBenchOptions {
   std::string pytorch_script;  // tests/bench/train_pytorch.py
   int iris_steps = 20000;
   bool pytorch = true;
-  std::string only;  // one workload: mlp784 or iris
+  std::string only;             // one workload: mlp784 or iris
+  std::string backend = "cpu";  // our side's
 };
 int RunTrain(const TrainBenchOptions& options);  // bench_train.cc
 

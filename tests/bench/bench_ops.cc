@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -56,15 +57,33 @@ void Fill(std::span<std::byte> bytes) {
   for (size_t i = 0; i < bytes.size() / 4; ++i) p[i] = u(rng);
 }
 
-// Times one graph on the CPU backend.
+// The backend our side runs on (--backend); the oneDNN side is the CPU.
+std::string g_backend = "cpu";
+
+// Prints a line and returns true when `seconds` is a skipped workload's.
+bool Skipped(double seconds) { return std::isnan(seconds); }
+
+// Times one graph on the chosen backend. A graph the backend cannot
+// compile is fatal on the CPU; elsewhere it is reported as skipped (NaN).
 double TimeGraph(ir::Graph graph, int threads, bool fusion = true,
                  bool reference = false) {
-  auto backend = backends::CreateBackend("cpu");
+  auto backend = backends::CreateBackend(g_backend);
+  if (!backend.ok()) {
+    std::cerr << "webnnm-bench: " << backend.status().message() << "\n";
+    std::exit(1);
+  }
   backends::CompileOptions options;
   options.threads = threads;
   options.fusion = fusion;
   options.reference_kernels = reference;
   auto exe = (*backend)->Compile(graph, options);
+  if (!exe.ok() && g_backend != "cpu" && absl::IsUnimplemented(exe.status())) {
+    nlohmann::ordered_json line = {{"bench", "ops"},
+                                   {"backend", g_backend},
+                                   {"skipped", exe.status().message()}};
+    std::cout << line.dump() << std::endl;
+    return std::nan("");
+  }
   if (!exe.ok()) {
     std::cerr << "webnnm-bench: " << exe.status().message() << "\n";
     std::exit(1);
@@ -90,8 +109,10 @@ double TimePrimitive(const dnnl::primitive& p,
 
 void Report(const std::string& workload, int threads, double flops, double ours,
             double direct) {
+  if (Skipped(ours)) return;
   nlohmann::ordered_json line = {
       {"bench", "ops"},
+      {"backend", g_backend},
       {"workload", workload},
       {"threads", threads},
       {"oursMicroseconds", ours * 1e6},
@@ -278,8 +299,10 @@ void FusedLayer(bool conv, int threads) {
     flops = 2.0 * m * k * n;
     workload = "matmul+add+relu 64x784x128";
   }
+  if (Skipped(fused)) return;
   nlohmann::ordered_json line = {
       {"bench", "ops"},
+      {"backend", g_backend},
       {"workload", workload},
       {"threads", threads},
       {"oursMicroseconds", fused * 1e6},
@@ -376,8 +399,10 @@ void Tiny(int64_t rows, int64_t cols, int threads) {
   };
   double ours = TimeGraph(build(), threads);
   double plain = TimeGraph(build(), threads, true, /*reference=*/true);
+  if (Skipped(ours)) return;
   nlohmann::ordered_json line = {
       {"bench", "ops"},
+      {"backend", g_backend},
       {"workload",
        "add+tanh " + std::to_string(rows) + "x" + std::to_string(cols)},
       {"threads", threads},
@@ -388,7 +413,8 @@ void Tiny(int64_t rows, int64_t cols, int threads) {
 
 }  // namespace
 
-int RunOps(int threads) {
+int RunOps(int threads, const std::string& backend) {
+  g_backend = backend;
   omp_set_num_threads(threads);
   Matmul(64, 784, 128, threads);
   Matmul(1024, 1024, 1024, threads);

@@ -35,7 +35,8 @@ struct Measured {
 
 absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
                                    train::Dataset& data, bool fixed_test,
-                                   int batch, int epochs) {
+                                   int batch, int epochs,
+                                   const std::string& backend_name) {
   std::ifstream in(model_path);
   if (!in) return absl::NotFoundError("cannot read " + model_path);
   std::stringstream text;
@@ -57,7 +58,7 @@ absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
   h.patience = epochs + 1;
   h.gradient_scaling = "off";
   h.gradient_clipping = "off";
-  auto backend = backends::CreateBackend("cpu");
+  auto backend = backends::CreateBackend(backend_name);
   if (!backend.ok()) return backend.status();
   absl::StatusOr<train::TrainResult> result =
       train::Train(*check.dag, data, h, **backend);
@@ -133,7 +134,7 @@ int RunTrain(const TrainBenchOptions& o) {
   for (Workload& w : workloads) {
     if (!o.only.empty() && o.only != w.name) continue;
     absl::StatusOr<Measured> m =
-        TrainOurs(w.model, *w.data, w.fixed_test, w.batch, w.epochs);
+        TrainOurs(w.model, *w.data, w.fixed_test, w.batch, w.epochs, o.backend);
     if (!m.ok()) {
       std::cerr << "webnnm-bench: " << w.name << ": " << m.status().message()
                 << "\n";
@@ -144,6 +145,7 @@ int RunTrain(const TrainBenchOptions& o) {
     line["bench"] = "train";
     line["workload"] = w.name;
     line["framework"] = "webnnm";
+    line["backend"] = o.backend;
     line["samplesPerSecond"] = m->samples_per_second;
     line["stepsPerSecond"] = m->steps_per_second;
     line["steps"] = m->steps;

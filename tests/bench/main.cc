@@ -1,5 +1,6 @@
 // webnnm-bench: performance measurements as JSON lines (never assertions).
 //
+//   webnnm-bench [--backend cpu|vulkan] ...  our side's backend (ops, train)
 //   webnnm-bench ops [--threads N]   our executables next to direct oneDNN
 //   webnnm-bench train               training throughput next to PyTorch
 //   webnnm-bench serve               Infer/ModelInfer latency over loopback
@@ -16,6 +17,9 @@ int main(int argc, char** argv) {
   int threads = 1;
   app.add_option("--threads", threads, "Compute threads (ops)")
       ->check(CLI::Range(1, 256));
+  std::string backend = "cpu";
+  app.add_option("--backend", backend, "Our side's backend (ops, train)")
+      ->check(CLI::IsMember({"cpu", "vulkan"}));
   CLI::App* ops = app.add_subcommand(
       "ops", "Operations on our executables next to oneDNN called directly");
   ops->fallthrough();
@@ -69,11 +73,12 @@ int main(int argc, char** argv) {
   }
   if (*ops) {
     webnnm::backends::cpu::ConfigureThreads(threads);
-    return webnnm::bench::RunOps(threads);
+    return webnnm::bench::RunOps(threads, backend);
   }
   if (*train) {
     webnnm::backends::cpu::ConfigureThreads(1);
     train_options.pytorch = !no_pytorch;
+    train_options.backend = backend;
     return webnnm::bench::RunTrain(train_options);
   }
   if (*serve) {

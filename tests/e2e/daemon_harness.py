@@ -60,14 +60,15 @@ def config(*parts):
 class Daemon:
     """webnnmd on a free loopback port; stop() with a signal."""
 
-    def __init__(self, db, *args, tokens=None, expect_ready=True):
+    def __init__(self, db, *args, tokens=None, expect_ready=True, env=None):
         self.db = db
         cmd = [WEBNNMD, "--listen", "127.0.0.1:0", "--db", db, *args]
         if tokens:
             cmd += ["--tokens", tokens]
         self.stderr = tempfile.TemporaryFile("w+")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, text=True)
+                                     stderr=self.stderr, text=True,
+                                     env={**os.environ, **(env or {})})
         self.address = None
         if expect_ready:
             line = self.proc.stdout.readline()

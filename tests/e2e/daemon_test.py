@@ -671,6 +671,43 @@ class OtherClients(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+class Vulkan(Temp):
+    def test_jobs_on_vulkan_match_the_cpu(self):
+        d = self.daemon()
+        flags = (config("models", "iris.wnm"), "--dataset",
+                 config("datasets", "iris.csv"), "--epochs", "15",
+                 "--optimizer", "sgdm", "--lr", "0.05", "--batch-size", "16",
+                 "--seeds", "5", "--split", "60,20,20")
+        cpu = self.submit(d, *flags, "--backend", "cpu")
+        vulkan = self.submit(d, *flags, "--backend", "vulkan")
+        for job in (cpu, vulkan):
+            code, _, err = d.ctl("watch", job, timeout=300)
+            self.assertEqual(code, 0, err)
+        a, b = self.get(d, cpu), self.get(d, vulkan)
+        self.assertEqual(b["backend"], "vulkan")
+        self.assertEqual(a["bestEpoch"], b["bestEpoch"])
+        self.assertEqual(a["testAccuracy"], b["testAccuracy"])
+        self.assertAlmostEqual(a["testLoss"], b["testLoss"], places=4)
+        self.assertAlmostEqual(a["validationLoss"], b["validationLoss"],
+                               places=4)
+        # Inference on the vulkan job's snapshot.
+        code, out, err = d.ctl("infer", vulkan, "--values", "6.7,3.0,5.2,2.3")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(d.stop(), 0)
+
+    def test_a_missing_device_fails_at_submission(self):
+        d = self.daemon(env={"WEBNNM_VULKAN_DEVICE": "99"})
+        code, _, err = d.ctl("submit", config("models", "iris.wnm"),
+                             "--dataset", config("datasets", "iris.csv"),
+                             "--backend", "vulkan")
+        self.assertEqual(code, 1)
+        self.assertIn("vulkan backend is not available", err)
+        self.assertIn("WEBNNM_VULKAN_DEVICE=99", err)
+        code, out, _ = d.ctl("list", "-o", "json")
+        self.assertEqual(json.loads(out)["jobs"], [])
+        self.assertEqual(d.stop(), 0)
+
+
 class Limits(Temp):
     def test_queued_jobs_per_principal_and_idempotency(self):
         cfg = os.path.join(self.dir, "webnnmd.textproto")

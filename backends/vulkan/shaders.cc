@@ -34,6 +34,12 @@ constexpr uint32_t kCast[] =
 constexpr uint32_t kArg[] =
 #include "arg.spv.inc"
     ;
+constexpr uint32_t kConv[] =
+#include "conv.spv.inc"
+    ;
+constexpr uint32_t kPool[] =
+#include "pool.spv.inc"
+    ;
 
 template <size_t N>
 constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
@@ -75,6 +81,14 @@ const Shader& PredicateShader() {
 }
 const Shader& WhereShader() {
   static const Shader s = Make("where", kWhere, 4, 2 + 4 * 6);
+  return s;
+}
+const Shader& ConvShader() {
+  static const Shader s = Make("conv", kConv, 4, 21);
+  return s;
+}
+const Shader& PoolShader() {
+  static const Shader s = Make("pool", kPool, 2, 15);
   return s;
 }
 const Shader& ArgShader() {

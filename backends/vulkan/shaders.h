@@ -27,6 +27,8 @@ const Shader& PredicateShader();
 const Shader& WhereShader();
 const Shader& CastShader();
 const Shader& ArgShader();
+const Shader& ConvShader();
+const Shader& PoolShader();
 
 }  // namespace webnnm::backends::vulkan
 

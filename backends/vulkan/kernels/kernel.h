@@ -75,6 +75,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanPredicate(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanWhere(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanCast(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io);
 
 }  // namespace webnnm::backends::vulkan
 

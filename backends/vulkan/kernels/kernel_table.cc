@@ -50,6 +50,10 @@ Planner FindPlanner(K op) {
   if (op == K::kWhere) return PlanWhere;
   if (op == K::kCast) return PlanCast;
   if (op == K::kArgMax || op == K::kArgMin) return PlanArgReduce;
+  if (op == K::kConv2d || op == K::kConvTranspose2d) return PlanConv;
+  if (op == K::kAveragePool2d || op == K::kMaxPool2d || op == K::kL2Pool2d) {
+    return PlanPool;
+  }
   return nullptr;
 }
 

@@ -1,0 +1,100 @@
+// conv2d, convTranspose2d (conv.comp) and the 2-D poolings (pool.comp),
+// float32: one invocation per result element.
+#include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+using K = ir::OpKind;
+
+struct Image {
+  int64_t n = 0, c = 0, h = 0, w = 0;
+};
+
+Image ReadImage(const std::vector<int64_t>& s, bool nhwc) {
+  return nhwc ? Image{s[0], s[3], s[1], s[2]} : Image{s[0], s[1], s[2], s[3]};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io) {
+  const bool transposed = io.node.op->kind == K::kConvTranspose2d;
+  const ir::Attrs& a = io.attrs();
+  const bool nhwc = a.GetString("inputLayout", "nchw") == "nhwc";
+  const Image in = ReadImage(io.in_types[0]->shape, nhwc);
+  const Image out = ReadImage(io.out_types[0]->shape, nhwc);
+  const std::string layout =
+      a.GetString("filterLayout", transposed ? "iohw" : "oihw");
+  const std::vector<int64_t>& filter = io.in_types[1]->shape;
+  if (layout.size() != 4 || filter.size() != 4) {
+    return absl::InvalidArgumentError("bad filter layout");
+  }
+  const std::vector<int64_t> fs = Strides(filter);
+  const int64_t groups = a.GetInt("groups", 1);
+  const std::vector<int64_t> padding = a.GetInts("padding", {0, 0, 0, 0});
+  const std::vector<int64_t> strides = a.GetInts("strides", {1, 1});
+  const std::vector<int64_t> dilations = a.GetInts("dilations", {1, 1});
+  if (groups < 1 || padding.size() != 4 || strides.size() != 2 ||
+      dilations.size() != 2) {
+    return absl::InvalidArgumentError("bad convolution options");
+  }
+  const bool bias = io.in_types.size() > 2 && io.in_types[2] != nullptr;
+  Dispatch d;
+  d.shader = &ConvShader();
+  d.spec = {transposed ? 1u : 0u, bias ? 1u : 0u};
+  d.bindings = {io.in[0], io.in[1], bias ? io.in[2] : io.out[0], io.out[0]};
+  d.push = {Word(in.n),
+            Word(in.c),
+            Word(in.h),
+            Word(in.w),
+            Word(out.c),
+            Word(out.h),
+            Word(out.w),
+            Word(filter[layout.find('h')]),
+            Word(filter[layout.find('w')]),
+            Word(groups),
+            Word(strides[0]),
+            Word(strides[1]),
+            Word(dilations[0]),
+            Word(dilations[1]),
+            Word(padding[0]),
+            Word(padding[2]),
+            Word(fs[layout.find('o')]),
+            Word(fs[layout.find('i')]),
+            Word(fs[layout.find('h')]),
+            Word(fs[layout.find('w')]),
+            Word(int64_t{nhwc ? 1 : 0})};
+  d.groups[0] = GridGroups(Count(io.out_types[0]->shape), 256, io.max_groups);
+  return std::vector<Dispatch>{d};
+}
+
+absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io) {
+  const ir::Attrs& a = io.attrs();
+  const bool nhwc = a.GetString("layout", "nchw") == "nhwc";
+  const Image in = ReadImage(io.in_types[0]->shape, nhwc);
+  const Image out = ReadImage(io.out_types[0]->shape, nhwc);
+  const std::vector<int64_t> window =
+      a.GetInts("windowDimensions", {in.h, in.w});
+  const std::vector<int64_t> padding = a.GetInts("padding", {0, 0, 0, 0});
+  const std::vector<int64_t> strides = a.GetInts("strides", {1, 1});
+  const std::vector<int64_t> dilations = a.GetInts("dilations", {1, 1});
+  if (window.size() != 2 || padding.size() != 4 || strides.size() != 2 ||
+      dilations.size() != 2) {
+    return absl::InvalidArgumentError("bad pooling options");
+  }
+  const K op = io.node.op->kind;
+  Dispatch d;
+  d.shader = &PoolShader();
+  d.spec = {op == K::kAveragePool2d ? 0u : op == K::kMaxPool2d ? 1u : 2u};
+  d.bindings = {io.in[0], io.out[0]};
+  d.push = {Word(in.n),       Word(in.c),         Word(in.h),
+            Word(in.w),       Word(out.h),        Word(out.w),
+            Word(window[0]),  Word(window[1]),    Word(strides[0]),
+            Word(strides[1]), Word(dilations[0]), Word(dilations[1]),
+            Word(padding[0]), Word(padding[2]),   Word(int64_t{nhwc ? 1 : 0})};
+  d.groups[0] = GridGroups(Count(io.out_types[0]->shape), 256, io.max_groups);
+  return std::vector<Dispatch>{d};
+}
+
+}  // namespace webnnm::backends::vulkan

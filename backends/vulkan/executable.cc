@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backends/cpu/memory_plan.h"
+#include "backends/vulkan/plan_node.h"
 #include "backends/vulkan/vk_status.h"
 #include "engine/base/checked_math.h"
 #include "engine/base/status_macros.h"
@@ -123,8 +124,9 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
     range[arena_values[i]].offset = own + plan.offsets[i];
   }
   exe->arena_bytes_ = plan.size;
-  ASSIGN_OR_RETURN(exe->memory_,
-                   device->CreateBuffer(AlignUp(own + plan.size, 64), false));
+  // Scratch for widened operations (plan_node.h), after everything else.
+  const uint64_t scratch_base = AlignUp(own + plan.size, align);
+  uint64_t scratch_bytes = 0;
 
   // Inputs and outputs, and their places in the staging buffer.
   uint64_t staged = 0;
@@ -157,45 +159,27 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
       if (absl::Status s = CheckTypes(graph, node, options.limits); !s.ok()) {
         return fail(s);
       }
-      // The type the rule checks first: the values' for where.
-      const size_t slot = node.op->kind == ir::OpKind::kWhere ? 1 : 0;
-      const ir::ValueId first =
-          node.operands.size() <= slot ? ir::kNoValue : node.operands[slot];
-      const ir::DType dtype = first == ir::kNoValue
-                                  ? graph.value(node.outputs[0]).type.dtype
-                                  : graph.value(first).type.dtype;
-      Planner planner = FindPlanner(node.op->kind);
-      const bool cast_ok =
-          node.op->kind != ir::OpKind::kCast ||
-          Supports(node.op->kind, graph.value(node.outputs[0]).type.dtype);
-      if (planner == nullptr || !Supports(node.op->kind, dtype) || !cast_ok) {
+      std::string why;
+      if (!CanRun(graph, node, why)) {
         // Every missing one is named at once, below.
-        std::string what = StrCat(node.op->name, " on ", ir::DTypeName(dtype));
-        if (std::find(missing.begin(), missing.end(), what) == missing.end()) {
-          missing.push_back(std::move(what));
+        if (std::find(missing.begin(), missing.end(), why) == missing.end()) {
+          missing.push_back(std::move(why));
         }
         continue;
       }
-      OpIO io{node,
-              {},
-              {},
-              {},
-              {},
-              limits.maxComputeWorkGroupCount[0],
-              limits.maxStorageBufferRange,
-              align};
-      for (ir::ValueId v : node.operands) {
-        io.in_types.push_back(v == ir::kNoValue ? nullptr
-                                                : &graph.value(v).type);
-        io.in.push_back(v == ir::kNoValue ? Range{} : range[v]);
-      }
-      for (ir::ValueId v : node.outputs) {
-        io.out_types.push_back(&graph.value(v).type);
-        io.out.push_back(range[v]);
-      }
-      absl::StatusOr<std::vector<Dispatch>> planned = planner(io);
+      OpIO limits_io{node,
+                     {},
+                     {},
+                     {},
+                     {},
+                     limits.maxComputeWorkGroupCount[0],
+                     limits.maxStorageBufferRange,
+                     align};
+      absl::StatusOr<NodePlan> planned =
+          PlanNode(graph, node, range, scratch_base, limits_io);
       if (!planned.ok()) return fail(planned.status());
-      for (Dispatch& d : *planned) {
+      scratch_bytes = std::max(scratch_bytes, planned->scratch_bytes);
+      for (Dispatch& d : planned->dispatches) {
         // Each binding must fit the device's limit; planners that can
         // split a large tensor over several dispatches have done so.
         for (const Range& r : d.bindings) {
@@ -225,6 +209,9 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
     return absl::UnimplementedError(
         StrCat("the vulkan backend has no kernel for ", list));
   }
+  ASSIGN_OR_RETURN(
+      exe->memory_,
+      device->CreateBuffer(AlignUp(scratch_base + scratch_bytes, 64), false));
   ASSIGN_OR_RETURN(exe->staging_, device->CreateBuffer(staged, true));
   RETURN_IF_ERROR(exe->Record(dispatches, pipelines));
   std::vector<std::pair<Range, const void*>> uploads;

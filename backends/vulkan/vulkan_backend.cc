@@ -5,6 +5,7 @@
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel.h"
+#include "backends/vulkan/plan_node.h"
 
 namespace webnnm::backends::vulkan {
 namespace {
@@ -17,7 +18,7 @@ class VulkanBackend : public Backend {
   std::string_view name() const override { return "vulkan"; }
 
   bool Supports(ir::OpKind op, ir::DType dtype) const override {
-    return vulkan::Supports(op, dtype);
+    return RunsOn(op, dtype);
   }
 
   absl::StatusOr<std::unique_ptr<Executable>> Compile(

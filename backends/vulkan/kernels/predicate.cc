@@ -1,6 +1,8 @@
 // Operations on or to uint8: comparisons, isNaN, isInfinite and the
 // logical operations (predicate.comp), where (where.comp) and cast
 // (cast.comp). uint8 tensors are handled as words of four elements.
+#include <algorithm>
+
 #include "backends/vulkan/kernels/kernel.h"
 #include "engine/base/strings.h"
 
@@ -147,17 +149,33 @@ absl::StatusOr<std::vector<Dispatch>> PlanCast(const OpIO& io) {
         StrCat("cast from ", ir::DTypeName(io.in_types[0]->dtype), " to ",
                ir::DTypeName(io.out_types[0]->dtype)));
   }
+  // Tensors larger than one binding: chunks of elements whose byte
+  // offsets stay aligned on both sides.
   const int64_t n = Count(io.out_types[0]->shape);
-  Dispatch d;
-  d.shader = &CastShader();
-  d.spec = {static_cast<uint32_t>(from), static_cast<uint32_t>(to)};
-  d.bindings = {io.in[0], io.out[0]};
-  d.push = {Word(n)};
+  const int64_t in_size = ir::RuntimeElementSize(io.in_types[0]->dtype);
+  const int64_t out_size = ir::RuntimeElementSize(io.out_types[0]->dtype);
+  const int64_t widest = std::max<int64_t>({in_size, out_size, 4});
+  const int64_t align = static_cast<int64_t>(io.alignment);
+  const int64_t chunk = std::max<int64_t>(
+      align, static_cast<int64_t>(io.max_range) / widest / align * align);
   // One invocation per result word (two for 64-bit results).
-  const int size = ir::RuntimeElementSize(io.out_types[0]->dtype);
-  const int64_t per_word = size >= 4 ? 1 : 4 / size;
-  d.groups[0] = GridGroups((n + per_word - 1) / per_word, 256, io.max_groups);
-  return std::vector<Dispatch>{d};
+  const int64_t per_word = out_size >= 4 ? 1 : 4 / out_size;
+  std::vector<Dispatch> result;
+  for (int64_t at = 0; at < n; at += chunk) {
+    const int64_t count = std::min(chunk, n - at);
+    Dispatch d;
+    d.shader = &CastShader();
+    d.spec = {static_cast<uint32_t>(from), static_cast<uint32_t>(to)};
+    d.bindings = {{io.in[0].offset + static_cast<uint64_t>(at * in_size),
+                   static_cast<uint64_t>(count * in_size)},
+                  {io.out[0].offset + static_cast<uint64_t>(at * out_size),
+                   static_cast<uint64_t>(count * out_size)}};
+    d.push = {Word(count)};
+    d.groups[0] =
+        GridGroups((count + per_word - 1) / per_word, 256, io.max_groups);
+    result.push_back(std::move(d));
+  }
+  return result;
 }
 
 }  // namespace webnnm::backends::vulkan

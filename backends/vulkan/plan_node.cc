@@ -1,0 +1,150 @@
+#include "backends/vulkan/plan_node.h"
+
+#include <deque>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+std::optional<ir::DType> Wide(ir::DType t) {
+  switch (t) {
+    case ir::DType::kFloat16:
+      return ir::DType::kFloat32;
+    case ir::DType::kInt8:
+      return ir::DType::kInt32;
+    case ir::DType::kUint8:
+      return ir::DType::kUint32;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Whether `node` runs on its type directly (true), widened (false), or not
+// at all (nullopt).
+std::optional<bool> Direct(const ir::Graph& graph, const ir::Node& node) {
+  const ir::OpKind op = node.op->kind;
+  if (FindPlanner(op) == nullptr) return std::nullopt;
+  const ir::DType dtype = CheckedType(graph, node);
+  if (op == ir::OpKind::kCast) {
+    if (Supports(op, dtype) &&
+        Supports(op, graph.value(node.outputs[0]).type.dtype)) {
+      return true;
+    }
+    return std::nullopt;
+  }
+  if (Supports(op, dtype)) return true;
+  std::optional<ir::DType> wide = Wide(dtype);
+  if (wide && Supports(op, *wide)) return false;
+  return std::nullopt;
+}
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+bool RunsOn(ir::OpKind op, ir::DType dtype) {
+  if (FindPlanner(op) == nullptr) return false;
+  if (Supports(op, dtype)) return true;
+  std::optional<ir::DType> wide = Wide(dtype);
+  return op != ir::OpKind::kCast && wide && Supports(op, *wide);
+}
+
+ir::DType CheckedType(const ir::Graph& graph, const ir::Node& node) {
+  const size_t slot = node.op->kind == ir::OpKind::kWhere ? 1 : 0;
+  const ir::ValueId first =
+      node.operands.size() <= slot ? ir::kNoValue : node.operands[slot];
+  return first == ir::kNoValue ? graph.value(node.outputs[0]).type.dtype
+                               : graph.value(first).type.dtype;
+}
+
+bool CanRun(const ir::Graph& graph, const ir::Node& node, std::string& why) {
+  if (Direct(graph, node).has_value()) return true;
+  why = StrCat(node.op->name, " on ", ir::DTypeName(CheckedType(graph, node)));
+  return false;
+}
+
+absl::StatusOr<NodePlan> PlanNode(const ir::Graph& graph, const ir::Node& node,
+                                  const std::vector<Range>& range,
+                                  uint64_t scratch_base, const OpIO& limits) {
+  std::optional<bool> direct = Direct(graph, node);
+  if (!direct) {
+    return absl::UnimplementedError(
+        StrCat("no kernel on ", ir::DTypeName(CheckedType(graph, node))));
+  }
+  Planner planner = FindPlanner(node.op->kind);
+  const ir::DType narrow = CheckedType(graph, node);
+  const ir::DType wide = *direct ? narrow : *Wide(narrow);
+  NodePlan plan;
+  std::deque<ir::TensorType> widened;  // stable addresses for the OpIO
+  auto scratch = [&](uint64_t bytes) {
+    Range r{scratch_base + plan.scratch_bytes, bytes};
+    plan.scratch_bytes = AlignUp(plan.scratch_bytes + bytes, limits.alignment);
+    return r;
+  };
+  auto cast = [&](const ir::TensorType& from, Range from_range,
+                  const ir::TensorType& to, Range to_range) {
+    OpIO io{node,
+            {&from},
+            {&to},
+            {from_range},
+            {to_range},
+            limits.max_groups,
+            limits.max_range,
+            limits.alignment};
+    return PlanCast(io);
+  };
+  OpIO io{node,
+          {},
+          {},
+          {},
+          {},
+          limits.max_groups,
+          limits.max_range,
+          limits.alignment};
+  std::vector<Dispatch> after;  // the results' casts back
+  for (ir::ValueId v : node.operands) {
+    if (v == ir::kNoValue) {
+      io.in_types.push_back(nullptr);
+      io.in.push_back(Range{});
+      continue;
+    }
+    const ir::TensorType& type = graph.value(v).type;
+    if (*direct || type.dtype != narrow) {
+      io.in_types.push_back(&type);
+      io.in.push_back(range[v]);
+      continue;
+    }
+    widened.push_back(type);
+    widened.back().dtype = wide;
+    Range r = scratch(range[v].bytes / ir::RuntimeElementSize(narrow) * 4);
+    ASSIGN_OR_RETURN(std::vector<Dispatch> c,
+                     cast(type, range[v], widened.back(), r));
+    for (Dispatch& d : c) plan.dispatches.push_back(std::move(d));
+    io.in_types.push_back(&widened.back());
+    io.in.push_back(r);
+  }
+  for (ir::ValueId v : node.outputs) {
+    const ir::TensorType& type = graph.value(v).type;
+    if (*direct || type.dtype != narrow) {
+      io.out_types.push_back(&type);
+      io.out.push_back(range[v]);
+      continue;
+    }
+    widened.push_back(type);
+    widened.back().dtype = wide;
+    Range r = scratch(range[v].bytes / ir::RuntimeElementSize(narrow) * 4);
+    ASSIGN_OR_RETURN(std::vector<Dispatch> c,
+                     cast(widened.back(), r, type, range[v]));
+    for (Dispatch& d : c) after.push_back(std::move(d));
+    io.out_types.push_back(&widened.back());
+    io.out.push_back(r);
+  }
+  ASSIGN_OR_RETURN(std::vector<Dispatch> body, planner(io));
+  for (Dispatch& d : body) plan.dispatches.push_back(std::move(d));
+  for (Dispatch& d : after) plan.dispatches.push_back(std::move(d));
+  return plan;
+}
+
+}  // namespace webnnm::backends::vulkan

@@ -119,6 +119,17 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
       }
     }
   }
+  // randomUniform reads the run's key and step from a small range the
+  // host writes before each run (with the inputs).
+  for (ir::NodeId id : order) {
+    const ir::Node& node = graph.node(id);
+    if (node.kind == ir::NodeKind::kOp &&
+        node.op->kind == ir::OpKind::kRandomUniform &&
+        exe->random_range_.bytes == 0) {
+      exe->random_range_ = {own, 16};
+      own = AlignUp(own + 16, align);
+    }
+  }
   cpu::ArenaPlan plan = cpu::PlanArena(lifetimes, align);
   for (size_t i = 0; i < arena_values.size(); ++i) {
     range[arena_values[i]].offset = own + plan.offsets[i];
@@ -133,6 +144,7 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
   std::vector<Dispatch> dispatches;
   std::vector<const Pipeline*> pipelines;
   std::vector<std::string> missing;
+  uint32_t streams = 0;
   for (ir::NodeId id : order) {
     const ir::Node& node = graph.node(id);
     if (node.kind == ir::NodeKind::kInput ||
@@ -175,6 +187,10 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
                      limits.maxComputeWorkGroupCount[0],
                      limits.maxStorageBufferRange,
                      align};
+      limits_io.random_state = exe->random_range_;
+      if (node.op->kind == ir::OpKind::kRandomUniform) {
+        limits_io.random_stream = streams++;  // as the CPU backend numbers them
+      }
       absl::StatusOr<NodePlan> planned =
           PlanNode(graph, node, range, scratch_base, limits_io);
       if (!planned.ok()) return fail(planned.status());
@@ -208,6 +224,10 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
     }
     return absl::UnimplementedError(
         StrCat("the vulkan backend has no kernel for ", list));
+  }
+  if (exe->random_range_.bytes > 0) {
+    exe->random_staging_ = staged;
+    staged = AlignUp(staged + 16, 64);
   }
   ASSIGN_OR_RETURN(
       exe->memory_,
@@ -304,6 +324,9 @@ absl::Status VulkanExecutable::Record(
     in.push_back({input_staging_[i], input_ranges_[i].offset,
                   std::max<uint64_t>(input_ranges_[i].bytes, 1)});
   }
+  if (random_range_.bytes > 0) {
+    in.push_back({random_staging_, random_range_.offset, 16});
+  }
   if (!in.empty()) {
     vkCmdCopyBuffer(commands_, staging_->handle(), memory_->handle(),
                     static_cast<uint32_t>(in.size()), in.data());
@@ -396,6 +419,14 @@ std::span<const std::byte> VulkanExecutable::output(size_t i) const {
 }
 
 absl::Status VulkanExecutable::Run() {
+  if (random_range_.bytes > 0) {
+    // The CPU backend's key and counter (backends/cpu/kernels/random.cc).
+    const uint64_t key = seed_ ^ (step_ >> 32) * 0x9E3779B97F4A7C15ull;
+    const uint32_t state[4] = {static_cast<uint32_t>(key),
+                               static_cast<uint32_t>(key >> 32),
+                               static_cast<uint32_t>(step_), 0};
+    std::memcpy(staging_->mapped() + random_staging_, state, sizeof state);
+  }
   RETURN_IF_ERROR(device_->Submit(commands_, fence_));
   ++step_;
   return absl::OkStatus();

@@ -64,6 +64,9 @@ class VulkanExecutable : public Executable {
   std::vector<uint64_t> input_staging_, output_staging_;
   std::vector<std::string> names_;
   size_t arena_bytes_ = 0;
+  // randomUniform's state (key, step) in `memory_` and in `staging_`.
+  Range random_range_;
+  uint64_t random_staging_ = 0;
   uint64_t seed_ = 0, step_ = 0;
 };
 

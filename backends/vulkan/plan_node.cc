@@ -21,6 +21,12 @@ std::optional<ir::DType> Wide(ir::DType t) {
   }
 }
 
+// Casts have their own types; random float16 must stay below 1, which
+// rounding a float32 up could break.
+bool Widens(ir::OpKind op) {
+  return op != ir::OpKind::kCast && op != ir::OpKind::kRandomUniform;
+}
+
 // Whether `node` runs on its type directly (true), widened (false), or not
 // at all (nullopt).
 std::optional<bool> Direct(const ir::Graph& graph, const ir::Node& node) {
@@ -36,7 +42,7 @@ std::optional<bool> Direct(const ir::Graph& graph, const ir::Node& node) {
   }
   if (Supports(op, dtype)) return true;
   std::optional<ir::DType> wide = Wide(dtype);
-  if (wide && Supports(op, *wide)) return false;
+  if (Widens(op) && wide && Supports(op, *wide)) return false;
   return std::nullopt;
 }
 
@@ -48,7 +54,7 @@ bool RunsOn(ir::OpKind op, ir::DType dtype) {
   if (FindPlanner(op) == nullptr) return false;
   if (Supports(op, dtype)) return true;
   std::optional<ir::DType> wide = Wide(dtype);
-  return op != ir::OpKind::kCast && wide && Supports(op, *wide);
+  return Widens(op) && wide && Supports(op, *wide);
 }
 
 ir::DType CheckedType(const ir::Graph& graph, const ir::Node& node) {
@@ -85,24 +91,14 @@ absl::StatusOr<NodePlan> PlanNode(const ir::Graph& graph, const ir::Node& node,
   };
   auto cast = [&](const ir::TensorType& from, Range from_range,
                   const ir::TensorType& to, Range to_range) {
-    OpIO io{node,
-            {&from},
-            {&to},
-            {from_range},
-            {to_range},
-            limits.max_groups,
-            limits.max_range,
-            limits.alignment};
+    OpIO io = limits;
+    io.in_types = {&from};
+    io.out_types = {&to};
+    io.in = {from_range};
+    io.out = {to_range};
     return PlanCast(io);
   };
-  OpIO io{node,
-          {},
-          {},
-          {},
-          {},
-          limits.max_groups,
-          limits.max_range,
-          limits.alignment};
+  OpIO io = limits;
   std::vector<Dispatch> after;  // the results' casts back
   for (ir::ValueId v : node.operands) {
     if (v == ir::kNoValue) {

@@ -40,6 +40,12 @@ constexpr uint32_t kConv[] =
 constexpr uint32_t kPool[] =
 #include "pool.spv.inc"
     ;
+constexpr uint32_t kGather[] =
+#include "gather.spv.inc"
+    ;
+constexpr uint32_t kRandom[] =
+#include "random.spv.inc"
+    ;
 
 template <size_t N>
 constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
@@ -89,6 +95,14 @@ const Shader& ConvShader() {
 }
 const Shader& PoolShader() {
   static const Shader s = Make("pool", kPool, 2, 15);
+  return s;
+}
+const Shader& GatherShader() {
+  static const Shader s = Make("gather", kGather, 3, 4);
+  return s;
+}
+const Shader& RandomShader() {
+  static const Shader s = Make("random", kRandom, 2, 2);
   return s;
 }
 const Shader& ArgShader() {

@@ -29,6 +29,8 @@ const Shader& CastShader();
 const Shader& ArgShader();
 const Shader& ConvShader();
 const Shader& PoolShader();
+const Shader& GatherShader();
+const Shader& RandomShader();
 
 }  // namespace webnnm::backends::vulkan
 

@@ -142,6 +142,41 @@ TEST(Compile, MissingKernelsAreNamedTogether) {
             std::string::npos);
 }
 
+TEST(Random, SameNumbersAsTheCpu) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", ir::TensorType{ir::DType::kFloat32, {1001}});
+  for (const char* name : {"a", "b"}) {  // two streams
+    absl::StatusOr<std::vector<ir::ValueId>> r =
+        b.Op(ir::OpKind::kRandomUniform, {x});
+    ASSERT_TRUE(r.ok()) << r.status();
+    b.Output(name, (*r)[0]);
+  }
+  ir::Graph graph = b.Finish();
+  absl::StatusOr<std::unique_ptr<Backend>> cpu = CreateBackend("cpu");
+  absl::StatusOr<std::unique_ptr<Backend>> vulkan = CreateBackend("vulkan");
+  ASSERT_TRUE(cpu.ok() && vulkan.ok());
+  auto p = (*cpu)->Compile(graph, CompileOptions{});
+  auto q = (*vulkan)->Compile(graph, CompileOptions{});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(q.ok()) << q.status();
+  (*p)->SetRandomState(7, 3);
+  (*q)->SetRandomState(7, 3);
+  std::vector<std::vector<std::byte>> seen;
+  for (int run = 0; run < 2; ++run) {  // steps 3 and 4
+    ASSERT_TRUE((*p)->Run().ok());
+    ASSERT_TRUE((*q)->Run().ok());
+    for (size_t o = 0; o < 2; ++o) {
+      std::span<const std::byte> a = (*p)->output(o), v = (*q)->output(o);
+      ASSERT_EQ(a.size(), v.size());
+      EXPECT_EQ(std::memcmp(a.data(), v.data(), a.size()), 0)
+          << "run " << run << " output " << o;
+      seen.emplace_back(v.begin(), v.end());
+    }
+  }
+  EXPECT_NE(seen[0], seen[1]) << "the two streams differ";
+  EXPECT_NE(seen[0], seen[2]) << "the two steps differ";
+}
+
 // docs/backends.md's operator table: the "vulkan" column lists exactly the
 // data types Supports() accepts ("—" for none).
 std::string Trim(const std::string& s) {

@@ -40,6 +40,10 @@ struct OpIO {
   uint32_t max_groups = 65535;      // the device's maxComputeWorkGroupCount[0]
   uint64_t max_range = 1ull << 27;  // maxStorageBufferRange: one binding
   uint64_t alignment = 256;         // of a binding's offset
+  // randomUniform: the executable's random state (key, step; written before
+  // each run) and this operation's stream.
+  Range random_state;
+  uint32_t random_stream = 0;
   const ir::Attrs& attrs() const { return node.attrs; }
 };
 
@@ -77,6 +81,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanCast(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanGather(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanRandom(const OpIO& io);
 
 }  // namespace webnnm::backends::vulkan
 

@@ -51,6 +51,8 @@ Planner FindPlanner(K op) {
   if (op == K::kCast) return PlanCast;
   if (op == K::kArgMax || op == K::kArgMin) return PlanArgReduce;
   if (op == K::kConv2d || op == K::kConvTranspose2d) return PlanConv;
+  if (op == K::kGather) return PlanGather;
+  if (op == K::kRandomUniform) return PlanRandom;
   if (op == K::kAveragePool2d || op == K::kMaxPool2d || op == K::kL2Pool2d) {
     return PlanPool;
   }
@@ -60,6 +62,10 @@ Planner FindPlanner(K op) {
 bool Supports(K op, ir::DType dtype) {
   if (FindPlanner(op) == nullptr) return false;
   if (IsMovement(op) || op == K::kWhere) return FourBytes(dtype);
+  if (op == K::kGather) {
+    return FourBytes(dtype) || dtype == ir::DType::kInt64 ||
+           dtype == ir::DType::kUint64;
+  }
   if (op == K::kCast) return CastSupported(dtype);
   if (op == K::kLogicalAnd || op == K::kLogicalOr || op == K::kLogicalXor ||
       op == K::kLogicalNot) {

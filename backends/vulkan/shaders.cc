@@ -46,6 +46,12 @@ constexpr uint32_t kGather[] =
 constexpr uint32_t kRandom[] =
 #include "random.spv.inc"
     ;
+constexpr uint32_t kNorm[] =
+#include "norm.spv.inc"
+    ;
+constexpr uint32_t kBatchNorm[] =
+#include "batchnorm.spv.inc"
+    ;
 
 template <size_t N>
 constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
@@ -103,6 +109,14 @@ const Shader& GatherShader() {
 }
 const Shader& RandomShader() {
   static const Shader s = Make("random", kRandom, 2, 2);
+  return s;
+}
+const Shader& NormShader() {
+  static const Shader s = Make("norm", kNorm, 4, 22);
+  return s;
+}
+const Shader& BatchNormShader() {
+  static const Shader s = Make("batchnorm", kBatchNorm, 6, 4);
   return s;
 }
 const Shader& ArgShader() {

@@ -31,6 +31,8 @@ const Shader& ConvShader();
 const Shader& PoolShader();
 const Shader& GatherShader();
 const Shader& RandomShader();
+const Shader& NormShader();
+const Shader& BatchNormShader();
 
 }  // namespace webnnm::backends::vulkan
 

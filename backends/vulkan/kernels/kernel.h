@@ -83,6 +83,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanGather(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanRandom(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io);
 
 }  // namespace webnnm::backends::vulkan
 

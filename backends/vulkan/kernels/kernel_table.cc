@@ -52,6 +52,10 @@ Planner FindPlanner(K op) {
   if (op == K::kArgMax || op == K::kArgMin) return PlanArgReduce;
   if (op == K::kConv2d || op == K::kConvTranspose2d) return PlanConv;
   if (op == K::kGather) return PlanGather;
+  if (op == K::kBatchNormalization || op == K::kLayerNormalization ||
+      op == K::kInstanceNormalization) {
+    return PlanNorm;
+  }
   if (op == K::kRandomUniform) return PlanRandom;
   if (op == K::kAveragePool2d || op == K::kMaxPool2d || op == K::kL2Pool2d) {
     return PlanPool;

@@ -23,6 +23,19 @@ float erf_approx(float v) {
   return s * (1.0 - poly * exp(-a * a));
 }
 
+// erfc from Numerical Recipes' erfcc (fractional error below 1.2e-7
+// everywhere): gelu uses it directly, which keeps its negative half free of
+// the cancellation in 1 + erf.
+float erfc_nr(float z) {
+  float a = abs(z);
+  float t = 1.0 / (1.0 + 0.5 * a);
+  float r = t * exp(-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 +
+            t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 +
+            t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 +
+            t * 0.17087277)))))))));
+  return z >= 0.0 ? r : 2.0 - r;
+}
+
 float apply(float v) {
   switch (OP) {
     case 0: return v;                                   // identity
@@ -49,7 +62,7 @@ float apply(float v) {
     case 21: return v >= 0.0 ? v : p.alpha * v;         // leakyRelu
     case 22: return max(0.0, min(1.0, p.alpha * v + p.beta));  // hardSigmoid
     case 23: return v * max(0.0, min(1.0, v / 6.0 + 0.5));     // hardSwish
-    case 24: return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));  // gelu
+    case 24: return 0.5 * v * erfc_nr(-v * 0.70710678118654752);  // gelu
     case 25: return p.alpha * v + p.beta;               // linear
     case 26: return min(max(v, p.alpha), p.beta);       // clamp
     default: return v;

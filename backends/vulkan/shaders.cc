@@ -52,6 +52,15 @@ constexpr uint32_t kNorm[] =
 constexpr uint32_t kBatchNorm[] =
 #include "batchnorm.spv.inc"
     ;
+constexpr uint32_t kRemap[] =
+#include "remap.spv.inc"
+    ;
+constexpr uint32_t kScan[] =
+#include "scan.spv.inc"
+    ;
+constexpr uint32_t kGatherElements[] =
+#include "gather_elements.spv.inc"
+    ;
 
 template <size_t N>
 constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
@@ -117,6 +126,18 @@ const Shader& NormShader() {
 }
 const Shader& BatchNormShader() {
   static const Shader s = Make("batchnorm", kBatchNorm, 6, 4);
+  return s;
+}
+const Shader& RemapShader() {
+  static const Shader s = Make("remap", kRemap, 2, 23);
+  return s;
+}
+const Shader& ScanShader() {
+  static const Shader s = Make("scan", kScan, 2, 3);
+  return s;
+}
+const Shader& GatherElementsShader() {
+  static const Shader s = Make("gather_elements", kGatherElements, 3, 16);
   return s;
 }
 const Shader& ArgShader() {

@@ -33,6 +33,9 @@ const Shader& GatherShader();
 const Shader& RandomShader();
 const Shader& NormShader();
 const Shader& BatchNormShader();
+const Shader& RemapShader();
+const Shader& ScanShader();
+const Shader& GatherElementsShader();
 
 }  // namespace webnnm::backends::vulkan
 

@@ -90,6 +90,8 @@ int BinaryCode(K op) {
       return 5;
     case K::kPow:
       return 6;
+    case K::kPrelu:
+      return 7;
     default:
       return -1;
   }

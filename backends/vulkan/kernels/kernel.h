@@ -84,6 +84,9 @@ absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanGather(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanRandom(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanRemap(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanScan(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanGatherElements(const OpIO& io);
 
 }  // namespace webnnm::backends::vulkan
 

@@ -52,6 +52,11 @@ Planner FindPlanner(K op) {
   if (op == K::kArgMax || op == K::kArgMin) return PlanArgReduce;
   if (op == K::kConv2d || op == K::kConvTranspose2d) return PlanConv;
   if (op == K::kGather) return PlanGather;
+  if (op == K::kTile || op == K::kPad || op == K::kTriangular) {
+    return PlanRemap;
+  }
+  if (op == K::kCumulativeSum) return PlanScan;
+  if (op == K::kGatherElements) return PlanGatherElements;
   if (op == K::kBatchNormalization || op == K::kLayerNormalization ||
       op == K::kInstanceNormalization) {
     return PlanNorm;
@@ -65,7 +70,10 @@ Planner FindPlanner(K op) {
 
 bool Supports(K op, ir::DType dtype) {
   if (FindPlanner(op) == nullptr) return false;
-  if (IsMovement(op) || op == K::kWhere) return FourBytes(dtype);
+  if (IsMovement(op) || op == K::kWhere || op == K::kTile || op == K::kPad ||
+      op == K::kTriangular || op == K::kGatherElements) {
+    return FourBytes(dtype);
+  }
   if (op == K::kGather) {
     return FourBytes(dtype) || dtype == ir::DType::kInt64 ||
            dtype == ir::DType::kUint64;

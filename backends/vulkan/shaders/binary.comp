@@ -38,6 +38,7 @@ float apply(float u, float v) {
     case 4: return (isnan(u) || isnan(v)) ? u + v : max(u, v);
     case 5: return (isnan(u) || isnan(v)) ? u + v : min(u, v);
     case 6: return power(u, v);
+    case 7: return u >= 0.0 ? u : u * v;  // prelu
     default: return u;
   }
 }

@@ -10,6 +10,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/ir/infer.h"
+#include "engine/ir/rewriter.h"
 
 namespace webnnm::backends::vulkan {
 namespace {
@@ -61,11 +62,51 @@ absl::Status CheckTypes(const ir::Graph& graph, const ir::Node& node,
   return absl::OkStatus();
 }
 
+// The recurrent operations (gru, gruCell, lstm, lstmCell) have no shader:
+// they run as their unrolled steps (OpDef::unroll; engine/ops/rnn_unroll.h),
+// which compute what the CPU kernel computes. Returns whether it unrolled.
+absl::StatusOr<bool> UnrollRecurrent(ir::Graph& graph,
+                                     const ir::Limits& limits) {
+  ir::GraphRewriter rewriter(graph, limits);
+  bool changed = false;
+  const int nodes = graph.num_nodes();
+  for (ir::NodeId id = 0; id < nodes; ++id) {
+    const ir::Node& node = graph.node(id);
+    if (node.dead || node.kind != ir::NodeKind::kOp ||
+        node.op->unroll == nullptr || FindPlanner(node.op->kind) != nullptr) {
+      continue;
+    }
+    const ir::OpDef* op = node.op;
+    rewriter.SetOrigin(node.range, node.layer);
+    absl::Status status = op->unroll(rewriter, id);
+    if (!status.ok()) {
+      return absl::Status(
+          status.code(),
+          StrCat(op->name, ": cannot unroll: ", status.message()));
+    }
+    changed = true;
+  }
+  if (changed) rewriter.ApplyReplacements();
+  return changed;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
-    std::shared_ptr<Device> device, const ir::Graph& graph,
+    std::shared_ptr<Device> device, const ir::Graph& original,
     const CompileOptions& options) {
+  ir::Graph copy;
+  const ir::Graph* source = &original;
+  for (const ir::Node& node : original.nodes()) {
+    if (!node.dead && node.kind == ir::NodeKind::kOp &&
+        node.op->unroll != nullptr && FindPlanner(node.op->kind) == nullptr) {
+      copy = original;
+      ASSIGN_OR_RETURN(bool unrolled, UnrollRecurrent(copy, options.limits));
+      if (unrolled) source = &copy;
+      break;
+    }
+  }
+  const ir::Graph& graph = *source;
   std::unique_ptr<VulkanExecutable> exe(new VulkanExecutable(device));
   const VkPhysicalDeviceLimits& limits = device->limits();
   const uint64_t align =

@@ -18,6 +18,11 @@ class VulkanBackend : public Backend {
   std::string_view name() const override { return "vulkan"; }
 
   bool Supports(ir::OpKind op, ir::DType dtype) const override {
+    // The recurrent operations run unrolled (executable.cc) when every
+    // operation of their steps does; float32 and float16 both do.
+    if (ir::GetOp(op).unroll != nullptr && FindPlanner(op) == nullptr) {
+      return dtype == ir::DType::kFloat32 || dtype == ir::DType::kFloat16;
+    }
     return RunsOn(op, dtype);
   }
 

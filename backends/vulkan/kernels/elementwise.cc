@@ -97,8 +97,6 @@ int BinaryCode(K op) {
   }
 }
 
-constexpr int kMaxRank = 6;
-
 }  // namespace
 
 bool IsUnaryFloat(K op) { return UnaryCode(op) >= 0; }
@@ -159,23 +157,9 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
 absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io) {
   const std::vector<int64_t>& out = io.out_types[0]->shape;
   const int rank = static_cast<int>(out.size());
-  if (rank > kMaxRank) {
-    return absl::UnimplementedError(StrCat(
-        "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
-  }
-  // Each operand's stride along each output dimension: 0 where it is
-  // broadcast (missing on the left, or of size 1).
-  auto strides_of = [&](const std::vector<int64_t>& shape) {
-    std::vector<int64_t> own = Strides(shape), result(kMaxRank, 0);
-    const int shift = rank - static_cast<int>(shape.size());
-    for (int d = 0; d < rank; ++d) {
-      const int k = d - shift;
-      if (k >= 0 && shape[k] != 1) result[d] = own[k];
-    }
-    return result;
-  };
-  std::vector<int64_t> sa = strides_of(io.in_types[0]->shape);
-  std::vector<int64_t> sb = strides_of(io.in_types[1]->shape);
+  if (absl::Status s = CheckRank(out.size()); !s.ok()) return s;
+  const std::vector<int64_t> sa = BroadcastStrides(io.in_types[0]->shape, out);
+  const std::vector<int64_t> sb = BroadcastStrides(io.in_types[1]->shape, out);
   // Tensors larger than one binding: chunks of rows of the leading
   // dimension, each operand bound from the chunk's first row (or whole,
   // where it is broadcast along that dimension); offsets stay aligned.

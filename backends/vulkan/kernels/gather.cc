@@ -1,5 +1,6 @@
 // gather along an axis (gather.comp) and randomUniform (random.comp).
 #include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::vulkan {
@@ -11,24 +12,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanGather(const OpIO& io) {
   if (axis < 0 || axis >= rank) {
     return absl::InvalidArgumentError("gather axis out of range");
   }
-  uint32_t index_kind;
-  switch (io.in_types[1]->dtype) {
-    case ir::DType::kInt32:
-      index_kind = 0;
-      break;
-    case ir::DType::kUint32:
-      index_kind = 1;
-      break;
-    case ir::DType::kInt64:
-      index_kind = 2;
-      break;
-    case ir::DType::kUint64:
-      index_kind = 3;
-      break;
-    default:
-      return absl::UnimplementedError(
-          StrCat("indices of type ", ir::DTypeName(io.in_types[1]->dtype)));
-  }
+  ASSIGN_OR_RETURN(uint32_t index_kind, IndexKind(io.in_types[1]->dtype));
   int64_t inner = 1;
   for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= in[d];
   const int64_t total = Count(io.out_types[0]->shape);

@@ -56,6 +56,23 @@ Planner FindPlanner(ir::OpKind op);
 bool Supports(ir::OpKind op, ir::DType dtype);
 
 // Helpers for planners.
+inline constexpr int kMaxRank = 6;  // dimensions the shaders take
+// Unimplemented (naming the rank) above kMaxRank.
+absl::Status CheckRank(size_t rank);
+// The strides of an operand of `shape` along each of `out`'s dimensions
+// (right-aligned; 0 where it is broadcast), padded with 0 to kMaxRank.
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
+                                      const std::vector<int64_t>& out);
+// The gather shaders' index type code: 0 int32, 1 uint32, 2 int64,
+// 3 uint64 (Unimplemented otherwise).
+absl::StatusOr<uint32_t> IndexKind(ir::DType dtype);
+// `shape` seen as [outer, length, inner] around `axis` (InvalidArgument
+// when the axis is out of range).
+struct AxisSplit {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+absl::StatusOr<AxisSplit> SplitAt(const std::vector<int64_t>& shape,
+                                  int64_t axis);
 inline uint32_t Word(float v) {
   uint32_t w;
   std::memcpy(&w, &v, 4);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/strings.h"
 
 namespace webnnm::backends::vulkan {
 
@@ -102,6 +103,53 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
     strides[d] = strides[d + 1] * shape[d + 1];
   }
   return strides;
+}
+
+absl::Status CheckRank(size_t rank) {
+  if (rank <= kMaxRank) return absl::OkStatus();
+  return absl::UnimplementedError(StrCat(
+      "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
+}
+
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
+                                      const std::vector<int64_t>& out) {
+  const int rank = static_cast<int>(out.size());
+  std::vector<int64_t> own = Strides(shape), result(kMaxRank, 0);
+  const int shift = rank - static_cast<int>(shape.size());
+  for (int d = 0; d < rank && d < kMaxRank; ++d) {
+    const int k = d - shift;
+    if (k >= 0 && shape[k] != 1) result[d] = own[k];
+  }
+  return result;
+}
+
+absl::StatusOr<uint32_t> IndexKind(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::kInt32:
+      return 0;
+    case ir::DType::kUint32:
+      return 1;
+    case ir::DType::kInt64:
+      return 2;
+    case ir::DType::kUint64:
+      return 3;
+    default:
+      return absl::UnimplementedError(
+          StrCat("indices of type ", ir::DTypeName(dtype)));
+  }
+}
+
+absl::StatusOr<AxisSplit> SplitAt(const std::vector<int64_t>& shape,
+                                  int64_t axis) {
+  const int rank = static_cast<int>(shape.size());
+  if (axis < 0 || axis >= rank) {
+    return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
+  }
+  AxisSplit s;
+  for (int d = 0; d < axis; ++d) s.outer *= shape[d];
+  s.length = shape[axis];
+  for (int d = static_cast<int>(axis) + 1; d < rank; ++d) s.inner *= shape[d];
+  return s;
 }
 
 int64_t Count(const std::vector<int64_t>& shape) {

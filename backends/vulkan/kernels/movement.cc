@@ -9,7 +9,6 @@ namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
-constexpr int kMaxRank = 6;
 
 // Copies `shape` elements: x[in_base + Σ c·in_stride] to
 // y[out_base + Σ c·out_stride].
@@ -19,10 +18,7 @@ absl::StatusOr<Dispatch> Copy(const OpIO& io, Range from, Range to,
                               const std::vector<int64_t>& out_stride,
                               int64_t in_base, int64_t out_base) {
   const int rank = static_cast<int>(shape.size());
-  if (rank > kMaxRank) {
-    return absl::UnimplementedError(StrCat(
-        "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
-  }
+  if (absl::Status s = CheckRank(shape.size()); !s.ok()) return s;
   const int64_t n = Count(shape);
   Dispatch d;
   d.shader = &CopyShader();
@@ -76,12 +72,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
       return One(Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0));
     }
     case K::kExpand: {
-      std::vector<int64_t> stride(rank, 0);
-      const int shift = rank - static_cast<int>(in.size());
-      for (int d = 0; d < rank; ++d) {
-        const int k = d - shift;
-        if (k >= 0 && in[k] != 1) stride[d] = in_strides[k];
-      }
+      std::vector<int64_t> stride = BroadcastStrides(in, out);
+      stride.resize(rank);
       return One(Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0));
     }
     case K::kSlice: {

@@ -10,7 +10,7 @@ namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
-constexpr int kMaxRank = 4;  // kept and reduced dimensions, each
+constexpr int kMaxGroupRank = 4;  // kept and reduced dimensions, each
 
 bool Has(const OpIO& io, size_t k) {
   return io.in_types.size() > k && io.in_types[k] != nullptr;
@@ -69,8 +69,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io) {
       if (!is_reduced[d]) kept.push_back(d);
     }
   }
-  if (static_cast<int>(kept.size()) > kMaxRank ||
-      static_cast<int>(reduced.size()) > kMaxRank) {
+  if (static_cast<int>(kept.size()) > kMaxGroupRank ||
+      static_cast<int>(reduced.size()) > kMaxGroupRank) {
     return absl::UnimplementedError(
         StrCat("rank ", rank, " normalization on the vulkan backend"));
   }
@@ -86,7 +86,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io) {
   d.push = {Word(groups), Word(count), Word(static_cast<int64_t>(kept.size())),
             Word(static_cast<int64_t>(reduced.size()))};
   auto dims = [&](const std::vector<int>& list, bool shape) {
-    for (int k = 0; k < kMaxRank; ++k) {
+    for (int k = 0; k < kMaxGroupRank; ++k) {
       const bool here = k < static_cast<int>(list.size());
       d.push.push_back(Word(here ? (shape ? in[list[k]] : strides[list[k]])
                                  : (shape ? 1 : 0)));

@@ -10,7 +10,6 @@ namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
-constexpr int kMaxRank = 6;
 
 // predicate.comp's OP numbers.
 int PredicateCode(K op) {
@@ -66,26 +65,6 @@ int CastCode(ir::DType t) {
     default:
       return -1;
   }
-}
-
-// The strides of an operand of `shape` along each of `out`'s dimensions
-// (0 where broadcast), padded to kMaxRank.
-std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
-                                      const std::vector<int64_t>& out) {
-  const int rank = static_cast<int>(out.size());
-  std::vector<int64_t> own = Strides(shape), result(kMaxRank, 0);
-  const int shift = rank - static_cast<int>(shape.size());
-  for (int d = 0; d < rank; ++d) {
-    const int k = d - shift;
-    if (k >= 0 && shape[k] != 1) result[d] = own[k];
-  }
-  return result;
-}
-
-absl::Status CheckRank(size_t rank) {
-  if (rank <= kMaxRank) return absl::OkStatus();
-  return absl::UnimplementedError(StrCat(
-      "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
 }
 
 void PushShape(Dispatch& d, const std::vector<int64_t>& out) {

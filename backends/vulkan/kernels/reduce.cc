@@ -1,13 +1,13 @@
 // Reductions over any axes (reduce.comp) and softmax along one axis
 // (softmax.comp), float32.
 #include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
-constexpr int kMaxRank = 6;
 
 // reduce.comp's OP numbers.
 int ReduceCode(K op) {
@@ -67,10 +67,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
       outputs *= in[d];
     }
   }
-  if (rank > kMaxRank) {
-    return absl::UnimplementedError(StrCat(
-        "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
-  }
+  if (absl::Status s = CheckRank(in.size()); !s.ok()) return s;
   Dispatch d;
   d.shader = &ReduceShader();
   d.spec = {static_cast<uint32_t>(ReduceCode(io.node.op->kind))};
@@ -93,41 +90,28 @@ absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
 }
 
 absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io) {
-  const std::vector<int64_t>& in = io.in_types[0]->shape;
-  const int rank = static_cast<int>(in.size());
-  const int64_t axis = io.attrs().GetInt("axis", -1);
-  if (axis < 0 || axis >= rank) {
-    return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
-  }
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= in[d];
-  for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= in[d];
-  const int64_t outputs = outer * inner;
+  ASSIGN_OR_RETURN(AxisSplit s, SplitAt(io.in_types[0]->shape,
+                                        io.attrs().GetInt("axis", -1)));
+  const int64_t outputs = s.outer * s.inner;
   Dispatch d;
   d.shader = &ArgShader();
   d.spec = {io.node.op->kind == K::kArgMax ? 1u : 0u,
             io.out_types[0]->dtype == ir::DType::kInt64 ? 1u : 0u};
   d.bindings = {io.in[0], io.out[0]};
-  d.push = {Word(outputs), Word(in[axis]), Word(inner)};
+  d.push = {Word(outputs), Word(s.length), Word(s.inner)};
   d.groups[0] = GridGroups(outputs, 256, io.max_groups);
   return std::vector<Dispatch>{d};
 }
 
 absl::StatusOr<std::vector<Dispatch>> PlanSoftmax(const OpIO& io) {
-  const std::vector<int64_t>& in = io.in_types[0]->shape;
-  const int rank = static_cast<int>(in.size());
-  const int64_t axis = io.attrs().GetInt("axis", rank - 1);
-  if (axis < 0 || axis >= rank) {
-    return absl::InvalidArgumentError("softmax axis out of range");
-  }
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= in[d];
-  for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= in[d];
-  const int64_t rows = outer * inner;
+  const int rank = static_cast<int>(io.in_types[0]->shape.size());
+  ASSIGN_OR_RETURN(AxisSplit s, SplitAt(io.in_types[0]->shape,
+                                        io.attrs().GetInt("axis", rank - 1)));
+  const int64_t rows = s.outer * s.inner;
   Dispatch d;
   d.shader = &SoftmaxShader();
   d.bindings = {io.in[0], io.out[0]};
-  d.push = {Word(rows), Word(in[axis]), Word(inner)};
+  d.push = {Word(rows), Word(s.length), Word(s.inner)};
   d.groups[0] = static_cast<uint32_t>(
       std::min<int64_t>(rows, static_cast<int64_t>(io.max_groups)));
   return std::vector<Dispatch>{d};

@@ -4,19 +4,13 @@
 #include <algorithm>
 
 #include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
-constexpr int kMaxRank = 6;
-
-absl::Status CheckRank(size_t rank) {
-  if (rank <= kMaxRank) return absl::OkStatus();
-  return absl::UnimplementedError(StrCat(
-      "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
-}
 
 // The bits of `value` as an element of `dtype` (a 32-bit type).
 uint32_t ValueBits(double value, ir::DType dtype) {
@@ -87,22 +81,15 @@ absl::StatusOr<std::vector<Dispatch>> PlanRemap(const OpIO& io) {
 }
 
 absl::StatusOr<std::vector<Dispatch>> PlanScan(const OpIO& io) {
-  const std::vector<int64_t>& in = io.in_types[0]->shape;
-  const int rank = static_cast<int>(in.size());
-  const int64_t axis = io.attrs().GetInt("axis", -1);
-  if (axis < 0 || axis >= rank) {
-    return absl::InvalidArgumentError(StrCat("axis ", axis, " out of range"));
-  }
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= in[d];
-  for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= in[d];
+  ASSIGN_OR_RETURN(AxisSplit s, SplitAt(io.in_types[0]->shape,
+                                        io.attrs().GetInt("axis", -1)));
   Dispatch d;
   d.shader = &ScanShader();
   d.spec = {io.attrs().GetBool("exclusive", false) ? 1u : 0u,
             io.attrs().GetBool("reversed", false) ? 1u : 0u};
   d.bindings = {io.in[0], io.out[0]};
-  d.push = {Word(outer * inner), Word(in[axis]), Word(inner)};
-  d.groups[0] = GridGroups(outer * inner, 256, io.max_groups);
+  d.push = {Word(s.outer * s.inner), Word(s.length), Word(s.inner)};
+  d.groups[0] = GridGroups(s.outer * s.inner, 256, io.max_groups);
   return std::vector<Dispatch>{d};
 }
 
@@ -115,21 +102,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanGatherElements(const OpIO& io) {
   if (axis < 0 || axis >= rank || static_cast<int>(in.size()) != rank) {
     return absl::InvalidArgumentError("gatherElements axis out of range");
   }
-  uint32_t index_kind;
-  switch (io.in_types[1]->dtype) {
-    case ir::DType::kInt32:
-      index_kind = 0;
-      break;
-    case ir::DType::kUint32:
-      index_kind = 1;
-      break;
-    case ir::DType::kInt64:
-      index_kind = 2;
-      break;
-    default:
-      return absl::UnimplementedError(
-          StrCat("indices of type ", ir::DTypeName(io.in_types[1]->dtype)));
-  }
+  ASSIGN_OR_RETURN(uint32_t index_kind, IndexKind(io.in_types[1]->dtype));
   const std::vector<int64_t> strides = Strides(in);
   const int64_t n = Count(out);
   Dispatch d;

@@ -1,7 +1,7 @@
 // gatherElements: y[c] = x[c with c[axis] replaced by indices[c]] for every
 // coordinate c of the indices (32-bit elements, bits copied). Indices
-// (INDEX: 0 int32, 1 uint32, 2 int64) count from the end when negative and
-// are clamped into the axis, as on the CPU.
+// (INDEX: 0 int32, 1 uint32, 2 int64, 3 uint64) count from the end when
+// negative and are clamped into the axis, as on the CPU.
 #version 450
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint INDEX = 0;
@@ -25,7 +25,9 @@ uint clamped(uint k) {
     v = int(idx[k]);
   } else {
     uint lo = idx[2u * k], hi = idx[2u * k + 1u];
-    if ((hi & 0x80000000u) == 0u) return hi != 0u ? p.axis_size - 1u : min(lo, p.axis_size - 1u);
+    if (INDEX == 3u || (hi & 0x80000000u) == 0u) {  // non-negative
+      return hi != 0u ? p.axis_size - 1u : min(lo, p.axis_size - 1u);
+    }
     if (hi != 0xffffffffu || lo < 0x80000000u) return 0u;
     v = int(lo);
   }

@@ -1,6 +1,8 @@
 // Element-wise operations: one operand (unary.comp; math and activations)
 // and two with broadcasting (binary.comp), float32.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "backends/vulkan/kernels/kernel.h"
@@ -99,11 +101,17 @@ int BinaryCode(K op) {
 
 }  // namespace
 
+// The shaders' TYPE: 0 float32, 1 int32, 2 uint32.
+uint32_t TypeCode(ir::DType t) {
+  return t == ir::DType::kInt32 ? 1 : t == ir::DType::kUint32 ? 2 : 0;
+}
+
 bool IsUnaryFloat(K op) { return UnaryCode(op) >= 0; }
 bool IsBinaryFloat(K op) { return BinaryCode(op) >= 0; }
 
 absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
   const K op = io.node.op->kind;
+  const uint32_t type = TypeCode(io.in_types[0]->dtype);
   const ir::Attrs& a = io.attrs();
   float alpha = 0, beta = 0;
   switch (op) {
@@ -127,6 +135,23 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
       double hi = a.GetFloat("maxValue", kInf);
       alpha = static_cast<float>(lo != lo ? -kInf : lo);
       beta = static_cast<float>(hi != hi ? kInf : hi);
+      if (type != 0) {
+        // Integer bounds: truncated and saturated to the type, their bits
+        // carried in the float words.
+        const double min = type == 1 ? -2147483648.0 : 0.0;
+        const double max = type == 1 ? 2147483647.0 : 4294967295.0;
+        auto bits = [&](double v) -> float {
+          v = std::clamp(std::trunc(v != v ? 0 : v), min, max);
+          uint32_t w = type == 1
+                           ? static_cast<uint32_t>(static_cast<int32_t>(v))
+                           : static_cast<uint32_t>(v);
+          float f;
+          std::memcpy(&f, &w, 4);
+          return f;
+        };
+        alpha = bits(lo != lo ? -kInf : lo);
+        beta = bits(hi != hi ? kInf : hi);
+      }
       break;
     }
     default:
@@ -144,7 +169,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
                      static_cast<uint64_t>(count) * 4};
     Dispatch d;
     d.shader = &UnaryShader();
-    d.spec = {static_cast<uint32_t>(UnaryCode(op))};
+    d.spec = {static_cast<uint32_t>(UnaryCode(op)), type};
     d.bindings = {{io.in[0].offset + part.offset, part.bytes},
                   {io.out[0].offset + part.offset, part.bytes}};
     d.push = {Word(count), Word(alpha), Word(beta)};
@@ -196,7 +221,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io) {
     const int64_t n = count * row;
     Dispatch d;
     d.shader = &BinaryShader();
-    d.spec = {static_cast<uint32_t>(BinaryCode(io.node.op->kind))};
+    d.spec = {static_cast<uint32_t>(BinaryCode(io.node.op->kind)),
+              TypeCode(io.in_types[0]->dtype)};
     d.bindings = {part(io.in[0], rank ? sa[0] : 0, first, count),
                   part(io.in[1], rank ? sb[0] : 0, first, count),
                   part(io.out[0], row, first, count)};

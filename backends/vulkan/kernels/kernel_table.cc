@@ -88,7 +88,27 @@ bool Supports(K op, ir::DType dtype) {
       op == K::kGreaterOrEqual || op == K::kLesser || op == K::kLesserOrEqual) {
     return FourBytes(dtype);
   }
-  return dtype == ir::DType::kFloat32;
+  // Integer arithmetic (wrapping, as on the CPU) on 32-bit integers.
+  const bool integer32 =
+      dtype == ir::DType::kInt32 || dtype == ir::DType::kUint32;
+  switch (op) {
+    case K::kAdd:
+    case K::kSub:
+    case K::kMul:
+    case K::kDiv:
+    case K::kMax:
+    case K::kMin:
+    case K::kPow:
+    case K::kPrelu:
+    case K::kAbs:
+    case K::kNeg:
+    case K::kSign:
+    case K::kRelu:
+    case K::kClamp:
+      return dtype == ir::DType::kFloat32 || integer32;
+    default:
+      return dtype == ir::DType::kFloat32;
+  }
 }
 
 uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups) {

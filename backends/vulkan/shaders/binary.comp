@@ -1,13 +1,17 @@
-// Element-wise operations with two float32 operands and broadcasting:
+// Element-wise operations with two operands and broadcasting:
 // z[i] = f(a[offset_a(i)], b[offset_b(i)]), where each offset walks the
 // output's coordinates with the operand's strides (0 along a broadcast
-// dimension). The operation is a specialization constant (OP).
+// dimension). The operation (OP) and the type (TYPE: 0 float32, 1 int32,
+// 2 uint32) are specialization constants. Integer arithmetic wraps around
+// (GLSL's is modular); integer division truncates, x / 0 = 0 and
+// INT_MIN / -1 = INT_MIN, as on the CPU.
 #version 450
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
-layout(std430, binding = 0) readonly buffer A { float a[]; };
-layout(std430, binding = 1) readonly buffer B { float b[]; };
-layout(std430, binding = 2) writeonly buffer Z { float z[]; };
+layout(constant_id = 1) const uint TYPE = 0;
+layout(std430, binding = 0) readonly buffer A { uint a[]; };
+layout(std430, binding = 1) readonly buffer B { uint b[]; };
+layout(std430, binding = 2) writeonly buffer Z { uint z[]; };
 layout(push_constant) uniform Push {
   uint n;
   uint rank;  // at most 6
@@ -43,6 +47,55 @@ float apply(float u, float v) {
   }
 }
 
+int power_int(int u, int v) {
+  if (v < 0) return u == 1 ? 1 : u == -1 ? ((v & 1) != 0 ? -1 : 1) : 0;
+  int result = 1, base = u;
+  for (uint e = uint(v); e != 0u; e >>= 1) {
+    if ((e & 1u) != 0u) result *= base;
+    base *= base;
+  }
+  return result;
+}
+
+uint power_uint(uint u, uint v) {
+  uint result = 1u, base = u;
+  for (uint e = v; e != 0u; e >>= 1) {
+    if ((e & 1u) != 0u) result *= base;
+    base *= base;
+  }
+  return result;
+}
+
+uint apply_int(uint bu, uint bv) {
+  if (TYPE == 2u) {
+    uint u = bu, v = bv;
+    switch (OP) {
+      case 0: return u + v;
+      case 1: return u - v;
+      case 2: return u * v;
+      case 3: return v == 0u ? 0u : u / v;
+      case 4: return max(u, v);
+      case 5: return min(u, v);
+      case 6: return power_uint(u, v);
+      default: return u;  // prelu: never negative
+    }
+  }
+  int u = int(bu), v = int(bv);
+  switch (OP) {
+    case 0: return uint(u + v);
+    case 1: return uint(u - v);
+    case 2: return uint(u * v);
+    case 3:
+      if (v == 0) return 0u;
+      if (u == int(0x80000000u) && v == -1) return uint(u);
+      return uint(u / v);
+    case 4: return uint(max(u, v));
+    case 5: return uint(min(u, v));
+    case 6: return uint(power_int(u, v));
+    default: return uint(u >= 0 ? u : u * v);  // prelu
+  }
+}
+
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
@@ -53,6 +106,8 @@ void main() {
       ia += c * p.stride_a[d];
       ib += c * p.stride_b[d];
     }
-    z[i] = apply(a[ia], b[ib]);
+    z[i] = TYPE == 0u
+               ? floatBitsToUint(apply(uintBitsToFloat(a[ia]), uintBitsToFloat(b[ib])))
+               : apply_int(a[ia], b[ib]);
   }
 }

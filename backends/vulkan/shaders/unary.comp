@@ -1,12 +1,15 @@
-// Element-wise operations with one float32 operand: y[i] = f(x[i]).
-// The operation is a specialization constant (OP, numbered as in
-// backends/vulkan/kernels/elementwise.cc); alpha and beta are its
-// attributes (elu, leakyRelu, hardSigmoid, linear, clamp).
+// Element-wise operations with one operand: y[i] = f(x[i]). The operation
+// (OP, numbered as in backends/vulkan/kernels/elementwise.cc) and the type
+// (TYPE: 0 float32, 1 int32, 2 uint32) are specialization constants; alpha
+// and beta are its attributes (elu, leakyRelu, hardSigmoid, linear, clamp;
+// for an integer clamp, the bounds' integer bits). Integer negation and
+// abs wrap around, as on the CPU.
 #version 450
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+layout(constant_id = 1) const uint TYPE = 0;
+layout(std430, binding = 0) readonly buffer X { uint x[]; };
+layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint n;
   float alpha;
@@ -69,9 +72,31 @@ float apply(float v) {
   }
 }
 
+uint apply_int(uint bits) {
+  if (TYPE == 2u) {
+    uint v = bits;
+    switch (OP) {
+      case 2: return 0u - v;                       // neg
+      case 3: return v > 0u ? 1u : 0u;             // sign
+      case 26: return clamp(v, floatBitsToUint(p.alpha), floatBitsToUint(p.beta));
+      default: return v;                           // identity, abs, relu
+    }
+  }
+  int v = int(bits);
+  switch (OP) {
+    case 1: return uint(v < 0 ? -v : v);           // abs
+    case 2: return uint(-v);                       // neg
+    case 3: return uint(v > 0 ? 1 : (v < 0 ? -1 : 0));  // sign
+    case 4: return uint(max(v, 0));                // relu
+    case 26: return uint(clamp(v, floatBitsToInt(p.alpha), floatBitsToInt(p.beta)));
+    default: return uint(v);
+  }
+}
+
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
-    y[i] = apply(x[i]);
+    y[i] = TYPE == 0u ? floatBitsToUint(apply(uintBitsToFloat(x[i])))
+                      : apply_int(x[i]);
   }
 }

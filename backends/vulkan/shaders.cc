@@ -61,6 +61,12 @@ constexpr uint32_t kScan[] =
 constexpr uint32_t kGatherElements[] =
 #include "gather_elements.spv.inc"
     ;
+constexpr uint32_t kGatherNd[] =
+#include "gather_nd.spv.inc"
+    ;
+constexpr uint32_t kScatter[] =
+#include "scatter.spv.inc"
+    ;
 
 template <size_t N>
 constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
@@ -138,6 +144,14 @@ const Shader& ScanShader() {
 }
 const Shader& GatherElementsShader() {
   static const Shader s = Make("gather_elements", kGatherElements, 3, 16);
+  return s;
+}
+const Shader& GatherNdShader() {
+  static const Shader s = Make("gather_nd", kGatherNd, 3, 15);
+  return s;
+}
+const Shader& ScatterShader() {
+  static const Shader s = Make("scatter", kScatter, 3, 17);
   return s;
 }
 const Shader& ArgShader() {

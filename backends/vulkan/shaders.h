@@ -36,6 +36,8 @@ const Shader& BatchNormShader();
 const Shader& RemapShader();
 const Shader& ScanShader();
 const Shader& GatherElementsShader();
+const Shader& GatherNdShader();
+const Shader& ScatterShader();
 
 }  // namespace webnnm::backends::vulkan
 

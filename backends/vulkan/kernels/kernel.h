@@ -104,6 +104,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanRemap(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanScan(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanGatherElements(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanGatherNd(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanScatter(const OpIO& io);
 
 }  // namespace webnnm::backends::vulkan
 

@@ -58,6 +58,8 @@ Planner FindPlanner(K op) {
   }
   if (op == K::kCumulativeSum) return PlanScan;
   if (op == K::kGatherElements) return PlanGatherElements;
+  if (op == K::kGatherND) return PlanGatherNd;
+  if (op == K::kScatterElements || op == K::kScatterND) return PlanScatter;
   if (op == K::kBatchNormalization || op == K::kLayerNormalization ||
       op == K::kInstanceNormalization) {
     return PlanNorm;
@@ -72,7 +74,8 @@ Planner FindPlanner(K op) {
 bool Supports(K op, ir::DType dtype) {
   if (FindPlanner(op) == nullptr) return false;
   if (IsMovement(op) || op == K::kWhere || op == K::kTile || op == K::kPad ||
-      op == K::kTriangular || op == K::kGatherElements) {
+      op == K::kTriangular || op == K::kGatherElements || op == K::kGatherND ||
+      op == K::kScatterElements || op == K::kScatterND) {
     return FourBytes(dtype);
   }
   if (op == K::kGather) {

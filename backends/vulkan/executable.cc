@@ -372,10 +372,12 @@ absl::Status VulkanExecutable::Record(
     vkCmdCopyBuffer(commands_, staging_->handle(), memory_->handle(),
                     static_cast<uint32_t>(in.size()), in.data());
   }
-  // The copies land before any shader reads an input.
+  // The copies land before any shader reads an input, and before the copy
+  // out reads one directly (an output that is an input).
   barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+              VK_ACCESS_TRANSFER_READ_BIT);
   for (size_t i = 0; i < dispatches.size(); ++i) {
     const Dispatch& x = dispatches[i];
     vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE,

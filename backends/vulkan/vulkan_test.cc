@@ -1,6 +1,7 @@
 // The Vulkan backend on the machine's device (lavapipe without a GPU):
 // errors name their VkResult, device selection, tensors past one binding,
 // a bad graph, and docs/backends.md's Vulkan column.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -116,6 +117,34 @@ TEST(Limits, OtherLargeTensorsAreAClearError) {
   EXPECT_NE(s.status.message().find("reduceSum"), std::string::npos);
   EXPECT_NE(s.status.message().find("maxStorageBufferRange"),
             std::string::npos);
+}
+
+TEST(Compile, AnOutputMayBeAnInput) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", ir::TensorType{ir::DType::kFloat32, {3}});
+  absl::StatusOr<std::vector<ir::ValueId>> r = b.Op(ir::OpKind::kRelu, {x});
+  ASSERT_TRUE(r.ok()) << r.status();
+  b.Output("same", x);
+  b.Output("relu", (*r)[0]);
+  ir::Graph graph = b.Finish();
+  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend("vulkan");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto exe = (*backend)->Compile(graph, CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const float in[3] = {-1.5f, 0.0f, 2.5f};
+  for (float scale : {1.0f, -2.0f}) {  // two runs: nothing stale
+    float* x_data = reinterpret_cast<float*>((*exe)->input(0).data());
+    for (int i = 0; i < 3; ++i) x_data[i] = in[i] * scale;
+    ASSERT_TRUE((*exe)->Run().ok());
+    const float* same = reinterpret_cast<const float*>(
+        (*exe)->output((*exe)->FindOutput("same")).data());
+    const float* relu = reinterpret_cast<const float*>(
+        (*exe)->output((*exe)->FindOutput("relu")).data());
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(same[i], in[i] * scale);
+      EXPECT_EQ(relu[i], std::max(0.0f, in[i] * scale));
+    }
+  }
 }
 
 TEST(Compile, MissingKernelsAreNamedTogether) {

@@ -189,21 +189,17 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
   for (ir::NodeId id : order) {
     const ir::Node& node = graph.node(id);
     if (node.kind == ir::NodeKind::kInput ||
-        node.kind == ir::NodeKind::kParameter) {
-      ir::ValueId v = node.outputs[0];
+        node.kind == ir::NodeKind::kParameter ||
+        node.kind == ir::NodeKind::kOutput) {
+      // Its place in staging, after the previous ones.
+      const bool input = node.kind != ir::NodeKind::kOutput;
+      const ir::ValueId v = input ? node.outputs[0] : node.operands[0];
       const ir::TensorType& type = graph.value(v).type;
-      exe->inputs_.push_back({node.name, type.dtype, type.shape,
-                              static_cast<size_t>(range[v].bytes)});
-      exe->input_ranges_.push_back(range[v]);
-      exe->input_staging_.push_back(staged);
-      staged = AlignUp(staged + range[v].bytes, 64);
-    } else if (node.kind == ir::NodeKind::kOutput) {
-      ir::ValueId v = node.operands[0];
-      const ir::TensorType& type = graph.value(v).type;
-      exe->outputs_.push_back({node.name, type.dtype, type.shape,
-                               static_cast<size_t>(range[v].bytes)});
-      exe->output_ranges_.push_back(range[v]);
-      exe->output_staging_.push_back(staged);
+      (input ? exe->inputs_ : exe->outputs_)
+          .push_back({node.name, type.dtype, type.shape,
+                      static_cast<size_t>(range[v].bytes)});
+      (input ? exe->input_ranges_ : exe->output_ranges_).push_back(range[v]);
+      (input ? exe->input_staging_ : exe->output_staging_).push_back(staged);
       staged = AlignUp(staged + range[v].bytes, 64);
     } else if (node.kind == ir::NodeKind::kOp) {
       auto fail = [&](const absl::Status& s) {

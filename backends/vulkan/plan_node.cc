@@ -100,42 +100,36 @@ absl::StatusOr<NodePlan> PlanNode(const ir::Graph& graph, const ir::Node& node,
   };
   OpIO io = limits;
   std::vector<Dispatch> after;  // the results' casts back
-  for (ir::ValueId v : node.operands) {
-    if (v == ir::kNoValue) {
-      io.in_types.push_back(nullptr);
-      io.in.push_back(Range{});
-      continue;
-    }
-    const ir::TensorType& type = graph.value(v).type;
-    if (*direct || type.dtype != narrow) {
-      io.in_types.push_back(&type);
-      io.in.push_back(range[v]);
-      continue;
-    }
-    widened.push_back(type);
+  // Where the planner sees value v: in place, or (widened) in scratch with
+  // a cast in before (operands) or back after (results).
+  auto place = [&](ir::ValueId v, bool result, const ir::TensorType*& type,
+                   Range& where) -> absl::Status {
+    const ir::TensorType& own = graph.value(v).type;
+    type = &own;
+    where = range[v];
+    if (*direct || own.dtype != narrow) return absl::OkStatus();
+    widened.push_back(own);
     widened.back().dtype = wide;
-    Range r = scratch(range[v].bytes / ir::RuntimeElementSize(narrow) * 4);
+    type = &widened.back();
+    where = scratch(range[v].bytes / ir::RuntimeElementSize(narrow) * 4);
     ASSIGN_OR_RETURN(std::vector<Dispatch> c,
-                     cast(type, range[v], widened.back(), r));
-    for (Dispatch& d : c) plan.dispatches.push_back(std::move(d));
-    io.in_types.push_back(&widened.back());
-    io.in.push_back(r);
+                     result ? cast(*type, where, own, range[v])
+                            : cast(own, range[v], *type, where));
+    std::vector<Dispatch>& into = result ? after : plan.dispatches;
+    for (Dispatch& d : c) into.push_back(std::move(d));
+    return absl::OkStatus();
+  };
+  for (ir::ValueId v : node.operands) {
+    io.in_types.push_back(nullptr);
+    io.in.push_back(Range{});
+    if (v != ir::kNoValue) {
+      RETURN_IF_ERROR(place(v, false, io.in_types.back(), io.in.back()));
+    }
   }
   for (ir::ValueId v : node.outputs) {
-    const ir::TensorType& type = graph.value(v).type;
-    if (*direct || type.dtype != narrow) {
-      io.out_types.push_back(&type);
-      io.out.push_back(range[v]);
-      continue;
-    }
-    widened.push_back(type);
-    widened.back().dtype = wide;
-    Range r = scratch(range[v].bytes / ir::RuntimeElementSize(narrow) * 4);
-    ASSIGN_OR_RETURN(std::vector<Dispatch> c,
-                     cast(widened.back(), r, type, range[v]));
-    for (Dispatch& d : c) after.push_back(std::move(d));
-    io.out_types.push_back(&widened.back());
-    io.out.push_back(r);
+    io.out_types.push_back(nullptr);
+    io.out.push_back(Range{});
+    RETURN_IF_ERROR(place(v, true, io.out_types.back(), io.out.back()));
   }
   ASSIGN_OR_RETURN(std::vector<Dispatch> body, planner(io));
   for (Dispatch& d : body) plan.dispatches.push_back(std::move(d));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/cpu/kernels/shape_util.h"
 #include "backends/vulkan/shaders.h"
 #include "engine/ir/graph.h"
 
@@ -59,8 +60,8 @@ bool Supports(ir::OpKind op, ir::DType dtype);
 inline constexpr int kMaxRank = 6;  // dimensions the shaders take
 // Unimplemented (naming the rank) above kMaxRank.
 absl::Status CheckRank(size_t rank);
-// The strides of an operand of `shape` along each of `out`'s dimensions
-// (right-aligned; 0 where it is broadcast), padded with 0 to kMaxRank.
+// cpu::BroadcastStrides (right-aligned; 0 where the operand is broadcast)
+// padded with 0 to kMaxRank, as the shaders' push constants take them.
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& out);
 // The gather shaders' index type code: 0 int32, 1 uint32, 2 int64,
@@ -81,9 +82,11 @@ inline uint32_t Word(float v) {
 inline uint32_t Word(int64_t v) { return static_cast<uint32_t>(v); }
 // Workgroups for a grid-stride loop over `n` elements, `size` per group.
 uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups);
-// Row-major strides of `shape`, in elements.
-std::vector<int64_t> Strides(const std::vector<int64_t>& shape);
-int64_t Count(const std::vector<int64_t>& shape);
+// Row-major strides and element counts: the CPU backend's index arithmetic.
+using cpu::Strides;
+inline int64_t Count(const std::vector<int64_t>& shape) {
+  return cpu::ElementCount(shape);
+}
 
 // The family planners (one file each).
 absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io);

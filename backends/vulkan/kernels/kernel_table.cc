@@ -120,14 +120,6 @@ uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups) {
       std::clamp<int64_t>(groups, 1, static_cast<int64_t>(max_groups)));
 }
 
-std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * shape[d + 1];
-  }
-  return strides;
-}
-
 absl::Status CheckRank(size_t rank) {
   if (rank <= kMaxRank) return absl::OkStatus();
   return absl::UnimplementedError(StrCat(
@@ -136,14 +128,9 @@ absl::Status CheckRank(size_t rank) {
 
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& out) {
-  const int rank = static_cast<int>(out.size());
-  std::vector<int64_t> own = Strides(shape), result(kMaxRank, 0);
-  const int shift = rank - static_cast<int>(shape.size());
-  for (int d = 0; d < rank && d < kMaxRank; ++d) {
-    const int k = d - shift;
-    if (k >= 0 && shape[k] != 1) result[d] = own[k];
-  }
-  return result;
+  std::vector<int64_t> strides = cpu::BroadcastStrides(shape, out);
+  strides.resize(std::max<size_t>(strides.size(), kMaxRank), 0);
+  return strides;
 }
 
 absl::StatusOr<uint32_t> IndexKind(ir::DType dtype) {
@@ -173,12 +160,6 @@ absl::StatusOr<AxisSplit> SplitAt(const std::vector<int64_t>& shape,
   s.length = shape[axis];
   for (int d = static_cast<int>(axis) + 1; d < rank; ++d) s.inner *= shape[d];
   return s;
-}
-
-int64_t Count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
 }
 
 }  // namespace webnnm::backends::vulkan

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,14 @@
 #include "engine/ir/limits.h"
 
 namespace webnnm::backends {
+
+// An output whose value becomes an input's for the next Run() (a training
+// step's new parameters and momenta): the backend carries it itself, on a
+// device without passing through the host.
+struct CarrySpec {
+  std::string output;
+  std::string input;
+};
 
 // A graph input or output as the caller sees it. Elements are stored
 // row-major, little-endian, in ir::RuntimeElementSize bytes each.
@@ -46,10 +55,20 @@ class Executable {
   int FindOutput(std::string_view name) const;  // -1 if none
 
   // Where input `i` lives: write it before Run(). Its contents persist
-  // across runs until overwritten.
+  // across runs until overwritten. For a carried input (CompileOptions::
+  // carries) calling input() counts as writing it: what the span holds
+  // replaces the carried value on the next Run(). Read a carried input's
+  // value through Current(), and its size from inputs().
   virtual std::span<std::byte> input(size_t i) = 0;
-  // Output `i`, valid after Run() until the next Run().
+  // Output `i`, valid after Run() until the next Run(). A carried output is
+  // empty: its value is the carried input's Current().
   virtual std::span<const std::byte> output(size_t i) const = 0;
+  // The value input `i` has for the next Run(): what the host wrote last,
+  // or, for a carried input, the output carried into it (a device backend
+  // copies it back for this call).
+  virtual absl::StatusOr<std::span<const std::byte>> Current(size_t i) {
+    return input(i);
+  }
 
   // Runs the graph once on the current inputs.
   virtual absl::Status Run() = 0;
@@ -66,6 +85,13 @@ class Executable {
   virtual void SetRandomState(uint64_t seed, uint64_t step) = 0;
 
  protected:
+  // The carries of `specs` as (output, input) indices once inputs_ and
+  // outputs_ are set: each names an existing output and input of the same
+  // type and shape, each at most once, and the output is computed by the
+  // graph or is the carried input itself (then carrying changes nothing).
+  absl::StatusOr<std::vector<std::pair<int, int>>> ResolveCarries(
+      const ir::Graph& graph, const std::vector<CarrySpec>& specs) const;
+
   std::vector<TensorSpec> inputs_;
   std::vector<TensorSpec> outputs_;
 };
@@ -83,6 +109,8 @@ struct CompileOptions {
   // matmul, multiply-adds) run on the backend's plain kernels, which have
   // no per-call library overhead; 0: the optimized library wherever it fits.
   int64_t library_minimum_elements = 4096;
+  // Outputs carried into inputs after each run (Executable::Current()).
+  std::vector<CarrySpec> carries;
 };
 
 class Backend {

@@ -6,6 +6,7 @@
 #include "backends/cpu/fusion.h"
 #include "backends/cpu/memory_plan.h"
 #include "engine/base/checked_math.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/ir/infer.h"
 
@@ -235,12 +236,31 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
       }
     }
   }
+  ASSIGN_OR_RETURN(exe->carries_, exe->ResolveCarries(graph, options.carries));
+  // An output that reads a carried input directly keeps the value the run
+  // read: it gets its own buffer, filled before the carry overwrites it.
+  for (size_t out = 0; out < exe->output_views_.size(); ++out) {
+    for (const auto& [carried_out, in] : exe->carries_) {
+      if (exe->output_views_[out].data() != exe->input_views_[in].data() ||
+          static_cast<int>(out) == carried_out) {
+        continue;
+      }
+      exe->buffers_.push_back(Allocate(exe->output_views_[out].size()));
+      std::byte* own = exe->buffers_.back().data.get();
+      exe->output_views_[out] = {own, exe->output_views_[out].size()};
+      exe->kept_inputs_.emplace_back(in, own);
+      break;
+    }
+  }
   return exe;
 }
 
 std::span<std::byte> CpuExecutable::input(size_t i) { return input_views_[i]; }
 
 std::span<const std::byte> CpuExecutable::output(size_t i) const {
+  for (const auto& [out, in] : carries_) {
+    if (out == static_cast<int>(i)) return {};
+  }
   return output_views_[i];
 }
 
@@ -263,6 +283,15 @@ absl::Status CpuExecutable::Run() {
     }
   }
   context_.AdvanceRandomStep();
+  for (const auto& [in, to] : kept_inputs_) {
+    std::memcpy(to, input_views_[in].data(), input_views_[in].size());
+  }
+  for (const auto& [out, in] : carries_) {
+    if (output_views_[out].data() != input_views_[in].data()) {
+      std::memcpy(input_views_[in].data(), output_views_[out].data(),
+                  input_views_[in].size());
+    }
+  }
   return absl::OkStatus();
 }
 

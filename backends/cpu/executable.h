@@ -47,6 +47,11 @@ class CpuExecutable : public Executable {
   size_t arena_size_ = 0;
   std::vector<std::span<std::byte>> input_views_;
   std::vector<std::span<const std::byte>> output_views_;
+  // Carried (output, input) pairs: copied after each run.
+  std::vector<std::pair<int, int>> carries_;
+  // (input, own buffer of an output that is a carried input): copied
+  // before the carries overwrite the input.
+  std::vector<std::pair<int, std::byte*>> kept_inputs_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   std::vector<std::string> kernel_names_;  // the op of each kernel
 };

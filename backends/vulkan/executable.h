@@ -9,6 +9,13 @@
 // outputs out — so that Run() is one submission and one wait. Constants are
 // uploaded once, at compile time.
 //
+// Carried values (CompileOptions::carries: a training step's parameters
+// and momenta) never leave the device: each carried pair has two ranges,
+// the input's and the output's, and the graph is recorded twice — even
+// runs read the input's range and write the output's, odd runs the other
+// way round (ping/pong). What the host writes into a carried input is
+// copied in before the next run; Current() copies a carried value back.
+//
 // Limits: a binding covers at most maxStorageBufferRange bytes (128 MiB on
 // lavapipe). The element-wise planners split larger tensors over several
 // dispatches on sub-ranges; elsewhere a larger tensor is a
@@ -36,6 +43,7 @@ class VulkanExecutable : public Executable {
 
   std::span<std::byte> input(size_t i) override;
   std::span<const std::byte> output(size_t i) const override;
+  absl::StatusOr<std::span<const std::byte>> Current(size_t i) override;
   absl::Status Run() override;
   size_t intermediate_bytes() const override { return arena_bytes_; }
   std::vector<std::string> implementations() const override;
@@ -47,16 +55,38 @@ class VulkanExecutable : public Executable {
  private:
   explicit VulkanExecutable(std::shared_ptr<Device> device)
       : device_(std::move(device)) {}
-  // Descriptor sets for the dispatches, then the command buffer.
+  // A carried pair: the input's range and the output's. `swaps` is false
+  // when the output is the input itself.
+  struct Carried {
+    int output = -1, input = -1;
+    Range home, away;
+    bool swaps = false;
+  };
+  // Resolves the carries once the inputs and outputs are known.
+  absl::Status SetCarries(const ir::Graph& graph,
+                          const std::vector<CarrySpec>& specs);
+  // Where `r` is on a run of `parity` (odd runs swap carried ranges).
+  Range OnParity(const Range& r, int parity) const;
+  // Where carried pair `c`'s input is read by the next run.
+  Range CurrentRange(const Carried& c) const;
+  // Descriptor sets for the dispatches, then one command buffer per
+  // parity (one when nothing swaps).
   absl::Status Record(const std::vector<Dispatch>& dispatches,
                       const std::vector<const Pipeline*>& pipelines);
+  absl::Status RecordParity(const std::vector<Dispatch>& dispatches,
+                            const std::vector<const Pipeline*>& pipelines,
+                            int parity, VkCommandBuffer commands);
   absl::Status Upload(const std::vector<std::pair<Range, const void*>>& data);
+  // One submission of `copies` from buffer `from` to buffer `to`, ordered
+  // after every earlier submission's writes and visible to the host.
+  absl::Status CopyOnce(VkBuffer from, VkBuffer to,
+                        const std::vector<VkBufferCopy>& copies);
 
   std::shared_ptr<Device> device_;
   std::unique_ptr<Buffer> memory_;   // device-local: every value
   std::unique_ptr<Buffer> staging_;  // host-visible: inputs, then outputs
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
   VkDescriptorPool descriptors_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   // Where each input and output is: in `memory_` and in `staging_`.
@@ -68,6 +98,11 @@ class VulkanExecutable : public Executable {
   Range random_range_;
   uint64_t random_staging_ = 0;
   uint64_t seed_ = 0, step_ = 0;
+  std::vector<Carried> carried_;
+  std::vector<int> carried_input_;    // per input: index in carried_, or -1
+  std::vector<bool> carried_output_;  // per output
+  std::vector<bool> host_wrote_;      // per input: written since the last run
+  int parity_ = 0;
 };
 
 }  // namespace webnnm::backends::vulkan

@@ -283,9 +283,15 @@ absl::StatusOr<ValueId> AgcClip(ir::GraphOps& ops, ValueId w, ValueId g,
 // variance instead — over every axis but its channel axis, rows with
 // mask 0 excluded — and the step outputs the running statistics moved
 // towards them ("new:<running mean>", "new:<running variance>", momentum
-// 0.9). The gradient flows through the batch statistics.
+// 0.9; appended to `running` for the caller to output). The gradient flows
+// through the batch statistics.
+struct RunningUpdate {
+  std::string name;
+  ValueId old = ir::kNoValue, updated = ir::kNoValue;
+};
 absl::Status UseBatchStatistics(ir::Graph& graph, ir::GraphOps& ops,
-                                ValueId mask) {
+                                ValueId mask,
+                                std::vector<RunningUpdate>& running) {
   const int count = graph.num_nodes();
   for (ir::NodeId id = 0; id < count; ++id) {
     const ir::Node& node = graph.node(id);
@@ -352,7 +358,7 @@ absl::Status UseBatchStatistics(ir::Graph& graph, ir::GraphOps& ops,
       ASSIGN_OR_RETURN(ValueId kept, ops.MulScalar(old, 0.9));
       ASSIGN_OR_RETURN(ValueId moved, ops.MulScalar(b, 0.1));
       ASSIGN_OR_RETURN(ValueId updated, ops.Add(kept, moved));
-      ops.Output("new:" + name, updated);
+      running.push_back({name, old, updated});
     }
   }
   return absl::OkStatus();
@@ -374,7 +380,8 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
 
   ValueId mask = ops.Input(
       "mask", TensorType{.dtype = DType::kFloat32, .shape = {config.batch}});
-  RETURN_IF_ERROR(UseBatchStatistics(graph, ops, mask));
+  std::vector<RunningUpdate> running;
+  RETURN_IF_ERROR(UseBatchStatistics(graph, ops, mask, running));
   ValueId lr = ops.Input("lr", Scalar32());
   ValueId scale = ops.Input("scale", Scalar32());
   ValueId clip_mu = ops.Input("clipMu", Scalar32());
@@ -456,6 +463,9 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
     }
     ASSIGN_OR_RETURN(ValueId dead, DeadRatio(ops, outputs, mask));
     ops.Output("deadRatio", dead);
+    for (const RunningUpdate& r : running) {
+      ops.Output("new:" + r.name, r.updated);
+    }
     return graph;
   }
 
@@ -492,6 +502,12 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
   ASSIGN_OR_RETURN(ValueId finite, ops.Op(OpKind::kLogicalNot, {bad}));
   ASSIGN_OR_RETURN(ValueId finite_f, ops.Cast(finite, DType::kFloat32));
   ops.Output("finite", finite_f);
+  // A skipped step (gradients not finite) keeps the running statistics, as
+  // it keeps the parameters: the step's outputs are always carried.
+  for (const RunningUpdate& r : running) {
+    ASSIGN_OR_RETURN(ValueId kept, ops.Where(finite, r.updated, r.old));
+    ops.Output("new:" + r.name, kept);
+  }
   ASSIGN_OR_RETURN(ValueId norm, ops.Unary(OpKind::kSqrt, square_sum));
   ops.Output("gradNorm", norm);
 

@@ -1,5 +1,6 @@
 #include "engine/train/step_runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -14,13 +15,6 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
                                             int threads,
                                             backends::Backend& backend) {
   ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, config));
-  backends::CompileOptions options;
-  options.threads = threads;
-  StepRunner r;
-  ASSIGN_OR_RETURN(r.exe_, backend.Compile(graph, options));
-  backends::Executable& exe = *r.exe_;
-  r.feeder_ = std::make_unique<Feeder>(dag, data, config.outputs, config.batch);
-  RETURN_IF_ERROR(r.feeder_->Bind(exe));
   std::vector<std::string> names;
   for (const auto& [name, id] : TrainableParameters(dag)) {
     names.push_back(name);
@@ -30,6 +24,27 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
       names.push_back("uncertainty:" + spec.name);
     }
   }
+  // The step carries its new parameters, momenta and running statistics
+  // into its inputs itself (on a device they never leave it).
+  backends::CompileOptions options;
+  options.threads = threads;
+  for (const std::string& name : names) {
+    options.carries.push_back({"new:" + name, name});
+    options.carries.push_back({"newMomentum:" + name, "momentum:" + name});
+  }
+  for (const ir::Node& node : graph.nodes()) {
+    if (!node.dead && node.kind == ir::NodeKind::kOutput &&
+        node.name.starts_with("new:") &&
+        std::find(names.begin(), names.end(), node.name.substr(4)) ==
+            names.end()) {
+      options.carries.push_back({node.name, node.name.substr(4)});
+    }
+  }
+  StepRunner r;
+  ASSIGN_OR_RETURN(r.exe_, backend.Compile(graph, options));
+  backends::Executable& exe = *r.exe_;
+  r.feeder_ = std::make_unique<Feeder>(dag, data, config.outputs, config.batch);
+  RETURN_IF_ERROR(r.feeder_->Bind(exe));
   for (const std::string& name : names) {
     Binding b{name, exe.FindInput(name), exe.FindOutput("new:" + name),
               exe.FindInput("momentum:" + name),
@@ -70,7 +85,7 @@ absl::Status StepRunner::Load(const TrainState& state, uint64_t seed) {
                   std::string_view what) -> absl::Status {
     auto it = from.find(name);
     if (it == from.end() ||
-        it->second.size() * sizeof(float) != exe_->input(input).size()) {
+        it->second.size() * sizeof(float) != exe_->inputs()[input].byte_size) {
       return absl::InvalidArgumentError(
           StrCat("the state's ", what, " '", name, "' does not fit the model"));
     }
@@ -89,26 +104,21 @@ absl::Status StepRunner::Load(const TrainState& state, uint64_t seed) {
   return absl::OkStatus();
 }
 
-void StepRunner::Store(TrainState& state) const {
-  auto store = [&](std::vector<float>& to, int input) {
-    to.resize(exe_->input(input).size() / sizeof(float));
-    std::memcpy(to.data(), exe_->input(input).data(),
-                exe_->input(input).size());
+absl::Status StepRunner::Store(TrainState& state) {
+  auto store = [&](std::vector<float>& to, int input) -> absl::Status {
+    ASSIGN_OR_RETURN(std::span<const std::byte> value, exe_->Current(input));
+    to.resize(value.size() / sizeof(float));
+    std::memcpy(to.data(), value.data(), value.size());
+    return absl::OkStatus();
   };
   for (const Binding& b : trained_) {
-    store(state.params[b.name], b.in);
-    store(state.momenta[b.name], b.m_in);
+    RETURN_IF_ERROR(store(state.params[b.name], b.in));
+    RETURN_IF_ERROR(store(state.momenta[b.name], b.m_in));
   }
-  for (const Binding& b : running_) store(state.params[b.name], b.in);
-}
-
-void StepRunner::Carry(const Binding& b, bool momentum) {
-  std::memcpy(exe_->input(b.in).data(), exe_->output(b.out).data(),
-              exe_->input(b.in).size());
-  if (momentum) {
-    std::memcpy(exe_->input(b.m_in).data(), exe_->output(b.m_out).data(),
-                exe_->input(b.m_in).size());
+  for (const Binding& b : running_) {
+    RETURN_IF_ERROR(store(state.params[b.name], b.in));
   }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
@@ -127,8 +137,8 @@ absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
   for (int i = 0; i < 6; ++i) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
   RETURN_IF_ERROR(exe_->Run());
   ++state.step;
-  // The step keeps the old values itself when it skips the update.
-  for (const Binding& b : trained_) Carry(b, /*momentum=*/true);
+  // The executable has carried the new values (the old ones when the
+  // step skipped its update).
   if (ReadScalar(*exe_, finite_out_) <= 0.5f) {
     if (scaling) {
       state.loss_scale = std::max(1.0, state.loss_scale / 2);
@@ -136,7 +146,6 @@ absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
     }
     return std::nan("");
   }
-  for (const Binding& b : running_) Carry(b, /*momentum=*/false);
   state.clip_mu = ReadScalar(*exe_, mu_out_);
   state.clip_sigma = ReadScalar(*exe_, sigma_out_);
   state.clip_first = false;

@@ -3,7 +3,10 @@
 // the step's inputs, runs one step on a batch — feeding the learning rate,
 // the loss scale and the clipping state, carrying the new values over,
 // updating the loss-scaling and clipping state on the host — and stores
-// the values back into a state.
+// the values back into a state. The executable carries the parameters,
+// momenta and running statistics from one step to the next itself
+// (backends::CompileOptions::carries): the host feeds the batch and a few
+// scalars and reads a few scalars back.
 #ifndef WEBNNM_ENGINE_TRAIN_STEP_RUNNER_H_
 #define WEBNNM_ENGINE_TRAIN_STEP_RUNNER_H_
 
@@ -37,8 +40,9 @@ class StepRunner {
   // Writes the state's values into the step and sets the random state to
   // (seed, state.step); fails when a value does not fit.
   absl::Status Load(const TrainState& state, uint64_t seed);
-  // Reads the current parameters, momenta and running statistics back.
-  void Store(TrainState& state) const;
+  // Reads the current parameters, momenta and running statistics back
+  // (from the device, on one).
+  absl::Status Store(TrainState& state);
 
   // One step on samples[begin, begin + batch) at learning rate `lr`:
   // applies the update when the gradients are finite (and then moves the
@@ -54,8 +58,6 @@ class StepRunner {
     std::string name;
     int in = -1, out = -1, m_in = -1, m_out = -1;
   };
-  void Carry(const Binding& b, bool momentum);
-
   std::unique_ptr<backends::Executable> exe_;
   std::unique_ptr<Feeder> feeder_;
   std::vector<Binding> trained_;  // with momenta

@@ -441,7 +441,7 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     state.train_seconds += Seconds(Clock::now() - start);
     state.trained_samples += static_cast<int64_t>(order.size());
     state.epoch = epoch;
-    step.Store(state);
+    RETURN_IF_ERROR(step.Store(state));
     EpochReport report;
     report.epoch = epoch;
     report.epochs = hyper.epochs;

@@ -67,6 +67,12 @@ constexpr uint32_t kGatherNd[] =
 constexpr uint32_t kScatter[] =
 #include "scatter.spv.inc"
     ;
+constexpr uint32_t kResample[] =
+#include "resample.spv.inc"
+    ;
+constexpr uint32_t kQuantize[] =
+#include "quantize.spv.inc"
+    ;
 
 template <size_t N>
 constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
@@ -156,6 +162,14 @@ const Shader& ScatterShader() {
 }
 const Shader& ArgShader() {
   static const Shader s = Make("arg", kArg, 2, 3);
+  return s;
+}
+const Shader& ResampleShader() {
+  static const Shader s = Make("resample", kResample, 2, 3 + 2 * 4);
+  return s;
+}
+const Shader& QuantizeShader() {
+  static const Shader s = Make("quantize", kQuantize, 4, 2 + 3 * 6);
   return s;
 }
 const Shader& CastShader() {

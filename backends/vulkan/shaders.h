@@ -38,6 +38,8 @@ const Shader& ScanShader();
 const Shader& GatherElementsShader();
 const Shader& GatherNdShader();
 const Shader& ScatterShader();
+const Shader& ResampleShader();
+const Shader& QuantizeShader();
 
 }  // namespace webnnm::backends::vulkan
 

@@ -109,6 +109,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanScan(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanGatherElements(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanGatherNd(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanScatter(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanResample(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanQuantize(const OpIO& io);
 
 }  // namespace webnnm::backends::vulkan
 

@@ -12,6 +12,7 @@ bool IsBinaryFloat(ir::OpKind op);
 bool IsReduction(ir::OpKind op);
 bool IsPredicate(ir::OpKind op);
 bool CastSupported(ir::DType t);
+bool QuantizeSupported(ir::OpKind op, ir::DType t);
 
 namespace {
 
@@ -65,6 +66,10 @@ Planner FindPlanner(K op) {
     return PlanNorm;
   }
   if (op == K::kRandomUniform) return PlanRandom;
+  if (op == K::kResample2d) return PlanResample;
+  if (op == K::kQuantizeLinear || op == K::kDequantizeLinear) {
+    return PlanQuantize;
+  }
   if (op == K::kAveragePool2d || op == K::kMaxPool2d || op == K::kL2Pool2d) {
     return PlanPool;
   }
@@ -83,6 +88,9 @@ bool Supports(K op, ir::DType dtype) {
            dtype == ir::DType::kUint64;
   }
   if (op == K::kCast) return CastSupported(dtype);
+  if (op == K::kQuantizeLinear || op == K::kDequantizeLinear) {
+    return QuantizeSupported(op, dtype);
+  }
   if (op == K::kLogicalAnd || op == K::kLogicalOr || op == K::kLogicalXor ||
       op == K::kLogicalNot) {
     return dtype == ir::DType::kUint8;

@@ -104,6 +104,23 @@ absl::Status Device::Init() {
                                          "' supports only Vulkan 1.0"));
   }
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+  // Subgroup operations in compute shaders (Vulkan 1.1 properties): the
+  // reductions use them when the stage has basic, vote and arithmetic
+  // operations, unless WEBNNM_VULKAN_SUBGROUPS=0.
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties2.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical_, &properties2);
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                        VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  const char* subgroups = std::getenv("WEBNNM_VULKAN_SUBGROUPS");
+  subgroup_size_ = subgroup.subgroupSize;
+  subgroups_ = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+               (subgroup.supportedOperations & needed) == needed &&
+               !(subgroups != nullptr && std::string(subgroups) == "0");
 
   uint32_t families = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);

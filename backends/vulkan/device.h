@@ -72,6 +72,10 @@ class Device {
   uint32_t queue_family() const { return queue_family_; }
   const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
   std::string name() const { return properties_.deviceName; }
+  // Whether compute shaders may use subgroup basic, vote and arithmetic
+  // operations (off with WEBNNM_VULKAN_SUBGROUPS=0), and the subgroup size.
+  bool subgroups() const { return subgroups_; }
+  uint32_t subgroup_size() const { return subgroup_size_; }
 
   // A storage buffer that is also a transfer source and destination:
   // device-local memory, or host-visible, coherent and mapped.
@@ -94,6 +98,8 @@ class Device {
   VkPhysicalDeviceMemoryProperties memory_{};
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
+  bool subgroups_ = false;
+  uint32_t subgroup_size_ = 1;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::mutex queue_mutex_;

@@ -225,6 +225,7 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
                      limits.maxStorageBufferRange,
                      align};
       limits_io.random_state = exe->random_range_;
+      limits_io.subgroups = device->subgroups();
       if (node.op->kind == ir::OpKind::kRandomUniform) {
         limits_io.random_stream = streams++;  // as the CPU backend numbers them
       }

@@ -13,8 +13,10 @@ std::optional<ir::DType> Wide(ir::DType t) {
     case ir::DType::kFloat16:
       return ir::DType::kFloat32;
     case ir::DType::kInt8:
+    case ir::DType::kInt4:
       return ir::DType::kInt32;
     case ir::DType::kUint8:
+    case ir::DType::kUint4:
       return ir::DType::kUint32;
     default:
       return std::nullopt;
@@ -22,9 +24,36 @@ std::optional<ir::DType> Wide(ir::DType t) {
 }
 
 // Casts have their own types; random float16 must stay below 1, which
-// rounding a float32 up could break.
-bool Widens(ir::OpKind op) {
-  return op != ir::OpKind::kCast && op != ir::OpKind::kRandomUniform;
+// rounding a float32 up could break. int4/uint4 (one byte each) widen only
+// for operations that move values without computing on them, as the CPU
+// backend has them.
+bool Widens(ir::OpKind op, ir::DType dtype) {
+  using K = ir::OpKind;
+  if (dtype == ir::DType::kInt4 || dtype == ir::DType::kUint4) {
+    switch (op) {
+      case K::kReshape:
+      case K::kIdentity:
+      case K::kTranspose:
+      case K::kExpand:
+      case K::kSlice:
+      case K::kReverse:
+      case K::kConcat:
+      case K::kSplit:
+      case K::kWhere:
+      case K::kTile:
+      case K::kPad:
+      case K::kTriangular:
+      case K::kGather:
+      case K::kGatherElements:
+      case K::kGatherND:
+      case K::kScatterElements:
+      case K::kScatterND:
+        return true;
+      default:
+        return false;
+    }
+  }
+  return op != K::kCast && op != K::kRandomUniform;
 }
 
 // Whether `node` runs on its type directly (true), widened (false), or not
@@ -42,7 +71,7 @@ std::optional<bool> Direct(const ir::Graph& graph, const ir::Node& node) {
   }
   if (Supports(op, dtype)) return true;
   std::optional<ir::DType> wide = Wide(dtype);
-  if (Widens(op) && wide && Supports(op, *wide)) return false;
+  if (Widens(op, dtype) && wide && Supports(op, *wide)) return false;
   return std::nullopt;
 }
 
@@ -54,7 +83,7 @@ bool RunsOn(ir::OpKind op, ir::DType dtype) {
   if (FindPlanner(op) == nullptr) return false;
   if (Supports(op, dtype)) return true;
   std::optional<ir::DType> wide = Wide(dtype);
-  return Widens(op) && wide && Supports(op, *wide);
+  return Widens(op, dtype) && wide && Supports(op, *wide);
 }
 
 ir::DType CheckedType(const ir::Graph& graph, const ir::Node& node) {
@@ -99,6 +128,7 @@ absl::StatusOr<NodePlan> PlanNode(const ir::Graph& graph, const ir::Node& node,
     return PlanCast(io);
   };
   OpIO io = limits;
+  io.narrow_type = narrow;
   std::vector<Dispatch> after;  // the results' casts back
   // Where the planner sees value v: in place, or (widened) in scratch with
   // a cast in before (operands) or back after (results).

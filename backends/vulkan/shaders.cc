@@ -67,6 +67,9 @@ constexpr uint32_t kGatherNd[] =
 constexpr uint32_t kScatter[] =
 #include "scatter.spv.inc"
     ;
+constexpr uint32_t kReduceSubgroup[] =
+#include "reduce_subgroup.spv.inc"
+    ;
 constexpr uint32_t kResample[] =
 #include "resample.spv.inc"
     ;
@@ -84,7 +87,7 @@ constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
 
 // The push-constant sizes mirror each shader's `Push` block.
 const Shader& UnaryShader() {
-  static const Shader s = Make("unary", kUnary, 2, 3);
+  static const Shader s = Make("unary", kUnary, 2, 5);
   return s;
 }
 const Shader& BinaryShader() {
@@ -99,9 +102,11 @@ const Shader& MatmulShader() {
   static const Shader s = Make("matmul", kMatmul, 4, 4 + 3 * 4 + 6 + 2);
   return s;
 }
-const Shader& ReduceShader() {
-  static const Shader s = Make("reduce", kReduce, 2, 4 + 4 * 6);
-  return s;
+const Shader& ReduceShader(bool subgroups) {
+  static const Shader plain = Make("reduce", kReduce, 2, 4 + 4 * 6);
+  static const Shader subgroup =
+      Make("reduce_subgroup", kReduceSubgroup, 2, 4 + 4 * 6);
+  return subgroups ? subgroup : plain;
 }
 const Shader& SoftmaxShader() {
   static const Shader s = Make("softmax", kSoftmax, 2, 3);
@@ -141,7 +146,7 @@ const Shader& BatchNormShader() {
   return s;
 }
 const Shader& RemapShader() {
-  static const Shader s = Make("remap", kRemap, 2, 23);
+  static const Shader s = Make("remap", kRemap, 2, 24);
   return s;
 }
 const Shader& ScanShader() {

@@ -16,12 +16,13 @@ struct Shader {
   uint32_t push_bytes;  // the push-constant block's size
 };
 
-// One per file in shaders/.
+// One per file in shaders/ (and one per variant, see CMakeLists.txt).
 const Shader& UnaryShader();
 const Shader& BinaryShader();
 const Shader& CopyShader();
 const Shader& MatmulShader();
-const Shader& ReduceShader();
+// With `subgroups`, the variant built with subgroup operations.
+const Shader& ReduceShader(bool subgroups);
 const Shader& SoftmaxShader();
 const Shader& PredicateShader();
 const Shader& WhereShader();

@@ -86,7 +86,19 @@ absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io) {
   const K op = io.node.op->kind;
   Dispatch d;
   d.shader = &PoolShader();
-  d.spec = {op == K::kAveragePool2d ? 0u : op == K::kMaxPool2d ? 1u : 2u};
+  // Integer max pooling (int8/uint8 widened): an empty window gives the
+  // lowest value of the operation's own type, as on the CPU.
+  const ir::DType dtype = io.in_types[0]->dtype;
+  const uint32_t type = dtype == ir::DType::kInt32    ? 1
+                        : dtype == ir::DType::kUint32 ? 2
+                                                      : 0;
+  const uint32_t lowest = io.narrow_type == ir::DType::kInt8    ? 0xFFFFFF80u
+                          : io.narrow_type == ir::DType::kInt32 ? 0x80000000u
+                                                                : 0u;
+  d.spec = {op == K::kAveragePool2d ? 0u
+            : op == K::kMaxPool2d   ? 1u
+                                    : 2u,
+            type, lowest};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(in.n),       Word(in.c),         Word(in.h),
             Word(in.w),       Word(out.h),        Word(out.w),

@@ -101,9 +101,40 @@ int BinaryCode(K op) {
 
 }  // namespace
 
-// The shaders' TYPE: 0 float32, 1 int32, 2 uint32.
+// The shaders' TYPE: 0 float32, 1 int32, 2 uint32, 3 int64, 4 uint64.
 uint32_t TypeCode(ir::DType t) {
-  return t == ir::DType::kInt32 ? 1 : t == ir::DType::kUint32 ? 2 : 0;
+  switch (t) {
+    case ir::DType::kInt32:
+      return 1;
+    case ir::DType::kUint32:
+      return 2;
+    case ir::DType::kInt64:
+      return 3;
+    case ir::DType::kUint64:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+// An integer clamp bound: `v` truncated and saturated to the type (TYPE
+// 1..4), as two's complement bits.
+uint64_t BoundBits(double v, uint32_t type) {
+  v = std::trunc(v != v ? 0 : v);
+  switch (type) {
+    case 1:
+      return static_cast<uint32_t>(
+          static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0)));
+    case 2:
+      return static_cast<uint32_t>(std::clamp(v, 0.0, 4294967295.0));
+    case 3:
+      if (v >= 9223372036854775807.0) return 0x7fffffffffffffffull;
+      if (v <= -9223372036854775808.0) return 0x8000000000000000ull;
+      return static_cast<uint64_t>(static_cast<int64_t>(v));
+    default:
+      if (v >= 18446744073709551615.0) return ~0ull;
+      return static_cast<uint64_t>(std::max(v, 0.0));
+  }
 }
 
 bool IsUnaryFloat(K op) { return UnaryCode(op) >= 0; }
@@ -114,6 +145,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
   const uint32_t type = TypeCode(io.in_types[0]->dtype);
   const ir::Attrs& a = io.attrs();
   float alpha = 0, beta = 0;
+  uint32_t alpha_high = 0, beta_high = 0;
   switch (op) {
     case K::kElu:
       alpha = static_cast<float>(a.GetFloat("alpha", 1.0));
@@ -137,20 +169,15 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
       beta = static_cast<float>(hi != hi ? kInf : hi);
       if (type != 0) {
         // Integer bounds: truncated and saturated to the type, their bits
-        // carried in the float words.
-        const double min = type == 1 ? -2147483648.0 : 0.0;
-        const double max = type == 1 ? 2147483647.0 : 4294967295.0;
-        auto bits = [&](double v) -> float {
-          v = std::clamp(std::trunc(v != v ? 0 : v), min, max);
-          uint32_t w = type == 1
-                           ? static_cast<uint32_t>(static_cast<int32_t>(v))
-                           : static_cast<uint32_t>(v);
-          float f;
-          std::memcpy(&f, &w, 4);
-          return f;
-        };
-        alpha = bits(lo != lo ? -kInf : lo);
-        beta = bits(hi != hi ? kInf : hi);
+        // carried in the float words (and the high words for 64 bits).
+        const uint64_t lo_bits = BoundBits(lo != lo ? -kInf : lo, type);
+        const uint64_t hi_bits = BoundBits(hi != hi ? kInf : hi, type);
+        const uint32_t lo_low = static_cast<uint32_t>(lo_bits);
+        const uint32_t hi_low = static_cast<uint32_t>(hi_bits);
+        std::memcpy(&alpha, &lo_low, 4);
+        std::memcpy(&beta, &hi_low, 4);
+        alpha_high = static_cast<uint32_t>(lo_bits >> 32);
+        beta_high = static_cast<uint32_t>(hi_bits >> 32);
       }
       break;
     }
@@ -160,19 +187,20 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
   // Tensors larger than one binding: consecutive chunks of elements, each
   // starting at an aligned offset.
   const int64_t n = Count(io.out_types[0]->shape);
+  const uint64_t size = ir::RuntimeElementSize(io.in_types[0]->dtype);
   const int64_t chunk = static_cast<int64_t>(
-      (io.max_range / 4) / (io.alignment / 4) * (io.alignment / 4));
+      (io.max_range / size) / (io.alignment / size) * (io.alignment / size));
   std::vector<Dispatch> result;
   for (int64_t at = 0; at < n; at += chunk) {
     const int64_t count = std::min(chunk, n - at);
-    const Range part{static_cast<uint64_t>(at) * 4,
-                     static_cast<uint64_t>(count) * 4};
+    const Range part{static_cast<uint64_t>(at) * size,
+                     static_cast<uint64_t>(count) * size};
     Dispatch d;
     d.shader = &UnaryShader();
     d.spec = {static_cast<uint32_t>(UnaryCode(op)), type};
     d.bindings = {{io.in[0].offset + part.offset, part.bytes},
                   {io.out[0].offset + part.offset, part.bytes}};
-    d.push = {Word(count), Word(alpha), Word(beta)};
+    d.push = {Word(count), Word(alpha), Word(beta), alpha_high, beta_high};
     d.groups[0] = GridGroups(count, 256, io.max_groups);
     result.push_back(std::move(d));
   }
@@ -188,6 +216,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io) {
   // Tensors larger than one binding: chunks of rows of the leading
   // dimension, each operand bound from the chunk's first row (or whole,
   // where it is broadcast along that dimension); offsets stay aligned.
+  const uint64_t size = ir::RuntimeElementSize(io.in_types[0]->dtype);
   const int64_t lead = rank == 0 ? 1 : out[0];
   const int64_t row = rank == 0 ? 1 : Count(out) / lead;  // elements
   int64_t rows = lead;
@@ -195,10 +224,12 @@ absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io) {
                        io.in[1].bytes > io.max_range ||
                        io.out[0].bytes > io.max_range;
   if (too_big) {
-    rows =
-        static_cast<int64_t>(io.max_range / (static_cast<uint64_t>(row) * 4));
+    rows = static_cast<int64_t>(io.max_range /
+                                (static_cast<uint64_t>(row) * size));
     int64_t step = 1;  // rows whose bytes are a multiple of the alignment
-    while ((static_cast<uint64_t>(step * row) * 4) % io.alignment != 0) ++step;
+    while ((static_cast<uint64_t>(step * row) * size) % io.alignment != 0) {
+      ++step;
+    }
     rows = rows / step * step;
     const bool broadcast_too_big =
         (sa.empty() || sa[0] == 0 ? io.in[0].bytes > io.max_range : false) ||
@@ -212,8 +243,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io) {
   auto part = [&](Range whole, int64_t stride0, int64_t first, int64_t count) {
     if (!too_big) return whole;
     if (stride0 == 0) return whole;
-    return Range{whole.offset + static_cast<uint64_t>(first * stride0) * 4,
-                 static_cast<uint64_t>(count * stride0) * 4};
+    return Range{whole.offset + static_cast<uint64_t>(first * stride0) * size,
+                 static_cast<uint64_t>(count * stride0) * size};
   };
   std::vector<Dispatch> result;
   for (int64_t first = 0; first < lead; first += rows) {

@@ -18,9 +18,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanGather(const OpIO& io) {
   const int64_t total = Count(io.out_types[0]->shape);
   Dispatch d;
   d.shader = &GatherShader();
-  d.spec = {
-      static_cast<uint32_t>(ir::RuntimeElementSize(io.in_types[0]->dtype) / 4),
-      index_kind};
+  d.spec = {ElementWords(io.in_types[0]->dtype), index_kind};
   d.bindings = {io.in[0], io.in[1], io.out[0]};
   d.push = {Word(total), Word(Count(io.in_types[1]->shape)), Word(inner),
             Word(in[axis])};
@@ -35,6 +33,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanRandom(const OpIO& io) {
   const int64_t n = Count(io.out_types[0]->shape);
   Dispatch d;
   d.shader = &RandomShader();
+  d.spec = {io.out_types[0]->dtype == ir::DType::kFloat16 ? 1u : 0u};
   d.bindings = {io.random_state, io.out[0]};
   d.push = {Word(n), io.random_stream};
   d.groups[0] = GridGroups((n + 3) / 4, 256, io.max_groups);

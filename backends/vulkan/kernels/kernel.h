@@ -41,6 +41,10 @@ struct OpIO {
   uint32_t max_groups = 65535;      // the device's maxComputeWorkGroupCount[0]
   uint64_t max_range = 1ull << 27;  // maxStorageBufferRange: one binding
   uint64_t alignment = 256;         // of a binding's offset
+  bool subgroups = false;           // Device::subgroups()
+  // The type the operation has in the graph (in_types may be widened:
+  // plan_node.h).
+  ir::DType narrow_type = ir::DType::kFloat32;
   // randomUniform: the executable's random state (key, step; written before
   // each run) and this operation's stream.
   Range random_state;
@@ -80,6 +84,11 @@ inline uint32_t Word(float v) {
   return w;
 }
 inline uint32_t Word(int64_t v) { return static_cast<uint32_t>(v); }
+// 32-bit words per element for the shaders that copy bits (2 for 64-bit
+// types, else 1).
+inline uint32_t ElementWords(ir::DType dtype) {
+  return ir::RuntimeElementSize(dtype) == 8 ? 2 : 1;
+}
 // Workgroups for a grid-stride loop over `n` elements, `size` per group.
 uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups);
 // Row-major strides and element counts: the CPU backend's index arithmetic.

@@ -10,6 +10,7 @@ namespace webnnm::backends::vulkan {
 bool IsUnaryFloat(ir::OpKind op);
 bool IsBinaryFloat(ir::OpKind op);
 bool IsReduction(ir::OpKind op);
+bool ReductionSupported(ir::OpKind op, ir::DType dtype);
 bool IsPredicate(ir::OpKind op);
 bool CastSupported(ir::DType t);
 bool QuantizeSupported(ir::OpKind op, ir::DType t);
@@ -78,16 +79,27 @@ Planner FindPlanner(K op) {
 
 bool Supports(K op, ir::DType dtype) {
   if (FindPlanner(op) == nullptr) return false;
+  // Operations that copy bits: 32-bit elements as one word, 64-bit as two.
   if (IsMovement(op) || op == K::kWhere || op == K::kTile || op == K::kPad ||
-      op == K::kTriangular || op == K::kGatherElements || op == K::kGatherND ||
-      op == K::kScatterElements || op == K::kScatterND) {
-    return FourBytes(dtype);
-  }
-  if (op == K::kGather) {
+      op == K::kTriangular || op == K::kGather || op == K::kGatherElements ||
+      op == K::kGatherND || op == K::kScatterElements || op == K::kScatterND) {
     return FourBytes(dtype) || dtype == ir::DType::kInt64 ||
            dtype == ir::DType::kUint64;
   }
   if (op == K::kCast) return CastSupported(dtype);
+  if (op == K::kMaxPool2d || op == K::kResample2d) {
+    return dtype == ir::DType::kFloat32 || dtype == ir::DType::kInt32 ||
+           dtype == ir::DType::kUint32;
+  }
+  if (op == K::kRandomUniform) {
+    return dtype == ir::DType::kFloat32 || dtype == ir::DType::kFloat16;
+  }
+  if (IsReduction(op)) return ReductionSupported(op, dtype);
+  if (op == K::kArgMax || op == K::kArgMin || op == K::kCumulativeSum) {
+    return dtype == ir::DType::kFloat32 || dtype == ir::DType::kInt32 ||
+           dtype == ir::DType::kUint32 || dtype == ir::DType::kInt64 ||
+           dtype == ir::DType::kUint64;
+  }
   if (op == K::kQuantizeLinear || op == K::kDequantizeLinear) {
     return QuantizeSupported(op, dtype);
   }
@@ -97,11 +109,14 @@ bool Supports(K op, ir::DType dtype) {
   }
   if (op == K::kEqual || op == K::kNotEqual || op == K::kGreater ||
       op == K::kGreaterOrEqual || op == K::kLesser || op == K::kLesserOrEqual) {
-    return FourBytes(dtype);
+    return FourBytes(dtype) || dtype == ir::DType::kInt64 ||
+           dtype == ir::DType::kUint64;
   }
-  // Integer arithmetic (wrapping, as on the CPU) on 32-bit integers.
-  const bool integer32 =
-      dtype == ir::DType::kInt32 || dtype == ir::DType::kUint32;
+  // Integer arithmetic (wrapping, as on the CPU) on 32- and 64-bit
+  // integers.
+  const bool integer =
+      dtype == ir::DType::kInt32 || dtype == ir::DType::kUint32 ||
+      dtype == ir::DType::kInt64 || dtype == ir::DType::kUint64;
   switch (op) {
     case K::kAdd:
     case K::kSub:
@@ -116,7 +131,7 @@ bool Supports(K op, ir::DType dtype) {
     case K::kSign:
     case K::kRelu:
     case K::kClamp:
-      return dtype == ir::DType::kFloat32 || integer32;
+      return dtype == ir::DType::kFloat32 || integer;
     default:
       return dtype == ir::DType::kFloat32;
   }

@@ -1,4 +1,5 @@
-// Data movement as strided copies of 32-bit elements (copy.comp): reshape,
+// Data movement as strided copies of 32-bit words (copy.comp; a 64-bit
+// element is two): reshape,
 // identity, transpose, expand, slice, reverse, concat and split. Each is
 // one copy per operand or result, its strides chosen so that the copy
 // walks the result's coordinates.
@@ -11,12 +12,22 @@ namespace {
 using K = ir::OpKind;
 
 // Copies `shape` elements: x[in_base + Σ c·in_stride] to
-// y[out_base + Σ c·out_stride].
+// y[out_base + Σ c·out_stride]. A 64-bit element is two words: the copy
+// gets an inner dimension of 2.
 absl::StatusOr<Dispatch> Copy(const OpIO& io, Range from, Range to,
-                              const std::vector<int64_t>& shape,
-                              const std::vector<int64_t>& in_stride,
-                              const std::vector<int64_t>& out_stride,
-                              int64_t in_base, int64_t out_base) {
+                              std::vector<int64_t> shape,
+                              std::vector<int64_t> in_stride,
+                              std::vector<int64_t> out_stride, int64_t in_base,
+                              int64_t out_base) {
+  if (ElementWords(io.out_types[0]->dtype) == 2) {
+    for (int64_t& s : in_stride) s *= 2;
+    for (int64_t& s : out_stride) s *= 2;
+    in_base *= 2;
+    out_base *= 2;
+    shape.push_back(2);
+    in_stride.push_back(1);
+    out_stride.push_back(1);
+  }
   const int rank = static_cast<int>(shape.size());
   if (absl::Status s = CheckRank(shape.size()); !s.ok()) return s;
   const int64_t n = Count(shape);

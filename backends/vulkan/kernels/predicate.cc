@@ -62,6 +62,10 @@ int CastCode(ir::DType t) {
       return 6;
     case ir::DType::kUint8:
       return 7;
+    case ir::DType::kInt4:
+      return 8;
+    case ir::DType::kUint4:
+      return 9;
     default:
       return -1;
   }
@@ -91,6 +95,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanPredicate(const OpIO& io) {
   const uint32_t kind = type == ir::DType::kInt32    ? 1
                         : type == ir::DType::kUint32 ? 2
                         : type == ir::DType::kUint8  ? 3
+                        : type == ir::DType::kInt64  ? 4
+                        : type == ir::DType::kUint64 ? 5
                                                      : 0;
   d.spec = {static_cast<uint32_t>(PredicateCode(op)), kind};
   d.bindings = {io.in[0], binary ? io.in[1] : io.in[0], io.out[0]};
@@ -109,6 +115,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanWhere(const OpIO& io) {
   if (absl::Status s = CheckRank(out.size()); !s.ok()) return s;
   Dispatch d;
   d.shader = &WhereShader();
+  d.spec = {ElementWords(io.out_types[0]->dtype)};
   d.bindings = {io.in[0], io.in[1], io.in[2], io.out[0]};
   PushShape(d, out);
   for (int k = 0; k < 3; ++k) {

@@ -1,5 +1,6 @@
-// Reductions over any axes (reduce.comp) and softmax along one axis
-// (softmax.comp), float32.
+// Reductions over any axes (reduce.comp: float32, and 32- and 64-bit integers
+// for the sums, products, extremes, L1 and sumSquare) and softmax along one
+// axis (softmax.comp, float32).
 #include "backends/vulkan/kernels/kernel.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -8,6 +9,10 @@ namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
+
+// Reductions of at most this many elements per output run one invocation
+// per output rather than a workgroup.
+constexpr int64_t kSerialReduction = 64;
 
 // reduce.comp's OP numbers.
 int ReduceCode(K op) {
@@ -41,6 +46,17 @@ int ReduceCode(K op) {
 
 bool IsReduction(K op) { return ReduceCode(op) >= 0; }
 
+bool ReductionSupported(K op, ir::DType dtype) {
+  if (dtype == ir::DType::kFloat32) return IsReduction(op);
+  if (dtype != ir::DType::kInt32 && dtype != ir::DType::kUint32 &&
+      dtype != ir::DType::kInt64 && dtype != ir::DType::kUint64) {
+    return false;
+  }
+  return op == K::kReduceSum || op == K::kReduceMax || op == K::kReduceMin ||
+         op == K::kReduceProduct || op == K::kReduceL1 ||
+         op == K::kReduceSumSquare;
+}
+
 absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
   const std::vector<int64_t>& in = io.in_types[0]->shape;
   const int rank = static_cast<int>(in.size());
@@ -68,9 +84,18 @@ absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
     }
   }
   if (absl::Status s = CheckRank(in.size()); !s.ok()) return s;
+  const ir::DType dtype = io.in_types[0]->dtype;
+  const uint32_t type = dtype == ir::DType::kInt32    ? 1
+                        : dtype == ir::DType::kUint32 ? 2
+                        : dtype == ir::DType::kInt64  ? 3
+                        : dtype == ir::DType::kUint64 ? 4
+                                                      : 0;
+  // Short reductions: one invocation per output; longer ones: a workgroup.
+  const bool serial = count <= kSerialReduction;
   Dispatch d;
-  d.shader = &ReduceShader();
-  d.spec = {static_cast<uint32_t>(ReduceCode(io.node.op->kind))};
+  d.shader = &ReduceShader(io.subgroups && !serial);
+  d.spec = {static_cast<uint32_t>(ReduceCode(io.node.op->kind)), type,
+            serial ? 1u : 0u};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(outputs), Word(count),
             Word(static_cast<int64_t>(kept_shape.size())),
@@ -84,8 +109,9 @@ absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
   pad(kept_stride, 0);
   pad(red_shape, 1);
   pad(red_stride, 0);
-  d.groups[0] = static_cast<uint32_t>(
-      std::min<int64_t>(outputs, static_cast<int64_t>(io.max_groups)));
+  d.groups[0] = serial ? GridGroups(outputs, 256, io.max_groups)
+                       : static_cast<uint32_t>(std::min<int64_t>(
+                             outputs, static_cast<int64_t>(io.max_groups)));
   return std::vector<Dispatch>{d};
 }
 
@@ -95,8 +121,25 @@ absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io) {
   const int64_t outputs = s.outer * s.inner;
   Dispatch d;
   d.shader = &ArgShader();
+  uint32_t type = 0;
+  switch (io.in_types[0]->dtype) {
+    case ir::DType::kInt32:
+      type = 1;
+      break;
+    case ir::DType::kUint32:
+      type = 2;
+      break;
+    case ir::DType::kInt64:
+      type = 3;
+      break;
+    case ir::DType::kUint64:
+      type = 4;
+      break;
+    default:
+      break;
+  }
   d.spec = {io.node.op->kind == K::kArgMax ? 1u : 0u,
-            io.out_types[0]->dtype == ir::DType::kInt64 ? 1u : 0u};
+            io.out_types[0]->dtype == ir::DType::kInt64 ? 1u : 0u, type};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(outputs), Word(s.length), Word(s.inner)};
   d.groups[0] = GridGroups(outputs, 256, io.max_groups);

@@ -12,13 +12,17 @@ namespace {
 
 using K = ir::OpKind;
 
-// The bits of `value` as an element of `dtype` (a 32-bit type).
-uint32_t ValueBits(double value, ir::DType dtype) {
+// The bits of `value` as an element of `dtype` (a 32- or 64-bit type).
+uint64_t ValueBits(double value, ir::DType dtype) {
   switch (dtype) {
     case ir::DType::kInt32:
       return static_cast<uint32_t>(static_cast<int32_t>(value));
     case ir::DType::kUint32:
       return static_cast<uint32_t>(value < 0 ? 0 : value);
+    case ir::DType::kInt64:
+      return static_cast<uint64_t>(static_cast<int64_t>(value));
+    case ir::DType::kUint64:
+      return static_cast<uint64_t>(value < 0 ? 0 : value);
     default:
       return Word(static_cast<float>(value));
   }
@@ -35,7 +39,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanRemap(const OpIO& io) {
     return absl::InvalidArgumentError("the result's rank differs");
   }
   const ir::Attrs& a = io.attrs();
-  uint32_t mode = 0, pad = 0, value = 0, upper = 0;
+  uint32_t mode = 0, pad = 0, upper = 0;
+  uint64_t value = 0;
   int64_t diagonal = 0;
   std::vector<int64_t> begin(rank, 0);
   switch (io.node.op->kind) {
@@ -64,7 +69,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanRemap(const OpIO& io) {
   const int64_t n = Count(out);
   Dispatch d;
   d.shader = &RemapShader();
-  d.spec = {mode, pad};
+  d.spec = {mode, pad, ElementWords(io.in_types[0]->dtype)};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(n), Word(int64_t{rank})};
   for (int k = 0; k < kMaxRank; ++k)
@@ -73,9 +78,10 @@ absl::StatusOr<std::vector<Dispatch>> PlanRemap(const OpIO& io) {
     d.push.push_back(Word(k < rank ? in[k] : 1));
   for (int k = 0; k < kMaxRank; ++k)
     d.push.push_back(Word(k < rank ? begin[k] : 0));
-  d.push.push_back(value);
+  d.push.push_back(static_cast<uint32_t>(value));
   d.push.push_back(upper);
   d.push.push_back(Word(std::clamp<int64_t>(diagonal, -(1 << 30), 1 << 30)));
+  d.push.push_back(static_cast<uint32_t>(value >> 32));
   d.groups[0] = GridGroups(n, 256, io.max_groups);
   return std::vector<Dispatch>{d};
 }
@@ -85,8 +91,12 @@ absl::StatusOr<std::vector<Dispatch>> PlanScan(const OpIO& io) {
                                         io.attrs().GetInt("axis", -1)));
   Dispatch d;
   d.shader = &ScanShader();
+  const ir::DType dtype = io.in_types[0]->dtype;
+  const uint32_t type = dtype == ir::DType::kFloat32         ? 0
+                        : ir::RuntimeElementSize(dtype) == 8 ? 2
+                                                             : 1;
   d.spec = {io.attrs().GetBool("exclusive", false) ? 1u : 0u,
-            io.attrs().GetBool("reversed", false) ? 1u : 0u};
+            io.attrs().GetBool("reversed", false) ? 1u : 0u, type};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(s.outer * s.inner), Word(s.length), Word(s.inner)};
   d.groups[0] = GridGroups(s.outer * s.inner, 256, io.max_groups);
@@ -107,7 +117,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanGatherElements(const OpIO& io) {
   const int64_t n = Count(out);
   Dispatch d;
   d.shader = &GatherElementsShader();
-  d.spec = {index_kind};
+  d.spec = {index_kind, ElementWords(io.in_types[0]->dtype)};
   d.bindings = {io.in[0], io.in[1], io.out[0]};
   d.push = {Word(n), Word(int64_t{rank}), Word(axis)};
   for (int k = 0; k < kMaxRank; ++k)

@@ -1,6 +1,7 @@
 // resample2d (resample.comp): nearest-neighbour or linear resizing of two
-// axes of a 4-D float32 tensor, one invocation per output; the output shape
-// is the rule's (sizes, or floor(scale · input)).
+// axes of a 4-D float32, int32 or uint32 tensor (int8/uint8 widened), one
+// invocation per output; the output shape is the rule's (sizes, or floor(scale
+// · input)).
 #include <limits>
 
 #include "backends/vulkan/kernels/kernel.h"
@@ -34,7 +35,10 @@ absl::StatusOr<std::vector<Dispatch>> PlanResample(const OpIO& io) {
   const int64_t n = Count(out);
   Dispatch d;
   d.shader = &ResampleShader();
-  d.spec = {linear ? 1u : 0u};
+  const ir::DType dtype = io.in_types[0]->dtype;
+  d.spec = {linear ? 1u : 0u, dtype == ir::DType::kInt32    ? 1u
+                              : dtype == ir::DType::kUint32 ? 2u
+                                                            : 0u};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(n), Word(axes[0]), Word(axes[1])};
   for (int64_t v : in) d.push.push_back(Word(v));

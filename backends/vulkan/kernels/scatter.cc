@@ -20,7 +20,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanGatherNd(const OpIO& io) {
   const int64_t total = Count(io.out_types[0]->shape);
   Dispatch d;
   d.shader = &GatherNdShader();
-  d.spec = {index_kind};
+  d.spec = {index_kind, ElementWords(io.in_types[0]->dtype)};
   d.bindings = {io.in[0], io.in[1], io.out[0]};
   d.push = {Word(total), Word(slice), Word(k)};
   for (int i = 0; i < kMaxRank; ++i) d.push.push_back(Word(i < k ? in[i] : 1));
@@ -40,7 +40,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanScatter(const OpIO& io) {
   const bool nd = io.node.op->kind == ir::OpKind::kScatterND;
   Dispatch s;
   s.shader = &ScatterShader();
-  s.spec = {index_kind, nd ? 1u : 0u};
+  const uint32_t element_words = ElementWords(io.in_types[0]->dtype);
+  s.spec = {index_kind, nd ? 1u : 0u, element_words};
   s.bindings = {io.in[1], io.in[2], io.out[0]};
   if (nd) {
     const int64_t k = io.in_types[1]->shape.back();
@@ -70,7 +71,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanScatter(const OpIO& io) {
   }
   s.groups[0] = GridGroups(total, 256, io.max_groups);
   // First the input into the result (a flat copy of 32-bit words).
-  const int64_t words = Count(in);
+  const int64_t words = Count(in) * element_words;
   Dispatch copy;
   copy.shader = &CopyShader();
   copy.bindings = {io.in[0], io.out[0]};

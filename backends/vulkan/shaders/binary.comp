@@ -2,10 +2,11 @@
 // z[i] = f(a[offset_a(i)], b[offset_b(i)]), where each offset walks the
 // output's coordinates with the operand's strides (0 along a broadcast
 // dimension). The operation (OP) and the type (TYPE: 0 float32, 1 int32,
-// 2 uint32) are specialization constants. Integer arithmetic wraps around
-// (GLSL's is modular); integer division truncates, x / 0 = 0 and
-// INT_MIN / -1 = INT_MIN, as on the CPU.
+// 2 uint32, 3 int64, 4 uint64 — 64-bit elements as (low, high) word pairs)
+// are specialization constants. Integer arithmetic wraps around; integer
+// division truncates, x / 0 = 0 and INT_MIN / -1 = INT_MIN, as on the CPU.
 #version 450
+#extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
 layout(constant_id = 1) const uint TYPE = 0;
@@ -96,6 +97,23 @@ uint apply_int(uint bu, uint bv) {
   }
 }
 
+#include "int64.glsl"
+
+uvec2 apply64(uvec2 u, uvec2 v) {
+  bool signed_ = TYPE == 3u;
+  switch (OP) {
+    case 0: return add64(u, v);
+    case 1: return sub64(u, v);
+    case 2: return mul64(u, v);
+    case 3: return div64(u, v, signed_);
+    case 4: return less64(u, v, signed_) ? v : u;
+    case 5: return less64(v, u, signed_) ? v : u;
+    case 6: return pow64(u, v, signed_);
+    default:  // prelu
+      return signed_ && negative64(u) ? mul64(u, v) : u;
+  }
+}
+
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
@@ -106,8 +124,15 @@ void main() {
       ia += c * p.stride_a[d];
       ib += c * p.stride_b[d];
     }
-    z[i] = TYPE == 0u
-               ? floatBitsToUint(apply(uintBitsToFloat(a[ia]), uintBitsToFloat(b[ib])))
-               : apply_int(a[ia], b[ib]);
+    if (TYPE >= 3u) {
+      uvec2 r = apply64(uvec2(a[2u * ia], a[2u * ia + 1u]),
+                        uvec2(b[2u * ib], b[2u * ib + 1u]));
+      z[2u * i] = r.x;
+      z[2u * i + 1u] = r.y;
+    } else {
+      z[i] = TYPE == 0u ? floatBitsToUint(apply(uintBitsToFloat(a[ia]),
+                                                uintBitsToFloat(b[ib])))
+                        : apply_int(a[ia], b[ib]);
+    }
   }
 }

@@ -1,7 +1,8 @@
-// cast among float32, float16, int32, uint32, int64, uint64, int8 and uint8
-// (FROM and TO, codes 0..7), as the CPU backend: to float rounds; float to
-// integer truncates toward zero and saturates, NaN -> 0; integer to integer
-// keeps the low bits. Every tensor is read and written as 32-bit words: 8-
+// cast among float32, float16, int32, uint32, int64, uint64, int8, uint8,
+// int4 and uint4 (FROM and TO, codes 0..9), as the CPU backend: to float
+// rounds; float to integer truncates toward zero and saturates, NaN -> 0;
+// integer to integer keeps the low bits (int4/uint4: one byte each, the low
+// 4 bits read, int4 sign-extended, and written sign-extended). Every tensor is read and written as 32-bit words: 8-
 // and 16-bit elements packed four and two to a word, 64-bit ones as (low,
 // high) pairs, without 8-, 16- or 64-bit shader features. Each invocation
 // makes one result word (an 8-byte result: its two words).
@@ -14,12 +15,12 @@ layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push { uint n; } p;
 
 // 0 float32, 1 float16, 2 int32, 3 uint32, 4 int64, 5 uint64, 6 int8,
-// 7 uint8.
+// 7 uint8, 8 int4, 9 uint4.
 uint size_of(uint t) {
   return t == 4u || t == 5u ? 8u : t == 1u ? 2u : t >= 6u ? 1u : 4u;
 }
 bool is_float(uint t) { return t <= 1u; }
-bool is_signed(uint t) { return t == 2u || t == 4u || t == 6u; }
+bool is_signed(uint t) { return t == 2u || t == 4u || t == 6u || t == 8u; }
 
 // A source element: as a float (float types), or as 64 integer bits.
 float read_float(uint i) {
@@ -31,6 +32,8 @@ uvec2 read_int(uint i) {  // (low, high), sign-extended
   if (s == 8u) return uvec2(x[2u * i], x[2u * i + 1u]);
   uint low = s == 4u ? x[i] : (x[i >> 2] >> ((i & 3u) * 8u)) & 0xffu;
   if (FROM == 6u && low >= 128u) low |= 0xffffff00u;
+  if (FROM == 8u) low = uint(int(low << 28) >> 28);
+  if (FROM == 9u) low &= 0xfu;
   bool negative = is_signed(FROM) && (low & 0x80000000u) != 0u;
   return uvec2(low, negative ? 0xffffffffu : 0u);
 }
@@ -54,6 +57,8 @@ uvec2 float_to_int(float f) {
   else if (TO == 3u) { lo_limit = 0.0; hi_limit = 4294967295.0; }
   else if (TO == 6u) { lo_limit = -128.0; hi_limit = 127.0; }
   else if (TO == 7u) { lo_limit = 0.0; hi_limit = 255.0; }
+  else if (TO == 8u) { lo_limit = -8.0; hi_limit = 7.0; }
+  else if (TO == 9u) { lo_limit = 0.0; hi_limit = 15.0; }
   else if (TO == 4u) { lo_limit = -9223372036854775808.0; hi_limit = 9223372036854775807.0; }
   else { lo_limit = 0.0; hi_limit = 18446744073709551615.0; }
   if (f >= hi_limit) {
@@ -92,6 +97,8 @@ uvec2 convert(uint i) {
   uvec2 v = read_int(i);
   if (TO == 0u) return uvec2(floatBitsToUint(int_to_float(v)), 0u);
   if (TO == 1u) return uvec2(packHalf2x16(vec2(int_to_float(v), 0.0)), 0u);
+  if (TO == 8u) return uvec2(uint(int(v.x << 28) >> 28), 0u);
+  if (TO == 9u) return uvec2(v.x & 0xfu, 0u);
   return v;
 }
 

@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint INDEX = 0;
+layout(constant_id = 1) const uint WORDS = 1;  // 2: 64-bit elements
 layout(std430, binding = 0) readonly buffer X { uint x[]; };
 layout(std430, binding = 1) readonly buffer I { uint idx[]; };
 layout(std430, binding = 2) writeonly buffer Y { uint y[]; };
@@ -30,6 +31,6 @@ void main() {
       if (uint(d) == p.axis) c = clamped_index(e, p.axis_size);
       src += c * p.in_stride[d];
     }
-    y[e] = x[src];
+    for (uint w = 0u; w < WORDS; ++w) y[e * WORDS + w] = x[src * WORDS + w];
   }
 }

@@ -5,6 +5,7 @@
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint INDEX = 0;
+layout(constant_id = 1) const uint WORDS = 1;  // 2: 64-bit elements
 layout(std430, binding = 0) readonly buffer X { uint x[]; };
 layout(std430, binding = 1) readonly buffer I { uint idx[]; };
 layout(std430, binding = 2) writeonly buffer Y { uint y[]; };
@@ -25,6 +26,6 @@ void main() {
     for (uint d = 0u; d < p.k; ++d) {
       src += clamped_index(row * p.k + d, p.shape[d]) * p.stride[d];
     }
-    y[e] = x[src];
+    for (uint w = 0u; w < WORDS; ++w) y[e * WORDS + w] = x[src * WORDS + w];
   }
 }

@@ -4,7 +4,7 @@
 // needed: each invocation computes the four elements of one result word
 // (the bytes past the end of a tensor are padding the executable keeps).
 // KIND: what the operands are: 0 float32, 1 int32, 2 uint32, 3 uint8
-// (logical operations).
+// (logical operations), 4 int64, 5 uint64 ((low, high) word pairs).
 #version 450
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
@@ -46,6 +46,13 @@ bool apply(uint ia, uint ib) {
       case 10: return u != v;
       default: return !u;
     }
+  }
+  if (KIND >= 4u) {
+    uvec2 u = uvec2(a[2u * ia], a[2u * ia + 1u]);
+    uvec2 v = uvec2(b[2u * ib], b[2u * ib + 1u]);
+    bool below = u.y != v.y ? (KIND == 4u ? int(u.y) < int(v.y) : u.y < v.y)
+                            : u.x < v.x;
+    return compare(u == v ? 0 : below ? -1 : 1, false);
   }
   if (KIND == 1u) {
     int u = int(a[ia]), v = int(b[ib]);

@@ -5,9 +5,10 @@
 //   quantize:   y = clamp(roundEven(x / scale) + zeroPoint) to QTYPE's range;
 //               a NaN quotient gives the zero point. Ties are decided
 //               exactly: the sign of x − (floor(x/scale) + 0.5)·scale (fma).
-//   dequantize: y = (x − zeroPoint) · scale.
+//   dequantize: y = (x − zeroPoint) · scale, the difference exact and the
+//               product compensated (see scaled()).
 // QTYPE: 0 int8, 1 uint8, 2 int32, 3 int4, 4 uint4 (one byte each, the low
-// 4 bits); HALF: the float tensors (x or y, and scale) are float16. Tensors
+// 4 bits), 5 uint32 (dequantize only); HALF: the float tensors (x or y, and scale) are float16. Tensors
 // are read and written as 32-bit words; each invocation makes one word of
 // the result.
 #version 450
@@ -27,7 +28,7 @@ layout(push_constant) uniform Push {
   uint pstride[6];
 } p;
 
-uint q_bytes() { return QTYPE == 2u ? 4u : 1u; }
+uint q_bytes() { return QTYPE == 2u || QTYPE == 5u ? 4u : 1u; }
 
 int q_value(uint word_or_byte) {
   if (QTYPE == 2u) return int(word_or_byte);
@@ -74,13 +75,40 @@ float round_quotient(float v, float s) {
   return mod(f, 2.0) == 0.0 ? f : f + 1.0;
 }
 
+// magnitude · s with the sign `negative`, where the magnitude (< 2^32) may
+// not fit a float: its rounded part and the rest, each product's rounding
+// error recovered with fma, so that the result is rounded about once.
+float scaled(uint magnitude, bool negative, float s) {
+  float high = float(magnitude);
+  // float(magnitude) rounds to nearest: the rest is below 2^8 in size.
+  uint high_bits = uint(high);
+  float rest = magnitude >= high_bits ? float(magnitude - high_bits)
+                                      : -float(high_bits - magnitude);
+  precise float product = high * s;
+  precise float error = fma(high, s, -product);
+  float v = product + (error + rest * s);
+  return negative ? -v : v;
+}
+
+uint float_result(float v) {
+  return HALF == 1u ? packHalf2x16(vec2(v, 0.0)) : floatBitsToUint(v);
+}
+
 // Element i's result bits (in the low bits of the word).
 uint result(uint i) {
   uint k = parameter(i);
+  if (QTYPE == 5u) {  // uint32
+    uint xu = x[i], zu = zero[k];
+    return float_result(xu >= zu ? scaled(xu - zu, false, read_scale(k))
+                                 : scaled(zu - xu, true, read_scale(k)));
+  }
   int z = read_zero(k);
   if (DEQUANTIZE == 1u) {
-    float v = float(read_x_q(i) - z) * read_scale(k);
-    return HALF == 1u ? packHalf2x16(vec2(v, 0.0)) : floatBitsToUint(v);
+    // The difference exactly, as a magnitude below 2^32 and a sign.
+    int xq = read_x_q(i);
+    bool negative = xq < z;
+    uint magnitude = negative ? uint(z) - uint(xq) : uint(xq) - uint(z);
+    return float_result(scaled(magnitude, negative, read_scale(k)));
   }
   float q = round_quotient(read_x_float(i), read_scale(k));
   float lo = QTYPE == 0u ? -128.0 : QTYPE == 3u ? -8.0 : QTYPE == 2u ? -2147483648.0 : 0.0;

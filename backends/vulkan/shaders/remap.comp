@@ -1,5 +1,6 @@
-// Copies of 32-bit elements where each result coordinate maps to an input
-// coordinate (bits copied: any 32-bit type). MODE 0 tile: c mod the input's
+// Copies of 32-bit elements (WORDS 1) or 64-bit ones (WORDS 2: two words)
+// where each result coordinate maps to an input coordinate (bits copied:
+// any such type). MODE 0 tile: c mod the input's
 // size. MODE 1 pad: c - begin, outside the input `value` (PAD 0: constant),
 // the nearest edge (PAD 1) or the mirror image without the edge (PAD 2:
 // reflection). MODE 2 triangular: the same coordinate, zero outside the
@@ -8,6 +9,7 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint MODE = 0;
 layout(constant_id = 1) const uint PAD = 0;
+layout(constant_id = 2) const uint WORDS = 1;
 layout(std430, binding = 0) readonly buffer X { uint x[]; };
 layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
@@ -16,9 +18,10 @@ layout(push_constant) uniform Push {
   uint out_shape[6];
   uint in_shape[6];
   int begin[6];
-  uint value;  // pad: the constant's bits
+  uint value;  // pad: the constant's bits (the low word of 64)
   uint upper;  // triangular
   int diagonal;
+  uint value_high;  // pad, WORDS 2: the constant's high word
 } p;
 
 void main() {
@@ -47,12 +50,13 @@ void main() {
       src += uint(max(c, 0)) * scale;
       scale *= uint(size);
     }
+    bool zero = false;
     if (MODE == 2u) {
-      bool keep = p.upper != 0u ? col - row >= p.diagonal
-                                : col - row <= p.diagonal;
-      y[e] = keep ? x[src] : 0u;
-    } else {
-      y[e] = outside ? p.value : x[src];
+      zero = p.upper != 0u ? col - row < p.diagonal : col - row > p.diagonal;
+    }
+    for (uint w = 0u; w < WORDS; ++w) {
+      uint constant = w == 0u ? p.value : p.value_high;
+      y[e * WORDS + w] = zero ? 0u : outside ? constant : x[src * WORDS + w];
     }
   }
 }

@@ -4,12 +4,15 @@
 // clamp((2o + 1)·in / (2·out) − 0.5, 0, in − 1), here the exact fraction
 // ((2o + 1)·in − out) / (2·out) in integers. Nearest-neighbour takes
 // ceil(coordinate − 0.5) (ties go down); LINEAR interpolates between the
-// floor and the ceiling along both axes. One invocation per output.
+// floor and the ceiling along both axes. One invocation per output. TYPE:
+// 0 float32, 1 int32, 2 uint32 (int8/uint8 widened): integers interpolate
+// in float and round to nearest even.
 #version 450
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint LINEAR = 0;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+layout(constant_id = 1) const uint TYPE = 0;
+layout(std430, binding = 0) readonly buffer X { uint x[]; };
+layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint n;
   uint axis_y;
@@ -49,6 +52,10 @@ uint nearest_at(uint o, uint size, uint to) {
   return min(uint((shifted + den - 1) / den), size - 1u);
 }
 
+float load(uint i) {
+  return TYPE == 0u ? uintBitsToFloat(x[i]) : TYPE == 1u ? float(int(x[i])) : float(x[i]);
+}
+
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   uint in_stride[4];
@@ -76,11 +83,14 @@ void main() {
       linear_at(c[ay], p.in_shape[ay], p.out_shape[ay], y0, y1, ty);
       linear_at(c[ax], p.in_shape[ax], p.out_shape[ax], x0, x1, tx);
       uint sy = in_stride[ay], sx = in_stride[ax];
-      float v00 = x[base + y0 * sy + x0 * sx], v01 = x[base + y0 * sy + x1 * sx];
-      float v10 = x[base + y1 * sy + x0 * sx], v11 = x[base + y1 * sy + x1 * sx];
+      float v00 = load(base + y0 * sy + x0 * sx), v01 = load(base + y0 * sy + x1 * sx);
+      float v10 = load(base + y1 * sy + x0 * sx), v11 = load(base + y1 * sy + x1 * sx);
       float top = v00 * (1.0 - tx) + v01 * tx;
       float bottom = v10 * (1.0 - tx) + v11 * tx;
-      y[i] = top * (1.0 - ty) + bottom * ty;
+      float v = top * (1.0 - ty) + bottom * ty;
+      if (TYPE == 0u) y[i] = floatBitsToUint(v);
+      else if (TYPE == 1u) y[i] = uint(int(roundEven(v)));
+      else y[i] = uint(roundEven(max(v, 0.0)));
     }
   }
 }

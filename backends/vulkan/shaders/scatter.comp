@@ -10,6 +10,7 @@
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint INDEX = 0;
 layout(constant_id = 1) const uint MODE = 0;
+layout(constant_id = 2) const uint WORDS = 1;  // 2: 64-bit elements
 layout(std430, binding = 0) readonly buffer I { uint idx[]; };
 layout(std430, binding = 1) readonly buffer U { uint updates[]; };
 layout(std430, binding = 2) buffer Y { uint y[]; };
@@ -44,6 +45,6 @@ void main() {
         at += clamped_index(row * p.rank + d, p.shape[d]) * p.stride[d];
       }
     }
-    y[at] = updates[e];
+    for (uint w = 0u; w < WORDS; ++w) y[at * WORDS + w] = updates[e * WORDS + w];
   }
 }

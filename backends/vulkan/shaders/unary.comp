@@ -1,10 +1,13 @@
 // Element-wise operations with one operand: y[i] = f(x[i]). The operation
 // (OP, numbered as in backends/vulkan/kernels/elementwise.cc) and the type
-// (TYPE: 0 float32, 1 int32, 2 uint32) are specialization constants; alpha
-// and beta are its attributes (elu, leakyRelu, hardSigmoid, linear, clamp;
-// for an integer clamp, the bounds' integer bits). Integer negation and
-// abs wrap around, as on the CPU.
+// (TYPE: 0 float32, 1 int32, 2 uint32, 3 int64, 4 uint64 — 64-bit elements
+// as (low, high) word pairs) are specialization constants; alpha and beta
+// are its attributes (elu, leakyRelu, hardSigmoid, linear, clamp; for an
+// integer clamp, the bounds' integer bits: their low words, and for 64 bits
+// their high words in alpha_high and beta_high). Integer negation and abs
+// wrap around, as on the CPU.
 #version 450
+#extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
 layout(constant_id = 1) const uint TYPE = 0;
@@ -14,7 +17,11 @@ layout(push_constant) uniform Push {
   uint n;
   float alpha;
   float beta;
+  uint alpha_high;
+  uint beta_high;
 } p;
+
+#include "int64.glsl"
 
 float erf_approx(float v) {
   // Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7).
@@ -93,10 +100,36 @@ uint apply_int(uint bits) {
   }
 }
 
+uvec2 apply64(uvec2 v) {
+  bool signed_ = TYPE == 3u;
+  bool below_zero = signed_ && negative64(v);
+  switch (OP) {
+    case 1: return below_zero ? neg64(v) : v;                   // abs
+    case 2: return neg64(v);                                    // neg
+    case 3:                                                     // sign
+      if (below_zero) return uvec2(0xffffffffu);
+      return v == uvec2(0u) ? v : uvec2(1u, 0u);
+    case 4: return below_zero ? uvec2(0u) : v;                  // relu
+    case 26: {                                                  // clamp
+      uvec2 lo = uvec2(floatBitsToUint(p.alpha), p.alpha_high);
+      uvec2 hi = uvec2(floatBitsToUint(p.beta), p.beta_high);
+      if (less64(v, lo, signed_)) return lo;
+      return less64(hi, v, signed_) ? hi : v;
+    }
+    default: return v;
+  }
+}
+
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
-    y[i] = TYPE == 0u ? floatBitsToUint(apply(uintBitsToFloat(x[i])))
-                      : apply_int(x[i]);
+    if (TYPE >= 3u) {
+      uvec2 r = apply64(uvec2(x[2u * i], x[2u * i + 1u]));
+      y[2u * i] = r.x;
+      y[2u * i + 1u] = r.y;
+    } else {
+      y[i] = TYPE == 0u ? floatBitsToUint(apply(uintBitsToFloat(x[i])))
+                        : apply_int(x[i]);
+    }
   }
 }

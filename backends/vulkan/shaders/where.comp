@@ -1,8 +1,10 @@
-// where(condition, a, b) with broadcasting: a 32-bit element of a where the
-// uint8 condition is non-zero, else of b (bits copied: any 32-bit type).
-// The condition is read as words holding four elements.
+// where(condition, a, b) with broadcasting: an element of a where the
+// uint8 condition is non-zero, else of b (bits copied: any 32-bit type, or
+// 64-bit ones as WORDS 2 words each). The condition is read as words
+// holding four elements.
 #version 450
 layout(local_size_x = 256) in;
+layout(constant_id = 0) const uint WORDS = 1;
 layout(std430, binding = 0) readonly buffer C { uint c[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
@@ -28,6 +30,8 @@ void main() {
       ib += k * p.stride_b[d];
     }
     bool yes = ((c[ic >> 2] >> ((ic & 3u) * 8u)) & 0xffu) != 0u;
-    z[i] = yes ? a[ia] : b[ib];
+    for (uint w = 0u; w < WORDS; ++w) {
+      z[i * WORDS + w] = yes ? a[ia * WORDS + w] : b[ib * WORDS + w];
+    }
   }
 }

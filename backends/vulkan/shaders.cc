@@ -70,6 +70,9 @@ constexpr uint32_t kScatter[] =
 constexpr uint32_t kReduceSubgroup[] =
 #include "reduce_subgroup.spv.inc"
     ;
+constexpr uint32_t kConvTiled[] =
+#include "conv_tiled.spv.inc"
+    ;
 constexpr uint32_t kResample[] =
 #include "resample.spv.inc"
     ;
@@ -123,6 +126,10 @@ const Shader& WhereShader() {
 }
 const Shader& ConvShader() {
   static const Shader s = Make("conv", kConv, 4, 21);
+  return s;
+}
+const Shader& ConvTiledShader() {
+  static const Shader s = Make("conv_tiled", kConvTiled, 4, 21);
   return s;
 }
 const Shader& PoolShader() {

@@ -29,6 +29,7 @@ const Shader& WhereShader();
 const Shader& CastShader();
 const Shader& ArgShader();
 const Shader& ConvShader();
+const Shader& ConvTiledShader();
 const Shader& PoolShader();
 const Shader& GatherShader();
 const Shader& RandomShader();

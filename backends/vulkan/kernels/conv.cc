@@ -1,5 +1,8 @@
-// conv2d, convTranspose2d (conv.comp) and the 2-D poolings (pool.comp),
-// float32: one invocation per result element.
+// conv2d and convTranspose2d (conv_tiled.comp: an implicit matrix product
+// in 16×16 tiles through shared memory; conv.comp for thin groups: one
+// invocation per result element) and the 2-D poolings (pool.comp).
+#include <algorithm>
+
 #include "backends/vulkan/kernels/kernel.h"
 #include "engine/base/strings.h"
 
@@ -7,6 +10,8 @@ namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
+
+constexpr int64_t kConvTile = 16;  // conv_tiled.comp's TILE
 
 struct Image {
   int64_t n = 0, c = 0, h = 0, w = 0;
@@ -40,8 +45,16 @@ absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io) {
     return absl::InvalidArgumentError("bad convolution options");
   }
   const bool bias = io.in_types.size() > 2 && io.in_types[2] != nullptr;
+  // At least a tile of output channels per group: the implicit matrix
+  // product through shared memory; otherwise (depthwise and other thin
+  // groups) one invocation per result.
+  const int64_t per_group = out.c / groups;
+  const int64_t pixels = out.h * out.w;
+  const bool tiled = per_group >= kConvTile &&
+                     (pixels + kConvTile - 1) / kConvTile <= io.max_groups &&
+                     (per_group + kConvTile - 1) / kConvTile <= io.max_groups;
   Dispatch d;
-  d.shader = &ConvShader();
+  d.shader = tiled ? &ConvTiledShader() : &ConvShader();
   d.spec = {transposed ? 1u : 0u, bias ? 1u : 0u};
   d.bindings = {io.in[0], io.in[1], bias ? io.in[2] : io.out[0], io.out[0]};
   d.push = {Word(in.n),
@@ -65,7 +78,15 @@ absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io) {
             Word(fs[layout.find('h')]),
             Word(fs[layout.find('w')]),
             Word(int64_t{nhwc ? 1 : 0})};
-  d.groups[0] = GridGroups(Count(io.out_types[0]->shape), 256, io.max_groups);
+  if (tiled) {
+    d.groups[0] = static_cast<uint32_t>((pixels + kConvTile - 1) / kConvTile);
+    d.groups[1] =
+        static_cast<uint32_t>((per_group + kConvTile - 1) / kConvTile);
+    d.groups[2] =
+        static_cast<uint32_t>(std::min<int64_t>(in.n * groups, io.max_groups));
+  } else {
+    d.groups[0] = GridGroups(Count(io.out_types[0]->shape), 256, io.max_groups);
+  }
   return std::vector<Dispatch>{d};
 }
 

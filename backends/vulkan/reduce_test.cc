@@ -139,5 +139,71 @@ TEST(Reductions, BothWaysMatchTheCpu) {
   }
 }
 
+// softmax and the normalizations: long rows (a workgroup each, combined
+// both ways) and short ones (an invocation each).
+TEST(RowOperations, BothWaysMatchTheCpu) {
+  struct Row {
+    K op;
+    std::vector<int64_t> shape;
+    ir::Attrs attrs;
+  };
+  auto attrs = [](const char* name, ir::AttrValue value) {
+    ir::Attrs a;
+    a.Set(name, std::move(value));
+    return a;
+  };
+  const std::vector<Row> rows = {
+      {K::kSoftmax, {3, 3000}, attrs("axis", int64_t{1})},
+      {K::kSoftmax, {500, 10}, attrs("axis", int64_t{1})},
+      {K::kSoftmax, {4, 300, 5}, attrs("axis", int64_t{1})},
+      {K::kLayerNormalization,
+       {4, 1000},
+       attrs("axes", std::vector<int64_t>{1})},
+      {K::kLayerNormalization,
+       {300, 32},
+       attrs("axes", std::vector<int64_t>{1})},
+      {K::kInstanceNormalization, {2, 3, 20, 20}, {}},
+      {K::kInstanceNormalization, {2, 5, 4, 4}, {}},
+  };
+  auto cpu = CreateBackend("cpu");
+  ASSERT_TRUE(cpu.ok());
+  for (const char* subgroups : {"1", "0"}) {
+    SCOPED_TRACE(std::string("WEBNNM_VULKAN_SUBGROUPS=") + subgroups);
+    SubgroupVariable variable(subgroups);
+    auto vulkan = CreateBackend("vulkan");
+    ASSERT_TRUE(vulkan.ok()) << vulkan.status();
+    for (const Row& r : rows) {
+      SCOPED_TRACE(ir::GetOp(r.op).name);
+      std::vector<std::vector<float>> results;
+      for (Backend* backend : {cpu->get(), vulkan->get()}) {
+        ir::GraphBuilder b;
+        ir::ValueId x =
+            b.Input("x", ir::TensorType{ir::DType::kFloat32, r.shape});
+        auto y = b.Op(r.op, {x}, r.attrs);
+        ASSERT_TRUE(y.ok()) << y.status();
+        b.Output("y", (*y)[0]);
+        auto exe = backend->Compile(b.Finish(), CompileOptions{});
+        ASSERT_TRUE(exe.ok()) << exe.status();
+        std::span<std::byte> in = (*exe)->input(0);
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal(0.5f, 3.0f);
+        for (size_t i = 0; i < in.size(); i += 4) {
+          float v = normal(rng);
+          std::memcpy(in.data() + i, &v, 4);
+        }
+        ASSERT_TRUE((*exe)->Run().ok());
+        std::span<const std::byte> out = (*exe)->output(0);
+        results.emplace_back(out.size() / 4);
+        std::memcpy(results.back().data(), out.data(), out.size());
+      }
+      for (size_t i = 0; i < results[0].size(); ++i) {
+        ASSERT_NEAR(results[1][i], results[0][i],
+                    1e-4 * std::max(1.0f, std::abs(results[0][i])))
+            << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace webnnm::backends::vulkan

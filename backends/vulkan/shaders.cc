@@ -70,6 +70,12 @@ constexpr uint32_t kScatter[] =
 constexpr uint32_t kReduceSubgroup[] =
 #include "reduce_subgroup.spv.inc"
     ;
+constexpr uint32_t kSoftmaxSubgroup[] =
+#include "softmax_subgroup.spv.inc"
+    ;
+constexpr uint32_t kNormSubgroup[] =
+#include "norm_subgroup.spv.inc"
+    ;
 constexpr uint32_t kConvTiled[] =
 #include "conv_tiled.spv.inc"
     ;
@@ -111,9 +117,11 @@ const Shader& ReduceShader(bool subgroups) {
       Make("reduce_subgroup", kReduceSubgroup, 2, 4 + 4 * 6);
   return subgroups ? subgroup : plain;
 }
-const Shader& SoftmaxShader() {
-  static const Shader s = Make("softmax", kSoftmax, 2, 3);
-  return s;
+const Shader& SoftmaxShader(bool subgroups) {
+  static const Shader plain = Make("softmax", kSoftmax, 2, 3);
+  static const Shader subgroup =
+      Make("softmax_subgroup", kSoftmaxSubgroup, 2, 3);
+  return subgroups ? subgroup : plain;
 }
 
 const Shader& PredicateShader() {
@@ -144,9 +152,10 @@ const Shader& RandomShader() {
   static const Shader s = Make("random", kRandom, 2, 2);
   return s;
 }
-const Shader& NormShader() {
-  static const Shader s = Make("norm", kNorm, 4, 22);
-  return s;
+const Shader& NormShader(bool subgroups) {
+  static const Shader plain = Make("norm", kNorm, 4, 22);
+  static const Shader subgroup = Make("norm_subgroup", kNormSubgroup, 4, 22);
+  return subgroups ? subgroup : plain;
 }
 const Shader& BatchNormShader() {
   static const Shader s = Make("batchnorm", kBatchNorm, 6, 4);

@@ -23,7 +23,7 @@ const Shader& CopyShader();
 const Shader& MatmulShader();
 // With `subgroups`, the variant built with subgroup operations.
 const Shader& ReduceShader(bool subgroups);
-const Shader& SoftmaxShader();
+const Shader& SoftmaxShader(bool subgroups);
 const Shader& PredicateShader();
 const Shader& WhereShader();
 const Shader& CastShader();
@@ -33,7 +33,7 @@ const Shader& ConvTiledShader();
 const Shader& PoolShader();
 const Shader& GatherShader();
 const Shader& RandomShader();
-const Shader& NormShader();
+const Shader& NormShader(bool subgroups);
 const Shader& BatchNormShader();
 const Shader& RemapShader();
 const Shader& ScanShader();

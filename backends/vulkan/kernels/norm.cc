@@ -78,9 +78,13 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io) {
   for (int d : kept) groups *= in[d];
   for (int d : reduced) count *= in[d];
   const bool scale = Has(io, 1), bias = Has(io, 2);
+  // Few elements per group: one invocation per group; otherwise a
+  // workgroup.
+  const bool serial = count <= 64;
   Dispatch d;
-  d.shader = &NormShader();
-  d.spec = {scale ? 1u : 0u, bias ? 1u : 0u, channel ? 1u : 0u};
+  d.shader = &NormShader(io.subgroups && !serial);
+  d.spec = {scale ? 1u : 0u, bias ? 1u : 0u, channel ? 1u : 0u,
+            serial ? 1u : 0u};
   d.bindings = {io.in[0], scale ? io.in[1] : io.in[0],
                 bias ? io.in[2] : io.in[0], io.out[0]};
   d.push = {Word(groups), Word(count), Word(static_cast<int64_t>(kept.size())),
@@ -98,8 +102,9 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io) {
   dims(reduced, false);
   d.push.push_back(Word(int64_t{channel_dim}));
   d.push.push_back(Word(static_cast<float>(a.GetFloat("epsilon", 1e-5))));
-  d.groups[0] = static_cast<uint32_t>(
-      std::min<int64_t>(groups, static_cast<int64_t>(io.max_groups)));
+  d.groups[0] = serial ? GridGroups(groups, 256, io.max_groups)
+                       : static_cast<uint32_t>(std::min<int64_t>(
+                             groups, static_cast<int64_t>(io.max_groups)));
   return std::vector<Dispatch>{d};
 }
 

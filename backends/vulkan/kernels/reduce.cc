@@ -151,12 +151,15 @@ absl::StatusOr<std::vector<Dispatch>> PlanSoftmax(const OpIO& io) {
   ASSIGN_OR_RETURN(AxisSplit s, SplitAt(io.in_types[0]->shape,
                                         io.attrs().GetInt("axis", rank - 1)));
   const int64_t rows = s.outer * s.inner;
+  const bool serial = s.length <= kSerialReduction;
   Dispatch d;
-  d.shader = &SoftmaxShader();
+  d.shader = &SoftmaxShader(io.subgroups && !serial);
+  d.spec = {serial ? 1u : 0u};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(rows), Word(s.length), Word(s.inner)};
-  d.groups[0] = static_cast<uint32_t>(
-      std::min<int64_t>(rows, static_cast<int64_t>(io.max_groups)));
+  d.groups[0] = serial ? GridGroups(rows, 256, io.max_groups)
+                       : static_cast<uint32_t>(std::min<int64_t>(
+                             rows, static_cast<int64_t>(io.max_groups)));
   return std::vector<Dispatch>{d};
 }
 

@@ -143,7 +143,23 @@ absl::Status Device::Init() {
   queue.queueFamilyIndex = queue_family_;
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
+  // float16 tensors as float16 in shaders (16-bit storage, core in Vulkan
+  // 1.1) when the device has it, unless WEBNNM_VULKAN_FLOAT16=0; otherwise
+  // float16 operations run widened to float32 (plan_node.h).
+  VkPhysicalDevice16BitStorageFeatures storage16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &storage16;
+  vkGetPhysicalDeviceFeatures2(physical_, &features);
+  const char* float16 = std::getenv("WEBNNM_VULKAN_FLOAT16");
+  float16_storage_ = storage16.storageBuffer16BitAccess == VK_TRUE &&
+                     !(float16 != nullptr && std::string(float16) == "0");
+  VkPhysicalDevice16BitStorageFeatures enable16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  enable16.storageBuffer16BitAccess = float16_storage_ ? VK_TRUE : VK_FALSE;
   VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  create.pNext = &enable16;
   create.queueCreateInfoCount = 1;
   create.pQueueCreateInfos = &queue;
   VK_RETURN_IF_ERROR(vkCreateDevice(physical_, &create, nullptr, &device_));

@@ -76,6 +76,9 @@ class Device {
   // operations (off with WEBNNM_VULKAN_SUBGROUPS=0), and the subgroup size.
   bool subgroups() const { return subgroups_; }
   uint32_t subgroup_size() const { return subgroup_size_; }
+  // Whether shaders may read and write float16 storage buffers
+  // (storageBuffer16BitAccess; off with WEBNNM_VULKAN_FLOAT16=0).
+  bool float16_storage() const { return float16_storage_; }
 
   // A storage buffer that is also a transfer source and destination:
   // device-local memory, or host-visible, coherent and mapped.
@@ -99,6 +102,7 @@ class Device {
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
   bool subgroups_ = false;
+  bool float16_storage_ = false;
   uint32_t subgroup_size_ = 1;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkPipelineCache cache_ = VK_NULL_HANDLE;

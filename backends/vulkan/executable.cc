@@ -226,6 +226,7 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
                      align};
       limits_io.random_state = exe->random_range_;
       limits_io.subgroups = device->subgroups();
+      limits_io.float16_storage = device->float16_storage();
       if (node.op->kind == ir::OpKind::kRandomUniform) {
         limits_io.random_stream = streams++;  // as the CPU backend numbers them
       }

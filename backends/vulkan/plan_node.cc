@@ -108,6 +108,12 @@ absl::StatusOr<NodePlan> PlanNode(const ir::Graph& graph, const ir::Node& node,
     return absl::UnimplementedError(
         StrCat("no kernel on ", ir::DTypeName(CheckedType(graph, node))));
   }
+  // float16 natively where the device has 16-bit storage and the shader a
+  // float16 variant.
+  if (!*direct && CheckedType(graph, node) == ir::DType::kFloat16 &&
+      limits.float16_storage && HasFloat16Variant(node.op->kind)) {
+    direct = true;
+  }
   Planner planner = FindPlanner(node.op->kind);
   const ir::DType narrow = CheckedType(graph, node);
   const ir::DType wide = *direct ? narrow : *Wide(narrow);

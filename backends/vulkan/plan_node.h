@@ -7,7 +7,9 @@
 // results are cast back — exactly what computing in float32 and rounding
 // each result (the CPU backend's float16 rule) or keeping the low bits
 // gives. Scratch lives after the graph's tensors and is reused by every
-// node (nodes run one after another).
+// node (nodes run one after another). On a device with 16-bit storage the
+// element-wise operations run float16 directly instead (their shaders'
+// half variants compute in float32 and round once: the same results).
 #ifndef WEBNNM_BACKENDS_VULKAN_PLAN_NODE_H_
 #define WEBNNM_BACKENDS_VULKAN_PLAN_NODE_H_
 

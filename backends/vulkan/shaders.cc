@@ -70,6 +70,12 @@ constexpr uint32_t kScatter[] =
 constexpr uint32_t kReduceSubgroup[] =
 #include "reduce_subgroup.spv.inc"
     ;
+constexpr uint32_t kUnaryHalf[] =
+#include "unary_half.spv.inc"
+    ;
+constexpr uint32_t kBinaryHalf[] =
+#include "binary_half.spv.inc"
+    ;
 constexpr uint32_t kSoftmaxSubgroup[] =
 #include "softmax_subgroup.spv.inc"
     ;
@@ -95,13 +101,15 @@ constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
 }  // namespace
 
 // The push-constant sizes mirror each shader's `Push` block.
-const Shader& UnaryShader() {
-  static const Shader s = Make("unary", kUnary, 2, 5);
-  return s;
+const Shader& UnaryShader(bool half) {
+  static const Shader plain = Make("unary", kUnary, 2, 5);
+  static const Shader halves = Make("unary_half", kUnaryHalf, 2, 5);
+  return half ? halves : plain;
 }
-const Shader& BinaryShader() {
-  static const Shader s = Make("binary", kBinary, 3, 2 + 3 * 6);
-  return s;
+const Shader& BinaryShader(bool half) {
+  static const Shader plain = Make("binary", kBinary, 3, 2 + 3 * 6);
+  static const Shader halves = Make("binary_half", kBinaryHalf, 3, 2 + 3 * 6);
+  return half ? halves : plain;
 }
 const Shader& CopyShader() {
   static const Shader s = Make("copy", kCopy, 2, 4 + 3 * 6);

@@ -17,8 +17,9 @@ struct Shader {
 };
 
 // One per file in shaders/ (and one per variant, see CMakeLists.txt).
-const Shader& UnaryShader();
-const Shader& BinaryShader();
+// With `half`, the variants reading and writing float16 (16-bit storage).
+const Shader& UnaryShader(bool half);
+const Shader& BinaryShader(bool half);
 const Shader& CopyShader();
 const Shader& MatmulShader();
 // With `subgroups`, the variant built with subgroup operations.

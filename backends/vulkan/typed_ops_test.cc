@@ -3,6 +3,7 @@
 // 64-bit arithmetic and comparisons (as word pairs), argMax/argMin and
 // cumulativeSum on integers, max pooling and resampling of int8/uint8
 // (widened), dequantizeLinear of uint32, randomUniform aside (vulkan_test).
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/backend.h"
+#include "engine/base/float16.h"
 #include "engine/ir/graph_builder.h"
 #include "engine/ir/op_def.h"
 
@@ -161,6 +163,73 @@ TEST(TypedOps, SameBitsAsTheCpu) {
     } else {
       EXPECT_EQ(std::memcmp(want->data(), got->data(), want->size()), 0);
     }
+  }
+}
+
+// float16 element-wise operations read and write float16 directly on a
+// device with 16-bit storage, and run widened through float32 without it
+// (WEBNNM_VULKAN_FLOAT16=0): both compute in float32 and round once, so
+// their bits are equal; and the CPU's within its float16 rounding (exp and
+// gelu are not correctly rounded on either side).
+TEST(Float16, DirectAndWidenedGiveTheSameBits) {
+  ir::GraphBuilder b;
+  const ir::TensorType t{DType::kFloat16, {3, 1000}};
+  ir::ValueId x = b.Input("x", t);
+  ir::ValueId s = b.Input("s", ir::TensorType{DType::kFloat16, {3, 1}});
+  auto op = [&](K kind, std::vector<ir::ValueId> in, ir::Attrs attrs = {}) {
+    auto r = b.Op(kind, in, attrs);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? (*r)[0] : ir::ValueId{0};
+  };
+  ir::ValueId e = op(K::kExp, {x});
+  ir::ValueId m = op(K::kMul, {e, s});  // broadcast
+  ir::ValueId g = op(K::kGelu, {m});
+  ir::ValueId c = op(K::kClamp, {op(K::kSub, {g, x})},
+                     A({{"minValue", -3.0}, {"maxValue", 40.0}}));
+  b.Output("y", op(K::kDiv, {c, op(K::kAdd, {s, s})}));
+  const ir::Graph graph = b.Finish();
+
+  auto run = [&](Backend& backend, std::string* implementations) {
+    auto exe = backend.Compile(graph, CompileOptions{});
+    EXPECT_TRUE(exe.ok()) << exe.status();
+    if (!exe.ok()) return std::vector<std::byte>{};
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+    for (size_t i = 0; i < 2; ++i) {
+      std::span<std::byte> in = (*exe)->input(i);
+      for (size_t k = 0; k < in.size(); k += 2) {
+        const uint16_t h = DoubleToHalf(u(rng));
+        std::memcpy(in.data() + k, &h, 2);
+      }
+    }
+    EXPECT_TRUE((*exe)->Run().ok());
+    for (const std::string& name : (*exe)->implementations()) {
+      *implementations += name + "; ";
+    }
+    std::span<const std::byte> out = (*exe)->output(0);
+    return std::vector<std::byte>(out.begin(), out.end());
+  };
+  std::string ignored;
+  auto cpu = CreateBackend("cpu");
+  ASSERT_TRUE(cpu.ok());
+  const std::vector<std::byte> want = run(**cpu, &ignored);
+  std::vector<std::vector<std::byte>> got;
+  for (const char* setting : {"1", "0"}) {
+    SCOPED_TRACE(std::string("WEBNNM_VULKAN_FLOAT16=") + setting);
+    setenv("WEBNNM_VULKAN_FLOAT16", setting, 1);
+    std::string names;
+    {
+      auto vulkan = CreateBackend("vulkan");  // the device opens afresh
+      ASSERT_TRUE(vulkan.ok());
+      got.push_back(run(**vulkan, &names));
+    }
+    unsetenv("WEBNNM_VULKAN_FLOAT16");
+    const bool direct = std::string(setting) == "1";
+    EXPECT_EQ(names.find("unary_half.comp") != std::string::npos, direct)
+        << names;
+    EXPECT_EQ(names.find("binary_half.comp") != std::string::npos, direct)
+        << names;
+    EXPECT_EQ(names.find("cast.comp") != std::string::npos, !direct) << names;
   }
 }
 

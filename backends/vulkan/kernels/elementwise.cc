@@ -139,6 +139,7 @@ uint64_t BoundBits(double v, uint32_t type) {
 
 bool IsUnaryFloat(K op) { return UnaryCode(op) >= 0; }
 bool IsBinaryFloat(K op) { return BinaryCode(op) >= 0; }
+bool HasFloat16Variant(K op) { return IsUnaryFloat(op) || IsBinaryFloat(op); }
 
 absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
   const K op = io.node.op->kind;
@@ -196,7 +197,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanUnary(const OpIO& io) {
     const Range part{static_cast<uint64_t>(at) * size,
                      static_cast<uint64_t>(count) * size};
     Dispatch d;
-    d.shader = &UnaryShader();
+    d.shader = &UnaryShader(io.in_types[0]->dtype == ir::DType::kFloat16);
     d.spec = {static_cast<uint32_t>(UnaryCode(op)), type};
     d.bindings = {{io.in[0].offset + part.offset, part.bytes},
                   {io.out[0].offset + part.offset, part.bytes}};
@@ -251,7 +252,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanBinary(const OpIO& io) {
     const int64_t count = std::min(rows, lead - first);
     const int64_t n = count * row;
     Dispatch d;
-    d.shader = &BinaryShader();
+    d.shader = &BinaryShader(io.in_types[0]->dtype == ir::DType::kFloat16);
     d.spec = {static_cast<uint32_t>(BinaryCode(io.node.op->kind)),
               TypeCode(io.in_types[0]->dtype)};
     d.bindings = {part(io.in[0], rank ? sa[0] : 0, first, count),

@@ -42,6 +42,7 @@ struct OpIO {
   uint64_t max_range = 1ull << 27;  // maxStorageBufferRange: one binding
   uint64_t alignment = 256;         // of a binding's offset
   bool subgroups = false;           // Device::subgroups()
+  bool float16_storage = false;     // Device::float16_storage()
   // The type the operation has in the graph (in_types may be widened:
   // plan_node.h).
   ir::DType narrow_type = ir::DType::kFloat32;
@@ -54,6 +55,9 @@ struct OpIO {
 
 using Planner = absl::StatusOr<std::vector<Dispatch>> (*)(const OpIO& io);
 
+// Whether `op`'s planner reads and writes float16 itself when the device
+// has 16-bit storage (OpIO::float16_storage) instead of running widened.
+bool HasFloat16Variant(ir::OpKind op);
 // The planner of `op`, or nullptr when the backend lacks it.
 Planner FindPlanner(ir::OpKind op);
 // Whether `op` runs on `dtype` (the type its rule checks first: the first

@@ -5,14 +5,27 @@
 // 2 uint32, 3 int64, 4 uint64 — 64-bit elements as (low, high) word pairs)
 // are specialization constants. Integer arithmetic wraps around; integer
 // division truncates, x / 0 = 0 and INT_MIN / -1 = INT_MIN, as on the CPU.
+// Built with HALF (the half variant, for devices with 16-bit storage):
+// float16 tensors read and written as float16, the operation computed in
+// float32 and rounded once, as the CPU does.
+// variants: half
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#ifdef HALF
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
 layout(constant_id = 1) const uint TYPE = 0;
+#ifdef HALF
+layout(std430, binding = 0) readonly buffer A { float16_t a[]; };
+layout(std430, binding = 1) readonly buffer B { float16_t b[]; };
+layout(std430, binding = 2) writeonly buffer Z { float16_t z[]; };
+#else
 layout(std430, binding = 0) readonly buffer A { uint a[]; };
 layout(std430, binding = 1) readonly buffer B { uint b[]; };
 layout(std430, binding = 2) writeonly buffer Z { uint z[]; };
+#endif
 layout(push_constant) uniform Push {
   uint n;
   uint rank;  // at most 6
@@ -124,6 +137,9 @@ void main() {
       ia += c * p.stride_a[d];
       ib += c * p.stride_b[d];
     }
+#ifdef HALF
+    z[i] = float16_t(apply(float(a[ia]), float(b[ib])));
+#else
     if (TYPE >= 3u) {
       uvec2 r = apply64(uvec2(a[2u * ia], a[2u * ia + 1u]),
                         uvec2(b[2u * ib], b[2u * ib + 1u]));
@@ -134,5 +150,6 @@ void main() {
                                                 uintBitsToFloat(b[ib])))
                         : apply_int(a[ia], b[ib]);
     }
+#endif
   }
 }

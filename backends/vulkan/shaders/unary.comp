@@ -5,14 +5,26 @@
 // are its attributes (elu, leakyRelu, hardSigmoid, linear, clamp; for an
 // integer clamp, the bounds' integer bits: their low words, and for 64 bits
 // their high words in alpha_high and beta_high). Integer negation and abs
-// wrap around, as on the CPU.
+// wrap around, as on the CPU. Built with HALF (the half variant, for
+// devices with 16-bit storage): float16 tensors read and written as
+// float16, the operation computed in float32 and rounded once, as the CPU
+// does.
+// variants: half
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#ifdef HALF
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
 layout(constant_id = 1) const uint TYPE = 0;
+#ifdef HALF
+layout(std430, binding = 0) readonly buffer X { float16_t x[]; };
+layout(std430, binding = 1) writeonly buffer Y { float16_t y[]; };
+#else
 layout(std430, binding = 0) readonly buffer X { uint x[]; };
 layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
+#endif
 layout(push_constant) uniform Push {
   uint n;
   float alpha;
@@ -123,6 +135,9 @@ uvec2 apply64(uvec2 v) {
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+#ifdef HALF
+    y[i] = float16_t(apply(float(x[i])));
+#else
     if (TYPE >= 3u) {
       uvec2 r = apply64(uvec2(x[2u * i], x[2u * i + 1u]));
       y[2u * i] = r.x;
@@ -131,5 +146,6 @@ void main() {
       y[i] = TYPE == 0u ? floatBitsToUint(apply(uintBitsToFloat(x[i])))
                         : apply_int(x[i]);
     }
+#endif
   }
 }

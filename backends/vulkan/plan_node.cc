@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "backends/vulkan/row_split.h"
+
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 
@@ -167,7 +169,14 @@ absl::StatusOr<NodePlan> PlanNode(const ir::Graph& graph, const ir::Node& node,
     io.out.push_back(Range{});
     RETURN_IF_ERROR(place(v, true, io.out_types.back(), io.out.back()));
   }
-  ASSIGN_OR_RETURN(std::vector<Dispatch> body, planner(io));
+  // Tensors past one binding: in chunks of rows where the operation allows.
+  bool too_big = false;
+  for (const Range& r : io.in) too_big |= r.bytes > io.max_range;
+  for (const Range& r : io.out) too_big |= r.bytes > io.max_range;
+  std::optional<std::vector<bool>> rows =
+      too_big ? RowAligned(io) : std::nullopt;
+  ASSIGN_OR_RETURN(std::vector<Dispatch> body,
+                   rows ? PlanByRows(io, planner, *rows) : planner(io));
   for (Dispatch& d : body) plan.dispatches.push_back(std::move(d));
   for (Dispatch& d : after) plan.dispatches.push_back(std::move(d));
   return plan;

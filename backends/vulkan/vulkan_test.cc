@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/vk_status.h"
+#include "engine/base/strings.h"
 #include "engine/ir/graph_builder.h"
 #include "engine/ir/op_def.h"
 
@@ -117,6 +118,63 @@ TEST(Limits, OtherLargeTensorsAreAClearError) {
   EXPECT_NE(s.status.message().find("reduceSum"), std::string::npos);
   EXPECT_NE(s.status.message().find("maxStorageBufferRange"),
             std::string::npos);
+}
+
+// Past one binding, operations whose rows along dimension 0 are
+// independent run in chunks of rows (row_split.h): a softmax, a reduction
+// keeping dimension 0 and a matrix product with a 160 MB first operand.
+TEST(Limits, RowsOfLargeTensorsAreSplit) {
+  struct Case {
+    ir::OpKind op;
+    std::vector<ir::TensorType> inputs;
+    ir::Attrs attrs;
+  };
+  ir::Attrs softmax, sum;
+  softmax.Set("axis", int64_t{1});
+  sum.Set("axes", std::vector<int64_t>{1});
+  const ir::DType f32 = ir::DType::kFloat32;
+  const std::vector<Case> cases = {
+      {ir::OpKind::kSoftmax, {{f32, {20000, 2000}}}, softmax},
+      {ir::OpKind::kReduceSum, {{f32, {2000, 20000}}}, sum},
+      {ir::OpKind::kMatmul, {{f32, {40000, 1000}}, {f32, {1000, 8}}}, {}},
+  };
+  auto cpu = CreateBackend("cpu");
+  auto vulkan = CreateBackend("vulkan");
+  ASSERT_TRUE(cpu.ok() && vulkan.ok());
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ir::GetOp(c.op).name);
+    ir::GraphBuilder b;
+    std::vector<ir::ValueId> in;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      in.push_back(b.Input(StrCat("x", i), c.inputs[i]));
+    }
+    auto y = b.Op(c.op, in, c.attrs);
+    ASSERT_TRUE(y.ok()) << y.status();
+    b.Output("y", (*y)[0]);
+    const ir::Graph graph = b.Finish();
+    std::vector<std::vector<float>> results;
+    for (Backend* backend : {cpu->get(), vulkan->get()}) {
+      auto exe = backend->Compile(graph, CompileOptions{});
+      ASSERT_TRUE(exe.ok()) << exe.status();
+      for (size_t i = 0; i < in.size(); ++i) {
+        float* x = reinterpret_cast<float*>((*exe)->input(i).data());
+        const size_t n = (*exe)->input(i).size() / 4;
+        for (size_t k = 0; k < n; ++k) {
+          x[k] = static_cast<float>((k * 7919 + i) % 1000) / 1000.0f - 0.5f;
+        }
+      }
+      ASSERT_TRUE((*exe)->Run().ok());
+      const float* y = reinterpret_cast<const float*>((*exe)->output(0).data());
+      results.emplace_back(y, y + (*exe)->output(0).size() / 4);
+    }
+    ASSERT_EQ(results[0].size(), results[1].size());
+    int64_t wrong = 0;
+    for (size_t k = 0; k < results[0].size(); ++k) {
+      wrong += std::abs(results[0][k] - results[1][k]) >
+               1e-4f * std::max(1.0f, std::abs(results[0][k]));
+    }
+    EXPECT_EQ(wrong, 0);
+  }
 }
 
 TEST(Compile, AnOutputMayBeAnInput) {

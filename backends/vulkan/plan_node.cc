@@ -25,37 +25,15 @@ std::optional<ir::DType> Wide(ir::DType t) {
   }
 }
 
-// Casts have their own types; random float16 must stay below 1, which
-// rounding a float32 up could break. int4/uint4 (one byte each) widen only
+// Casts have their own types, and randomUniform makes float16 itself (a
+// float32 rounded up could reach 1). int4/uint4 (one byte each) widen only
 // for operations that move values without computing on them, as the CPU
 // backend has them.
 bool Widens(ir::OpKind op, ir::DType dtype) {
-  using K = ir::OpKind;
   if (dtype == ir::DType::kInt4 || dtype == ir::DType::kUint4) {
-    switch (op) {
-      case K::kReshape:
-      case K::kIdentity:
-      case K::kTranspose:
-      case K::kExpand:
-      case K::kSlice:
-      case K::kReverse:
-      case K::kConcat:
-      case K::kSplit:
-      case K::kWhere:
-      case K::kTile:
-      case K::kPad:
-      case K::kTriangular:
-      case K::kGather:
-      case K::kGatherElements:
-      case K::kGatherND:
-      case K::kScatterElements:
-      case K::kScatterND:
-        return true;
-      default:
-        return false;
-    }
+    return MovesBits(op);
   }
-  return op != K::kCast && op != K::kRandomUniform;
+  return op != ir::OpKind::kCast && op != ir::OpKind::kRandomUniform;
 }
 
 // Whether `node` runs on its type directly (true), widened (false), or not

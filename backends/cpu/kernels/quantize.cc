@@ -24,42 +24,6 @@
 namespace webnnm::backends::cpu {
 namespace {
 
-// How the parameters (scale, zeroPoint) map onto the input.
-struct BlockLayout {
-  std::vector<int64_t> shape;    // the input's
-  std::vector<int64_t> block;    // input elements per parameter, per dim
-  std::vector<int64_t> pstride;  // the parameters' stride, per input dim
-  int64_t count = 1;
-};
-
-absl::StatusOr<BlockLayout> MakeBlockLayout(const std::vector<int64_t>& in,
-                                            const std::vector<int64_t>& param) {
-  const int rank = static_cast<int>(in.size());
-  const int prank = static_cast<int>(param.size());
-  if (prank > rank) {
-    return absl::InvalidArgumentError(
-        "the scale has a higher rank than the input");
-  }
-  BlockLayout l;
-  l.shape = in;
-  l.block.assign(rank, 1);
-  l.pstride.assign(rank, 0);
-  std::vector<int64_t> own = Strides(param);
-  for (int d = 0; d < rank; ++d) {
-    const int p = d - (rank - prank);
-    const int64_t size = p >= 0 ? param[p] : 1;
-    if (size < 1 || in[d] % size != 0) {
-      return absl::InvalidArgumentError(
-          StrCat("input dimension ", d, " (", in[d],
-                 ") is not a multiple of the scale's (", size, ")"));
-    }
-    l.block[d] = in[d] / size;
-    l.pstride[d] = p >= 0 && size > 1 ? own[p] : 0;
-    l.count *= in[d];
-  }
-  return l;
-}
-
 // Calls f(offset, n, p) for each run of n input elements from `offset` that
 // share the parameters at index p. `index` has one entry per dimension.
 template <typename F>

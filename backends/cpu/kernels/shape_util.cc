@@ -1,5 +1,7 @@
 #include "backends/cpu/kernels/shape_util.h"
 
+#include "engine/base/strings.h"
+
 namespace webnnm::backends::cpu {
 
 int64_t ElementCount(const std::vector<int64_t>& shape) {
@@ -67,6 +69,34 @@ int64_t Inner(const std::vector<int64_t>& shape, int axis) {
   int64_t n = 1;
   for (size_t i = axis; i < shape.size(); ++i) n *= shape[i];
   return n;
+}
+
+absl::StatusOr<BlockLayout> MakeBlockLayout(const std::vector<int64_t>& in,
+                                            const std::vector<int64_t>& param) {
+  const int rank = static_cast<int>(in.size());
+  const int prank = static_cast<int>(param.size());
+  if (prank > rank) {
+    return absl::InvalidArgumentError(
+        "the scale has a higher rank than the input");
+  }
+  BlockLayout l;
+  l.shape = in;
+  l.block.assign(rank, 1);
+  l.pstride.assign(rank, 0);
+  std::vector<int64_t> own = Strides(param);
+  for (int d = 0; d < rank; ++d) {
+    const int p = d - (rank - prank);
+    const int64_t size = p >= 0 ? param[p] : 1;
+    if (size < 1 || in[d] % size != 0) {
+      return absl::InvalidArgumentError(
+          StrCat("input dimension ", d, " (", in[d],
+                 ") is not a multiple of the scale's (", size, ")"));
+    }
+    l.block[d] = in[d] / size;
+    l.pstride[d] = p >= 0 && size > 1 ? own[p] : 0;
+    l.count *= in[d];
+  }
+  return l;
 }
 
 }  // namespace webnnm::backends::cpu

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
 
 namespace webnnm::backends::cpu {
 
@@ -20,6 +21,19 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& shape);
 // the whole tensor for a single outer index).
 int64_t Outer(const std::vector<int64_t>& shape, int axis);
 int64_t Inner(const std::vector<int64_t>& shape, int axis);
+
+// How quantizeLinear's and dequantizeLinear's parameters (scale,
+// zeroPoint) of shape `param` map onto an input of shape `in`: right-
+// aligned, each input dimension a multiple of the parameters' (a missing
+// one is 1); InvalidArgument otherwise.
+struct BlockLayout {
+  std::vector<int64_t> shape;    // the input's
+  std::vector<int64_t> block;    // input elements per parameter, per dim
+  std::vector<int64_t> pstride;  // the parameters' stride, per input dim
+  int64_t count = 1;
+};
+absl::StatusOr<BlockLayout> MakeBlockLayout(const std::vector<int64_t>& in,
+                                            const std::vector<int64_t>& param);
 
 // The strides with which an operand of `shape` is read while iterating over
 // `out` (right-aligned numpy broadcasting: 0 where the operand repeats).

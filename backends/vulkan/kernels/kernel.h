@@ -55,6 +55,9 @@ struct OpIO {
 
 using Planner = absl::StatusOr<std::vector<Dispatch>> (*)(const OpIO& io);
 
+// Whether `op` only moves its elements' bits (data movement, where, tile,
+// pad, triangular, the gathers and scatters).
+bool MovesBits(ir::OpKind op);
 // Whether `op`'s planner reads and writes float16 itself when the device
 // has 16-bit storage (OpIO::float16_storage) instead of running widened.
 bool HasFloat16Variant(ir::OpKind op);

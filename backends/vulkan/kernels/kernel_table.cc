@@ -35,6 +35,16 @@ bool IsMovement(K op) {
   }
 }
 
+}  // namespace
+
+bool MovesBits(K op) {
+  return IsMovement(op) || op == K::kWhere || op == K::kTile || op == K::kPad ||
+         op == K::kTriangular || op == K::kGather || op == K::kGatherElements ||
+         op == K::kGatherND || op == K::kScatterElements || op == K::kScatterND;
+}
+
+namespace {
+
 bool FourBytes(ir::DType t) {
   return t == ir::DType::kFloat32 || t == ir::DType::kInt32 ||
          t == ir::DType::kUint32;

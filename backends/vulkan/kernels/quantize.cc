@@ -1,7 +1,5 @@
 // quantizeLinear and dequantizeLinear (quantize.comp), with the CPU
-// backend's blockwise broadcast of scale and zeroPoint: right-aligned, each
-// input dimension a multiple of the scale's, block = input dimension /
-// scale dimension.
+// backend's blockwise broadcast of scale and zeroPoint (cpu::BlockLayout).
 #include "backends/vulkan/kernels/kernel.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -45,27 +43,12 @@ absl::StatusOr<std::vector<Dispatch>> PlanQuantize(const OpIO& io) {
     return absl::InvalidArgumentError("needs scale and zeroPoint");
   }
   const std::vector<int64_t>& in = io.in_types[0]->shape;
-  const std::vector<int64_t>& param = io.in_types[1]->shape;
   RETURN_IF_ERROR(CheckRank(in.size()));
   const int rank = static_cast<int>(in.size());
-  const int prank = static_cast<int>(param.size());
-  if (prank > rank) {
-    return absl::InvalidArgumentError(
-        "the scale has a higher rank than the input");
-  }
-  const std::vector<int64_t> own = Strides(param);
-  std::vector<int64_t> block(rank, 1), pstride(rank, 0);
-  for (int d = 0; d < rank; ++d) {
-    const int k = d - (rank - prank);
-    const int64_t size = k >= 0 ? param[k] : 1;
-    if (size < 1 || in[d] % size != 0) {
-      return absl::InvalidArgumentError(
-          StrCat("input dimension ", d, " (", in[d],
-                 ") is not a multiple of the scale's (", size, ")"));
-    }
-    block[d] = in[d] / size;
-    pstride[d] = k >= 0 && size > 1 ? own[k] : 0;
-  }
+  ASSIGN_OR_RETURN(cpu::BlockLayout layout,
+                   cpu::MakeBlockLayout(in, io.in_types[1]->shape));
+  const std::vector<int64_t>& block = layout.block;
+  const std::vector<int64_t>& pstride = layout.pstride;
   const ir::DType qtype =
       dequantize ? io.in_types[0]->dtype : io.in_types[2]->dtype;
   ASSIGN_OR_RETURN(uint32_t code, QuantizedCode(qtype));

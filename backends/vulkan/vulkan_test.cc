@@ -122,21 +122,30 @@ TEST(Limits, OtherLargeTensorsAreAClearError) {
 
 // Past one binding, operations whose rows along dimension 0 are
 // independent run in chunks of rows (row_split.h): a softmax, a reduction
-// keeping dimension 0 and a matrix product with a 160 MB first operand.
+// keeping dimension 0 and a matrix product with a 136 MB first operand;
+// and copies in chunks of the words they touch: a reshape, a slice and a
+// transpose within rows.
 TEST(Limits, RowsOfLargeTensorsAreSplit) {
   struct Case {
     ir::OpKind op;
     std::vector<ir::TensorType> inputs;
     ir::Attrs attrs;
   };
-  ir::Attrs softmax, sum;
+  ir::Attrs softmax, sum, reshape, slice, transpose;
   softmax.Set("axis", int64_t{1});
   sum.Set("axes", std::vector<int64_t>{1});
+  reshape.Set("newShape", std::vector<int64_t>{1000, 34000});
+  slice.Set("starts", std::vector<int64_t>{1, 1});
+  slice.Set("sizes", std::vector<int64_t>{33998, 999});
+  transpose.Set("permutation", std::vector<int64_t>{0, 2, 1});
   const ir::DType f32 = ir::DType::kFloat32;
   const std::vector<Case> cases = {
-      {ir::OpKind::kSoftmax, {{f32, {20000, 2000}}}, softmax},
-      {ir::OpKind::kReduceSum, {{f32, {2000, 20000}}}, sum},
-      {ir::OpKind::kMatmul, {{f32, {40000, 1000}}, {f32, {1000, 8}}}, {}},
+      {ir::OpKind::kSoftmax, {{f32, {17000, 2000}}}, softmax},
+      {ir::OpKind::kReduceSum, {{f32, {1700, 20000}}}, sum},
+      {ir::OpKind::kMatmul, {{f32, {34000, 1000}}, {f32, {1000, 8}}}, {}},
+      {ir::OpKind::kReshape, {{f32, {34000, 1000}}}, reshape},
+      {ir::OpKind::kSlice, {{f32, {34000, 1000}}}, slice},
+      {ir::OpKind::kTranspose, {{f32, {2, 17000, 1000}}}, transpose},
   };
   auto cpu = CreateBackend("cpu");
   auto vulkan = CreateBackend("vulkan");

@@ -1,9 +1,13 @@
 // Data movement as strided copies of 32-bit words (copy.comp; a 64-bit
-// element is two): reshape,
-// identity, transpose, expand, slice, reverse, concat and split. Each is
-// one copy per operand or result, its strides chosen so that the copy
-// walks the result's coordinates.
+// element is two): reshape, identity, transpose, expand, slice, reverse,
+// concat and split. Each is one copy per operand or result (several for
+// tensors past one binding), its strides chosen so that the copy walks the
+// result's coordinates.
+#include <algorithm>
+#include <utility>
+
 #include "backends/vulkan/kernels/kernel.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::vulkan {
@@ -11,23 +15,13 @@ namespace {
 
 using K = ir::OpKind;
 
-// Copies `shape` elements: x[in_base + Σ c·in_stride] to
-// y[out_base + Σ c·out_stride]. A 64-bit element is two words: the copy
-// gets an inner dimension of 2.
-absl::StatusOr<Dispatch> Copy(const OpIO& io, Range from, Range to,
-                              std::vector<int64_t> shape,
-                              std::vector<int64_t> in_stride,
-                              std::vector<int64_t> out_stride, int64_t in_base,
-                              int64_t out_base) {
-  if (ElementWords(io.out_types[0]->dtype) == 2) {
-    for (int64_t& s : in_stride) s *= 2;
-    for (int64_t& s : out_stride) s *= 2;
-    in_base *= 2;
-    out_base *= 2;
-    shape.push_back(2);
-    in_stride.push_back(1);
-    out_stride.push_back(1);
-  }
+// One dispatch of copy.comp: `shape` words x[in_base + Σ c·in_stride] to
+// y[out_base + Σ c·out_stride], `from` and `to` bound as they are.
+absl::StatusOr<Dispatch> CopyDispatch(const OpIO& io, Range from, Range to,
+                                      const std::vector<int64_t>& shape,
+                                      const std::vector<int64_t>& in_stride,
+                                      const std::vector<int64_t>& out_stride,
+                                      int64_t in_base, int64_t out_base) {
   const int rank = static_cast<int>(shape.size());
   if (absl::Status s = CheckRank(shape.size()); !s.ok()) return s;
   const int64_t n = Count(shape);
@@ -45,9 +39,90 @@ absl::StatusOr<Dispatch> Copy(const OpIO& io, Range from, Range to,
   return d;
 }
 
-absl::StatusOr<std::vector<Dispatch>> One(absl::StatusOr<Dispatch> d) {
-  if (!d.ok()) return d.status();
-  return std::vector<Dispatch>{*std::move(d)};
+// The first and last word a walk over `shape` with `stride` from `base`
+// touches, for rows [first, first + count) of dimension 0.
+std::pair<int64_t, int64_t> Span(const std::vector<int64_t>& shape,
+                                 const std::vector<int64_t>& stride,
+                                 int64_t base, int64_t first, int64_t count) {
+  int64_t lo = base + first * stride[0], hi = lo;
+  const int64_t last0 = (count - 1) * stride[0];
+  lo += std::min<int64_t>(0, last0);
+  hi += std::max<int64_t>(0, last0);
+  for (size_t d = 1; d < shape.size(); ++d) {
+    const int64_t reach = (shape[d] - 1) * stride[d];
+    lo += std::min<int64_t>(0, reach);
+    hi += std::max<int64_t>(0, reach);
+  }
+  return {lo, hi};
+}
+
+// Copies `shape` elements: x[in_base + Σ c·in_stride] to
+// y[out_base + Σ c·out_stride]. A 64-bit element is two words: the copy
+// gets an inner dimension of 2. Tensors past one binding are copied in
+// chunks of rows of dimension 0, each side bound from the aligned start of
+// the words the chunk touches (ResourceExhausted when one row's words on a
+// side do not fit a binding, as for a transpose that gathers columns).
+absl::StatusOr<std::vector<Dispatch>> Copy(const OpIO& io, Range from, Range to,
+                                           std::vector<int64_t> shape,
+                                           std::vector<int64_t> in_stride,
+                                           std::vector<int64_t> out_stride,
+                                           int64_t in_base, int64_t out_base) {
+  if (ElementWords(io.out_types[0]->dtype) == 2) {
+    for (int64_t& s : in_stride) s *= 2;
+    for (int64_t& s : out_stride) s *= 2;
+    in_base *= 2;
+    out_base *= 2;
+    shape.push_back(2);
+    in_stride.push_back(1);
+    out_stride.push_back(1);
+  }
+  if (from.bytes <= io.max_range && to.bytes <= io.max_range) {
+    ASSIGN_OR_RETURN(Dispatch d, CopyDispatch(io, from, to, shape, in_stride,
+                                              out_stride, in_base, out_base));
+    return std::vector<Dispatch>{std::move(d)};
+  }
+  const int64_t align = static_cast<int64_t>(io.alignment / 4);  // words
+  const int64_t limit = static_cast<int64_t>(io.max_range / 4);
+  // A side's binding for rows [first, first + count): from the aligned
+  // start of the words they touch to the last; empty when too large.
+  auto bind = [&](Range whole, const std::vector<int64_t>& stride, int64_t base,
+                  int64_t first, int64_t count, int64_t& start) {
+    auto [lo, hi] = Span(shape, stride, base, first, count);
+    start = lo / align * align;
+    return hi + 1 - start <= limit
+               ? Range{whole.offset + static_cast<uint64_t>(start) * 4,
+                       static_cast<uint64_t>(hi + 1 - start) * 4}
+               : Range{};
+  };
+  const int64_t rows = shape[0];
+  std::vector<Dispatch> result;
+  for (int64_t first = 0; first < rows;) {
+    int64_t count = rows - first, in_start = 0, out_start = 0;
+    Range in_part, out_part;
+    for (; count >= 1; count = count > 1 ? (count + 1) / 2 : 0) {
+      in_part = bind(from, in_stride, in_base, first, count, in_start);
+      out_part = bind(to, out_stride, out_base, first, count, out_start);
+      if (in_part.bytes > 0 && out_part.bytes > 0) break;
+      if (count == 1) count = 0;
+    }
+    if (count < 1) {
+      return absl::ResourceExhaustedError(
+          StrCat("a tensor exceeds the device's maxStorageBufferRange of ",
+                 io.max_range,
+                 " bytes, and one row of this copy reaches across "
+                 "more than that"));
+    }
+    std::vector<int64_t> part = shape;
+    part[0] = count;
+    ASSIGN_OR_RETURN(
+        Dispatch d,
+        CopyDispatch(io, in_part, out_part, part, in_stride, out_stride,
+                     in_base + first * in_stride[0] - in_start,
+                     out_base + first * out_stride[0] - out_start));
+    result.push_back(std::move(d));
+    first += count;
+  }
+  return result;
 }
 
 }  // namespace
@@ -63,7 +138,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
     case K::kReshape:
     case K::kIdentity: {
       const int64_t n = Count(out);
-      return One(Copy(io, io.in[0], io.out[0], {n}, {1}, {1}, 0, 0));
+      return Copy(io, io.in[0], io.out[0], {n}, {1}, {1}, 0, 0);
     }
     case K::kTranspose: {
       std::vector<int64_t> reversed(rank);
@@ -80,12 +155,12 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
         }
         stride[d] = in_strides[perm[d]];
       }
-      return One(Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0));
+      return Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0);
     }
     case K::kExpand: {
       std::vector<int64_t> stride = BroadcastStrides(in, out);
       stride.resize(rank);
-      return One(Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0));
+      return Copy(io, io.in[0], io.out[0], out, stride, out_strides, 0, 0);
     }
     case K::kSlice: {
       std::vector<int64_t> starts = a.GetInts("starts", {});
@@ -107,8 +182,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
         base += starts[d] * in_strides[d];
         stride[d] = in_strides[d] * steps[d];
       }
-      return One(
-          Copy(io, io.in[0], io.out[0], out, stride, out_strides, base, 0));
+      return Copy(io, io.in[0], io.out[0], out, stride, out_strides, base, 0);
     }
     case K::kReverse: {
       std::vector<int64_t> all(rank);
@@ -124,8 +198,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
         base += (in[axis] - 1) * in_strides[axis];
         stride[axis] = -in_strides[axis];
       }
-      return One(
-          Copy(io, io.in[0], io.out[0], out, stride, out_strides, base, 0));
+      return Copy(io, io.in[0], io.out[0], out, stride, out_strides, base, 0);
     }
     case K::kConcat: {
       const int axis = static_cast<int>(a.GetInt("axis", 0));
@@ -137,11 +210,10 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
       for (size_t k = 0; k < io.in_types.size(); ++k) {
         if (io.in_types[k] == nullptr) continue;
         const std::vector<int64_t>& shape = io.in_types[k]->shape;
-        absl::StatusOr<Dispatch> d =
-            Copy(io, io.in[k], io.out[0], shape, Strides(shape), out_strides, 0,
-                 at * out_strides[axis]);
-        if (!d.ok()) return d.status();
-        result.push_back(*std::move(d));
+        ASSIGN_OR_RETURN(std::vector<Dispatch> d,
+                         Copy(io, io.in[k], io.out[0], shape, Strides(shape),
+                              out_strides, 0, at * out_strides[axis]));
+        for (Dispatch& x : d) result.push_back(std::move(x));
         at += shape[axis];
       }
       return result;
@@ -155,11 +227,10 @@ absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
       int64_t at = 0;
       for (size_t k = 0; k < io.out_types.size(); ++k) {
         const std::vector<int64_t>& shape = io.out_types[k]->shape;
-        absl::StatusOr<Dispatch> d =
-            Copy(io, io.in[0], io.out[k], shape, in_strides, Strides(shape),
-                 at * in_strides[axis], 0);
-        if (!d.ok()) return d.status();
-        result.push_back(*std::move(d));
+        ASSIGN_OR_RETURN(std::vector<Dispatch> d,
+                         Copy(io, io.in[0], io.out[k], shape, in_strides,
+                              Strides(shape), at * in_strides[axis], 0));
+        for (Dispatch& x : d) result.push_back(std::move(x));
         at += shape[axis];
       }
       return result;

@@ -9,6 +9,12 @@
 namespace webnnm::backends::vulkan {
 namespace {
 
+// Whether environment variable `name` is "0" (a device feature turned off).
+bool TurnedOff(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && std::string(value) == "0";
+}
+
 int Rank(const VkPhysicalDeviceProperties& p) {
   switch (p.deviceType) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -116,11 +122,10 @@ absl::Status Device::Init() {
   const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
                                         VK_SUBGROUP_FEATURE_VOTE_BIT |
                                         VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-  const char* subgroups = std::getenv("WEBNNM_VULKAN_SUBGROUPS");
   subgroup_size_ = subgroup.subgroupSize;
   subgroups_ = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                (subgroup.supportedOperations & needed) == needed &&
-               !(subgroups != nullptr && std::string(subgroups) == "0");
+               !TurnedOff("WEBNNM_VULKAN_SUBGROUPS");
 
   uint32_t families = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
@@ -152,9 +157,8 @@ absl::Status Device::Init() {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &storage16;
   vkGetPhysicalDeviceFeatures2(physical_, &features);
-  const char* float16 = std::getenv("WEBNNM_VULKAN_FLOAT16");
   float16_storage_ = storage16.storageBuffer16BitAccess == VK_TRUE &&
-                     !(float16 != nullptr && std::string(float16) == "0");
+                     !TurnedOff("WEBNNM_VULKAN_FLOAT16");
   VkPhysicalDevice16BitStorageFeatures enable16{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   enable16.storageBuffer16BitAccess = float16_storage_ ? VK_TRUE : VK_FALSE;

@@ -17,9 +17,10 @@
 // copied in before the next run; Current() copies a carried value back.
 //
 // Limits: a binding covers at most maxStorageBufferRange bytes (128 MiB on
-// lavapipe). The element-wise planners split larger tensors over several
-// dispatches on sub-ranges; elsewhere a larger tensor is a
-// ResourceExhausted error naming the operation.
+// lavapipe). Larger tensors are split over several dispatches on aligned
+// sub-ranges (element-wise planners, copies, and operations whose rows are
+// independent: row_split.h); where none of those applies, a
+// ResourceExhausted error names the operation.
 #ifndef WEBNNM_BACKENDS_VULKAN_EXECUTABLE_H_
 #define WEBNNM_BACKENDS_VULKAN_EXECUTABLE_H_
 

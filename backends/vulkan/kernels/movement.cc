@@ -99,11 +99,10 @@ absl::StatusOr<std::vector<Dispatch>> Copy(const OpIO& io, Range from, Range to,
   for (int64_t first = 0; first < rows;) {
     int64_t count = rows - first, in_start = 0, out_start = 0;
     Range in_part, out_part;
-    for (; count >= 1; count = count > 1 ? (count + 1) / 2 : 0) {
+    for (; count >= 1; count /= 2) {  // halve until both sides fit
       in_part = bind(from, in_stride, in_base, first, count, in_start);
       out_part = bind(to, out_stride, out_base, first, count, out_start);
       if (in_part.bytes > 0 && out_part.bytes > 0) break;
-      if (count == 1) count = 0;
     }
     if (count < 1) {
       return absl::ResourceExhaustedError(

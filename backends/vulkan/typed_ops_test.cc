@@ -137,6 +137,11 @@ TEST(TypedOps, SameBitsAsTheCpu) {
                      {image},
                      A({{"scales", std::vector<double>{1.5, 2.0}}})});
   }
+  // quantizeLinear to uint32: zero points near 2^32 saturate.
+  cases.push_back({K::kQuantizeLinear,
+                   {{DType::kFloat32, {4, 6}},
+                    {DType::kFloat32, {1, 3}},
+                    {DType::kUint32, {1, 3}}}});
   cases.push_back({K::kDequantizeLinear,
                    {{DType::kUint32, {4, 6}},
                     {DType::kFloat32, {1, 3}},

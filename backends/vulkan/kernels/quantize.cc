@@ -52,9 +52,6 @@ absl::StatusOr<std::vector<Dispatch>> PlanQuantize(const OpIO& io) {
   const ir::DType qtype =
       dequantize ? io.in_types[0]->dtype : io.in_types[2]->dtype;
   ASSIGN_OR_RETURN(uint32_t code, QuantizedCode(qtype));
-  if (!dequantize && code == 5) {
-    return absl::UnimplementedError("quantizeLinear to uint32");
-  }
   const bool half = io.in_types[1]->dtype == ir::DType::kFloat16;
   const int64_t n = Count(in);
   Dispatch d;

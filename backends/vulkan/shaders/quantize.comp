@@ -8,7 +8,7 @@
 //   dequantize: y = (x − zeroPoint) · scale, the difference exact and the
 //               product compensated (see scaled()).
 // QTYPE: 0 int8, 1 uint8, 2 int32, 3 int4, 4 uint4 (one byte each, the low
-// 4 bits), 5 uint32 (dequantize only); HALF: the float tensors (x or y, and scale) are float16. Tensors
+// 4 bits), 5 uint32; HALF: the float tensors (x or y, and scale) are float16. Tensors
 // are read and written as 32-bit words; each invocation makes one word of
 // the result.
 #version 450
@@ -95,10 +95,26 @@ uint float_result(float v) {
 }
 
 // Element i's result bits (in the low bits of the word).
+// quantizeLinear to uint32: q + zeroPoint saturated to [0, 2^32 - 1], in
+// integers (q is integral; below 2^32 in size its magnitude is exact).
+uint quantized_uint32(float q, uint zu) {
+  if (isnan(q)) return zu;
+  if (q >= 4294967296.0) return 0xffffffffu;
+  if (q <= -4294967296.0) return 0u;
+  uint m = uint(abs(q));
+  if (q >= 0.0) return zu + m < zu ? 0xffffffffu : zu + m;
+  return m > zu ? 0u : zu - m;
+}
+
 uint result(uint i) {
   uint k = parameter(i);
   if (QTYPE == 5u) {  // uint32
-    uint xu = x[i], zu = zero[k];
+    uint zu = zero[k];
+    if (DEQUANTIZE == 0u) {
+      return quantized_uint32(round_quotient(read_x_float(i), read_scale(k)),
+                              zu);
+    }
+    uint xu = x[i];
     return float_result(xu >= zu ? scaled(xu - zu, false, read_scale(k))
                                  : scaled(zu - xu, true, read_scale(k)));
   }

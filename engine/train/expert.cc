@@ -8,6 +8,7 @@
 #include "engine/base/strings.h"
 #include "engine/ir/op_def.h"
 #include "engine/train/feeder.h"
+#include "engine/train/optimizer.h"
 
 namespace webnnm::train {
 namespace {
@@ -17,6 +18,14 @@ bool Heavy(const ir::Node& node) {
          (node.op->category == ir::OpCategory::kMatrix ||
           node.op->category == ir::OpCategory::kConvolution);
 }
+
+// Below this many training samples a set counts as small for the
+// regularization heuristic.
+constexpr int64_t kFewSamples = 10000;
+
+// The least distance a sign-based optimizer's schedule should let a
+// parameter travel: trained weights are commonly of order 0.1 to 1.
+constexpr double kLeastTravel = 1.0;
 
 std::string Fixed(double v) {
   char buffer[32];
@@ -81,7 +90,8 @@ DagProfile Profile(const dag::Dag& dag) {
 
 Advice Advise(const dag::Dag& dag, const DagProfile& profile,
               const Hyperparameters& requested, const OutputSpec& loss,
-              std::optional<double> feature_rms) {
+              std::optional<double> feature_rms,
+              std::optional<int64_t> training_samples) {
   Advice a;
   a.resolved = requested;
   Hyperparameters& h = a.resolved;
@@ -157,18 +167,44 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
   if (h.regularization == "auto") {
     bool high_capacity = (profile.depth >= 3 && profile.width >= 128) ||
                          profile.parameters > 1000000;
-    bool l2 = high_capacity && profile.dropout_density < 0.2;
+    // A small training set that the model has more parameters than samples
+    // for is memorized within a few epochs (digits: 2,410 parameters, about
+    // 1,100 samples, the training loss near 0 while the validation loss
+    // climbs), so it gets a stronger L2 than structural capacity alone.
+    bool few_samples = training_samples && *training_samples > 0 &&
+                       *training_samples < kFewSamples &&
+                       profile.parameters > *training_samples;
+    bool low_dropout = profile.dropout_density < 0.2;
+    bool l2 = (high_capacity || few_samples) && low_dropout;
     bool l1 = profile.input_size > 5000;
     h.regularization = l1 && l2 ? "L1+L2" : l1 ? "L1" : l2 ? "L2" : "off";
-    if (l2 && h.lambda2 == 0) h.lambda2 = 1e-4;
+    if (l2 && h.lambda2 == 0) h.lambda2 = few_samples ? 1e-3 : 1e-4;
     if (l1 && h.lambda1 == 0) h.lambda1 = 1e-5;
-    std::string why =
-        l2 ? StrCat("high capacity (", profile.depth, " heavy layers, width ",
-                    profile.width, ", ", profile.parameters,
-                    " parameters) and dropout density ",
-                    Fixed(profile.dropout_density), " < 0.2")
-           : StrCat("not high capacity (depth ", profile.depth, ", width ",
-                    profile.width, ") or enough dropout");
+    std::string why;
+    if (l2 && few_samples) {
+      why = StrCat("more parameters (", profile.parameters,
+                   ") than training samples (", *training_samples,
+                   ") in a small set, which the model would memorize");
+      if (high_capacity) why += "; high capacity";
+      why += StrCat("; dropout density ", Fixed(profile.dropout_density),
+                    " < 0.2");
+    } else if (l2) {
+      why = StrCat("high capacity (", profile.depth, " heavy layers, width ",
+                   profile.width, ", ", profile.parameters,
+                   " parameters) and dropout density ",
+                   Fixed(profile.dropout_density), " < 0.2");
+    } else if (!low_dropout && (high_capacity || few_samples)) {
+      why = StrCat("dropout density ", Fixed(profile.dropout_density),
+                   " >= 0.2 already regularizes");
+    } else {
+      why = StrCat("not high capacity (depth ", profile.depth, ", width ",
+                   profile.width, ")");
+      if (training_samples) {
+        why += StrCat(" and not more parameters (", profile.parameters,
+                      ") than a small training set (", *training_samples,
+                      " samples)");
+      }
+    }
     if (l1)
       why += StrCat("; massive input (", profile.input_size, " features)");
     decide(StrCat("regularization ", h.regularization,
@@ -210,6 +246,27 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
     }
   }
 
+  // The step budget of a sign-based optimizer: lion and rlion move each
+  // parameter by at most about lr a step, and warmup with cosine annealing
+  // averages about half the maximum, so a run travels about lr * steps / 2.
+  std::optional<OptimizerKind> kind = ParseOptimizer(h.optimizer);
+  if (kind &&
+      (*kind == OptimizerKind::kLion || *kind == OptimizerKind::kRLion) &&
+      training_samples && *training_samples > 0 && h.batch_size > 0) {
+    double lr = h.lr ? *h.lr : DefaultOptimizerParams(*kind).lr;
+    int64_t steps = (*training_samples + h.batch_size - 1) / h.batch_size *
+                    static_cast<int64_t>(h.epochs);
+    double travel = lr * static_cast<double>(steps) / 2;
+    if (travel < kLeastTravel) {
+      a.warnings.push_back(StrCat(
+          h.optimizer, " moves a parameter by at most about lr a step: ", steps,
+          " steps (", h.epochs, " epochs) at lr ", Fixed(lr),
+          " let it travel about ", Fixed(travel),
+          " in all, too little to train far from its start; raise --epochs "
+          "or --lr"));
+    }
+  }
+
   // Feature scale: warn far from unit scale; start the first layer at unit
   // scale whenever the features are not.
   if (feature_rms && *feature_rms > 0) {
@@ -229,6 +286,17 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
     }
   }
   return a;
+}
+
+std::optional<std::string> AdviseMoreEpochs(int best_epoch, int epochs_run,
+                                            int epochs, bool validated) {
+  if (!validated || epochs < 2 || epochs_run < epochs ||
+      best_epoch != epochs_run) {
+    return std::nullopt;
+  }
+  return StrCat("the validation loss was still falling at the last epoch (",
+                epochs_run,
+                " is the best): more epochs would likely train further");
 }
 
 std::optional<double> FeatureRms(const Dataset& data) {
@@ -269,15 +337,18 @@ absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
     return absl::InvalidArgumentError("the model has no output");
   // In training's order: the data's standardization, the losses, Advise().
   std::optional<double> rms;
+  std::optional<int64_t> samples;
   if (data != nullptr) {
     RETURN_IF_ERROR(CheckShapes(dag, *data, specs));
     if (std::optional<Decision> d = AdviseStandardization(*data, standardize)) {
       preview.decisions.push_back(*std::move(d));
     }
     rms = FeatureRms(*data);
+    samples = static_cast<int64_t>(data->subset(Subset::kTraining).size());
   }
   for (Decision& d : loss_decisions) preview.decisions.push_back(std::move(d));
-  Advice advice = Advise(dag, Profile(dag), requested, specs.front(), rms);
+  Advice advice =
+      Advise(dag, Profile(dag), requested, specs.front(), rms, samples);
   for (Decision& d : advice.decisions)
     preview.decisions.push_back(std::move(d));
   preview.warnings = std::move(advice.warnings);

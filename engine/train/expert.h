@@ -17,14 +17,19 @@
 //     float16 with scaling 'off' is a strong warning;
 //   - gradientClipping 'auto': AGC for a deep model (depth > 15) without
 //     normalization (NFNets), else global-norm clipping;
-//   - regularization 'auto': L2 (λ2 = 1e-4 unless given) for a high-capacity
-//     model (depth >= 3 heavy layers and width >= 128, or more than 1M
-//     parameters) whose dropout density is below 0.2; L1 (λ1 = 1e-5 unless
-//     given) for a massive input (more than 5,000 features);
+//   - regularization 'auto': L2 for a model whose dropout density is below
+//     0.2 and that is high-capacity (depth >= 3 heavy layers and width >=
+//     128, or more than 1M parameters; λ2 = 1e-4 unless given) or has more
+//     parameters than a small training set (under 10,000 samples) has
+//     samples (λ2 = 1e-3 unless given: such a set is memorized within a few
+//     epochs); L1 (λ1 = 1e-5 unless given) for a massive input (more than
+//     5,000 features);
 //   - float16-vulnerable operations: one grouped warning;
 //   - the NPU nudge: one aggregate note when heavy operations stay float32;
 //   - lossWeights 'auto' with several outputs: learned uncertainty weights
 //     (and a gradient scale of at least 128 with float16);
+//   - lion or rlion with a step budget (about lr * steps / 2, the distance
+//     a parameter can travel) below 1: a warning to raise epochs or lr;
 //   - features far from unit scale (RMS outside [0.25, 4] on a sample of
 //     the training data): a warning; outside [0.5, 2] the first layer's
 //     initial weights are scaled by 1 / RMS so that its outputs start at
@@ -67,17 +72,25 @@ struct Advice {
   std::vector<std::string> warnings;
 };
 
-// `feature_rms`: the root mean square of a sample of the training features
-// (nullopt when unknown).
+// `feature_rms`: the root mean square of a sample of the training features;
+// `training_samples`: the training subset's size (each nullopt when
+// unknown, and the heuristics that need it are left out).
 Advice Advise(const dag::Dag& dag, const DagProfile& profile,
               const Hyperparameters& requested, const OutputSpec& loss,
-              std::optional<double> feature_rms);
+              std::optional<double> feature_rms,
+              std::optional<int64_t> training_samples = std::nullopt);
 
 // Standardizes `data` (training-subset statistics, kept with the model)
 // when it was not asked for but the features' RMS is outside [0.2, 5] —
 // unscaled features make the first layer's updates too large for the
 // usual learning rates — and returns the decision; nullopt otherwise.
 std::optional<Decision> AdviseStandardization(Dataset& data, bool requested);
+
+// After a run: a warning when it used all its `epochs` (more than one) and
+// its last epoch had the best validation loss, so more epochs would likely
+// help; nullopt otherwise (or without a validation subset).
+std::optional<std::string> AdviseMoreEpochs(int best_epoch, int epochs_run,
+                                            int epochs, bool validated);
 
 // The root mean square of the features of up to 1000 training samples.
 std::optional<double> FeatureRms(const Dataset& data);

@@ -353,7 +353,9 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   } else {
     for (const Decision& d : loss_decisions) decide(d);
     DagProfile profile = Profile(dag);
-    Advice advice = Advise(dag, profile, hyper_in, specs[0], FeatureRms(data));
+    Advice advice =
+        Advise(dag, profile, hyper_in, specs[0], FeatureRms(data),
+               static_cast<int64_t>(data.subset(Subset::kTraining).size()));
     for (const Decision& d : advice.decisions) decide(d);
     for (const std::string& w : advice.warnings) {
       if (callbacks.warning) callbacks.warning(w);
@@ -476,6 +478,12 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     if (callbacks.checkpoint && !callbacks.checkpoint(state)) break;
   }
   if (state.best.empty()) state.best = state.params;
+  if (std::optional<std::string> w =
+          AdviseMoreEpochs(state.best_epoch, state.epoch, hyper.epochs,
+                           !data.subset(Subset::kValidation).empty())) {
+    if (callbacks.warning) callbacks.warning(*w);
+    result.warnings.push_back(*std::move(w));
+  }
   state.decisions = result.decisions;
   state.warnings = result.warnings;
   result.epochs = state.epoch;

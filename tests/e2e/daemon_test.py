@@ -655,8 +655,17 @@ class OtherClients(Temp):
                    if e.type == pb.EVENT_TYPE_DECISION]
         previewed = [(x.what, x.why) for x in preview.decisions]
         self.assertEqual(decided[:len(previewed)], previewed)
-        warned = [e.warning for e in events if e.type == pb.EVENT_TYPE_WARNING]
+        # The warnings before training are the preview's; after it, the
+        # run adds what only its history shows (2 epochs, still improving).
+        first_epoch = next(i for i, e in enumerate(events)
+                           if e.type == pb.EVENT_TYPE_EPOCH)
+        warned = [e.warning for e in events[:first_epoch]
+                  if e.type == pb.EVENT_TYPE_WARNING]
         self.assertEqual(warned, list(preview.warnings))
+        self.assertIn("raise --epochs", " ".join(warned))
+        later = [e.warning for e in events[first_epoch:]
+                 if e.type == pb.EVENT_TYPE_WARNING]
+        self.assertTrue(all("last epoch" in w for w in later), later)
         # Data that does not suit the model: no preview, the model checks.
         bad = stub.CheckModel(pb.CheckModelRequest(
             model_text=model, data=pb.DataSpec(dataset_id=dataset,

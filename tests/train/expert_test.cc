@@ -1,5 +1,6 @@
 // The expert system's profile and decisions on small models.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,11 @@
 namespace webnnm::train {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::Optional;
 
 dag::Dag Build(const std::string& text) {
   CheckResult check = CheckModel("m.wnm", text);
@@ -112,6 +116,75 @@ TEST(Advise, RegularizationFollowsCapacityAndInputSize) {
       Advise(wide_input, Profile(wide_input), Hyperparameters{}, Cce(), 1.0);
   EXPECT_EQ(c.resolved.regularization, "L1");
   EXPECT_EQ(c.resolved.lambda1, 1e-5);
+}
+
+TEST(Advise, MoreParametersThanASmallSetHasSamplesGetStrongerL2) {
+  // 64-32-10: 2,410 parameters, not high capacity by its structure.
+  dag::Dag digits = Build(
+      "model:input shape=[64];\nmodel:output shape=[10];\n"
+      "model:layers dense(shape=[32], activation=relu),\n"
+      "  dense(shape=[10], activation=softmax);\n"
+      "dense:layers matmul(w), add(b), activation();\n");
+  DagProfile p = Profile(digits);
+  ASSERT_EQ(p.parameters, 2410);
+  Advice few = Advise(digits, p, Hyperparameters{}, Cce(), 1.0, 1078);
+  EXPECT_EQ(few.resolved.regularization, "L2");
+  EXPECT_EQ(few.resolved.lambda2, 1e-3);
+  EXPECT_TRUE(Decided(few, "regularization L2 (lambda2 0.001)"));
+  // Enough samples, a large set, or an unknown one: off.
+  for (std::optional<int64_t> n :
+       {std::optional<int64_t>(2410), std::optional<int64_t>(20000),
+        std::optional<int64_t>()}) {
+    EXPECT_EQ(Advise(digits, p, Hyperparameters{}, Cce(), 1.0, n)
+                  .resolved.regularization,
+              "off");
+  }
+  // A given lambda2 stays; dropout already regularizes.
+  Hyperparameters given;
+  given.lambda2 = 5e-4;
+  EXPECT_EQ(Advise(digits, p, given, Cce(), 1.0, 1078).resolved.lambda2, 5e-4);
+  DagProfile dropped = p;
+  dropped.dropout_density = 0.5;
+  EXPECT_EQ(Advise(digits, dropped, Hyperparameters{}, Cce(), 1.0, 1078)
+                .resolved.regularization,
+            "off");
+}
+
+TEST(Advise, ShortSignOptimizerSchedulesAreWarnings) {
+  dag::Dag dag = Build(Deep(2, 8));
+  DagProfile p = Profile(dag);
+  // rlion's default lr 5e-4, 34 batches of 32 a epoch, 20 epochs: 680
+  // steps travel about 0.17.
+  Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0, 1078);
+  EXPECT_THAT(a.warnings,
+              Contains(AllOf(HasSubstr("680 steps"), HasSubstr("about 0.17"),
+                             HasSubstr("raise --epochs"))));
+  // Enough steps, a larger lr, another optimizer or no data: no warning.
+  Hyperparameters longer;
+  longer.epochs = 200;
+  Hyperparameters faster;
+  faster.lr = 0.01;
+  Hyperparameters sgdm;
+  sgdm.optimizer = "sgdm";
+  for (const Hyperparameters& h : {longer, faster, sgdm}) {
+    EXPECT_THAT(Advise(dag, p, h, Cce(), 1.0, 1078).warnings,
+                Not(Contains(HasSubstr("raise --epochs"))));
+  }
+  EXPECT_THAT(Advise(dag, p, Hyperparameters{}, Cce(), 1.0).warnings,
+              Not(Contains(HasSubstr("raise --epochs"))));
+  Hyperparameters lion;
+  lion.optimizer = "lion";
+  EXPECT_THAT(Advise(dag, p, lion, Cce(), 1.0, 90).warnings,
+              Contains(HasSubstr("lion moves a parameter")));
+}
+
+TEST(AdviseMoreEpochs, OnlyWhenTheLastOfAllEpochsWasTheBest) {
+  EXPECT_THAT(AdviseMoreEpochs(20, 20, 20, true),
+              Optional(HasSubstr("still falling at the last epoch (20")));
+  EXPECT_EQ(AdviseMoreEpochs(19, 20, 20, true), std::nullopt);
+  EXPECT_EQ(AdviseMoreEpochs(12, 12, 20, true), std::nullopt);  // stopped
+  EXPECT_EQ(AdviseMoreEpochs(20, 20, 20, false), std::nullopt);
+  EXPECT_EQ(AdviseMoreEpochs(1, 1, 1, true), std::nullopt);
 }
 
 TEST(Advise, LossMismatchesAndFeatureScaleAreWarnings) {

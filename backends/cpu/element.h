@@ -8,6 +8,7 @@
 #ifndef WEBNNM_BACKENDS_CPU_ELEMENT_H_
 #define WEBNNM_BACKENDS_CPU_ELEMENT_H_
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -58,6 +59,24 @@ inline void Store<Half>(Half* p, float v) {
 template <typename T>
 inline constexpr bool kIsFloat =
     std::is_same_v<T, float> || std::is_same_v<T, Half>;
+
+// `pick ? a : b` without a branch (bit masks), so that loops over
+// unpredictable conditions — relu masks, max-pooling comparisons — neither
+// mispredict nor stop the compiler from vectorizing.
+template <typename T>
+inline T Select(bool pick, T a, T b) {
+  static_assert(
+      std::is_trivially_copyable_v<T> &&
+      (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8));
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<
+          sizeof(T) == 2, uint16_t,
+          std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  const U mask = static_cast<U>(U(0) - static_cast<U>(pick));
+  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) |
+                                         (std::bit_cast<U>(b) & ~mask)));
+}
 
 template <typename T>
 struct Tag {

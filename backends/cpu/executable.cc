@@ -1,5 +1,7 @@
 #include "backends/cpu/executable.h"
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -51,6 +53,8 @@ CpuExecutable::Buffer CpuExecutable::Allocate(size_t bytes) {
 absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     const ir::Graph& graph, const CompileOptions& options) {
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable(options.threads));
+  if (KernelProfile::Enabled())
+    exe->profile_ = std::make_unique<KernelProfile>();
   exe->context_.set_use_dnnl(!options.reference_kernels);
   exe->context_.set_dnnl_minimum_elements(options.library_minimum_elements);
   absl::StatusOr<std::vector<ir::NodeId>> order = graph.TopologicalOrder();
@@ -230,6 +234,15 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
         if (*kernel == nullptr) {
           return absl::InternalError(StrCat(node.op->name, ": no kernel"));
         }
+        if (exe->profile_) {
+          std::string types;
+          for (const ir::TensorType* t : io.in_types) {
+            if (t) types += StrCat(types.empty() ? "" : ", ", t->ToString());
+          }
+          exe->profile_->Add(StrCat(name, " (", types, ") -> ",
+                                    io.out_types[0]->ToString(), " ",
+                                    (*kernel)->implementation()));
+        }
         exe->kernels_.push_back(*std::move(kernel));
         exe->kernel_names_.push_back(std::move(name));
         break;
@@ -273,10 +286,23 @@ std::vector<std::string> CpuExecutable::implementations() const {
   return result;
 }
 
+CpuExecutable::~CpuExecutable() {
+  if (profile_) std::fputs(profile_->Report().c_str(), stderr);
+}
+
 absl::Status CpuExecutable::Run() {
   context_.EnterThreads();
   for (size_t i = 0; i < kernels_.size(); ++i) {
-    absl::Status status = kernels_[i]->Run();
+    absl::Status status;
+    if (profile_) {
+      auto start = std::chrono::steady_clock::now();
+      status = kernels_[i]->Run();
+      profile_->Record(i, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+    } else {
+      status = kernels_[i]->Run();
+    }
     if (!status.ok()) {
       return absl::Status(status.code(),
                           StrCat(kernel_names_[i], ": ", status.message()));

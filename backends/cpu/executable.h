@@ -15,6 +15,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernel.h"
+#include "backends/cpu/profile.h"
 
 namespace webnnm::backends::cpu {
 
@@ -22,6 +23,7 @@ class CpuExecutable : public Executable {
  public:
   static absl::StatusOr<std::unique_ptr<CpuExecutable>> Compile(
       const ir::Graph& graph, const CompileOptions& options);
+  ~CpuExecutable() override;
 
   std::span<std::byte> input(size_t i) override;
   std::span<const std::byte> output(size_t i) const override;
@@ -53,7 +55,8 @@ class CpuExecutable : public Executable {
   // before the carries overwrite the input.
   std::vector<std::pair<int, std::byte*>> kept_inputs_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
-  std::vector<std::string> kernel_names_;  // the op of each kernel
+  std::vector<std::string> kernel_names_;   // the op of each kernel
+  std::unique_ptr<KernelProfile> profile_;  // WEBNNM_CPU_PROFILE only
 };
 
 }  // namespace webnnm::backends::cpu

@@ -202,14 +202,41 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
     }
     if (full && io.in_types[0]->shape == out) {
       return MakeFunctionKernel([=] {  // contiguous: vectorizable
-        for (int64_t i = 0; i < count; ++i) y[i] = c[i] ? t[i] : f[i];
+        for (int64_t i = 0; i < count; ++i)
+          y[i] = Select(c[i] != 0, t[i], f[i]);
+      });
+    }
+    // A full condition with each side full or one value (a relu's or a
+    // max-pooling's gradient: where(mask, dy, 0)).
+    auto full_or_one = [&](int k) {
+      return io.in_types[k]->shape == out ||
+             ElementCount(io.in_types[k]->shape) == 1;
+    };
+    if (io.in_types[0]->shape == out && full_or_one(1) && full_or_one(2)) {
+      const bool t_one = io.in_types[1]->shape != out;
+      const bool f_one = io.in_types[2]->shape != out;
+      if (t_one && f_one) {
+        return MakeFunctionKernel([=] {
+          const T a = t[0], b = f[0];
+          for (int64_t i = 0; i < count; ++i) y[i] = Select(c[i] != 0, a, b);
+        });
+      }
+      if (f_one) {
+        return MakeFunctionKernel([=] {
+          const T b = f[0];
+          for (int64_t i = 0; i < count; ++i) y[i] = Select(c[i] != 0, t[i], b);
+        });
+      }
+      return MakeFunctionKernel([=] {
+        const T a = t[0];
+        for (int64_t i = 0; i < count; ++i) y[i] = Select(c[i] != 0, a, f[i]);
       });
     }
     return MakeFunctionKernel([=] {
       plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
         for (int64_t i = 0; i < n; ++i) {
-          y[o[3] + i] =
-              c[o[0] + i * s[0]] ? t[o[1] + i * s[1]] : f[o[2] + i * s[2]];
+          y[o[3] + i] = Select(c[o[0] + i * s[0]] != 0, t[o[1] + i * s[1]],
+                               f[o[2] + i * s[2]]);
         }
       });
     });

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "backends/cpu/cpu_context.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
@@ -243,6 +244,7 @@ class DirectTransposedConv : public Kernel {
 }  // namespace
 
 MadeKernel MakeConv2dKernel(const KernelIO& io) {
+  if (auto kernel = TryLargeFilterConv2d(io)) return kernel;
   Geometry g = ReadGeometry(io, false);
   std::string layout = io.attrs().GetString("filterLayout", "oihw");
   memory::desc x = ImageDesc(g.n, g.c, g.h, g.w, g.nhwc);

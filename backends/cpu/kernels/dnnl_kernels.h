@@ -35,6 +35,9 @@ std::unique_ptr<Kernel> TryDnnlNormalization(const KernelIO& io);
 std::unique_ptr<Kernel> TryDnnlConcat(const KernelIO& io);
 // resample2d in linear mode (dnnl_resampling.cc).
 std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io);
+// conv2d without bias or groups whose filter has more positions than its
+// result, as oneDNN's backward weights (conv_large_filter.cc).
+std::unique_ptr<Kernel> TryLargeFilterConv2d(const KernelIO& io);
 // transpose of 1- and 4-byte types, the result read through the input's
 // permuted strides `src` (dnnl_reorder.cc).
 std::unique_ptr<Kernel> TryDnnlTranspose(const KernelIO& io,

@@ -383,12 +383,73 @@ TEST(DnnlConcat, MovesBytesOfEveryType) {
     Tensor b = Random(t, {2, 1, 4}, 41, -100, 100);
     Tensor c = Random(t, {2, 2, 4}, 42, -100, 100);
     ExpectSame("concat", {a, b, c}, A({{"axis", int64_t{1}}}));
-    ExpectSame("concat", {a, a}, A({{"axis", int64_t{2}}}));
+    // Equal slabs of 16 bytes interleave in C++ (layout_test.cc).
+    ExpectSame("concat", {a, a}, A({{"axis", int64_t{2}}}),
+               t == kF32 ? kCpp : kDnnl);
     ExpectSame("concat", {a, b, c}, A({{"axis", int64_t{1}}}));
   }
   // One operand: nothing for oneDNN to join.
   ExpectSame("concat", {Random(kF32, {2, 3}, 43)}, A({{"axis", int64_t{1}}}),
              kCpp);
+}
+
+// conv2d with a filter larger than its result (a filter gradient) runs as
+// oneDNN's backward weights; the reference run takes the forward primitive.
+void ExpectLargeFilterConv(const Operands& operands, const ir::Attrs& attrs) {
+  Ran fast = RunOnce("conv2d", operands, attrs, /*reference=*/false);
+  Ran plain = RunOnce("conv2d", operands, attrs, /*reference=*/true);
+  EXPECT_THAT(fast.implementation, ::testing::HasSubstr("backward weights"));
+  EXPECT_THAT(plain.implementation,
+              ::testing::Not(::testing::HasSubstr("backward weights")));
+  const bool half = operands[0]->dtype == kF16;
+  ASSERT_EQ(fast.values.size(), plain.values.size());
+  ASSERT_FALSE(plain.values.empty());
+  for (size_t i = 0; i < plain.values.size(); ++i) {
+    const double a = fast.values[i], b = plain.values[i];
+    EXPECT_NEAR(a, b, (half ? 2e-3 : 1e-4) * std::max(1.0, std::fabs(b)))
+        << "element " << i;
+  }
+}
+
+TEST(LargeFilterConv2d, MatchesTheForwardPrimitive) {
+  struct Case {
+    Ints x, f;
+    ir::Attrs attrs;
+  };
+  const std::vector<Case> cases = {
+      // The first filter gradient of a small CNN: batch 1, 16 "channels".
+      {{1, 16, 12, 12}, {4, 16, 10, 10}, {}},
+      // Two "images", padding, strides (dilations of the swapped problem).
+      {{2, 6, 9, 9},
+       {3, 6, 7, 7},
+       A({{"padding", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}})},
+      // Dilations (strides of the swapped problem), asymmetric padding.
+      {{2, 5, 11, 10},
+       {3, 5, 6, 5},
+       A({{"dilations", Ints{2, 2}}, {"padding", Ints{1, 0, 0, 1}}})},
+  };
+  uint32_t seed = 80;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(seed);
+    ExpectLargeFilterConv(
+        {Random(kF32, c.x, seed), Random(kF32, c.f, seed + 1)}, c.attrs);
+    seed += 2;
+  }
+  // nhwc input with an ohwi filter, and float16.
+  ExpectLargeFilterConv(
+      {Random(kF32, {1, 12, 12, 16}, 90), Random(kF32, {4, 10, 10, 16}, 91)},
+      A({{"inputLayout", std::string("nhwc")},
+         {"filterLayout", std::string("ohwi")}}));
+  ExpectLargeFilterConv(
+      {Random(kF16, {1, 16, 12, 12}, 92), Random(kF16, {4, 16, 10, 10}, 93)},
+      {});
+  // A small filter keeps the forward primitive.
+  Ran small =
+      RunOnce("conv2d",
+              {Random(kF32, {2, 3, 8, 8}, 96), Random(kF32, {4, 3, 3, 3}, 97)},
+              {}, false);
+  EXPECT_THAT(small.implementation,
+              ::testing::Not(::testing::HasSubstr("backward weights")));
 }
 
 }  // namespace

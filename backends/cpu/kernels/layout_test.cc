@@ -344,6 +344,35 @@ TEST(Concat, ManyInputsAlongAnAxis) {
       ElementsAre(1, 2));
 }
 
+TEST(Concat, InterleavesEqualSmallSlabs) {
+  // Slabs of one, two and four 32-bit words, two inputs and three.
+  EXPECT_THAT(RunOne("concat", {F32({3, 1}, {1, 2, 3}), F32({3, 1}, {4, 5, 6})},
+                     A({{"axis", int64_t{1}}}))
+                  .values,
+              ElementsAre(1, 4, 2, 5, 3, 6));
+  EXPECT_THAT(RunOne("concat",
+                     {Of(ir::DType::kInt64, {2, 1}, {1, -2}),
+                      Of(ir::DType::kInt64, {2, 1}, {3e12, 4}),
+                      Of(ir::DType::kInt64, {2, 1}, {5, 6})},
+                     A({{"axis", int64_t{1}}}))
+                  .values,
+              ElementsAre(1, 3e12, 5, -2, 4, 6));
+  Tensor y = RunOne("concat",
+                    {F32({2, 1, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                     F32({2, 1, 4}, {9, 10, 11, 12, 13, 14, 15, 16})},
+                    A({{"axis", int64_t{1}}}));
+  EXPECT_EQ(y.shape, (Ints{2, 2, 4}));
+  EXPECT_THAT(y.values, ElementsAre(1, 2, 3, 4, 9, 10, 11, 12, 5, 6, 7, 8, 13,
+                                    14, 15, 16));
+  // Three inputs of one float each along the last axis.
+  EXPECT_THAT(
+      RunOne("concat",
+             {F32({2, 1}, {1, 2}), F32({2, 1}, {3, 4}), F32({2, 1}, {5, 6})},
+             A({{"axis", int64_t{1}}}))
+          .values,
+      ElementsAre(1, 3, 5, 2, 4, 6));
+}
+
 TEST(Split, SizesOrCount) {
   auto pieces = RunOp("split", {F32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})},
                       A({{"splits", Ints{1, 3}}, {"axis", int64_t{1}}}));

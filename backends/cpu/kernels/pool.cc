@@ -62,7 +62,7 @@ C LowestValue() {
 template <typename C>
 inline C MaxNaN(C m, C v) {
   if constexpr (std::is_floating_point_v<C>) {
-    return (v > m || v != v) ? v : m;
+    return Select((v > m) | (v != v), v, m);  // branchless: taps are random
   } else {
     return v > m ? v : m;
   }
@@ -74,7 +74,22 @@ struct PoolGeometry {
   int64_t dil_h = 1, dil_w = 1;
   bool nhwc = false;
   std::vector<TapRange> rows, cols;
+  // Every output reads the 2x2 taps at (2 oh, 2 ow), all inside the input
+  // (2x2 windows, strides 2, no padding): the common case, with its own
+  // loop.
+  bool pairs = false;
 };
+
+// Whether `ranges` are the full two-tap windows at 0, 2, 4, ...
+bool PairRanges(const std::vector<TapRange>& ranges) {
+  for (size_t o = 0; o < ranges.size(); ++o) {
+    const TapRange& r = ranges[o];
+    if (r.begin != 0 || r.end != 2 || r.first != 2 * static_cast<int64_t>(o)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 template <typename T>
 class PoolKernel : public Kernel {
@@ -88,11 +103,15 @@ class PoolKernel : public Kernel {
     if (g_.nhwc) {
       acc_.resize(g_.channels);
       max_.resize(g_.channels);
+    } else if (g_.pairs) {
+      max_.resize(2 * g_.out_w);
     }
   }
 
   absl::Status Run() override {
-    if (g_.nhwc) {
+    if (g_.pairs && kind_ == PoolKind::kMax && !g_.nhwc) {
+      RunMaxPairsNchw();
+    } else if (g_.nhwc) {
       RunNhwc();
     } else {
       RunNchw();
@@ -138,6 +157,32 @@ class PoolKernel : public Kernel {
             result = static_cast<C>(value);
           }
           Store(out + oh * g.out_w + ow, result);
+        }
+      }
+    }
+  }
+
+  // 2x2 max pooling at strides 2, in two steps the compiler vectorizes: the
+  // larger of the two rows, then of each pair of columns. (The taps meet in
+  // another order than in the general loop, so of two different NaNs in a
+  // window another may win; any NaN still gives NaN.)
+  void RunMaxPairsNchw() {
+    const PoolGeometry& g = g_;
+    const int64_t planes = g.batch * g.channels;
+    const int64_t width = 2 * g.out_w;
+    C* rows = max_.data();
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* plane = x_ + p * g.in_h * g.in_w;
+      T* out = y_ + p * g.out_h * g.out_w;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        const T* r0 = plane + 2 * oh * g.in_w;
+        const T* r1 = r0 + g.in_w;
+        for (int64_t j = 0; j < width; ++j) {
+          rows[j] = MaxNaN(Load(r0 + j), Load(r1 + j));
+        }
+        T* o = out + oh * g.out_w;
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          Store(o + ow, MaxNaN(rows[2 * ow], rows[2 * ow + 1]));
         }
       }
     }
@@ -208,7 +253,7 @@ class PoolKernel : public Kernel {
   const T* x_;
   T* y_;
   std::vector<Acc> acc_;  // nhwc scratch, one per channel
-  std::vector<C> max_;
+  std::vector<C> max_;    // nhwc: one per channel; 2x2 pairs: one row
 };
 
 }  // namespace
@@ -263,6 +308,8 @@ MadeKernel MakePoolKernel(const KernelIO& io) {
                      dilations[0]);
   g.cols = TapRanges(g.in_w, g.out_w, window[1], padding[2], strides[1],
                      dilations[1]);
+  g.pairs =
+      g.dil_h == 1 && g.dil_w == 1 && PairRanges(g.rows) && PairRanges(g.cols);
   return Dispatch(dtype, [&](auto tag) -> MadeKernel {
     using T = typename decltype(tag)::type;
     if constexpr (kIsFloat<T> || std::is_same_v<T, int8_t> ||

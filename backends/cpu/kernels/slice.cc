@@ -209,6 +209,37 @@ MadeKernel MakePadKernel(const KernelIO& io) {
                                            mode == "reflection", size);
 }
 
+namespace {
+
+// Concat of equal slabs of W 32-bit words each (a max-pooling gradient
+// interleaves single elements): word copies the compiler unrolls instead of
+// a memcpy call, or a oneDNN call, per slab.
+template <int W>
+MadeKernel InterleaveWords(std::vector<const std::byte*> inputs, std::byte* y,
+                           int64_t outer) {
+  return MakeFunctionKernel([inputs = std::move(inputs), y, outer] {
+    const int64_t n = static_cast<int64_t>(inputs.size());
+    uint32_t* out = reinterpret_cast<uint32_t*>(y);
+    if (n == 2) {
+      const uint32_t* a = reinterpret_cast<const uint32_t*>(inputs[0]);
+      const uint32_t* b = reinterpret_cast<const uint32_t*>(inputs[1]);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int w = 0; w < W; ++w) out[(2 * o) * W + w] = a[o * W + w];
+        for (int w = 0; w < W; ++w) out[(2 * o + 1) * W + w] = b[o * W + w];
+      }
+      return;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const uint32_t* in = reinterpret_cast<const uint32_t*>(inputs[k]);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int w = 0; w < W; ++w) out[(o * n + k) * W + w] = in[o * W + w];
+      }
+    }
+  });
+}
+
+}  // namespace
+
 // concat: for each index before `axis`, the inputs' slabs one after another.
 MadeKernel MakeConcatKernel(const KernelIO& io) {
   const std::vector<int64_t>& out = io.out_types[0]->shape;
@@ -234,8 +265,23 @@ MadeKernel MakeConcatKernel(const KernelIO& io) {
   if (total != static_cast<size_t>(Inner(out, axis)) * size) {
     return absl::InvalidArgumentError("concat result has the wrong shape");
   }
-  if (auto kernel = TryDnnlConcat(io)) return kernel;
   std::byte* y = io.out[0];
+  const bool equal_slabs =
+      !slabs.empty() && std::all_of(slabs.begin(), slabs.end(),
+                                    [&](size_t b) { return b == slabs[0]; });
+  if (equal_slabs && size >= 4 && slabs[0] % 4 == 0) {  // words aligned
+    switch (slabs[0] / 4) {
+      case 1:
+        return InterleaveWords<1>(inputs, y, outer);
+      case 2:
+        return InterleaveWords<2>(inputs, y, outer);
+      case 4:
+        return InterleaveWords<4>(inputs, y, outer);
+      default:
+        break;
+    }
+  }
+  if (auto kernel = TryDnnlConcat(io)) return kernel;
   return MakeFunctionKernel([=] {
     std::byte* p = y;
     for (int64_t o = 0; o < outer; ++o) {

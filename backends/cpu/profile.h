@@ -2,7 +2,8 @@
 // WEBNNM_CPU_PROFILE=1 in the environment every executable times each
 // kernel's Run() and, when it is destroyed, prints to stderr its kernels in
 // order of total time (operation, operand and result types, implementation,
-// total milliseconds, runs, microseconds a run). Without the variable
+// total milliseconds, runs, microseconds a run), and the copies of carried
+// values after each run as one more entry. Without the variable
 // nothing is timed (no clock is read).
 #ifndef WEBNNM_BACKENDS_CPU_PROFILE_H_
 #define WEBNNM_BACKENDS_CPU_PROFILE_H_

@@ -105,6 +105,9 @@ absl::StatusOr<Dataset> LoadIdx(const std::string& directory) {
     }
     width = w;
     int64_t base = static_cast<int64_t>(targets.size());
+    // Growing 220 MB of floats by doubling faults every page in several
+    // times (seconds on a VM): one allocation per part instead.
+    features.reserve(features.size() + x->data.size());
     for (uint8_t v : x->data) features.push_back(v / 255.0f);
     for (int64_t i = 0; i < y->dims[0]; ++i) {
       if (y->data[i] > 9) {

@@ -17,7 +17,7 @@ struct TrainBenchOptions {
   std::string pytorch_script;  // tests/bench/train_pytorch.py
   int iris_steps = 20000;
   bool pytorch = true;
-  std::string only;             // one workload: mlp784 or iris
+  std::string only;             // one workload: mlp784, cnn or iris
   std::string backend = "cpu";  // our side's
 };
 int RunTrain(const TrainBenchOptions& options);  // bench_train.cc

@@ -1,8 +1,9 @@
 // webnnm-bench train: training throughput of our trainer next to PyTorch
 // on the same workloads, one thread each (docs/performance.md).
 //
-// Workloads: the spec's basic-model (784-128-80-40-10) for one epoch of
-// Fashion-MNIST at batch 64, and the iris test-model (4-3-3) at batch 16,
+// Workloads: the spec's basic-model (784-128-80-40-10) and the small CNN
+// (configs/models/fashion-cnn.wnm) for one epoch of Fashion-MNIST at batch
+// 64 each, and the iris test-model (4-3-3) at batch 16,
 // both with sgdm (lr 0.05, momentum 0.9, weight decay 1e-4). Our figure is
 // the trainer's own trainSamplesPerSecond: training steps only (feeding,
 // the step graph, reading back its scalars), no scouting or evaluation.
@@ -130,6 +131,7 @@ int RunTrain(const TrainBenchOptions& o) {
   const int iris_epochs = std::max(1, o.iris_steps / 10);  // 150 / 16 -> 10
   Workload workloads[] = {
       {"mlp784", o.models + "/fashion-mlp.wnm", &*fashion, true, 64, 1},
+      {"cnn", o.models + "/fashion-cnn.wnm", &*fashion, true, 64, 1},
       {"iris", o.models + "/iris.wnm", &*iris, false, 16, iris_epochs}};
   for (Workload& w : workloads) {
     if (!o.only.empty() && o.only != w.name) continue;

@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
   train->add_option("--fashion", train_options.fashion,
                     "The Fashion-MNIST IDX directory");
   train->add_option("--iris", train_options.iris, "iris.csv");
-  train->add_option("--models", train_options.models,
-                    "The folder of fashion-mlp.wnm and iris.wnm");
+  train->add_option(
+      "--models", train_options.models,
+      "The folder of fashion-mlp.wnm, fashion-cnn.wnm and iris.wnm");
   train
       ->add_option("--iris-steps", train_options.iris_steps,
                    "Training steps on iris (rounded to whole epochs)")
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   train->add_option("--pytorch-script", train_options.pytorch_script,
                     "The PyTorch side");
   train->add_option("--only", train_options.only, "One workload")
-      ->check(CLI::IsMember({"mlp784", "iris"}));
+      ->check(CLI::IsMember({"mlp784", "cnn", "iris"}));
   webnnm::bench::ServeBenchOptions serve_options;
   serve_options.iris = train_options.iris;
   serve_options.models = train_options.models;

@@ -7,6 +7,9 @@ timed the same way, printed as JSON lines.
 Workloads (one thread, float32, SGD with momentum as sgdm):
   - mlp784: the specification's basic-model 784-128-80-40-10 (relu, softmax
     with cross-entropy) on one epoch of Fashion-MNIST, batch 64;
+  - cnn: configs/models/fashion-cnn.wnm (3x3 convolutions of 8 and 16
+    channels, each with relu and 2x2 max pooling, then dense 10) on one
+    epoch of Fashion-MNIST, batch 64;
   - iris: the specification's test-model 4-3-3 on iris, batch 16, N steps.
 Each line: {"bench":"train","workload":...,"framework":"pytorch",
 "samplesPerSecond":...,"stepsPerSecond":...,"steps":...}.
@@ -60,6 +63,14 @@ def mlp(sizes):
     return torch.nn.Sequential(*layers)
 
 
+def cnn():
+    return torch.nn.Sequential(
+        torch.nn.Unflatten(1, (1, 28, 28)),
+        torch.nn.Conv2d(1, 8, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(8, 16, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Linear(400, 10))
+
+
 def train(model, x, y, batch, steps, lr):
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9,
                           weight_decay=1e-4)
@@ -97,6 +108,10 @@ def main():
     steps = (x.shape[0] + 63) // 64
     sps, stps = train(mlp([784, 128, 80, 40, 10]), x, y, 64, steps, 0.05)
     print(json.dumps({"bench": "train", "workload": "mlp784",
+                      "framework": "pytorch", "samplesPerSecond": sps,
+                      "stepsPerSecond": stps, "steps": steps}), flush=True)
+    sps, stps = train(cnn(), x, y, 64, steps, 0.05)
+    print(json.dumps({"bench": "train", "workload": "cnn",
                       "framework": "pytorch", "samplesPerSecond": sps,
                       "stepsPerSecond": stps, "steps": steps}), flush=True)
     x, y = iris(args.iris)

@@ -111,6 +111,33 @@ TEST(Where, BroadcastsAllThree) {
               ElementsAre(1, 2, -1, -1));
 }
 
+TEST(Where, FullConditionWithSingleValues) {
+  // A full condition with each side a tensor or one value (the relu
+  // gradient's where(mask, dy, 0)), in every pairing; conditions other
+  // than 1 count as true.
+  auto cond = [] { return Of(ir::DType::kUint8, {2, 2}, {1, 0, 255, 0}); };
+  EXPECT_THAT(
+      RunOne("where", {cond(), F32({2, 2}, {1, 2, 3, 4}), F32({}, {-1})})
+          .values,
+      ElementsAre(1, -1, 3, -1));
+  EXPECT_THAT(
+      RunOne("where", {cond(), F32({1}, {7}), F32({2, 2}, {5, 6, 7, 8})})
+          .values,
+      ElementsAre(7, 6, 7, 8));
+  EXPECT_THAT(RunOne("where", {cond(), F32({}, {9}), F32({1, 1}, {-9})}).values,
+              ElementsAre(9, -9, 9, -9));
+  EXPECT_THAT(
+      RunOne("where", {cond(), F16({2, 2}, {1, 2, 3, 4}), F16({}, {-0.5})})
+          .values,
+      ElementsAre(1, -0.5, 3, -0.5));
+  EXPECT_THAT(
+      RunOne("where",
+             {cond(), Of(ir::DType::kInt64, {2, 2}, {1, 2, 3, 4000000000000}),
+              Of(ir::DType::kInt64, {}, {-5})})
+          .values,
+      ElementsAre(1, -5, 3, -5));
+}
+
 TEST(Prelu, SlopePerChannel) {
   EXPECT_THAT(
       RunOne("prelu", {F32({2, 2}, {-1, -1, 2, -4}), F32({2}, {0.5, 0.25})})

@@ -149,6 +149,46 @@ TEST(MaxPool, IntegersAndNaN) {
               ElementsAre(-1.5));
 }
 
+TEST(MaxPool, TwoByTwoAtStridesTwo) {
+  // The 2x2/stride-2 loop: two planes of 4x4, NaN anywhere in a window and
+  // -infinity; float16 and int8 through the same loop.
+  const ir::Attrs pairs =
+      A({{"windowDimensions", Ints{2, 2}}, {"strides", Ints{2, 2}}});
+  testing::Tensor y = RunOne(
+      "maxPool2d",
+      {F32({1, 2, 4, 4}, {1,     2, 3, 4,     5,     6,     7,     8,   //
+                          -kInf, 0, 9, NAN,   -kInf, -kInf, 1,     -2,  //
+                          4,     3, 2, 1,     8,     7,     6,     5,   //
+                          NAN,   0, 0, -kInf, 0,     0,     -kInf, -kInf})},
+      pairs);
+  EXPECT_EQ(y.shape, (Ints{1, 2, 2, 2}));
+  EXPECT_THAT(y.values, ElementsAre(6, 8, 0, IsNan(), 8, 6, IsNan(), 0));
+  EXPECT_THAT(
+      RunOne("maxPool2d", {F16({1, 1, 2, 4}, {0.5, -1, 2, 3, 1.5, 0, -4, 2.5})},
+             pairs)
+          .values,
+      ElementsAre(1.5, 3));
+  EXPECT_THAT(RunOne("maxPool2d",
+                     {Of(ir::DType::kInt8, {1, 1, 2, 4},
+                         {-128, -5, 7, 1, -7, -6, 0, 3})},
+                     pairs)
+                  .values,
+              ElementsAre(-5, 7));
+  // An odd input (5x5 -> 2x2: the last row and column unused) takes the
+  // same loop; padding (partial windows) the general one.
+  std::vector<double> odd(25);
+  for (int i = 0; i < 25; ++i) odd[i] = (i * 7) % 11;
+  EXPECT_THAT(RunOne("maxPool2d", {F32({1, 1, 5, 5}, odd)}, pairs).values,
+              ElementsAre(9, 10, 6, 9));
+  EXPECT_THAT(
+      RunOne("maxPool2d", {F32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})},
+             A({{"windowDimensions", Ints{2, 2}},
+                {"strides", Ints{2, 2}},
+                {"padding", Ints{0, 1, 0, 1}}}))
+          .values,
+      ElementsAre(5, 6, 8, 9));
+}
+
 TEST(MaxPool, WindowsEntirelyInPaddingGiveTheLowestValue) {
   testing::Tensor y = RunOne(
       "maxPool2d", {F32({1, 1, 1, 1}, {7})},

@@ -15,6 +15,12 @@
 namespace webnnm::backends::cpu {
 namespace {
 
+int64_t NanosecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 constexpr size_t kAlignment = 64;
 
 absl::StatusOr<size_t> ByteSize(const ir::TensorType& type,
@@ -300,9 +306,7 @@ absl::Status CpuExecutable::Run() {
     if (profile_) {
       auto start = std::chrono::steady_clock::now();
       status = kernels_[i]->Run();
-      profile_->Record(i, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::steady_clock::now() - start)
-                              .count());
+      profile_->Record(i, NanosecondsSince(start));
     } else {
       status = kernels_[i]->Run();
     }
@@ -324,10 +328,7 @@ absl::Status CpuExecutable::Run() {
     }
   }
   if (profile_) {  // the last entry: the copies of carried values
-    profile_->Record(kernels_.size(),
-                     std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now() - start)
-                         .count());
+    profile_->Record(kernels_.size(), NanosecondsSince(start));
   }
   return absl::OkStatus();
 }

@@ -176,6 +176,22 @@ MadeKernel MakeBinaryKernel(const KernelIO& io) {
   });
 }
 
+namespace {
+
+// where over a full condition, each side either full or (kTOne, kFOne) one
+// value: a branchless loop the compiler vectorizes.
+template <typename T, bool kTOne, bool kFOne>
+MadeKernel WhereContiguous(const uint8_t* c, const T* t, const T* f, T* y,
+                           int64_t count) {
+  return MakeFunctionKernel([=] {
+    for (int64_t i = 0; i < count; ++i) {
+      y[i] = Select(c[i] != 0, t[kTOne ? 0 : i], f[kFOne ? 0 : i]);
+    }
+  });
+}
+
+}  // namespace
+
 // where(condition, t, f): three-way broadcast.
 MadeKernel MakeWhereKernel(const KernelIO& io) {
   return Dispatch(io.in_types[1]->dtype, [&](auto tag) -> MadeKernel {
@@ -200,37 +216,17 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
         if (from != y) std::memmove(y, from, count * sizeof(T));
       });
     }
-    if (full && io.in_types[0]->shape == out) {
-      return MakeFunctionKernel([=] {  // contiguous: vectorizable
-        for (int64_t i = 0; i < count; ++i)
-          y[i] = Select(c[i] != 0, t[i], f[i]);
-      });
-    }
     // A full condition with each side full or one value (a relu's or a
-    // max-pooling's gradient: where(mask, dy, 0)).
-    auto full_or_one = [&](int k) {
-      return io.in_types[k]->shape == out ||
-             ElementCount(io.in_types[k]->shape) == 1;
-    };
-    if (io.in_types[0]->shape == out && full_or_one(1) && full_or_one(2)) {
-      const bool t_one = io.in_types[1]->shape != out;
-      const bool f_one = io.in_types[2]->shape != out;
-      if (t_one && f_one) {
-        return MakeFunctionKernel([=] {
-          const T a = t[0], b = f[0];
-          for (int64_t i = 0; i < count; ++i) y[i] = Select(c[i] != 0, a, b);
-        });
-      }
-      if (f_one) {
-        return MakeFunctionKernel([=] {
-          const T b = f[0];
-          for (int64_t i = 0; i < count; ++i) y[i] = Select(c[i] != 0, t[i], b);
-        });
-      }
-      return MakeFunctionKernel([=] {
-        const T a = t[0];
-        for (int64_t i = 0; i < count; ++i) y[i] = Select(c[i] != 0, a, f[i]);
-      });
+    // max-pooling's gradient is where(mask, dy, 0)): contiguous loops.
+    auto one = [&](int k) { return io.in_types[k]->shape != out; };
+    if (io.in_types[0]->shape == out &&
+        (!one(1) || ElementCount(io.in_types[1]->shape) == 1) &&
+        (!one(2) || ElementCount(io.in_types[2]->shape) == 1)) {
+      const int pair = (one(1) ? 2 : 0) + (one(2) ? 1 : 0);
+      return pair == 0   ? WhereContiguous<T, false, false>(c, t, f, y, count)
+             : pair == 1 ? WhereContiguous<T, false, true>(c, t, f, y, count)
+             : pair == 2 ? WhereContiguous<T, true, false>(c, t, f, y, count)
+                         : WhereContiguous<T, true, true>(c, t, f, y, count);
     }
     return MakeFunctionKernel([=] {
       plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {

@@ -28,7 +28,9 @@ namespace {
 
 using dnnl::memory;
 
-// A reorder from `from` into `to` when their descriptors differ.
+// A reorder between our buffer and the primitive's format, when they
+// differ: into the primitive's memory for operands, out of it for the
+// result (`into_user`).
 struct MaybeReorder {
   std::optional<dnnl::reorder> reorder;
   std::unordered_map<int, memory> args;

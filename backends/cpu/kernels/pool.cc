@@ -74,10 +74,10 @@ struct PoolGeometry {
   int64_t dil_h = 1, dil_w = 1;
   bool nhwc = false;
   std::vector<TapRange> rows, cols;
-  // Every output reads the 2x2 taps at (2 oh, 2 ow), all inside the input
-  // (2x2 windows, strides 2, no padding): the common case, with its own
-  // loop.
-  bool pairs = false;
+  // Max pooling, nchw, every output reading the 2x2 taps at (2 oh, 2 ow),
+  // all inside the input (2x2 windows, strides 2, no padding): the common
+  // case, with its own loop.
+  bool max_pairs = false;
 };
 
 // Whether `ranges` are the full two-tap windows at 0, 2, 4, ...
@@ -103,13 +103,13 @@ class PoolKernel : public Kernel {
     if (g_.nhwc) {
       acc_.resize(g_.channels);
       max_.resize(g_.channels);
-    } else if (g_.pairs) {
+    } else if (g_.max_pairs) {
       max_.resize(2 * g_.out_w);
     }
   }
 
   absl::Status Run() override {
-    if (g_.pairs && kind_ == PoolKind::kMax && !g_.nhwc) {
+    if (g_.max_pairs) {
       RunMaxPairsNchw();
     } else if (g_.nhwc) {
       RunNhwc();
@@ -308,8 +308,8 @@ MadeKernel MakePoolKernel(const KernelIO& io) {
                      dilations[0]);
   g.cols = TapRanges(g.in_w, g.out_w, window[1], padding[2], strides[1],
                      dilations[1]);
-  g.pairs =
-      g.dil_h == 1 && g.dil_w == 1 && PairRanges(g.rows) && PairRanges(g.cols);
+  g.max_pairs = kind == PoolKind::kMax && !g.nhwc && g.dil_h == 1 &&
+                g.dil_w == 1 && PairRanges(g.rows) && PairRanges(g.cols);
   return Dispatch(dtype, [&](auto tag) -> MadeKernel {
     using T = typename decltype(tag)::type;
     if constexpr (kIsFloat<T> || std::is_same_v<T, int8_t> ||

@@ -218,21 +218,12 @@ template <int W>
 MadeKernel InterleaveWords(std::vector<const std::byte*> inputs, std::byte* y,
                            int64_t outer) {
   return MakeFunctionKernel([inputs = std::move(inputs), y, outer] {
-    const int64_t n = static_cast<int64_t>(inputs.size());
+    const size_t n = inputs.size();
     uint32_t* out = reinterpret_cast<uint32_t*>(y);
-    if (n == 2) {
-      const uint32_t* a = reinterpret_cast<const uint32_t*>(inputs[0]);
-      const uint32_t* b = reinterpret_cast<const uint32_t*>(inputs[1]);
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int w = 0; w < W; ++w) out[(2 * o) * W + w] = a[o * W + w];
-        for (int w = 0; w < W; ++w) out[(2 * o + 1) * W + w] = b[o * W + w];
-      }
-      return;
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      const uint32_t* in = reinterpret_cast<const uint32_t*>(inputs[k]);
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int w = 0; w < W; ++w) out[(o * n + k) * W + w] = in[o * W + w];
+    for (int64_t o = 0; o < outer; ++o) {
+      for (size_t k = 0; k < n; ++k) {
+        const uint32_t* in = reinterpret_cast<const uint32_t*>(inputs[k]);
+        for (int w = 0; w < W; ++w) *out++ = in[o * W + w];
       }
     }
   });

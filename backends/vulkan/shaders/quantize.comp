@@ -8,9 +8,9 @@
 //   dequantize: y = (x − zeroPoint) · scale, the difference exact and the
 //               product compensated (see scaled()).
 // QTYPE: 0 int8, 1 uint8, 2 int32, 3 int4, 4 uint4 (one byte each, the low
-// 4 bits), 5 uint32; HALF: the float tensors (x or y, and scale) are float16. Tensors
-// are read and written as 32-bit words; each invocation makes one word of
-// the result.
+// 4 bits), 5 uint32; HALF: the float tensors (x or y, and scale) are
+// float16. Tensors are read and written as 32-bit words; each invocation
+// makes one word of the result.
 #version 450
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint DEQUANTIZE = 0;
@@ -127,8 +127,15 @@ uint result(uint i) {
     return float_result(scaled(magnitude, negative, read_scale(k)));
   }
   float q = round_quotient(read_x_float(i), read_scale(k));
-  float lo = QTYPE == 0u ? -128.0 : QTYPE == 3u ? -8.0 : QTYPE == 2u ? -2147483648.0 : 0.0;
-  float hi = QTYPE == 0u ? 127.0 : QTYPE == 1u ? 255.0 : QTYPE == 3u ? 7.0 : QTYPE == 4u ? 15.0 : 2147483647.0;
+  float lo = QTYPE == 0u   ? -128.0
+             : QTYPE == 3u ? -8.0
+             : QTYPE == 2u ? -2147483648.0
+                           : 0.0;
+  float hi = QTYPE == 0u   ? 127.0
+             : QTYPE == 1u ? 255.0
+             : QTYPE == 3u ? 7.0
+             : QTYPE == 4u ? 15.0
+                           : 2147483647.0;
   if (isnan(q)) return uint(z);
   float v = q + float(z);
   if (abs(q) < 16777216.0 && abs(float(z)) < 16777216.0) {

@@ -138,6 +138,9 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   if (st.best_validation_loss) {
     h.set_best_validation_loss(*st.best_validation_loss);
   }
+  for (int k : st.scout_ranking) h.add_scout_ranking(k);
+  h.set_restarts(st.restarts);
+  h.set_init_scale(st.init_scale);
   h.set_final_train_loss(st.final_train_loss);
   h.set_train_seconds(st.train_seconds);
   h.set_trained_samples(st.trained_samples);
@@ -191,6 +194,28 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   st.since_best = h.epochs_since_best();
   if (h.has_best_validation_loss()) {
     st.best_validation_loss = h.best_validation_loss();
+  }
+  for (int k : h.scout_ranking()) {
+    if (k < 0 || k >= st.hyper.seeds) {
+      return absl::DataLossError(StrCat(
+          "not a valid snapshot: scouting candidate ", k, " is not one of ",
+          st.hyper.seeds));
+    }
+    st.scout_ranking.push_back(k);
+  }
+  if (h.restarts() < 0 ||
+      (h.restarts() > 0 && h.restarts() >= h.scout_ranking_size())) {
+    return absl::DataLossError(StrCat("not a valid snapshot: restart ",
+                                      h.restarts(), " of ",
+                                      h.scout_ranking_size(), " candidates"));
+  }
+  st.restarts = h.restarts();
+  if (h.has_init_scale()) {
+    if (!(h.init_scale() > 0) || !std::isfinite(h.init_scale())) {
+      return absl::DataLossError(
+          "not a valid snapshot: the initial scale is not a positive number");
+    }
+    st.init_scale = h.init_scale();
   }
   st.final_train_loss = h.final_train_loss();
   st.train_seconds = h.train_seconds();

@@ -77,6 +77,12 @@ struct TrainState {
   int best_epoch = 0;
   int since_best = 0;
   std::optional<double> best_validation_loss;
+  // Scouting: the healthy candidates, best first (0-based), and how often
+  // a dead network was replaced by the next one (the start now is
+  // scout_ranking[restarts]); the first layer's initial scale.
+  std::vector<int> scout_ranking;
+  int restarts = 0;
+  double init_scale = 1;
   // Metrics.
   double final_train_loss = std::numeric_limits<double>::quiet_NaN();
   double train_seconds = 0;

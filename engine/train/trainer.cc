@@ -14,6 +14,7 @@
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
 #include "engine/train/init.h"
+#include "engine/train/scout.h"
 #include "engine/train/step_runner.h"
 
 namespace webnnm::train {
@@ -23,43 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
-}
-
-// The trainable weights read by the first heavy operations after an input
-// (through movement and cast operations only).
-std::set<std::string> FirstLayerWeights(const dag::Dag& dag) {
-  const ir::Graph& g = dag.graph;
-  std::set<std::string> names;
-  std::vector<ir::ValueId> frontier;
-  for (const dag::Endpoint& e : dag.inputs) {
-    frontier.push_back(g.node(e.node).outputs[0]);
-  }
-  std::set<ir::ValueId> seen;
-  while (!frontier.empty()) {
-    ir::ValueId v = frontier.back();
-    frontier.pop_back();
-    if (!seen.insert(v).second) continue;
-    for (ir::NodeId c : g.Consumers(v)) {
-      const ir::Node& n = g.node(c);
-      if (n.kind != ir::NodeKind::kOp) continue;
-      if (n.op->category == ir::OpCategory::kMatrix ||
-          n.op->category == ir::OpCategory::kConvolution) {
-        for (ir::ValueId operand : n.operands) {
-          if (operand == ir::kNoValue) continue;
-          const ir::Node& p = g.node(g.value(operand).producer);
-          if (p.kind == ir::NodeKind::kParameter &&
-              (p.parameter.role == ir::ParamRole::kWeight ||
-               p.parameter.role == ir::ParamRole::kGlorotWeight)) {
-            names.insert(p.name);
-          }
-        }
-      } else if (n.op->category == ir::OpCategory::kMovement ||
-                 n.op->category == ir::OpCategory::kCast) {
-        for (ir::ValueId out : n.outputs) frontier.push_back(out);
-      }
-    }
-  }
-  return names;
 }
 
 double LearningRate(double max_lr, int64_t step, int64_t warmup_steps,
@@ -113,85 +77,21 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
   return config;
 }
 
-// Scouting: every candidate starting point runs the scouting graph
-// (forward, loss, backward) on the first training batch; the health score
-// -10 |log10 gradient ratio| - 100 dead ratio - loss picks one. Returns the
-// chosen parameters and reports the choice.
-absl::StatusOr<Params> Scout(const dag::Dag& dag, const Dataset& data,
-                             const std::vector<OutputSpec>& specs,
-                             const StepConfig& config,
-                             const Hyperparameters& hyper,
-                             const std::set<std::string>& first_layer,
-                             double init_scale, backends::Backend& backend,
-                             Decision* decision, ScoutReport* report) {
-  StepConfig scout_config = config;
-  scout_config.scouting = true;
-  ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, scout_config));
-  backends::CompileOptions options;
-  options.threads = hyper.threads;
-  ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> scout,
-                   backend.Compile(graph, options));
-  Feeder feeder(dag, data, specs, hyper.batch_size);
-  RETURN_IF_ERROR(feeder.Bind(*scout));
-  RETURN_IF_ERROR(feeder.Fill(*scout, data.subset(Subset::kTraining), 0));
-  float one = 1.0f;
-  WriteFloats(*scout, scout->FindInput("scale"), &one, 1);
-  // The gradient ratio compares the first and the last trainable weight.
-  std::vector<std::string> weights;
-  for (const auto& [name, id] : TrainableParameters(dag)) {
-    ir::ParamRole role = dag.graph.node(id).parameter.role;
-    if (role == ir::ParamRole::kWeight ||
-        role == ir::ParamRole::kGlorotWeight) {
-      weights.push_back(name);
-    }
+// At most this many restarts from the next scouted candidate per run.
+constexpr int kMaxRestarts = 3;
+
+bool CanRestart(const TrainState& state) {
+  return state.restarts < kMaxRestarts &&
+         state.restarts + 1 < static_cast<int>(state.scout_ranking.size());
+}
+
+// Zero momenta for everything the step trains; learned uncertainty weights
+// start at s = 0 (weight 1/2 each).
+void StartMomenta(const std::vector<std::string>& trained, TrainState& state) {
+  for (const std::string& name : trained) {
+    if (!state.params.count(name)) state.params[name] = {0.0f};
+    state.momenta[name].assign(state.params[name].size(), 0.0f);
   }
-  int first_norm =
-      weights.empty() ? -1 : scout->FindOutput("gradNorm:" + weights.front());
-  int last_norm =
-      weights.empty() ? -1 : scout->FindOutput("gradNorm:" + weights.back());
-  int loss_out = scout->FindOutput("loss");
-  int dead_out = scout->FindOutput("deadRatio");
-  double best = -std::numeric_limits<double>::infinity();
-  int best_k = 0;
-  double best_loss = 0, best_ratio = 1, best_dead = 0;
-  Params chosen = InitialParameters(dag, hyper.seed, first_layer, init_scale);
-  for (int k = 0; k < hyper.seeds; ++k) {
-    Params candidate = InitialParameters(
-        dag, hyper.seed * 1000003ull + static_cast<uint64_t>(k), first_layer,
-        init_scale);
-    for (const auto& [name, values] : candidate) {
-      int i = scout->FindInput(name);
-      if (i >= 0) WriteFloats(*scout, i, values.data(), values.size());
-    }
-    RETURN_IF_ERROR(scout->Run());
-    double loss = ReadScalar(*scout, loss_out);
-    double dead = ReadScalar(*scout, dead_out);
-    double ratio = 1;
-    if (first_norm >= 0 && last_norm >= 0) {
-      ratio = ReadScalar(*scout, first_norm) /
-              (ReadScalar(*scout, last_norm) + 1e-12);
-    }
-    double score =
-        -10 * std::fabs(std::log10(ratio + 1e-9)) - 100 * dead - loss;
-    if (std::isfinite(score) && score > best) {
-      best = score;
-      best_k = k;
-      best_loss = loss;
-      best_ratio = ratio;
-      best_dead = dead;
-      chosen = std::move(candidate);
-    }
-  }
-  *report = {.seeds = hyper.seeds,
-             .chosen = best_k,
-             .loss = best_loss,
-             .gradient_ratio = best_ratio,
-             .dead_ratio = best_dead};
-  *decision = {
-      StrCat("start from scouting seed ", best_k, " of ", hyper.seeds),
-      StrCat("the best health score on a first batch: loss ", best_loss,
-             ", gradient ratio ", best_ratio, ", dead ratio ", best_dead)};
-  return chosen;
 }
 
 // The seeded shuffle of the training samples for a 1-based epoch (a
@@ -387,25 +287,44 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   ASSIGN_OR_RETURN(Evaluator eval,
                    Evaluator::Make(dag, data, specs, hyper.batch_size,
                                    hyper.threads, backend));
+  const std::set<std::string> first_layer = FirstLayerWeights(dag);
+  std::optional<Scouter> scouter;
+  if (resume ? !state.scout_ranking.empty() : hyper.seeds > 1) {
+    ASSIGN_OR_RETURN(Scouter made, Scouter::Make(dag, data, specs, config,
+                                                 hyper.threads, backend));
+    scouter.emplace(std::move(made));
+  }
   if (!resume) {
-    std::set<std::string> first_layer = FirstLayerWeights(dag);
-    if (hyper.seeds > 1) {
-      Decision scouted;
-      ScoutReport report;
-      ASSIGN_OR_RETURN(state.params,
-                       Scout(dag, data, specs, config, hyper, first_layer,
-                             init_scale, backend, &scouted, &report));
+    state.init_scale = init_scale;
+    std::optional<int> chosen;
+    if (scouter) {
+      ASSIGN_OR_RETURN(std::vector<RankedCandidate> ranked,
+                       scouter->RankCandidates(hyper.seed, hyper.seeds,
+                                               first_layer, init_scale));
+      ScoutReport report{.seeds = hyper.seeds, .gradient_ratio = 1};
+      if (!ranked.empty()) {
+        const Health& h = ranked.front().health;
+        chosen = ranked.front().k;
+        report.chosen = *chosen;
+        report.loss = h.loss;
+        report.gradient_ratio = h.gradient_ratio;
+        report.dead_ratio = h.dead_ratio;
+      }
+      for (const RankedCandidate& r : ranked) {
+        state.scout_ranking.push_back(r.k);
+      }
       if (callbacks.scout) callbacks.scout(report);
-      decide(scouted);
-    } else {
-      state.params =
-          InitialParameters(dag, hyper.seed, first_layer, init_scale);
+      decide({StrCat("start from scouting seed ", report.chosen, " of ",
+                     hyper.seeds),
+              StrCat("the best health score on a first batch: loss ",
+                     report.loss, ", gradient ratio ", report.gradient_ratio,
+                     ", dead ratio ", report.dead_ratio)});
     }
-    // Uncertainty weights start at s = 0 (weight 1/2 each); momenta at 0.
-    for (const std::string& name : step.trained()) {
-      if (!state.params.count(name)) state.params[name] = {0.0f};
-      state.momenta[name].assign(state.params[name].size(), 0.0f);
-    }
+    state.params =
+        chosen ? CandidateParameters(dag, hyper.seed, *chosen, first_layer,
+                                     init_scale)
+               : InitialParameters(dag, hyper.seed, first_layer, init_scale);
+    StartMomenta(step.trained(), state);
     state.loss_scale = scaling ? hyper.scale : 1.0;
   }
   RETURN_IF_ERROR(step.Load(state, hyper.seed));
@@ -423,6 +342,7 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
       std::min<int64_t>(total_steps, warmup * steps_per_epoch);
   const double max_lr = config.optimizer_params.lr;
   bool stopped = state.since_best >= hyper.patience;
+  bool warned_dead = false;
   while (!stopped && state.epoch < hyper.epochs) {
     const int epoch = state.epoch + 1;
     const std::vector<int64_t> order = EpochOrder(train, hyper.seed, epoch);
@@ -472,6 +392,39 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
           {StrCat("stop after epoch ", epoch),
            StrCat(hyper.patience, " epochs without improvement (patience)")});
       stopped = true;
+    }
+    // A dead network (its output no longer depends on its input) starts
+    // over from the next scouted candidate, keeping the schedule's place.
+    if (!stopped && scouter && !warned_dead && epoch < hyper.epochs) {
+      ASSIGN_OR_RETURN(bool alive, scouter->InputsMatter(
+                                       state.params, first_layer,
+                                       state.loss_scale));
+      const std::string dead = StrCat(
+          "no first-layer weight got a gradient from the first ",
+          scouter->LivenessSamples(), " training samples after epoch ", epoch,
+          ": the network's output no longer depends on its input (its units "
+          "are dead)");
+      if (!alive && CanRestart(state)) {
+        const int k = state.scout_ranking[++state.restarts];
+        state.params = CandidateParameters(dag, hyper.seed, k, first_layer,
+                                           state.init_scale);
+        StartMomenta(step.trained(), state);
+        state.clip_mu = state.clip_sigma = 0;
+        state.clip_first = true;
+        state.since_best = 0;
+        RETURN_IF_ERROR(step.Load(state, hyper.seed));
+        decide({StrCat("restart from scouting seed ", k, " (restart ",
+                       state.restarts, " of at most ", kMaxRestarts, ")"),
+                StrCat(dead, ", so it cannot learn; the next best start of "
+                             "scouting takes over")});
+      } else if (!alive) {
+        warned_dead = true;
+        std::string w = StrCat(dead, ", and no scouted start is left to "
+                                     "restart from: try --standardize, a "
+                                     "lower --lr or more --seeds");
+        if (callbacks.warning) callbacks.warning(w);
+        result.warnings.push_back(std::move(w));
+      }
     }
     state.decisions = result.decisions;
     state.warnings = result.warnings;

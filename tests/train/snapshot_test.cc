@@ -51,6 +51,9 @@ ModelSnapshot Sample() {
   st.best_epoch = 2;
   st.since_best = 1;
   st.best_validation_loss = 0.5;
+  st.scout_ranking = {4, 0, 2};
+  st.restarts = 1;
+  st.init_scale = 0.25;
   st.final_train_loss = 0.75;
   st.train_seconds = 1.25;
   st.trained_samples = 300;
@@ -93,6 +96,9 @@ TEST(Snapshot, RoundTripsEveryField) {
   EXPECT_EQ(b.best_epoch, 2);
   EXPECT_EQ(b.since_best, 1);
   EXPECT_EQ(b.best_validation_loss, 0.5);
+  EXPECT_EQ(b.scout_ranking, (std::vector<int>{4, 0, 2}));
+  EXPECT_EQ(b.restarts, 1);
+  EXPECT_EQ(b.init_scale, 0.25);
   EXPECT_EQ(b.trained_samples, 300);
   EXPECT_EQ(b.params, a.params);
   EXPECT_EQ(b.momenta, a.momenta);

@@ -1,0 +1,163 @@
+#include "engine/train/scout.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/base/status_macros.h"
+#include "engine/train/init.h"
+
+namespace webnnm::train {
+namespace {
+
+bool IsWeight(const ir::Node& node) {
+  return node.parameter.role == ir::ParamRole::kWeight ||
+         node.parameter.role == ir::ParamRole::kGlorotWeight;
+}
+
+}  // namespace
+
+std::set<std::string> FirstLayerWeights(const dag::Dag& dag) {
+  const ir::Graph& g = dag.graph;
+  std::set<std::string> names;
+  std::vector<ir::ValueId> frontier;
+  for (const dag::Endpoint& e : dag.inputs) {
+    frontier.push_back(g.node(e.node).outputs[0]);
+  }
+  std::set<ir::ValueId> seen;
+  while (!frontier.empty()) {
+    ir::ValueId v = frontier.back();
+    frontier.pop_back();
+    if (!seen.insert(v).second) continue;
+    for (ir::NodeId c : g.Consumers(v)) {
+      const ir::Node& n = g.node(c);
+      if (n.kind != ir::NodeKind::kOp) continue;
+      if (n.op->category == ir::OpCategory::kMatrix ||
+          n.op->category == ir::OpCategory::kConvolution) {
+        for (ir::ValueId operand : n.operands) {
+          if (operand == ir::kNoValue) continue;
+          const ir::Node& p = g.node(g.value(operand).producer);
+          if (p.kind == ir::NodeKind::kParameter && IsWeight(p)) {
+            names.insert(p.name);
+          }
+        }
+      } else if (n.op->category == ir::OpCategory::kMovement ||
+                 n.op->category == ir::OpCategory::kCast) {
+        for (ir::ValueId out : n.outputs) frontier.push_back(out);
+      }
+    }
+  }
+  return names;
+}
+
+Params CandidateParameters(const dag::Dag& dag, uint64_t seed, int k,
+                           const std::set<std::string>& first_layer,
+                           double init_scale) {
+  return InitialParameters(dag, seed * 1000003ull + static_cast<uint64_t>(k),
+                           first_layer, init_scale);
+}
+
+absl::StatusOr<Scouter> Scouter::Make(const dag::Dag& dag, const Dataset& data,
+                                      const std::vector<OutputSpec>& specs,
+                                      const StepConfig& config, int threads,
+                                      backends::Backend& backend) {
+  StepConfig scout_config = config;
+  scout_config.scouting = true;
+  ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, scout_config));
+  backends::CompileOptions options;
+  options.threads = threads;
+  Scouter s;
+  ASSIGN_OR_RETURN(s.exe_, backend.Compile(graph, options));
+  s.dag_ = &dag;
+  s.data_ = &data;
+  s.batch_ = config.batch;
+  s.feeder_ = std::make_unique<Feeder>(dag, data, specs, config.batch);
+  RETURN_IF_ERROR(s.feeder_->Bind(*s.exe_));
+  for (const auto& [name, id] : TrainableParameters(dag)) {
+    if (IsWeight(dag.graph.node(id))) s.weights_.push_back(name);
+  }
+  s.loss_ = s.exe_->FindOutput("loss");
+  s.dead_ = s.exe_->FindOutput("deadRatio");
+  s.scale_ = s.exe_->FindInput("scale");
+  return s;
+}
+
+absl::Status Scouter::Load(const Params& params, double loss_scale,
+                           int64_t batch) {
+  if (batch != loaded_batch_) {
+    RETURN_IF_ERROR(feeder_->Fill(*exe_, data_->subset(Subset::kTraining),
+                                  batch * batch_));
+    loaded_batch_ = batch;
+  }
+  float scale = static_cast<float>(loss_scale);
+  WriteFloats(*exe_, scale_, &scale, 1);
+  for (const auto& [name, values] : params) {
+    int i = exe_->FindInput(name);
+    if (i >= 0) WriteFloats(*exe_, i, values.data(), values.size());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Health> Scouter::Measure(const Params& params) {
+  RETURN_IF_ERROR(Load(params, 1.0, 0));
+  RETURN_IF_ERROR(exe_->Run());
+  Health h;
+  h.loss = ReadScalar(*exe_, loss_);
+  h.dead_ratio = ReadScalar(*exe_, dead_);
+  if (!weights_.empty()) {
+    int first = exe_->FindOutput("gradNorm:" + weights_.front());
+    int last = exe_->FindOutput("gradNorm:" + weights_.back());
+    if (first >= 0 && last >= 0) {
+      h.gradient_ratio =
+          ReadScalar(*exe_, first) / (ReadScalar(*exe_, last) + 1e-12);
+    }
+  }
+  h.score = -10 * std::fabs(std::log10(h.gradient_ratio + 1e-9)) -
+            100 * h.dead_ratio - h.loss;
+  return h;
+}
+
+absl::StatusOr<std::vector<RankedCandidate>> Scouter::RankCandidates(
+    uint64_t seed, int seeds, const std::set<std::string>& first_layer,
+    double init_scale) {
+  std::vector<RankedCandidate> ranked;
+  for (int k = 0; k < seeds; ++k) {
+    ASSIGN_OR_RETURN(Health h, Measure(CandidateParameters(
+                                   *dag_, seed, k, first_layer, init_scale)));
+    if (std::isfinite(h.score)) ranked.push_back({k, h});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const RankedCandidate& a, const RankedCandidate& b) {
+                     return a.health.score > b.health.score;
+                   });
+  return ranked;
+}
+
+int64_t Scouter::LivenessSamples() const {
+  const auto samples =
+      static_cast<int64_t>(data_->subset(Subset::kTraining).size());
+  const int64_t batches = std::max<int64_t>(
+      1, (std::min(samples, kLivenessSamples) + batch_ - 1) / batch_);
+  return std::min(samples, batches * batch_);
+}
+
+absl::StatusOr<bool> Scouter::InputsMatter(
+    const Params& params, const std::set<std::string>& first_layer,
+    double loss_scale) {
+  std::vector<int> norms;
+  for (const std::string& name : first_layer) {
+    int i = exe_->FindOutput("gradNorm:" + name);
+    if (i >= 0) norms.push_back(i);
+  }
+  if (norms.empty()) return true;
+  const int64_t batches = (LivenessSamples() + batch_ - 1) / batch_;
+  for (int64_t b = 0; b < batches; ++b) {
+    RETURN_IF_ERROR(Load(params, loss_scale, b));
+    RETURN_IF_ERROR(exe_->Run());
+    for (int i : norms) {
+      if (ReadScalar(*exe_, i) != 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace webnnm::train

@@ -183,13 +183,15 @@ absl::StatusOr<ir::ValueId> FirstHit(ir::GradientBuilder& g, ir::ValueId hit,
   return hit;
 }
 
-// Whether the windows tile the input exactly: no padding or dilation,
-// strides equal to the window, and the input a whole number of windows.
+// Whether the windows tile the input's top-left corner: no leading padding
+// or dilation, strides equal to the window, and no window reaching past
+// the input (the rows and columns after the last window, as in 11 -> 5
+// with 2x2 windows, get no gradient).
 bool TilesTheInput(const PoolGradientGeometry& geometry) {
   for (int i = 0; i < 2; ++i) {
     if (geometry.dilations[i] != 1 || geometry.pad_begin[i] != 0 ||
         geometry.strides[i] != geometry.window[i] ||
-        geometry.input[i] != geometry.output[i] * geometry.window[i]) {
+        geometry.input[i] < geometry.output[i] * geometry.window[i]) {
       return false;
     }
   }
@@ -198,8 +200,8 @@ bool TilesTheInput(const PoolGradientGeometry& geometry) {
 
 // MaxPoolSpread for windows that tile the input: each tap is a strided
 // slice of x; the first tap equal to the maximum takes dy; the taps'
-// shares interleave back into the input's shape by concatenation along
-// two inserted axes and a reshape.
+// shares interleave back into the tiled corner's shape by concatenation
+// along two inserted axes and a reshape, then zeros pad it to the input's.
 absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
     ir::GradientBuilder& g, const PoolGradientGeometry& geometry, ir::ValueId x,
     ir::ValueId y, ir::ValueId dy) {
@@ -207,6 +209,7 @@ absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
   const int64_t n = shape[0], c = shape[1];
   const int64_t oh = geometry.output[0], ow = geometry.output[1];
   const int64_t kh = geometry.window[0], kw = geometry.window[1];
+  const int64_t rest_h = shape[2] - oh * kh, rest_w = shape[3] - ow * kw;
   ir::ValueId taken = ir::kNoValue;
   std::vector<ir::ValueId> rows;
   for (int64_t a = 0; a < kh; ++a) {
@@ -233,7 +236,12 @@ absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
   if (rows.size() > 1) {
     ASSIGN_OR_RETURN(all, g.Concat(rows, 3));
   }
-  return g.Reshape(all, {n, c, oh * kh, ow * kw});
+  ASSIGN_OR_RETURN(ir::ValueId dx, g.Reshape(all, {n, c, oh * kh, ow * kw}));
+  if (rest_h == 0 && rest_w == 0) return dx;
+  ir::Attrs pad;
+  pad.Set("beginningPadding", std::vector<int64_t>{0, 0, 0, 0});
+  pad.Set("endingPadding", std::vector<int64_t>{0, 0, rest_h, rest_w});
+  return g.Op(ir::OpKind::kPad, {dx}, pad);
 }
 
 }  // namespace

@@ -157,9 +157,9 @@ MadeKernel MakeFor(const KernelIO& io) {
     case K::kLesserOrEqual:
       return cmp([](C a, C b) { return uint8_t(a <= b); });
     case K::kLogicalAnd:
-      return cmp([](C a, C b) { return uint8_t(a != C(0) && b != C(0)); });
+      return cmp([](C a, C b) { return uint8_t((a != C(0)) & (b != C(0))); });
     case K::kLogicalOr:
-      return cmp([](C a, C b) { return uint8_t(a != C(0) || b != C(0)); });
+      return cmp([](C a, C b) { return uint8_t((a != C(0)) | (b != C(0))); });
     case K::kLogicalXor:
       return cmp([](C a, C b) { return uint8_t((a != C(0)) != (b != C(0))); });
     default:

@@ -28,31 +28,6 @@ namespace {
 
 using dnnl::memory;
 
-// A reorder between our buffer and the primitive's format, when they
-// differ: into the primitive's memory for operands, out of it for the
-// result (`into_user`).
-struct MaybeReorder {
-  std::optional<dnnl::reorder> reorder;
-  std::unordered_map<int, memory> args;
-
-  memory Prepare(const memory& user, const memory::desc& wanted,
-                 const dnnl::engine& e, bool into_user) {
-    if (user.get_desc() == wanted) return user;
-    memory inner(wanted, e);
-    if (into_user) {
-      reorder = dnnl::reorder(inner, user);
-      args = {{DNNL_ARG_FROM, inner}, {DNNL_ARG_TO, user}};
-    } else {
-      reorder = dnnl::reorder(user, inner);
-      args = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}};
-    }
-    return inner;
-  }
-  void Run(dnnl::stream& s) {
-    if (reorder) reorder->execute(s, args);
-  }
-};
-
 class LargeFilterConvKernel : public Kernel {
  public:
   LargeFilterConvKernel(CpuContext& context, F32Staging x, F32Staging f,

@@ -452,5 +452,83 @@ TEST(LargeFilterConv2d, MatchesTheForwardPrimitive) {
               ::testing::Not(::testing::HasSubstr("backward weights")));
 }
 
+// conv2d by its definition: nchw input, oihw filter, optional bias.
+std::vector<double> NaiveConv2d(const Tensor& x, const Tensor& f,
+                                const Tensor* bias, int64_t pad, int64_t stride,
+                                Ints* shape) {
+  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  const int64_t o = f.shape[0], kh = f.shape[2], kw = f.shape[3];
+  const int64_t oh = (h + 2 * pad - kh) / stride + 1;
+  const int64_t ow = (w + 2 * pad - kw) / stride + 1;
+  *shape = {n, o, oh, ow};
+  std::vector<double> y;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t k = 0; k < o; ++k) {
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          double sum = bias ? bias->values[k] : 0.0;
+          for (int64_t ch = 0; ch < c; ++ch) {
+            for (int64_t r = 0; r < kh; ++r) {
+              for (int64_t s = 0; s < kw; ++s) {
+                const int64_t yy = i * stride + r - pad,
+                              xx = j * stride + s - pad;
+                if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+                sum += x.values[((b * c + ch) * h + yy) * w + xx] *
+                       f.values[((k * c + ch) * kh + r) * kw + s];
+              }
+            }
+          }
+          y.push_back(sum);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+TEST(Conv2d, ManyChannelsRunInTheirOwnFormatsAndMatchTheDefinition) {
+  // 8 -> 16 channels on nchw: oneDNN's blocked convolution with reorders.
+  const Tensor x = Random(kF32, {3, 8, 9, 7}, 120);
+  const Tensor f = Random(kF32, {16, 8, 3, 3}, 121);
+  const Tensor bias = Random(kF32, {16}, 122);
+  const ir::Attrs attrs =
+      A({{"padding", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}});
+  Ran ran = RunOnce("conv2d", {x, f, bias}, attrs, false);
+  EXPECT_THAT(ran.implementation, ::testing::HasSubstr("reordered"));
+  Ints shape;
+  std::vector<double> want = NaiveConv2d(x, f, &bias, 1, 2, &shape);
+  ASSERT_EQ(ran.values.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(ran.values[i], want[i],
+                1e-4 * std::max(1.0, std::fabs(want[i])))
+        << "element " << i;
+  }
+  // Its transposed convolution (the input gradient: 16 -> 8 channels)
+  // reordered too: <convTranspose2d(dy, f), x> = <dy, conv2d(x, f)>.
+  const Tensor dy = Random(kF32, shape, 123);
+  Ran back = RunOnce("convTranspose2d", {dy, f},
+                     A({{"padding", Ints{1, 1, 1, 1}},
+                        {"strides", Ints{2, 2}},
+                        {"filterLayout", std::string("iohw")},
+                        {"outputSizes", Ints{9, 7}}}),
+                     false);
+  EXPECT_THAT(back.implementation, ::testing::HasSubstr("reordered"));
+  std::vector<double> plain = NaiveConv2d(x, f, nullptr, 1, 2, &shape);
+  ASSERT_EQ(back.values.size(), x.values.size());
+  double left = 0, right = 0;
+  for (size_t i = 0; i < x.values.size(); ++i) {
+    left += back.values[i] * x.values[i];
+  }
+  for (size_t i = 0; i < plain.size(); ++i) right += dy.values[i] * plain[i];
+  EXPECT_NEAR(left, right, 1e-4 * std::max(1.0, std::fabs(right)));
+  // One input channel keeps our layout.
+  Ran one = RunOnce(
+      "conv2d",
+      {Random(kF32, {2, 1, 8, 8}, 124), Random(kF32, {8, 1, 3, 3}, 125)}, {},
+      false);
+  EXPECT_THAT(one.implementation,
+              ::testing::Not(::testing::HasSubstr("reordered")));
+}
+
 }  // namespace
 }  // namespace webnnm::backends::cpu

@@ -154,6 +154,22 @@ void PostOps::Bind(std::unordered_map<int, dnnl::memory>& args) const {
   for (const auto& [arg, memory] : args_) args[arg] = memory;
 }
 
+dnnl::memory MaybeReorder::Prepare(const dnnl::memory& user,
+                                   const dnnl::memory::desc& wanted,
+                                   const dnnl::engine& engine,
+                                   bool into_user) {
+  if (user.get_desc() == wanted) return user;
+  dnnl::memory inner(wanted, engine);
+  if (into_user) {
+    reorder = dnnl::reorder(inner, user);
+    args = {{DNNL_ARG_FROM, inner}, {DNNL_ARG_TO, user}};
+  } else {
+    reorder = dnnl::reorder(user, inner);
+    args = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}};
+  }
+  return inner;
+}
+
 bool IsReference(const dnnl::primitive_desc_base& pd) {
   return std::string_view(pd.impl_info_str()).substr(0, 3) == "ref";
 }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -115,6 +116,23 @@ class PostOps {
 
 // Appends the eltwise post-op of activation `node` (dnnl_eltwise.cc).
 bool AppendEltwisePostOp(const ir::Node& node, dnnl::post_ops& ops);
+
+// A reorder between one of our buffers and the format a primitive wants,
+// when they differ: into the primitive's own memory for an operand, out of
+// it into our buffer for a result (`into_user`).
+struct MaybeReorder {
+  std::optional<dnnl::reorder> reorder;
+  std::unordered_map<int, dnnl::memory> args;
+
+  // Returns the memory to bind to the primitive: `user` itself when it
+  // already has the wanted format.
+  dnnl::memory Prepare(const dnnl::memory& user,
+                       const dnnl::memory::desc& wanted,
+                       const dnnl::engine& engine, bool into_user);
+  void Run(dnnl::stream& stream) {
+    if (reorder) reorder->execute(stream, args);
+  }
+};
 
 // Whether oneDNN picked its reference implementation for `pd` (plain loops,
 // no faster than our C++ kernels): kernels then keep their C++ path.

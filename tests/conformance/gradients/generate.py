@@ -1191,6 +1191,10 @@ def pooling_cases():
     pools = [  # (input shape, options)
         ([1, 2, 3, 3], {}),
         ([1, 1, 4, 4], {"windowDimensions": [2, 2], "strides": [2, 2]}),
+        # Windows tiling the top-left corner: the last row and columns are
+        # in no window (5 -> 2, 7 -> 3), or only the rows (7 -> 2, 8 -> 4).
+        ([2, 2, 5, 7], {"windowDimensions": [2, 2], "strides": [2, 2]}),
+        ([1, 1, 7, 8], {"windowDimensions": [3, 2], "strides": [3, 2]}),
         ([2, 2, 5, 5], {"windowDimensions": [3, 3], "padding": [1, 1, 1, 1]}),
         ([1, 1, 5, 5], {"windowDimensions": [2, 2], "dilations": [2, 2]}),
         ([1, 2, 6, 6], {"windowDimensions": [3, 3], "strides": [2, 2], "roundingType": "ceil"}),

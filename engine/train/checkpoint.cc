@@ -197,9 +197,9 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   }
   for (int k : h.scout_ranking()) {
     if (k < 0 || k >= st.hyper.seeds) {
-      return absl::DataLossError(StrCat(
-          "not a valid snapshot: scouting candidate ", k, " is not one of ",
-          st.hyper.seeds));
+      return absl::DataLossError(
+          StrCat("not a valid snapshot: scouting candidate ", k,
+                 " is not one of ", st.hyper.seeds));
     }
     st.scout_ranking.push_back(k);
   }

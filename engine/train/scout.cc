@@ -84,8 +84,8 @@ absl::StatusOr<Scouter> Scouter::Make(const dag::Dag& dag, const Dataset& data,
 absl::Status Scouter::Load(const Params& params, double loss_scale,
                            int64_t batch) {
   if (batch != loaded_batch_) {
-    RETURN_IF_ERROR(feeder_->Fill(*exe_, data_->subset(Subset::kTraining),
-                                  batch * batch_));
+    RETURN_IF_ERROR(
+        feeder_->Fill(*exe_, data_->subset(Subset::kTraining), batch * batch_));
     loaded_batch_ = batch;
   }
   float scale = static_cast<float>(loss_scale);

@@ -98,7 +98,7 @@ class Scouter {
   int64_t batch_ = 1;
   std::unique_ptr<backends::Executable> exe_;
   std::unique_ptr<Feeder> feeder_;
-  int64_t loaded_batch_ = -1;  // the training batch now in the inputs
+  int64_t loaded_batch_ = -1;         // the training batch now in the inputs
   std::vector<std::string> weights_;  // every trainable weight, DAG order
   int loss_ = -1, dead_ = -1, scale_ = -1;
 };

@@ -396,9 +396,9 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
     // A dead network (its output no longer depends on its input) starts
     // over from the next scouted candidate, keeping the schedule's place.
     if (!stopped && scouter && !warned_dead && epoch < hyper.epochs) {
-      ASSIGN_OR_RETURN(bool alive, scouter->InputsMatter(
-                                       state.params, first_layer,
-                                       state.loss_scale));
+      ASSIGN_OR_RETURN(
+          bool alive,
+          scouter->InputsMatter(state.params, first_layer, state.loss_scale));
       const std::string dead = StrCat(
           "no first-layer weight got a gradient from the first ",
           scouter->LivenessSamples(), " training samples after epoch ", epoch,
@@ -415,13 +415,15 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
         RETURN_IF_ERROR(step.Load(state, hyper.seed));
         decide({StrCat("restart from scouting seed ", k, " (restart ",
                        state.restarts, " of at most ", kMaxRestarts, ")"),
-                StrCat(dead, ", so it cannot learn; the next best start of "
-                             "scouting takes over")});
+                StrCat(dead,
+                       ", so it cannot learn; the next best start of "
+                       "scouting takes over")});
       } else if (!alive) {
         warned_dead = true;
-        std::string w = StrCat(dead, ", and no scouted start is left to "
-                                     "restart from: try --standardize, a "
-                                     "lower --lr or more --seeds");
+        std::string w = StrCat(dead,
+                               ", and no scouted start is left to "
+                               "restart from: try --standardize, a "
+                               "lower --lr or more --seeds");
         if (callbacks.warning) callbacks.warning(w);
         result.warnings.push_back(std::move(w));
       }

@@ -143,11 +143,10 @@ struct Iris {
 };
 
 int Restarts(const TrainResult& r) {
-  return static_cast<int>(
-      std::count_if(r.decisions.begin(), r.decisions.end(),
-                    [](const Decision& d) {
-                      return d.what.starts_with("restart from scouting");
-                    }));
+  return static_cast<int>(std::count_if(
+      r.decisions.begin(), r.decisions.end(), [](const Decision& d) {
+        return d.what.starts_with("restart from scouting");
+      }));
 }
 
 TEST(Restart, ADeadNetworkStartsOverFromTheNextScoutedStart) {

@@ -1,9 +1,10 @@
 // conv2d and convTranspose2d on oneDNN's convolution and deconvolution
 // primitives. The input and result are used in our nchw/nhwc buffers, or,
 // for nchw images with many channels, reordered from and into the formats
-// the primitive picks (LetOneDnnPickFormats); the filter, in whichever WebNN layout, is described to oneDNN by its strides
-// and reordered into the primitive's preferred format on each run (its
-// values may change between runs, as trained parameters do).
+// the primitive picks (LetOneDnnPickFormats); the filter, in whichever
+// WebNN layout, is described to oneDNN by its strides and reordered into
+// the primitive's preferred format on each run (its values may change
+// between runs, as trained parameters do).
 // A transposed convolution whose output padding would need negative padding
 // in oneDNN runs as a direct loop instead.
 #include <unordered_map>
@@ -78,16 +79,15 @@ class ConvKernel : public Kernel {
       primitive_ = Primitive(pd);
       memory src = src_.Prepare(memory(x, e, x_.data()), pd.src_desc(), e,
                                 /*into_user=*/false);
-      memory filter = filter_.Prepare(memory(f, e, f_.data()),
-                                      pd.weights_desc(), e, false);
+      memory filter =
+          filter_.Prepare(memory(f, e, f_.data()), pd.weights_desc(), e, false);
       memory dst = dst_.Prepare(memory(y, e, y_.data()), pd.dst_desc(), e,
                                 /*into_user=*/true);
       if (src_.reorder || dst_.reorder) {
         implementation_ += " (reordered to its formats)";
       }
-      args_ = {{DNNL_ARG_SRC, src},
-               {DNNL_ARG_WEIGHTS, filter},
-               {DNNL_ARG_DST, dst}};
+      args_ = {
+          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_DST, dst}};
       if (bias_) {
         args_[DNNL_ARG_BIAS] = memory(pd.bias_desc(), e, bias_->data());
       }

@@ -156,8 +156,7 @@ void PostOps::Bind(std::unordered_map<int, dnnl::memory>& args) const {
 
 dnnl::memory MaybeReorder::Prepare(const dnnl::memory& user,
                                    const dnnl::memory::desc& wanted,
-                                   const dnnl::engine& engine,
-                                   bool into_user) {
+                                   const dnnl::engine& engine, bool into_user) {
   if (user.get_desc() == wanted) return user;
   dnnl::memory inner(wanted, engine);
   if (into_user) {

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <set>
 #include <sstream>
 
@@ -305,7 +304,7 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
       if (!ranked.empty()) {
         const Health& h = ranked.front().health;
         chosen = ranked.front().k;
-        report.chosen = *chosen;
+        report.chosen = *chosen + 1;  // 1-based
         report.loss = h.loss;
         report.gradient_ratio = h.gradient_ratio;
         report.dead_ratio = h.dead_ratio;
@@ -399,11 +398,13 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
       ASSIGN_OR_RETURN(
           bool alive,
           scouter->InputsMatter(state.params, first_layer, state.loss_scale));
-      const std::string dead = StrCat(
-          "no first-layer weight got a gradient from the first ",
-          scouter->LivenessSamples(), " training samples after epoch ", epoch,
-          ": the network's output no longer depends on its input (its units "
-          "are dead)");
+      const std::string dead =
+          alive ? ""
+                : StrCat("no first-layer weight got a gradient from the first ",
+                         scouter->LivenessSamples(),
+                         " training samples after epoch ", epoch,
+                         ": the network's output no longer depends on its "
+                         "input (its units are dead)");
       if (!alive && CanRestart(state)) {
         const int k = state.scout_ranking[++state.restarts];
         state.params = CandidateParameters(dag, hyper.seed, k, first_layer,
@@ -413,7 +414,7 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
         state.clip_first = true;
         state.since_best = 0;
         RETURN_IF_ERROR(step.Load(state, hyper.seed));
-        decide({StrCat("restart from scouting seed ", k, " (restart ",
+        decide({StrCat("restart from scouting seed ", k + 1, " (restart ",
                        state.restarts, " of at most ", kMaxRestarts, ")"),
                 StrCat(dead,
                        ", so it cannot learn; the next best start of "

@@ -2,7 +2,9 @@
 // evaluation graphs (graphs.h), on a backend.
 //
 // Train() initialises the parameters (seeded), scouts `seeds` starting
-// points and keeps the best, then runs `epochs` epochs of shuffled batches
+// points and keeps the best (scout.h; a network that dies in training, no
+// first-layer weight getting a gradient any more, starts over from the
+// next best, up to 3 times), then runs `epochs` epochs of shuffled batches
 // (the last one short and masked) with linear warmup and cosine annealing
 // of the learning rate, dynamic loss scaling and the clipping state kept on
 // the host, validates after each epoch, keeps the parameters of the best

@@ -168,6 +168,26 @@ TEST(Restart, ADeadNetworkStartsOverFromTheNextScoutedStart) {
   }
 }
 
+TEST(Restart, WarnsOnceWhenNoScoutedStartIsLeft) {
+  // sgdm at lr 3 kills every start within a few epochs.
+  Iris iris;
+  iris.hyper.lr = 3;
+  iris.hyper.seeds = 3;
+  iris.hyper.epochs = 30;
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r =
+      Train(iris.dag, iris.data, iris.hyper, **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->state.scout_ranking.size(), 3u);
+  EXPECT_EQ(Restarts(*r), 2);  // every other candidate was tried
+  EXPECT_EQ(r->state.restarts, 2);
+  int warned = 0;
+  for (const std::string& w : r->warnings) {
+    if (w.find("no scouted start is left") != std::string::npos) ++warned;
+  }
+  EXPECT_EQ(warned, 1);
+}
+
 TEST(Restart, ResumesBitForBitAcrossARestart) {
   Iris iris;
   auto backend = backends::CreateBackend("cpu");

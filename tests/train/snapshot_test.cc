@@ -172,6 +172,23 @@ std::string TableError(void (*edit)(v1::SnapshotTensor&), bool twice = false) {
   return Message(DecodeSnapshot(Frame(header, std::string(8, '\0'))).status());
 }
 
+TEST(Snapshot, RejectsScoutingStateOutOfRange) {
+  auto error = [](auto change) {
+    ModelSnapshot s = Sample();  // ranking {4, 0, 2}, restart 1, 100 seeds
+    change(s.state);
+    return Message(DecodeModelSnapshot(*EncodeModelSnapshot(s)).status());
+  };
+  EXPECT_EQ(error([](TrainState&) {}), "");
+  EXPECT_THAT(error([](TrainState& st) { st.scout_ranking[1] = 100; }),
+              HasSubstr("scouting candidate 100"));
+  EXPECT_THAT(error([](TrainState& st) { st.restarts = 3; }),
+              HasSubstr("restart 3 of 3"));
+  EXPECT_THAT(error([](TrainState& st) { st.restarts = -1; }),
+              HasSubstr("restart -1"));
+  EXPECT_THAT(error([](TrainState& st) { st.init_scale = 0; }),
+              HasSubstr("initial scale"));
+}
+
 TEST(Snapshot, RejectsATableThatDoesNotMatchTheData) {
   EXPECT_EQ(TableError([](v1::SnapshotTensor&) {}), "");  // the frame is right
   EXPECT_THAT(TableError([](v1::SnapshotTensor& t) {

@@ -28,8 +28,8 @@ class CpuContext {
   dnnl::stream& stream() { return stream_; }
   int threads() const { return threads_; }
   // Whether kernels may use oneDNN primitives for operations that also have
-  // a C++ kernel (gemm, convolutions, softmax and all but the smallest
-  // float32 matmuls always do).
+  // a C++ kernel (gemm, convolutions, and all but the smallest float32
+  // matmuls and softmaxes always do).
   bool use_dnnl() const { return use_dnnl_; }
   void set_use_dnnl(bool use) { use_dnnl_ = use; }
   // Whether an operation of `elements` elements (its largest tensor) is

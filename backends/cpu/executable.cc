@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/cpu/elementwise_groups.h"
 #include "backends/cpu/fusion.h"
+#include "backends/cpu/kernels/fused_elementwise.h"
 #include "backends/cpu/memory_plan.h"
 #include "engine/base/checked_math.h"
 #include "engine/base/status_macros.h"
@@ -41,6 +43,34 @@ absl::StatusOr<size_t> ByteSize(const ir::TensorType& type,
                limits.max_tensor_bytes, " bytes"));
   }
   return static_cast<size_t>(*bytes);
+}
+
+// The kernels trust the types: checks them with the node's rule again.
+absl::Status CheckRule(const ir::Graph& graph, const ir::Node& node,
+                       const ir::Limits& limits) {
+  std::vector<const ir::TensorType*> types;
+  for (ir::ValueId v : node.operands) {
+    types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
+  }
+  absl::StatusOr<std::vector<ir::TensorType>> inferred =
+      ir::InferOp(*node.op, types, node.attrs, limits);
+  if (!inferred.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat(node.op->name, ": ", inferred.status().message()));
+  }
+  if (inferred->size() != node.outputs.size()) {
+    return absl::InvalidArgumentError(
+        StrCat(node.op->name, " has the wrong number of results"));
+  }
+  for (size_t i = 0; i < inferred->size(); ++i) {
+    const ir::TensorType& have = graph.value(node.outputs[i]).type;
+    if (!have.SameShapeAndType((*inferred)[i])) {
+      return absl::InvalidArgumentError(
+          StrCat(node.op->name, " result ", i, " is ", have.ToString(),
+                 " but its rule gives ", (*inferred)[i].ToString()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -89,7 +119,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   // member's step, so that buffers stay apart fused or not.
   std::vector<FusionChain> chains;
   if (options.fusion && !options.reference_kernels) {
-    chains = PlanFusion(graph, *order);
+    chains = PlanFusion(graph, *order, options.library_minimum_elements);
   }
   std::vector<int> chain_of(graph.num_nodes(), -1);  // anchors and links
   std::vector<int> first_step(graph.num_values(), -1);
@@ -107,6 +137,39 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
     }
   }
 
+  // Element-wise groups (elementwise_groups.h) run at their last member's
+  // step; what a member produces lives from its first member's step, what
+  // it reads until the last member's step. Values only members read live in
+  // the fused kernel's registers and get no buffer.
+  std::vector<ElementwiseGroup> groups;
+  if (options.fusion && !options.reference_kernels) {
+    std::vector<bool> taken(graph.num_nodes(), false);
+    for (ir::NodeId id : *order) taken[id] = chain_of[id] >= 0;
+    groups = PlanElementwiseGroups(graph, *order, taken,
+                                   options.library_minimum_elements);
+  }
+  std::vector<int> group_of(graph.num_nodes(), -1);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const int first = step_of[groups[g].members.front()];
+    const int last = step_of[groups[g].members.back()];
+    for (ir::NodeId id : groups[g].members) {
+      group_of[id] = static_cast<int>(g);
+      for (ir::ValueId v : graph.node(id).operands) {
+        if (v != ir::kNoValue) last_read[v] = std::max(last_read[v], last);
+      }
+      for (ir::ValueId v : graph.node(id).outputs) first_step[v] = first;
+    }
+  }
+  // A member's result that an outside operation or a graph output reads.
+  std::vector<bool> stored(graph.num_values(), false);
+  for (ir::NodeId id : *order) {
+    for (ir::ValueId v : graph.node(id).operands) {
+      if (v == ir::kNoValue) continue;
+      const int g = group_of[graph.value(v).producer];
+      if (g >= 0 && group_of[id] != g) stored[v] = true;
+    }
+  }
+
   std::vector<std::byte*> address(graph.num_values(), nullptr);
   std::vector<size_t> sizes(graph.num_values(), 0);
   std::vector<ir::ValueId> arena_values;
@@ -119,6 +182,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
           ByteSize(graph.value(v).type, options.limits);
       if (!bytes.ok()) return bytes.status();
       sizes[v] = *bytes;
+      if (group_of[id] >= 0 && !stored[v]) continue;  // in registers only
       bool own = node.kind != ir::NodeKind::kOp || read_by_output[v];
       if (own) {
         exe->buffers_.push_back(Allocate(*bytes));
@@ -146,6 +210,96 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   }
 
   std::vector<bool> fused(chains.size(), false);  // the anchor took its links
+  // Makes the kernel of one operation (with its post-op links when it is
+  // a chain's anchor) and appends it.
+  auto add_kernel = [&](ir::NodeId id) -> absl::Status {
+    const ir::Node& node = graph.node(id);
+    KernelFactory factory = FindKernel(node.op->kind);
+    if (factory == nullptr) {
+      return absl::UnimplementedError(
+          StrCat("the cpu backend has no kernel for ", node.op->name));
+    }
+    const int chain = chain_of[id];
+    const bool anchor = chain >= 0 && chains[chain].anchor == id;
+    if (chain >= 0 && !anchor && fused[chain]) {
+      return absl::OkStatus();  // in the anchor
+    }
+    KernelIO io{node, {}, {}, {}, {}, exe->context_};
+    for (ir::ValueId v : node.operands) {
+      io.in_types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
+      io.in.push_back(v == ir::kNoValue ? nullptr : address[v]);
+    }
+    for (ir::ValueId v : node.outputs) {
+      io.out_types.push_back(&graph.value(v).type);
+      io.out.push_back(address[v]);
+    }
+    std::string name = node.op->name;
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel;
+    if (anchor) {
+      KernelIO fused_io = io;
+      ir::ValueId value = node.outputs[0];
+      for (ir::NodeId l : chains[chain].links) {
+        const ir::Node& link = graph.node(l);
+        FusedOp op{&link};
+        if (link.operands.size() == 2) {
+          ir::ValueId other = link.operands[link.operands[0] == value];
+          op.other_type = &graph.value(other).type;
+          op.other = address[other];
+        }
+        fused_io.fused.push_back(op);
+        name = StrCat(name, "+", link.op->name);
+        value = link.outputs[0];
+      }
+      fused_io.out_types[0] = &graph.value(value).type;
+      fused_io.out[0] = address[value];
+      kernel = factory(fused_io);
+      fused[chain] = kernel.ok() && *kernel != nullptr;
+      if (!fused[chain]) name = node.op->name;
+    }
+    if (!anchor || !fused[chain]) kernel = factory(io);
+    if (!kernel.ok()) {
+      return absl::Status(
+          kernel.status().code(),
+          StrCat(node.op->name, ": ", kernel.status().message()));
+    }
+    if (*kernel == nullptr) {
+      return absl::InternalError(StrCat(node.op->name, ": no kernel"));
+    }
+    if (exe->profile_) {
+      std::string types;
+      for (const ir::TensorType* t : io.in_types) {
+        if (t) types += StrCat(types.empty() ? "" : ", ", t->ToString());
+      }
+      exe->profile_->Add(StrCat(name, " (", types, ") -> ",
+                                io.out_types[0]->ToString(), " ",
+                                (*kernel)->implementation()));
+    }
+    exe->kernels_.push_back(*std::move(kernel));
+    exe->kernel_names_.push_back(std::move(name));
+    return absl::OkStatus();
+  };
+  auto add_group_kernel = [&](const ElementwiseGroup& group) -> absl::Status {
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel =
+        MakeFusedElementwiseKernel({graph, group.members, address, stored});
+    if (!kernel.ok()) {  // the planner and the kernel disagree: a bug
+      return absl::InternalError(
+          StrCat("element-wise group: ", kernel.status().message()));
+    }
+    std::string name;
+    for (ir::NodeId id : group.members) {
+      name = StrCat(name, name.empty() ? "" : "+", graph.node(id).op->name);
+    }
+    if (exe->profile_) {
+      const ir::Node& last = graph.node(group.members.back());
+      exe->profile_->Add(StrCat(name, " -> ",
+                                graph.value(last.outputs[0]).type.ToString(),
+                                " ", (*kernel)->implementation()));
+    }
+    exe->kernels_.push_back(*std::move(kernel));
+    exe->kernel_names_.push_back(std::move(name));
+    return absl::OkStatus();
+  };
+
   for (ir::NodeId id : *order) {
     const ir::Node& node = graph.node(id);
     switch (node.kind) {
@@ -167,90 +321,13 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
       case ir::NodeKind::kConstant:
         break;
       case ir::NodeKind::kOp: {
-        // The kernels trust the types: check them with the rule again.
-        std::vector<const ir::TensorType*> types;
-        for (ir::ValueId v : node.operands) {
-          types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
+        RETURN_IF_ERROR(CheckRule(graph, node, options.limits));
+        const int group = group_of[id];
+        if (group < 0) {
+          RETURN_IF_ERROR(add_kernel(id));
+        } else if (id == groups[group].members.back()) {
+          RETURN_IF_ERROR(add_group_kernel(groups[group]));
         }
-        absl::StatusOr<std::vector<ir::TensorType>> inferred =
-            ir::InferOp(*node.op, types, node.attrs, options.limits);
-        if (!inferred.ok()) {
-          return absl::InvalidArgumentError(
-              StrCat(node.op->name, ": ", inferred.status().message()));
-        }
-        if (inferred->size() != node.outputs.size()) {
-          return absl::InvalidArgumentError(
-              StrCat(node.op->name, " has the wrong number of results"));
-        }
-        for (size_t i = 0; i < inferred->size(); ++i) {
-          const ir::TensorType& have = graph.value(node.outputs[i]).type;
-          if (!have.SameShapeAndType((*inferred)[i])) {
-            return absl::InvalidArgumentError(
-                StrCat(node.op->name, " result ", i, " is ", have.ToString(),
-                       " but its rule gives ", (*inferred)[i].ToString()));
-          }
-        }
-        KernelFactory factory = FindKernel(node.op->kind);
-        if (factory == nullptr) {
-          return absl::UnimplementedError(
-              StrCat("the cpu backend has no kernel for ", node.op->name));
-        }
-        const int chain = chain_of[id];
-        const bool anchor = chain >= 0 && chains[chain].anchor == id;
-        if (chain >= 0 && !anchor && fused[chain]) break;  // in the anchor
-        KernelIO io{node, {}, {}, {}, {}, exe->context_};
-        for (ir::ValueId v : node.operands) {
-          io.in_types.push_back(v == ir::kNoValue ? nullptr
-                                                  : &graph.value(v).type);
-          io.in.push_back(v == ir::kNoValue ? nullptr : address[v]);
-        }
-        for (ir::ValueId v : node.outputs) {
-          io.out_types.push_back(&graph.value(v).type);
-          io.out.push_back(address[v]);
-        }
-        std::string name = node.op->name;
-        absl::StatusOr<std::unique_ptr<Kernel>> kernel;
-        if (anchor) {
-          KernelIO fused_io = io;
-          ir::ValueId value = node.outputs[0];
-          for (ir::NodeId l : chains[chain].links) {
-            const ir::Node& link = graph.node(l);
-            FusedOp op{&link};
-            if (link.operands.size() == 2) {
-              ir::ValueId other = link.operands[link.operands[0] == value];
-              op.other_type = &graph.value(other).type;
-              op.other = address[other];
-            }
-            fused_io.fused.push_back(op);
-            name = StrCat(name, "+", link.op->name);
-            value = link.outputs[0];
-          }
-          fused_io.out_types[0] = &graph.value(value).type;
-          fused_io.out[0] = address[value];
-          kernel = factory(fused_io);
-          fused[chain] = kernel.ok() && *kernel != nullptr;
-          if (!fused[chain]) name = node.op->name;
-        }
-        if (!anchor || !fused[chain]) kernel = factory(io);
-        if (!kernel.ok()) {
-          return absl::Status(
-              kernel.status().code(),
-              StrCat(node.op->name, ": ", kernel.status().message()));
-        }
-        if (*kernel == nullptr) {
-          return absl::InternalError(StrCat(node.op->name, ": no kernel"));
-        }
-        if (exe->profile_) {
-          std::string types;
-          for (const ir::TensorType* t : io.in_types) {
-            if (t) types += StrCat(types.empty() ? "" : ", ", t->ToString());
-          }
-          exe->profile_->Add(StrCat(name, " (", types, ") -> ",
-                                    io.out_types[0]->ToString(), " ",
-                                    (*kernel)->implementation()));
-        }
-        exe->kernels_.push_back(*std::move(kernel));
-        exe->kernel_names_.push_back(std::move(name));
         break;
       }
     }

@@ -4,8 +4,10 @@
 // kernels trust the types they are given), gives every tensor its buffer —
 // inputs, parameters and outputs their own, constants a copy of their data,
 // intermediates a place in one arena shared by liveness (memory_plan.h) —
-// and makes each operation's kernel with those buffers bound. Run() just
-// runs the kernels in order.
+// and makes each operation's kernel with those buffers bound — one kernel
+// for a matmul's post-op chain (fusion.h) and one for each group of small
+// element-wise operations (elementwise_groups.h). Run() just runs the
+// kernels in order.
 #ifndef WEBNNM_BACKENDS_CPU_EXECUTABLE_H_
 #define WEBNNM_BACKENDS_CPU_EXECUTABLE_H_
 

@@ -64,7 +64,9 @@ TEST(Executable, RunsManyTimesOnNewInputs) {
 }
 
 TEST(Executable, IntermediatesShareMemory) {
-  auto exe = Cpu()->Compile(Chain(1000), {});
+  CompileOptions unfused;  // fused, the chain keeps nothing in memory
+  unfused.fusion = false;
+  auto exe = Cpu()->Compile(Chain(1000), unfused);
   ASSERT_TRUE(exe.ok()) << exe.status();
   // Three intermediates of 4000 bytes live at most two at a time.
   EXPECT_LE((*exe)->intermediate_bytes(), 2 * 4032u);

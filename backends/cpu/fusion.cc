@@ -1,17 +1,27 @@
 #include "backends/cpu/fusion.h"
 
 #include "backends/cpu/kernels/dnnl_kernels.h"
+#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {
 
-bool IsAnchor(const ir::Graph& graph, const ir::Node& node) {
+bool IsAnchor(const ir::Graph& graph, const ir::Node& node,
+              int64_t library_minimum_elements) {
   if (node.kind != ir::NodeKind::kOp) return false;
   // conv2d is no anchor: oneDNN 2.6 runs it on far slower code with any
   // post-op on our plain layouts (measured: 64x1x28x28 * 8x1x3x3 with
   // bias and relu, 1.5 ms fused against 0.28 ms as three kernels).
   if (node.op->kind != ir::OpKind::kMatmul) return false;
-  return graph.value(node.outputs[0]).type.dtype == ir::DType::kFloat32;
+  // A matmul too small for oneDNN runs on a plain loop without post-ops
+  // (kernels/matmul.cc); its links are better in an element-wise group.
+  const ir::TensorType& y = graph.value(node.outputs[0]).type;
+  const ir::TensorType& a = graph.value(node.operands[0]).type;
+  if (a.shape.empty() ||
+      ElementCount(y.shape) * a.shape.back() < library_minimum_elements) {
+    return false;
+  }
+  return y.dtype == ir::DType::kFloat32;
 }
 
 // Whether `node` can follow a chain whose current value is `v`, given the
@@ -49,7 +59,8 @@ bool IsLink(const ir::Graph& graph, const ir::Node& node, ir::ValueId v,
 }  // namespace
 
 std::vector<FusionChain> PlanFusion(const ir::Graph& graph,
-                                    const std::vector<ir::NodeId>& order) {
+                                    const std::vector<ir::NodeId>& order,
+                                    int64_t library_minimum_elements) {
   std::vector<int> position(graph.num_nodes(), -1);
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
   // Who reads each value (output nodes included), once per operand slot.
@@ -63,7 +74,9 @@ std::vector<FusionChain> PlanFusion(const ir::Graph& graph,
   std::vector<FusionChain> chains;
   for (ir::NodeId id : order) {
     const ir::Node& anchor = graph.node(id);
-    if (taken[id] || !IsAnchor(graph, anchor)) continue;
+    if (taken[id] || !IsAnchor(graph, anchor, library_minimum_elements)) {
+      continue;
+    }
     FusionChain chain{id, {}};
     ir::ValueId v = anchor.outputs[0];
     while (static_cast<int>(chain.links.size()) < kMaxLinks &&

@@ -4,7 +4,8 @@
 // runs convolutions on our plain layouts far slower with post-ops.)
 //
 // PlanFusion finds chains anchor → link 1 → link 2 ... (at most kMaxLinks)
-// where the anchor is a float32 matmul, each value along the
+// where the anchor is a float32 matmul large enough for oneDNN (at least
+// `library_minimum_elements` multiply-adds), each value along the
 // chain is read by the next link only (not by a graph output or any other
 // node), and each link is
 //   - an activation oneDNN's eltwise computes (DnnlEltwiseFusible), or
@@ -19,6 +20,7 @@
 #ifndef WEBNNM_BACKENDS_CPU_FUSION_H_
 #define WEBNNM_BACKENDS_CPU_FUSION_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/ir/graph.h"
@@ -34,7 +36,8 @@ struct FusionChain {
 
 // The chains of `graph` run in `order` (nodes of at most one chain each).
 std::vector<FusionChain> PlanFusion(const ir::Graph& graph,
-                                    const std::vector<ir::NodeId>& order);
+                                    const std::vector<ir::NodeId>& order,
+                                    int64_t library_minimum_elements);
 
 }  // namespace webnnm::backends::cpu
 

@@ -187,6 +187,25 @@ std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
   const T* x = reinterpret_cast<const T*>(io.in[0]);
   T* y = reinterpret_cast<T*>(io.out[0]);
   const int64_t count = layout.out_count;
+  // The reduced axes last (a loss's log-sum-exp over the classes): each
+  // result is one contiguous row, summed in the same order as below.
+  const bool rows = std::is_sorted(reduced.begin(), reduced.end());
+  if (rows) {
+    const int64_t n = layout.per_out;
+    return MakeFunctionKernel([=] {
+      for (int64_t j = 0; j < count; ++j) {
+        const T* row = x + j * n;
+        double max = -std::numeric_limits<double>::infinity();
+        for (int64_t i = 0; i < n; ++i) max = MaxOf(max, double(Load(row + i)));
+        const double shift = std::isfinite(max) ? max : 0.0;
+        double sum = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+          sum += std::exp(double(Load(row + i)) - shift);
+        }
+        Put(y + j, std::isnan(max) ? max : shift + std::log(sum));
+      }
+    });
+  }
   std::vector<double> max(count), sum(count);
   return MakeFunctionKernel([=, plan = std::move(layout.plan),
                              max = std::move(max),

@@ -1,15 +1,58 @@
 // softmax along any axis on oneDNN's softmax primitive (float16 through
-// float32 staging, rounded once).
+// float32 staging, rounded once), or, for float32 tensors too small for
+// oneDNN (CpuContext::use_dnnl), a C++ loop: oneDNN's call costs more than
+// a training step's softmax over a few classes.
+#include <cmath>
+#include <vector>
+
+#include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
+namespace {
+
+// y = e^(x - max) / Σ e^(x - max) along `axis`, in double, rounded once.
+MadeKernel SmallSoftmax(const KernelIO& io, int axis) {
+  const std::vector<int64_t>& shape = io.in_types[0]->shape;
+  const int64_t outer = Outer(shape, axis), length = shape[axis];
+  const int64_t inner = Inner(shape, axis) / length;
+  const float* x = reinterpret_cast<const float*>(io.in[0]);
+  float* y = reinterpret_cast<float*>(io.out[0]);
+  std::vector<double> e(length);
+  return MakeFunctionKernel([=]() mutable {
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const float* in = x + o * length * inner + i;
+        float* out = y + o * length * inner + i;
+        double max = in[0];
+        for (int64_t k = 1; k < length; ++k) {
+          max = std::fmax(max, double(in[k * inner]));
+        }
+        double sum = 0.0;
+        for (int64_t k = 0; k < length; ++k) {
+          e[k] = std::exp(double(in[k * inner]) - max);
+          sum += e[k];
+        }
+        for (int64_t k = 0; k < length; ++k) {
+          out[k * inner] = static_cast<float>(e[k] / sum);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
 
 MadeKernel MakeSoftmaxKernel(const KernelIO& io) {
   const ir::TensorType& x = *io.in_types[0];
   const int64_t axis = io.attrs().GetInt("axis", x.rank() - 1);
   const int64_t n = ElementCount(x.shape);
+  if (x.dtype == ir::DType::kFloat32 && !x.shape.empty() &&
+      !io.context.use_dnnl(n)) {
+    return SmallSoftmax(io, static_cast<int>(axis));
+  }
   try {
     // oneDNN needs at least one dimension.
     dnnl::memory::desc d =

@@ -1,0 +1,280 @@
+// Element-wise groups (elementwise_groups.h) and their fused kernel
+// (kernels/fused_elementwise.h): which operations group, and that a fused
+// group computes every result bit for bit as the operations' own kernels.
+#include "backends/cpu/elementwise_groups.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/backend.h"
+#include "engine/ir/constant_data.h"
+#include "engine/ir/graph_builder.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+using ::testing::Each;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using Ints = std::vector<int64_t>;
+
+ir::TensorType Type(ir::DType dtype, Ints shape) { return {dtype, shape}; }
+
+int64_t Count(const Ints& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// A graph under construction with the bytes of every input.
+struct Net {
+  ir::GraphBuilder b;
+  std::map<std::string, std::vector<std::byte>> data;
+
+  // float32 values with the awkward ones among them: ±0, ±inf, NaN, tiny
+  // and huge magnitudes, integers and halves (floor, ceil, comparisons).
+  ir::ValueId F(const std::string& name, Ints shape) {
+    static const float kSpecial[] = {0.0f,
+                                     -0.0f,
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     std::numeric_limits<float>::quiet_NaN(),
+                                     1e-40f,
+                                     -3e38f,
+                                     2.0f,
+                                     -2.5f,
+                                     1.0f};
+    std::vector<float> v(Count(shape));
+    uint32_t state = static_cast<uint32_t>(name.size() * 7919 + v.size());
+    for (size_t i = 0; i < v.size(); ++i) {  // the special ones first
+      state = state * 1664525u + 1013904223u;
+      v[i] = i < 10 ? kSpecial[(i + name[0]) % 10]
+                    : static_cast<float>(state >> 8) / 4194304.0f - 2.0f;
+    }
+    Put(name, v.data(), v.size() * sizeof(float));
+    return b.Input(name, Type(ir::DType::kFloat32, shape));
+  }
+  // uint8 values 0, 1, 2 and 255.
+  ir::ValueId U(const std::string& name, Ints shape) {
+    static const uint8_t kValues[] = {0, 1, 2, 255, 0, 1};
+    std::vector<uint8_t> v(Count(shape));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = kValues[(i * 7 + 3) % 6];
+    Put(name, v.data(), v.size());
+    return b.Input(name, Type(ir::DType::kUint8, shape));
+  }
+  void Put(const std::string& name, const void* p, size_t bytes) {
+    std::vector<std::byte>& d = data[name];
+    d.resize(bytes);
+    std::memcpy(d.data(), p, bytes);
+  }
+  ir::ValueId Op(const std::string& op, std::vector<ir::ValueId> operands,
+                 const ir::Attrs& attrs = {}) {
+    auto r = b.Op(ir::FindOp(op)->kind, operands, attrs);
+    EXPECT_TRUE(r.ok()) << op << ": " << r.status();
+    return r.ok() ? r->front() : ir::kNoValue;
+  }
+  bool Bytes(ir::ValueId v) const {
+    return b.Type(v).dtype == ir::DType::kUint8;
+  }
+  // Outputs v and a second operation over it (so that results are read
+  // inside the group as well as stored).
+  void OutputWithFollower(const std::string& name, ir::ValueId v) {
+    b.Output(name, v);
+    b.Output(name + "'", Op(Bytes(v) ? "logicalNot" : "neg", {v}));
+  }
+};
+
+struct Result {
+  std::vector<std::string> implementations;
+  std::vector<std::vector<std::byte>> outputs;
+  size_t intermediate_bytes = 0;
+};
+
+Result Compile(ir::Graph graph, const Net& net, bool fusion) {
+  auto backend = CreateBackend("cpu");
+  CompileOptions options;
+  options.fusion = fusion;
+  auto exe = (*backend)->Compile(graph, options);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  Result r;
+  if (!exe.ok()) return r;
+  for (const auto& [name, bytes] : net.data) {
+    int i = (*exe)->FindInput(name);
+    EXPECT_GE(i, 0) << name;
+    if (i < 0) continue;
+    EXPECT_EQ((*exe)->input(i).size(), bytes.size());
+    std::memcpy((*exe)->input(i).data(), bytes.data(), bytes.size());
+  }
+  EXPECT_TRUE((*exe)->Run().ok());
+  r.implementations = (*exe)->implementations();
+  r.intermediate_bytes = (*exe)->intermediate_bytes();
+  for (size_t i = 0; i < (*exe)->outputs().size(); ++i) {
+    std::span<const std::byte> bytes = (*exe)->output(i);
+    r.outputs.emplace_back(bytes.begin(), bytes.end());
+  }
+  return r;
+}
+
+// Runs the network fused and unfused, expects the same bytes in every
+// output, and returns the fused executable's kernel names.
+std::vector<std::string> SameBitsFusedOrNot(Net& net) {
+  ir::Graph graph = net.b.Finish();
+  Result fused = Compile(graph, net, true), plain = Compile(graph, net, false);
+  EXPECT_EQ(fused.outputs.size(), plain.outputs.size());
+  for (size_t o = 0; o < fused.outputs.size() && o < plain.outputs.size();
+       ++o) {
+    EXPECT_TRUE(fused.outputs[o] == plain.outputs[o]) << "output " << o;
+  }
+  return fused.implementations;
+}
+
+// y = relu(-(-(x * 2 + 2))): five operations on n elements.
+ir::Graph Chain(Net& net, int64_t n) {
+  ir::ValueId x = net.F("x", {n});
+  auto two = net.b.Constant("two", Type(ir::DType::kFloat32, {}),
+                            ir::ScalarData(ir::DType::kFloat32, 2));
+  ir::ValueId v = net.Op("mul", {x, *two});
+  v = net.Op("add", {v, *two});
+  v = net.Op("neg", {v});
+  v = net.Op("neg", {v});
+  net.b.Output("y", net.Op("relu", {v}));
+  return net.b.Finish();
+}
+
+TEST(ElementwiseGroups, AChainIsOneKernelWithoutIntermediates) {
+  Net net;
+  ir::Graph graph = Chain(net, 1000);
+  Result fused = Compile(graph, net, true), plain = Compile(graph, net, false);
+  EXPECT_THAT(fused.implementations,
+              ElementsAre("mul+add+neg+neg+relu: C++ (5 operations in one "
+                          "pass)"));
+  EXPECT_EQ(fused.intermediate_bytes, 0u);
+  EXPECT_GT(plain.intermediate_bytes, 0u);
+  EXPECT_EQ(plain.implementations.size(), 5u);
+  EXPECT_TRUE(fused.outputs == plain.outputs);
+}
+
+TEST(ElementwiseGroups, LargeTensorsAreLeftToTheirKernels) {
+  Net net;
+  ir::Graph graph = Chain(net, 5000);  // above library_minimum_elements
+  EXPECT_EQ(Compile(graph, net, true).implementations.size(), 5u);
+}
+
+TEST(ElementwiseGroups, BinaryOperationsMatchTheirOwnKernels) {
+  // Each with a full, a one-element (on either side), a row and a column
+  // operand.
+  for (const char* op :
+       {"add", "sub", "mul", "div", "max", "min", "equal", "notEqual",
+        "greater", "greaterOrEqual", "lesser", "lesserOrEqual"}) {
+    SCOPED_TRACE(op);
+    Net net;
+    ir::ValueId a = net.F("a", {5, 7}), b = net.F("b", {5, 7});
+    ir::ValueId s = net.F("s", {}), r = net.F("r", {7}), c = net.F("c", {5, 1});
+    net.OutputWithFollower("full", net.Op(op, {a, b}));
+    net.OutputWithFollower("one", net.Op(op, {a, s}));
+    net.OutputWithFollower("left", net.Op(op, {s, b}));
+    net.OutputWithFollower("row", net.Op(op, {r, a}));
+    net.OutputWithFollower("column", net.Op(op, {a, c}));
+    // Five groups: each result and the operation over it.
+    std::vector<std::string> names = SameBitsFusedOrNot(net);
+    EXPECT_EQ(names.size(), 5u);
+    EXPECT_THAT(names, Each(HasSubstr("2 operations in one pass")));
+  }
+}
+
+TEST(ElementwiseGroups, UnaryOperationsMatchTheirOwnKernels) {
+  ir::Attrs clamp, leaky;
+  clamp.Set("minValue", -1.0);
+  clamp.Set("maxValue", 2.0);
+  leaky.Set("alpha", 0.1);
+  const std::vector<std::pair<const char*, ir::Attrs>> ops = {
+      {"abs", {}},          {"neg", {}},      {"sign", {}},
+      {"relu", {}},         {"sqrt", {}},     {"reciprocal", {}},
+      {"softsign", {}},     {"floor", {}},    {"ceil", {}},
+      {"identity", {}},     {"clamp", clamp}, {"clamp", {}},
+      {"leakyRelu", leaky}, {"isNaN", {}},    {"isInfinite", {}}};
+  for (const auto& [op, attrs] : ops) {
+    SCOPED_TRACE(op);
+    Net net;
+    net.OutputWithFollower("y", net.Op(op, {net.F("x", {3, 11})}, attrs));
+    EXPECT_THAT(SameBitsFusedOrNot(net),
+                ElementsAre(HasSubstr("2 operations in one pass")));
+  }
+}
+
+TEST(ElementwiseGroups, LogicWhereCastAndExpandMatchTheirOwnKernels) {
+  Net net;
+  ir::ValueId p = net.U("p", {4, 6}), q = net.U("q", {4, 6});
+  ir::ValueId pr = net.U("pr", {6});
+  for (const char* op : {"logicalAnd", "logicalOr", "logicalXor"}) {
+    net.OutputWithFollower(op, net.Op(op, {p, q}));
+    net.OutputWithFollower(std::string(op) + " row", net.Op(op, {pr, q}));
+  }
+  net.OutputWithFollower("not", net.Op("logicalNot", {p}));
+  ir::Attrs to_float;
+  to_float.Set("type", std::string("float32"));
+  net.OutputWithFollower("cast", net.Op("cast", {p}, to_float));
+  ir::ValueId t = net.F("t", {4, 6}), f = net.F("f", {});
+  net.OutputWithFollower("where", net.Op("where", {p, t, f}));
+  net.OutputWithFollower("where row", net.Op("where", {pr, f, t}));
+  ir::Attrs wide;
+  wide.Set("newShape", std::vector<int64_t>{4, 6});
+  net.OutputWithFollower("expand", net.Op("expand", {net.F("e", {6})}, wide));
+  net.OutputWithFollower("expand bytes", net.Op("expand", {pr}, wide));
+  // A comparison made inside the group as where's condition.
+  net.b.Output("inner where",
+               net.Op("where", {net.Op("greater", {t, f}), t, f}));
+  EXPECT_THAT(SameBitsFusedOrNot(net),
+              Each(HasSubstr("operations in one pass")));
+}
+
+TEST(ElementwiseGroups, AnOutsideReaderSealsTheGroup) {
+  // a → b → (matmul reads b) → c reads b and the matmul: c cannot join
+  // the group of a and b, which must have run before the matmul.
+  Net net;
+  ir::ValueId x = net.F("x", {4, 4});
+  ir::ValueId a = net.Op("neg", {x});
+  ir::ValueId b = net.Op("abs", {a});
+  ir::ValueId m = net.Op("matmul", {b, b});
+  ir::ValueId c = net.Op("add", {b, m});
+  net.b.Output("y", net.Op("relu", {c}));
+  EXPECT_THAT(SameBitsFusedOrNot(net),
+              ElementsAre("neg+abs: C++ (2 operations in one pass)",
+                          HasSubstr("matmul"),
+                          "add+relu: C++ (2 operations in one pass)"));
+}
+
+TEST(ElementwiseGroups, PlansJoinMergeAndKeepShapesApart) {
+  Net net;
+  ir::ValueId x = net.F("x", {3}), y = net.F("y", {3}), z = net.F("z", {2, 3});
+  ir::ValueId a = net.Op("neg", {x});     // group 1
+  ir::ValueId b = net.Op("abs", {y});     // group 2
+  ir::ValueId c = net.Op("add", {a, b});  // joins and merges 1 and 2
+  ir::ValueId d = net.Op("mul", {c, z});  // {2, 3}: a group of its own
+  net.b.Output("d", net.Op("relu", {d}));
+  ir::Graph graph = net.b.Finish();
+  auto order = graph.TopologicalOrder();
+  ASSERT_TRUE(order.ok());
+  std::vector<ElementwiseGroup> groups = PlanElementwiseGroups(
+      graph, *order, std::vector<bool>(graph.num_nodes(), false), 4096);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].members.size(), 3u);  // neg, abs, add
+  EXPECT_EQ(groups[1].members.size(), 2u);  // mul, relu
+  // Nothing groups at or above max_elements; taken nodes stay out.
+  groups = PlanElementwiseGroups(graph, *order,
+                                 std::vector<bool>(graph.num_nodes()), 4);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].members.size(), 3u);
+  std::vector<bool> taken(graph.num_nodes(), false);
+  taken[graph.value(c).producer] = true;
+  groups = PlanElementwiseGroups(graph, *order, taken, 4096);
+  EXPECT_EQ(groups.size(), 1u);  // mul, relu; neg and abs stay alone
+}
+
+}  // namespace
+}  // namespace webnnm::backends::cpu

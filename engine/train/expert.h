@@ -55,6 +55,7 @@ struct DagProfile {
   int heavy = 0;          // heavy operations
   int heavy_float16 = 0;  // of which in float16
   bool normalization = false;
+  bool recurrent = false;  // lstm, gru or their cells
   int dropout = 0;
   double dropout_density = 0;  // dropout layers per heavy operation
   int64_t input_size = 0;      // features of the largest input

@@ -65,13 +65,37 @@ TEST(Profile, MeasuresDepthWidthAndParameters) {
   EXPECT_FALSE(p.normalization);
 }
 
+TEST(Advise, ShallowModelsTrainWithoutClippingUnlessRecurrent) {
+  dag::Dag shallow = Build(Deep(1, 8));  // one hidden layer: depth 2
+  Advice a = Advise(shallow, Profile(shallow), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(a.resolved.gradient_clipping, "off");
+  EXPECT_TRUE(Decided(a, "gradient clipping off"));
+  // One gru layer is depth 1, but its gradients pass through every step.
+  dag::Dag gru = Build(
+      "model:input shape={sequence, features:6};\n"
+      "model:output shape=[10];\n"
+      "model:layers gru(w, r, bias=b, recurrentBias=rb, shape=[10]);\n");
+  DagProfile p = Profile(gru);
+  EXPECT_TRUE(p.recurrent);
+  EXPECT_LE(p.depth, 2);
+  EXPECT_EQ(
+      Advise(gru, p, Hyperparameters{}, Cce(), 1.0).resolved.gradient_clipping,
+      "global");
+  // An explicit choice stays.
+  Hyperparameters global;
+  global.gradient_clipping = "global";
+  EXPECT_EQ(Advise(shallow, Profile(shallow), global, Cce(), 1.0)
+                .resolved.gradient_clipping,
+            "global");
+}
+
 TEST(Advise, DeepNormalizerFreeModelsGetAgc) {
   dag::Dag dag = Build(Deep(17, 8));
   Advice a = Advise(dag, Profile(dag), Hyperparameters{}, Cce(), 1.0);
   EXPECT_EQ(a.resolved.gradient_clipping, "agc");
   EXPECT_TRUE(Decided(a, "gradient clipping AGC"));
-  dag::Dag shallow = Build(Deep(2, 8));
-  Advice b = Advise(shallow, Profile(shallow), Hyperparameters{}, Cce(), 1.0);
+  dag::Dag medium = Build(Deep(2, 8));  // depth 3
+  Advice b = Advise(medium, Profile(medium), Hyperparameters{}, Cce(), 1.0);
   EXPECT_EQ(b.resolved.gradient_clipping, "global");
   // An explicit choice stays.
   Hyperparameters off;

@@ -139,6 +139,9 @@ struct Iris {
     hyper.lr = 0.05;
     hyper.batch_size = 16;
     hyper.seeds = 5;
+    // The run these tests were built on: its first start dies after epoch
+    // 4 and the next one lives (without clipping, two die).
+    hyper.gradient_clipping = "global";
   }
 };
 

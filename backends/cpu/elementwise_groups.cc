@@ -9,12 +9,20 @@ namespace webnnm::backends::cpu {
 namespace {
 
 // Whether `node` may be a member of a group of result shape `shape` (its
-// operands broadcast to its result by its rule).
+// operands broadcast to its result by its rule). From `streaming_from`
+// elements on, only float32 results over operands of that shape or of one
+// element: the fused kernel then streams through memory without gathers or
+// byte conversions.
 bool Fits(const ir::Graph& graph, const ir::Node& node,
-          const std::vector<int64_t>& shape) {
-  if (graph.value(node.outputs[0]).type.shape != shape) return false;
+          const std::vector<int64_t>& shape, int64_t streaming_from) {
+  const ir::TensorType& out = graph.value(node.outputs[0]).type;
+  if (out.shape != shape) return false;
+  const bool streaming = ElementCount(shape) >= streaming_from;
+  if (streaming && out.dtype != ir::DType::kFloat32) return false;
   for (ir::ValueId v : node.operands) {
     if (v == ir::kNoValue) return false;
+    const std::vector<int64_t>& s = graph.value(v).type.shape;
+    if (streaming && s != shape && ElementCount(s) != 1) return false;
   }
   return true;
 }
@@ -57,7 +65,8 @@ class Groups {
 
 std::vector<ElementwiseGroup> PlanElementwiseGroups(
     const ir::Graph& graph, const std::vector<ir::NodeId>& order,
-    const std::vector<bool>& taken, int64_t max_elements) {
+    const std::vector<bool>& taken, int64_t max_elements,
+    int64_t streaming_from) {
   std::vector<int> group_of(graph.num_nodes(), -1);
   std::vector<int> position(graph.num_nodes(), -1);
   Groups groups;
@@ -77,8 +86,8 @@ std::vector<ElementwiseGroup> PlanElementwiseGroups(
                         FusedElementwiseSupports(graph, node);
     const std::vector<int64_t>* shape =
         member ? &graph.value(node.outputs[0]).type.shape : nullptr;
-    if (member &&
-        (ElementCount(*shape) >= max_elements || !Fits(graph, node, *shape))) {
+    if (member && (ElementCount(*shape) >= max_elements ||
+                   !Fits(graph, node, *shape, streaming_from))) {
       shape = nullptr;
     }
     int joined = -1;

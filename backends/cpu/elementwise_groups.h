@@ -8,12 +8,16 @@
 // kernel does (FusedElementwiseSupports), not already in a post-op chain
 // (fusion.h), whose result has its group's shape — fewer than
 // `max_elements` elements — and whose operands broadcast to it (by the
-// operation's rule). An operation joins every unsealed group of its shape it reads
-// from (merging them), or starts a group. A group is sealed as soon as an
-// operation outside it reads one of its values, so it never grows past an
-// outside reader: the executable runs the whole group at its last member's
-// step, and every outside reader comes later. Graph outputs read after the
-// run and do not seal. Groups of one member are dropped.
+// operation's rule). From `streaming_from` elements on (a large parameter's
+// optimizer update), members must have float32 results and operands of
+// the group's shape or of one element, so that the kernel streams through
+// memory once; smaller groups take any operand that broadcasts. An operation
+// joins every unsealed group of its shape it reads from (merging them), or
+// starts a group. A group is sealed as soon as an operation outside it reads
+// one of its values, so it never grows past an outside reader: the executable
+// runs the whole group at its last member's step, and every outside reader
+// comes later. Graph outputs read after the run and do not seal. Groups of one
+// member are dropped.
 #ifndef WEBNNM_BACKENDS_CPU_ELEMENTWISE_GROUPS_H_
 #define WEBNNM_BACKENDS_CPU_ELEMENTWISE_GROUPS_H_
 
@@ -32,7 +36,8 @@ struct ElementwiseGroup {
 // something else already (post-op chains).
 std::vector<ElementwiseGroup> PlanElementwiseGroups(
     const ir::Graph& graph, const std::vector<ir::NodeId>& order,
-    const std::vector<bool>& taken, int64_t max_elements);
+    const std::vector<bool>& taken, int64_t max_elements,
+    int64_t streaming_from);
 
 }  // namespace webnnm::backends::cpu
 

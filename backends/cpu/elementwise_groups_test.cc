@@ -95,10 +95,11 @@ struct Result {
   size_t intermediate_bytes = 0;
 };
 
-Result Compile(ir::Graph graph, const Net& net, bool fusion) {
+Result Compile(ir::Graph graph, const Net& net, bool fusion, int threads = 1) {
   auto backend = CreateBackend("cpu");
   CompileOptions options;
   options.fusion = fusion;
+  options.threads = threads;
   auto exe = (*backend)->Compile(graph, options);
   EXPECT_TRUE(exe.ok()) << exe.status();
   Result r;
@@ -122,9 +123,10 @@ Result Compile(ir::Graph graph, const Net& net, bool fusion) {
 
 // Runs the network fused and unfused, expects the same bytes in every
 // output, and returns the fused executable's kernel names.
-std::vector<std::string> SameBitsFusedOrNot(Net& net) {
+std::vector<std::string> SameBitsFusedOrNot(Net& net, int threads = 1) {
   ir::Graph graph = net.b.Finish();
-  Result fused = Compile(graph, net, true), plain = Compile(graph, net, false);
+  Result fused = Compile(graph, net, true, threads),
+         plain = Compile(graph, net, false, threads);
   EXPECT_EQ(fused.outputs.size(), plain.outputs.size());
   for (size_t o = 0; o < fused.outputs.size() && o < plain.outputs.size();
        ++o) {
@@ -159,10 +161,36 @@ TEST(ElementwiseGroups, AChainIsOneKernelWithoutIntermediates) {
   EXPECT_TRUE(fused.outputs == plain.outputs);
 }
 
-TEST(ElementwiseGroups, LargeTensorsAreLeftToTheirKernels) {
+TEST(ElementwiseGroups, LargeGroupsStreamOnEveryThread) {
+  // An optimizer's update of a 100,000-element parameter: one pass, on one
+  // thread or split among two, the same bits as oneDNN's kernels one by one.
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    Net net;
+    ir::ValueId w = net.F("w", {250, 400}), g = net.F("g", {250, 400});
+    ir::ValueId m = net.F("m", {250, 400}), lr = net.F("lr", {});
+    ir::ValueId beta = net.F("beta", {}), apply = net.U("apply", {});
+    ir::ValueId m2 = net.Op("add", {net.Op("mul", {m, beta}), g});
+    ir::ValueId w2 = net.Op("sub", {w, net.Op("mul", {m2, lr})});
+    net.b.Output("w2", net.Op("where", {apply, w2, w}));
+    net.b.Output("m2", net.Op("where", {apply, m2, m}));
+    EXPECT_THAT(SameBitsFusedOrNot(net, threads),
+                ElementsAre("mul+add+mul+sub+where+where: C++ (6 operations "
+                            "in one pass)"));
+  }
+}
+
+TEST(ElementwiseGroups, LargeGroupsTakeNeitherBroadcastRowsNorBytes) {
   Net net;
-  ir::Graph graph = Chain(net, 5000);  // above library_minimum_elements
-  EXPECT_EQ(Compile(graph, net, true).implementations.size(), 5u);
+  ir::ValueId x = net.F("x", {100, 50}), bias = net.F("bias", {50});
+  ir::ValueId y = net.Op("relu", {net.Op("add", {x, bias})});  // a row
+  ir::ValueId gt = net.Op("greater", {y, x});                  // bytes
+  net.b.Output("y", net.Op("where", {gt, y, x}));
+  std::vector<std::string> names = SameBitsFusedOrNot(net);
+  for (const std::string& name : names) {
+    EXPECT_THAT(name, ::testing::Not(HasSubstr("in one pass")));
+  }
+  EXPECT_EQ(names.size(), 4u);
 }
 
 TEST(ElementwiseGroups, BinaryOperationsMatchTheirOwnKernels) {
@@ -261,18 +289,18 @@ TEST(ElementwiseGroups, PlansJoinMergeAndKeepShapesApart) {
   auto order = graph.TopologicalOrder();
   ASSERT_TRUE(order.ok());
   std::vector<ElementwiseGroup> groups = PlanElementwiseGroups(
-      graph, *order, std::vector<bool>(graph.num_nodes(), false), 4096);
+      graph, *order, std::vector<bool>(graph.num_nodes(), false), 4096, 4096);
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].members.size(), 3u);  // neg, abs, add
   EXPECT_EQ(groups[1].members.size(), 2u);  // mul, relu
   // Nothing groups at or above max_elements; taken nodes stay out.
   groups = PlanElementwiseGroups(graph, *order,
-                                 std::vector<bool>(graph.num_nodes()), 4);
+                                 std::vector<bool>(graph.num_nodes()), 4, 4);
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].members.size(), 3u);
   std::vector<bool> taken(graph.num_nodes(), false);
   taken[graph.value(c).producer] = true;
-  groups = PlanElementwiseGroups(graph, *order, taken, 4096);
+  groups = PlanElementwiseGroups(graph, *order, taken, 4096, 4096);
   EXPECT_EQ(groups.size(), 1u);  // mul, relu; neg and abs stay alone
 }
 

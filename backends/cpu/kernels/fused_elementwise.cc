@@ -291,37 +291,38 @@ class FusedElementwiseKernel : public Kernel {
   }
 
   absl::Status Run() override {
+    float** at = at_.data();
     for (size_t r : ones_) {  // one value for every element
       const Register& g = registers_[r];
       const float v = g.byte ? float(*reinterpret_cast<uint8_t*>(g.data))
                              : *reinterpret_cast<float*>(g.data);
-      std::fill_n(at_[r], std::min(count_, kBlock), v);
+      std::fill_n(at[r], std::min(count_, kBlock), v);
     }
     for (int64_t base = 0; base < count_; base += kBlock) {
       const int64_t n = std::min(kBlock, count_ - base);
       for (size_t r : in_place_) {
-        at_[r] = reinterpret_cast<float*>(registers_[r].data) + base;
+        at[r] = reinterpret_cast<float*>(registers_[r].data) + base;
       }
       for (size_t r : gathers_) {
         const Register& g = registers_[r];
         const int32_t* index = g.gather.data() + base;
         if (g.byte) {
           const uint8_t* from = reinterpret_cast<uint8_t*>(g.data);
-          for (int64_t i = 0; i < n; ++i) at_[r][i] = from[index[i]];
+          for (int64_t i = 0; i < n; ++i) at[r][i] = from[index[i]];
         } else {
           const float* from = reinterpret_cast<float*>(g.data);
-          for (int64_t i = 0; i < n; ++i) at_[r][i] = from[index[i]];
+          for (int64_t i = 0; i < n; ++i) at[r][i] = from[index[i]];
         }
       }
       for (size_t r : byte_in_) {
         const uint8_t* from =
             reinterpret_cast<uint8_t*>(registers_[r].data) + base;
-        for (int64_t i = 0; i < n; ++i) at_[r][i] = from[i];
+        for (int64_t i = 0; i < n; ++i) at[r][i] = from[i];
       }
-      for (const Instruction& in : program_) Execute(in, at_.data(), n);
+      for (const Instruction& in : program_) Execute(in, at, n);
       for (size_t r : byte_out_) {
         uint8_t* to = reinterpret_cast<uint8_t*>(registers_[r].data) + base;
-        for (int64_t i = 0; i < n; ++i) to[i] = static_cast<uint8_t>(at_[r][i]);
+        for (int64_t i = 0; i < n; ++i) to[i] = static_cast<uint8_t>(at[r][i]);
       }
     }
     return absl::OkStatus();
@@ -343,8 +344,8 @@ class FusedElementwiseKernel : public Kernel {
   int64_t count_;
   std::vector<Register> registers_;
   std::vector<Instruction> program_;
-  std::vector<float> rows_;
-  std::vector<float*> at_;  // where each register's block is
+  std::vector<float> rows_;  // kBlock floats per register
+  std::vector<float*> at_;   // where each register's block is
   std::vector<size_t> ones_, gathers_, byte_in_, byte_out_, in_place_;
 };
 

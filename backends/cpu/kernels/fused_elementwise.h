@@ -2,7 +2,9 @@
 // (elementwise_groups.h) run as a small program over blocks of up to 128
 // elements, each value a row of float "registers", so that a group of
 // dozens of operations on a few numbers costs one kernel call, and one on a
-// few thousand makes one pass over memory.
+// large parameter makes one pass over memory. It runs on the calling thread:
+// on this 2-vCPU machine, splitting a 100,000-element optimizer update
+// between two threads measured no faster.
 //
 // The operations, each computed with the same expression as its own kernel
 // (unary.cc, binary.cc, cast.cc) so that results are the same bit for bit,

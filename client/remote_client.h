@@ -1,0 +1,71 @@
+// What webnnmctl's remote commands share (remote.cc, remote_jobs.cc,
+// remote_models.cc): the connection to webnnmd with its token, deadlines
+// and error messages, and the commands each file implements.
+#ifndef WEBNNM_CLIENT_REMOTE_CLIENT_H_
+#define WEBNNM_CLIENT_REMOTE_CLIENT_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "client/remote.h"
+#include "webnnm/v1/webnnm.grpc.pb.h"
+
+namespace webnnm::client {
+
+// Upload chunks: well under the daemon's smallest message limit (2 MiB).
+inline constexpr size_t kChunk = 1 << 20;
+
+// The whole file at `path` (binary); false when it cannot be read.
+bool ReadWhole(const std::string& path, std::string* out);
+
+// A channel to the daemon: --server or WEBNNM_SERVER (default
+// 127.0.0.1:50051), --token or WEBNNM_TOKEN, TLS when --ca names a root
+// certificate.
+class Client {
+ public:
+  std::shared_ptr<grpc::Channel> channel;
+
+  explicit Client(const RemoteOptions& o);
+
+  // A context with the token and, for unary calls, a deadline.
+  std::unique_ptr<grpc::ClientContext> Context(bool deadline = true) const {
+    auto c = std::make_unique<grpc::ClientContext>();
+    if (!token_.empty()) c->AddMetadata("authorization", "Bearer " + token_);
+    if (deadline) {
+      c->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::seconds(120));
+    }
+    return c;
+  }
+
+  // Prints the error (naming the server when it cannot be reached); 1.
+  int Error(const grpc::Status& s) const;
+
+  v1::Webnnm::Stub& stub() { return *stub_; }
+
+ private:
+  std::string server_, token_;
+  std::unique_ptr<v1::Webnnm::Stub> stub_;
+};
+
+// The commands; each returns the exit code (0, 1 on failure, 2 on usage).
+// remote_jobs.cc:
+int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
+          bool follow);
+int JobCall(Client& client, RemoteOptions& o, bool json);  // get, cancel, ...
+int List(Client& client, RemoteOptions& o, bool json);
+int Metrics(Client& client, RemoteOptions& o, bool json);
+// remote_models.cc:
+int Infer(Client& client, RemoteOptions& o, bool json);
+int ExportSnapshot(Client& client, RemoteOptions& o, bool json);
+int ImportSnapshot(Client& client, RemoteOptions& o, bool json);
+int Health(Client& client, RemoteOptions& o, bool json);
+
+}  // namespace webnnm::client
+
+#endif  // WEBNNM_CLIENT_REMOTE_CLIENT_H_

@@ -2,6 +2,7 @@
 a temporary database, webnnmctl, Python gRPC stubs generated from proto/
 with protoc and grpc_python_plugin, and a reader of .wnms snapshots.
 """
+import json
 import os
 import shutil
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 
 WEBNNMD = None
 WEBNNMCTL = None
@@ -135,3 +137,52 @@ def wait_for(predicate, timeout=60, interval=0.05):
             return value
         time.sleep(interval)
     raise TimeoutError("condition not reached")
+
+
+# Shared by the suites of daemon_test.py and daemon_clients_test.py.
+
+IRIS = ["--dataset", None, "--split", "60,20,20", "--optimizer", "sgdm",
+        "--lr", "0.05", "--batch-size", "16", "--seeds", "20"]
+
+
+def iris_flags(epochs, *extra):
+    flags = list(IRIS)
+    flags[1] = config("datasets", "iris.csv")
+    return [config("models", "iris.wnm"), *flags, "--epochs", str(epochs),
+            *extra]
+
+
+def json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class Temp(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="webnnm-e2e-")
+        self.daemons = []
+
+    def tearDown(self):
+        for d in self.daemons:
+            if d.proc.poll() is None:
+                d.proc.kill()
+                d.proc.wait()
+            d.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def daemon(self, name="db", *args, **kwargs):
+        d = Daemon(os.path.join(self.dir, name, "webnnm.db"), *args, **kwargs)
+        self.daemons.append(d)
+        return d
+
+    def submit(self, d, *flags, token=None):
+        code, out, err = d.ctl("submit", *flags, "-o", "json", token=token)
+        self.assertEqual(code, 0, err)
+        return json.loads(out.splitlines()[-1])["jobId"]
+
+    def get(self, d, job, token=None):
+        code, out, err = d.ctl("get", job, "-o", "json", token=token)
+        self.assertEqual(code, 0, err)
+        return json.loads(out)
+
+    def wait_epoch(self, d, job, epoch, timeout=60):
+        return wait_for(lambda: self.get(d, job)["epoch"] >= epoch, timeout)

@@ -270,6 +270,7 @@ class DirectTransposedConv : public Kernel {
 
 MadeKernel MakeConv2dKernel(const KernelIO& io) {
   if (auto kernel = TryLargeFilterConv2d(io)) return kernel;
+  if (auto kernel = TrySingleChannelConv2d(io)) return kernel;
   Geometry g = ReadGeometry(io, false);
   std::string layout = io.attrs().GetString("filterLayout", "oihw");
   memory::desc x = ImageDesc(g.n, g.c, g.h, g.w, g.nhwc);

@@ -38,6 +38,9 @@ std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io);
 // conv2d without bias or groups whose filter has more positions than its
 // result, as oneDNN's backward weights (conv_large_filter.cc).
 std::unique_ptr<Kernel> TryLargeFilterConv2d(const KernelIO& io);
+// float32 nchw conv2d of one input channel, stride and dilation 1, as a
+// direct loop instead of oneDNN's im2col path (conv_single_channel.cc).
+std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io);
 // transpose of 1- and 4-byte types, the result read through the input's
 // permuted strides `src` (dnnl_reorder.cc).
 std::unique_ptr<Kernel> TryDnnlTranspose(const KernelIO& io,

@@ -524,10 +524,62 @@ TEST(Conv2d, ManyChannelsRunInTheirOwnFormatsAndMatchTheDefinition) {
   // One input channel keeps our layout.
   Ran one = RunOnce(
       "conv2d",
-      {Random(kF32, {2, 1, 8, 8}, 124), Random(kF32, {8, 1, 3, 3}, 125)}, {},
-      false);
+      {Random(kF32, {2, 1, 8, 8}, 124), Random(kF32, {8, 1, 3, 3}, 125)},
+      A({{"strides", Ints{2, 2}}}), false);
   EXPECT_THAT(one.implementation,
               ::testing::Not(::testing::HasSubstr("reordered")));
+}
+
+TEST(Conv2d, OneInputChannelRunsDirectAndMatchesTheDefinition) {
+  const Tensor x = Random(kF32, {3, 1, 9, 7}, 130);
+  const Tensor f = Random(kF32, {5, 1, 3, 3}, 131);
+  const Tensor bias = Random(kF32, {5}, 132);
+  for (int64_t pad : {0, 1, 2}) {
+    SCOPED_TRACE(pad);
+    Ran ran = RunOnce("conv2d", {x, f, bias},
+                      A({{"padding", Ints{pad, pad, pad, pad}}}), false);
+    EXPECT_EQ(ran.implementation, "conv2d: C++ (direct, one input channel)");
+    Ints shape;
+    std::vector<double> want = NaiveConv2d(x, f, &bias, pad, 1, &shape);
+    ASSERT_EQ(ran.values.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(ran.values[i], want[i],
+                  1e-5 * std::max(1.0, std::fabs(want[i])))
+          << "element " << i;
+    }
+  }
+  // Another filter size (the general loop rather than the 3x3 one).
+  const Tensor f24 = Random(kF32, {4, 1, 2, 4}, 133);
+  Ran other =
+      RunOnce("conv2d", {x, f24}, A({{"padding", Ints{1, 1, 1, 1}}}), false);
+  EXPECT_EQ(other.implementation, "conv2d: C++ (direct, one input channel)");
+  Ints other_shape;
+  std::vector<double> other_want =
+      NaiveConv2d(x, f24, nullptr, 1, 1, &other_shape);
+  ASSERT_EQ(other.values.size(), other_want.size());
+  for (size_t i = 0; i < other_want.size(); ++i) {
+    EXPECT_NEAR(other.values[i], other_want[i],
+                1e-5 * std::max(1.0, std::fabs(other_want[i])))
+        << "element " << i;
+  }
+  // The filter in hwio: the same convolution, without bias.
+  Tensor hwio = f;
+  hwio.shape = {3, 3, 1, 5};
+  for (int64_t k = 0; k < 5; ++k) {
+    for (int64_t p = 0; p < 9; ++p)
+      hwio.values[p * 5 + k] = f.values[k * 9 + p];
+  }
+  Ran ran = RunOnce("conv2d", {x, hwio},
+                    A({{"filterLayout", std::string("hwio")}}), false);
+  EXPECT_EQ(ran.implementation, "conv2d: C++ (direct, one input channel)");
+  Ints shape;
+  std::vector<double> want = NaiveConv2d(x, f, nullptr, 0, 1, &shape);
+  ASSERT_EQ(ran.values.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(ran.values[i], want[i],
+                1e-5 * std::max(1.0, std::fabs(want[i])))
+        << "element " << i;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,181 @@
+// conv2d of a float32 nchw image with one input channel (a CNN's first
+// layer on grey images), stride 1, dilation 1, no groups: for each filter
+// tap one long loop over the (zero-padded) image that the compiler
+// vectorizes. oneDNN 2.6 runs this shape on its im2col GEMM path.
+//
+// y[n, o, i, j] = b[o] + Σ_{r, s} x[n, 0, i + r - pt, j + s - pl] · f[o, 0, r,
+// s] with positions outside the image contributing nothing; the sum runs over
+// r, then s, in float32 (no fused multiply-adds).
+#include <algorithm>
+#include <vector>
+
+#include "backends/cpu/kernels/dnnl_kernels.h"
+#include "backends/cpu/kernels/shape_util.h"
+
+namespace webnnm::backends::cpu {
+namespace {
+
+class SingleChannelConvKernel : public Kernel {
+ public:
+  struct Shape {
+    int64_t n, h, w;         // input images
+    int64_t o, oh, ow;       // output channels and size
+    int64_t kh, kw;          // filter
+    int64_t pt, pb, pl, pr;  // padding
+    int64_t fo, fh, fw;      // filter strides of its o, h and w axes
+  };
+
+  SingleChannelConvKernel(Shape s, const float* x, const float* f,
+                          const float* b, float* y)
+      : s_(s),
+        x_(x),
+        f_(f),
+        b_(b),
+        y_(y),
+        ph_(s.h + s.pt + s.pb),
+        pw_(s.w + s.pl + s.pr),
+        padded_(s.pt + s.pb + s.pl + s.pr > 0 ? ph_ * pw_ : 0, 0.0f),
+        wide_(s.oh * pw_),
+        taps_(s.kh * s.kw) {}
+
+  // Each output row is computed pw_ wide (its last kw - 1 columns are
+  // discarded), so that one filter tap is one long loop over the image.
+  absl::Status Run() override {
+    const Shape& s = s_;
+    const int64_t span = s.oh * pw_ - (s.kw - 1);  // the taps stay inside
+    for (int64_t n = 0; n < s.n; ++n) {
+      const float* image = x_ + n * s.h * s.w;
+      if (!padded_.empty()) {
+        for (int64_t i = 0; i < s.h; ++i) {
+          std::copy(image + i * s.w, image + (i + 1) * s.w,
+                    padded_.data() + (i + s.pt) * pw_ + s.pl);
+        }
+        image = padded_.data();
+      }
+      for (int64_t o = 0; o < s.o; ++o) {
+        float* wide = wide_.data();
+        const float bias = b_ ? b_[o] : 0.0f;
+        for (int64_t r = 0; r < s.kh; ++r) {
+          for (int64_t c = 0; c < s.kw; ++c) {
+            taps_[r * s.kw + c] = f_[o * s.fo + r * s.fh + c * s.fw];
+          }
+        }
+        if (s.kh == 3 && s.kw == 3) {
+          Taps3x3(image, bias, wide, span);
+        } else {
+          std::fill(wide, wide + span, bias);
+          for (int64_t r = 0; r < s.kh; ++r) {
+            for (int64_t c = 0; c < s.kw; ++c) {
+              const float weight = taps_[r * s.kw + c];
+              const float* in = image + r * pw_ + c;
+              for (int64_t p = 0; p < span; ++p) wide[p] += in[p] * weight;
+            }
+          }
+        }
+        float* out = y_ + (n * s.o + o) * s.oh * s.ow;
+        for (int64_t i = 0; i < s.oh; ++i) {
+          std::copy(wide + i * pw_, wide + i * pw_ + s.ow, out + i * s.ow);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::string implementation() const override {
+    return "C++ (direct, one input channel)";
+  }
+
+ private:
+  // A 3x3 filter: the nine taps of each position summed in a register, in
+  // the same order as the general loop (bias, then row by row).
+  void Taps3x3(const float* image, float bias, float* wide, int64_t span) {
+    const float* t = taps_.data();
+    const int64_t w = pw_;
+    for (int64_t p = 0; p < span; ++p) {
+      const float* in = image + p;
+      float acc = bias;
+      acc += in[0] * t[0];
+      acc += in[1] * t[1];
+      acc += in[2] * t[2];
+      acc += in[w] * t[3];
+      acc += in[w + 1] * t[4];
+      acc += in[w + 2] * t[5];
+      acc += in[2 * w] * t[6];
+      acc += in[2 * w + 1] * t[7];
+      acc += in[2 * w + 2] * t[8];
+      wide[p] = acc;
+    }
+  }
+
+  Shape s_;
+  const float* x_;
+  const float* f_;
+  const float* b_;
+  float* y_;
+  int64_t ph_, pw_;            // the padded image's size
+  std::vector<float> padded_;  // one padded image (zero border), if padded
+  std::vector<float> wide_;    // one output channel, rows pw_ wide
+  std::vector<float> taps_;    // one output channel's filter, row-major
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io) {
+  const ir::Attrs& a = io.attrs();
+  const ir::TensorType& x = *io.in_types[0];
+  const ir::TensorType& f = *io.in_types[1];
+  const ir::TensorType& y = *io.out_types[0];
+  if (x.dtype != ir::DType::kFloat32 || f.dtype != ir::DType::kFloat32 ||
+      y.dtype != ir::DType::kFloat32 || x.shape.size() != 4 ||
+      f.shape.size() != 4 || x.shape[1] != 1 ||
+      a.GetString("inputLayout", "nchw") != "nchw" ||
+      a.GetInt("groups", 1) != 1 || !io.fused.empty()) {
+    return nullptr;
+  }
+  if (io.has(2) && io.in_types[2]->dtype != ir::DType::kFloat32) {
+    return nullptr;
+  }
+  for (const char* name : {"strides", "dilations"}) {
+    for (int64_t v : a.GetInts(name, {1, 1})) {
+      if (v != 1) return nullptr;
+    }
+  }
+  const std::vector<int64_t> pads = a.GetInts("padding", {0, 0, 0, 0});
+  if (pads.size() != 4) return nullptr;
+  const std::string layout = a.GetString("filterLayout", "oihw");
+  if (layout.size() != 4) return nullptr;
+  auto pos = [&](char letter) { return layout.find(letter); };
+  if (pos('o') == std::string::npos || pos('i') == std::string::npos ||
+      pos('h') == std::string::npos || pos('w') == std::string::npos) {
+    return nullptr;
+  }
+  const std::vector<int64_t> strides = Strides(f.shape);
+  SingleChannelConvKernel::Shape s{};
+  s.n = x.shape[0];
+  s.h = x.shape[2];
+  s.w = x.shape[3];
+  s.o = y.shape[1];
+  s.oh = y.shape[2];
+  s.ow = y.shape[3];
+  s.kh = f.shape[pos('h')];
+  s.kw = f.shape[pos('w')];
+  s.pt = pads[0];
+  s.pb = pads[1];
+  s.pl = pads[2];
+  s.pr = pads[3];
+  s.fo = strides[pos('o')];
+  s.fh = strides[pos('h')];
+  s.fw = strides[pos('w')];
+  if (f.shape[pos('i')] != 1 || f.shape[pos('o')] != s.o ||
+      s.oh != s.h + pads[0] + pads[1] - s.kh + 1 ||
+      s.ow != s.w + pads[2] + pads[3] - s.kw + 1) {
+    return nullptr;
+  }
+  return std::make_unique<SingleChannelConvKernel>(
+      s, reinterpret_cast<const float*>(io.in[0]),
+      reinterpret_cast<const float*>(io.in[1]),
+      io.has(2) ? reinterpret_cast<const float*>(io.in[2]) : nullptr,
+      reinterpret_cast<float*>(io.out[0]));
+}
+
+}  // namespace webnnm::backends::cpu

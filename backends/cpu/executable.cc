@@ -49,34 +49,6 @@ absl::StatusOr<size_t> ByteSize(const ir::TensorType& type,
   return static_cast<size_t>(*bytes);
 }
 
-// The kernels trust the types: checks them with the node's rule again.
-absl::Status CheckRule(const ir::Graph& graph, const ir::Node& node,
-                       const ir::Limits& limits) {
-  std::vector<const ir::TensorType*> types;
-  for (ir::ValueId v : node.operands) {
-    types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
-  }
-  absl::StatusOr<std::vector<ir::TensorType>> inferred =
-      ir::InferOp(*node.op, types, node.attrs, limits);
-  if (!inferred.ok()) {
-    return absl::InvalidArgumentError(
-        StrCat(node.op->name, ": ", inferred.status().message()));
-  }
-  if (inferred->size() != node.outputs.size()) {
-    return absl::InvalidArgumentError(
-        StrCat(node.op->name, " has the wrong number of results"));
-  }
-  for (size_t i = 0; i < inferred->size(); ++i) {
-    const ir::TensorType& have = graph.value(node.outputs[i]).type;
-    if (!have.SameShapeAndType((*inferred)[i])) {
-      return absl::InvalidArgumentError(
-          StrCat(node.op->name, " result ", i, " is ", have.ToString(),
-                 " but its rule gives ", (*inferred)[i].ToString()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 CpuExecutable::Buffer CpuExecutable::Allocate(size_t bytes) {
@@ -325,7 +297,12 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
       case ir::NodeKind::kConstant:
         break;
       case ir::NodeKind::kOp: {
-        RETURN_IF_ERROR(CheckRule(graph, node, options.limits));
+        // The kernels trust the types: check them with the rule again.
+        if (absl::Status s = ir::CheckNodeTypes(graph, node, options.limits);
+            !s.ok()) {
+          return absl::Status(s.code(),
+                              StrCat(node.op->name, ": ", s.message()));
+        }
         const int group = group_of[id];
         if (group < 0) {
           RETURN_IF_ERROR(add_kernel(id));

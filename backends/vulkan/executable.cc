@@ -37,31 +37,6 @@ absl::StatusOr<uint64_t> ByteSize(const ir::TensorType& type,
   return static_cast<uint64_t>(*bytes);
 }
 
-// The operation's results, checked against its rule again: the shaders
-// trust the shapes they are given.
-absl::Status CheckTypes(const ir::Graph& graph, const ir::Node& node,
-                        const ir::Limits& limits) {
-  std::vector<const ir::TensorType*> types;
-  for (ir::ValueId v : node.operands) {
-    types.push_back(v == ir::kNoValue ? nullptr : &graph.value(v).type);
-  }
-  absl::StatusOr<std::vector<ir::TensorType>> inferred =
-      ir::InferOp(*node.op, types, node.attrs, limits);
-  if (!inferred.ok()) return inferred.status();
-  if (inferred->size() != node.outputs.size()) {
-    return absl::InvalidArgumentError("the wrong number of results");
-  }
-  for (size_t i = 0; i < inferred->size(); ++i) {
-    const ir::TensorType& have = graph.value(node.outputs[i]).type;
-    if (!have.SameShapeAndType((*inferred)[i])) {
-      return absl::InvalidArgumentError(
-          StrCat("result ", i, " is ", have.ToString(), " but its rule gives ",
-                 (*inferred)[i].ToString()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // The recurrent operations (gru, gruCell, lstm, lstmCell) have no shader:
 // they run as their unrolled steps (OpDef::unroll; engine/ops/rnn_unroll.h),
 // which compute what the CPU kernel computes. Returns whether it unrolled.
@@ -205,7 +180,9 @@ absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
       auto fail = [&](const absl::Status& s) {
         return absl::Status(s.code(), StrCat(node.op->name, ": ", s.message()));
       };
-      if (absl::Status s = CheckTypes(graph, node, options.limits); !s.ok()) {
+      // The shaders trust the types: check them with the rule again.
+      if (absl::Status s = ir::CheckNodeTypes(graph, node, options.limits);
+          !s.ok()) {
         return fail(s);
       }
       std::string why;

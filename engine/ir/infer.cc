@@ -167,4 +167,27 @@ absl::StatusOr<std::vector<TensorType>> InferOp(
   return op.infer(context);
 }
 
+absl::Status CheckNodeTypes(const Graph& graph, const Node& node,
+                            const Limits& limits) {
+  std::vector<const TensorType*> types;
+  for (ValueId v : node.operands) {
+    types.push_back(v == kNoValue ? nullptr : &graph.value(v).type);
+  }
+  absl::StatusOr<std::vector<TensorType>> inferred =
+      InferOp(*node.op, types, node.attrs, limits);
+  if (!inferred.ok()) return inferred.status();
+  if (inferred->size() != node.outputs.size()) {
+    return absl::InvalidArgumentError("the wrong number of results");
+  }
+  for (size_t i = 0; i < inferred->size(); ++i) {
+    const TensorType& have = graph.value(node.outputs[i]).type;
+    if (!have.SameShapeAndType((*inferred)[i])) {
+      return absl::InvalidArgumentError(
+          StrCat("result ", i, " is ", have.ToString(), " but its rule gives ",
+                 (*inferred)[i].ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace webnnm::ir

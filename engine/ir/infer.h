@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/ir/graph.h"
 #include "engine/ir/op_def.h"
 
 namespace webnnm::ir {
@@ -23,6 +24,13 @@ absl::StatusOr<std::vector<TensorType>> InferOp(
 
 // The attribute-schema part of InferOp alone.
 absl::Status CheckAttrs(const OpDef& op, const Attrs& attrs);
+
+// Runs the rule of operation node `node` of `graph` on its operands' types
+// and checks that its results have the types the graph claims (backends
+// check this before their kernels trust the types). The errors do not name
+// the operation: callers prefix it.
+absl::Status CheckNodeTypes(const Graph& graph, const Node& node,
+                            const Limits& limits);
 
 }  // namespace webnnm::ir
 

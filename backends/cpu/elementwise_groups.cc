@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/fused_elementwise.h"
 #include "backends/cpu/kernels/shape_util.h"
 
@@ -19,6 +20,10 @@ bool Fits(const ir::Graph& graph, const ir::Node& node,
   if (out.shape != shape) return false;
   const bool streaming = ElementCount(shape) >= streaming_from;
   if (streaming && out.dtype != ir::DType::kFloat32) return false;
+  // At these sizes such an operation on its own runs on oneDNN's eltwise,
+  // whose zeros may differ in sign (relu of a negative: -0): not fused, so
+  // that fused or not, the results are the same bits.
+  if (streaming && DnnlEltwiseFusible(node)) return false;
   for (ir::ValueId v : node.operands) {
     if (v == ir::kNoValue) return false;
     const std::vector<int64_t>& s = graph.value(v).type.shape;

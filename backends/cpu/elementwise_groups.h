@@ -11,7 +11,8 @@
 // operation's rule). From `streaming_from` elements on (a large parameter's
 // optimizer update), members must have float32 results and operands of
 // the group's shape or of one element, so that the kernel streams through
-// memory once; smaller groups take any operand that broadcasts. An operation
+// memory once, and must not be activations that run on oneDNN's eltwise
+// at that size; smaller groups take any operand that broadcasts. An operation
 // joins every unsealed group of its shape it reads from (merging them), or
 // starts a group. A group is sealed as soon as an operation outside it reads
 // one of its values, so it never grows past an outside reader: the executable

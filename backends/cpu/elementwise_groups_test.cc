@@ -193,6 +193,19 @@ TEST(ElementwiseGroups, LargeGroupsTakeNeitherBroadcastRowsNorBytes) {
   EXPECT_EQ(names.size(), 4u);
 }
 
+TEST(ElementwiseGroups, LargeGroupsLeaveOneDnnActivationsAlone) {
+  // relu of a large tensor runs on oneDNN's eltwise (a negative input gives
+  // -0); fused it would give +0, so it stays out and the bits agree.
+  Net net;
+  ir::ValueId x = net.F("x", {100, 50}), s = net.F("s", {});
+  ir::ValueId scaled = net.Op("mul", {net.Op("sub", {x, s}), s});
+  net.b.Output("y", net.Op("relu", {scaled}));
+  net.b.Output("z", net.Op("abs", {scaled}));
+  EXPECT_THAT(SameBitsFusedOrNot(net),
+              ElementsAre("sub+mul: C++ (2 operations in one pass)",
+                          HasSubstr("relu: oneDNN"), HasSubstr("abs: oneDNN")));
+}
+
 TEST(ElementwiseGroups, BinaryOperationsMatchTheirOwnKernels) {
   // Each with a full, a one-element (on either side), a row and a column
   // operand.

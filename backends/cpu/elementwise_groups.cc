@@ -9,6 +9,10 @@
 namespace webnnm::backends::cpu {
 namespace {
 
+// Groups this large stream whatever `streaming_from` says: broadcast
+// operands would need an index of this many elements.
+constexpr int64_t kGatherLimit = int64_t{1} << 20;
+
 // Whether `node` may be a member of a group of result shape `shape` (its
 // operands broadcast to its result by its rule). From `streaming_from`
 // elements on, only float32 results over operands of that shape or of one
@@ -18,7 +22,8 @@ bool Fits(const ir::Graph& graph, const ir::Node& node,
           const std::vector<int64_t>& shape, int64_t streaming_from) {
   const ir::TensorType& out = graph.value(node.outputs[0]).type;
   if (out.shape != shape) return false;
-  const bool streaming = ElementCount(shape) >= streaming_from;
+  const bool streaming =
+      ElementCount(shape) >= std::min(streaming_from, kGatherLimit);
   if (streaming && out.dtype != ir::DType::kFloat32) return false;
   // At these sizes such an operation on its own runs on oneDNN's eltwise,
   // whose zeros may differ in sign (relu of a negative: -0): not fused, so
@@ -70,8 +75,7 @@ class Groups {
 
 std::vector<ElementwiseGroup> PlanElementwiseGroups(
     const ir::Graph& graph, const std::vector<ir::NodeId>& order,
-    const std::vector<bool>& taken, int64_t max_elements,
-    int64_t streaming_from) {
+    const std::vector<bool>& taken, int64_t streaming_from) {
   std::vector<int> group_of(graph.num_nodes(), -1);
   std::vector<int> position(graph.num_nodes(), -1);
   Groups groups;
@@ -91,8 +95,7 @@ std::vector<ElementwiseGroup> PlanElementwiseGroups(
                         FusedElementwiseSupports(graph, node);
     const std::vector<int64_t>* shape =
         member ? &graph.value(node.outputs[0]).type.shape : nullptr;
-    if (member && (ElementCount(*shape) >= max_elements ||
-                   !Fits(graph, node, *shape, streaming_from))) {
+    if (member && !Fits(graph, node, *shape, streaming_from)) {
       shape = nullptr;
     }
     int joined = -1;

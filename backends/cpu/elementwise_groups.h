@@ -6,13 +6,14 @@
 //
 // A member is an operation the fused kernel computes exactly as its own
 // kernel does (FusedElementwiseSupports), not already in a post-op chain
-// (fusion.h), whose result has its group's shape — fewer than
-// `max_elements` elements — and whose operands broadcast to it (by the
-// operation's rule). From `streaming_from` elements on (a large parameter's
-// optimizer update), members must have float32 results and operands of
-// the group's shape or of one element, so that the kernel streams through
-// memory once, and must not be activations that run on oneDNN's eltwise
-// at that size; smaller groups take any operand that broadcasts. An operation
+// (fusion.h), whose result has its group's shape and whose operands
+// broadcast to it (by the operation's rule). From `streaming_from` elements
+// on (a large parameter's optimizer update; at most 2^20 in any case, as a
+// broadcast operand needs an index the size of the group), members must
+// have float32 results and operands of the group's shape or of one
+// element, so that the kernel streams through memory once, and must not be
+// activations that run on oneDNN's eltwise at that size; smaller groups
+// take any operand that broadcasts. An operation
 // joins every unsealed group of its shape it reads from (merging them), or
 // starts a group. A group is sealed as soon as an operation outside it reads
 // one of its values, so it never grows past an outside reader: the executable
@@ -37,8 +38,7 @@ struct ElementwiseGroup {
 // something else already (post-op chains).
 std::vector<ElementwiseGroup> PlanElementwiseGroups(
     const ir::Graph& graph, const std::vector<ir::NodeId>& order,
-    const std::vector<bool>& taken, int64_t max_elements,
-    int64_t streaming_from);
+    const std::vector<bool>& taken, int64_t streaming_from);
 
 }  // namespace webnnm::backends::cpu
 

@@ -302,18 +302,20 @@ TEST(ElementwiseGroups, PlansJoinMergeAndKeepShapesApart) {
   auto order = graph.TopologicalOrder();
   ASSERT_TRUE(order.ok());
   std::vector<ElementwiseGroup> groups = PlanElementwiseGroups(
-      graph, *order, std::vector<bool>(graph.num_nodes(), false), 4096, 4096);
+      graph, *order, std::vector<bool>(graph.num_nodes(), false), 4096);
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].members.size(), 3u);  // neg, abs, add
   EXPECT_EQ(groups[1].members.size(), 2u);  // mul, relu
-  // Nothing groups at or above max_elements; taken nodes stay out.
+  // Streaming from 4 elements: mul reads a {3} row into {2, 3} and relu
+  // would run on oneDNN, so only the {3} group is left; taken nodes stay
+  // out.
   groups = PlanElementwiseGroups(graph, *order,
-                                 std::vector<bool>(graph.num_nodes()), 4, 4);
+                                 std::vector<bool>(graph.num_nodes()), 4);
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].members.size(), 3u);
   std::vector<bool> taken(graph.num_nodes(), false);
   taken[graph.value(c).producer] = true;
-  groups = PlanElementwiseGroups(graph, *order, taken, 4096, 4096);
+  groups = PlanElementwiseGroups(graph, *order, taken, 4096);
   EXPECT_EQ(groups.size(), 1u);  // mul, relu; neg and abs stay alone
 }
 

@@ -25,10 +25,6 @@ int64_t NanosecondsSince(std::chrono::steady_clock::time_point start) {
 
 constexpr size_t kAlignment = 64;
 
-// Element-wise groups up to this many elements: larger ones would need
-// indexes of this size for their broadcast operands.
-constexpr int64_t kMaxGroupElements = int64_t{1} << 24;
-
 absl::StatusOr<size_t> ByteSize(const ir::TensorType& type,
                                 const ir::Limits& limits) {
   std::optional<int64_t> count = CheckedProduct(type.shape);
@@ -121,7 +117,7 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   if (options.fusion && !options.reference_kernels) {
     std::vector<bool> taken(graph.num_nodes(), false);
     for (ir::NodeId id : *order) taken[id] = chain_of[id] >= 0;
-    groups = PlanElementwiseGroups(graph, *order, taken, kMaxGroupElements,
+    groups = PlanElementwiseGroups(graph, *order, taken,
                                    options.library_minimum_elements);
   }
   std::vector<int> group_of(graph.num_nodes(), -1);

@@ -11,16 +11,14 @@ import base64
 import http.client
 import json
 import os
-import shutil
 import signal
 import struct
 import sys
-import tempfile
 import time
 import unittest
 
 import daemon_harness as h
-from daemon_harness import Daemon, config, wait_for
+from daemon_harness import config, wait_for
 
 
 def frame(message):
@@ -81,26 +79,14 @@ def trailers(payload):
     return out
 
 
-class Temp(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="webnnm-web-")
-        self.daemons = []
-
-    def tearDown(self):
-        for d in self.daemons:
-            if d.proc.poll() is None:
-                d.proc.kill()
-                d.proc.wait()
-            d.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+class Temp(h.Temp):
+    """The daemon test case with the HTTP/1.1 bridge listening too."""
 
     def daemon(self, *args, **kwargs):
-        d = Daemon(os.path.join(self.dir, "db", "webnnm.db"),
-                   "--http-listen", "127.0.0.1:0", *args, **kwargs)
-        self.daemons.append(d)
-        return d
+        return super().daemon("db", "--http-listen", "127.0.0.1:0", *args,
+                              **kwargs)
 
-    def submit(self, d, epochs, token=None):
+    def submit_iris(self, d, epochs, token=None):
         code, out, err = d.ctl(
             "submit", config("models", "iris.wnm"), "--dataset",
             config("datasets", "iris.csv"), "--epochs", str(epochs),
@@ -165,7 +151,7 @@ class Interop(Temp):
         resp, frames = web.call("/grpc.health.v1.Health/Check", b"")
         self.assertEqual(frames[0][1], b"\x08\x01")  # SERVING
         # Server streaming: a finished job's whole history.
-        job = self.submit(d, 10)
+        job = self.submit_iris(d, 10)
         self.assertEqual(d.ctl("watch", job)[0], 0)
         for text_mode in (False, True):
             resp, frames = web.call(
@@ -184,7 +170,7 @@ class Interop(Temp):
         from webnnm.v1 import webnnm_pb2 as pb
         d = self.daemon()
         web = Web(d)
-        job = self.submit(d, 100000)
+        job = self.submit_iris(d, 100000)
         wait_for(lambda: json.loads(d.ctl("get", job, "-o", "json")[1])
                  ["epoch"] >= 1)
         # Events arrive while the job runs, not at its end.

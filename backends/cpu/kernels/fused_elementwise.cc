@@ -170,6 +170,7 @@ struct Register {
   std::byte* data = nullptr;  // the tensor, or nullptr: a row only
   bool byte = false;          // data is uint8
   bool one = false;           // data holds one element for all
+  bool result = false;        // a member's result (else read from outside)
   // A smaller operand broadcast to the group's shape: the element of data
   // each element of the group reads.
   std::vector<int32_t> gather = {};
@@ -283,7 +284,7 @@ class FusedElementwiseKernel : public Kernel {
       } else if (!g.gather.empty()) {
         gathers_.push_back(r);
       } else if (g.byte && g.data) {
-        (IsInput(r) ? byte_in_ : byte_out_).push_back(r);
+        (g.result ? byte_out_ : byte_in_).push_back(r);
       } else if (g.data) {
         in_place_.push_back(r);
       }
@@ -333,14 +334,6 @@ class FusedElementwiseKernel : public Kernel {
   }
 
  private:
-  // Whether register r is read from outside (no instruction writes it).
-  bool IsInput(size_t r) const {
-    for (const Instruction& in : program_) {
-      if (in.dst == static_cast<int>(r)) return false;
-    }
-    return true;
-  }
-
   int64_t count_;
   std::vector<Register> registers_;
   std::vector<Instruction> program_;
@@ -444,7 +437,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeFusedElementwiseKernel(
     in.dst = row_of[out] = static_cast<int>(registers.size());
     registers.push_back({io.stored[out] ? io.address[out] : nullptr,
                          graph.value(out).type.dtype == ir::DType::kUint8,
-                         false});
+                         /*one=*/false, /*result=*/true});
     program.push_back(in);
   }
   return std::make_unique<FusedElementwiseKernel>(count, std::move(registers),

@@ -2,7 +2,7 @@
 // request is forwarded into the daemon's own gRPC server through its
 // in-process channel with a generic stub, so authentication, limits and
 // handlers are exactly those of native gRPC (the wire format:
-// ../shared/research/ecosystem.md §3, grpc/grpc doc/PROTOCOL-WEB.md).
+// grpc/grpc doc/PROTOCOL-WEB.md).
 //
 // - POST /<package>.<Service>/<Method> with content type
 //   application/grpc-web[+proto] (binary) or application/grpc-web-text

@@ -1,4 +1,4 @@
-// WebNN conformance vectors (shared/conformance/README.md): loading a case
+// WebNN conformance vectors (tests/conformance/wpt/README.md): loading a case
 // into a graph with its input data and expected outputs, and comparing
 // results with the case's tolerance.
 //

@@ -1,5 +1,5 @@
 // The "gradients" extension of the conformance format
-// (shared/conformance/README.md): turns a case into one that also computes
+// (tests/conformance/wpt/README.md): turns a case into one that also computes
 // d(Σ output · seed)/d(input) for every floating-point input listed in
 // "expected" — graph inputs and constants alike — by differentiating the
 // case's graph (engine/autodiff), and checks them with the extension's

@@ -6,7 +6,7 @@ What it does
     graphs), evaluates them with reference implementations written in PyTorch
     that follow the WebNN specification (not PyTorch's defaults), and writes
     test cases in the WPT graph format with the "gradients" extension (see
-    shared/conformance/README.md): the forward expected outputs, a random
+    tests/conformance/wpt/README.md): the forward expected outputs, a random
     seed (upstream gradient) per output, and the expected gradient of
     sum(output * seed) with respect to every floating-point graph input.
 

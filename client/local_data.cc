@@ -1,12 +1,10 @@
 #include "client/local_data.h"
 
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "engine/base/strings.h"
-#include "engine/train/data_source.h"
 
 namespace webnnm::client {
 
@@ -28,6 +26,31 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
   }
 }
 
+void AddHyperparameterFlags(CLI::App& cmd, HyperparameterFlags& given,
+                            const std::set<std::string>& only) {
+  for (const train::HyperparameterInfo& info : train::HyperparameterTable()) {
+    std::string name(info.name);
+    if (!only.empty() && !only.count(name)) continue;
+    std::string help =
+        StrCat(info.doc, " (", name, "; default ", info.default_text, ")");
+    help[0] = static_cast<char>(std::toupper(help[0]));
+    cmd.add_option_function<std::string>(
+        StrCat("--", train::FlagName(name)),
+        [&given, name](const std::string& v) { given[name] = v; }, help);
+  }
+}
+
+absl::StatusOr<train::Hyperparameters> HyperparametersFromFlags(
+    const HyperparameterFlags& given) {
+  train::Hyperparameters h;
+  for (const auto& [name, text] : given) {
+    absl::Status set =
+        train::SetHyperparameterText(h, *train::FindHyperparameter(name), text);
+    if (!set.ok()) return set;
+  }
+  return h;
+}
+
 LoadedModel LoadModel(const std::string& path) {
   LoadedModel model;
   std::ifstream in(path, std::ios::binary);
@@ -43,40 +66,16 @@ LoadedModel LoadModel(const std::string& path) {
   if (!model.check.ok) {
     std::cerr << model.check.rendered;
     model.exit_code = kExitFailure;
-    return model;
-  }
-  absl::Status single = train::CheckSingleInputOutput(*model.check.dag);
-  if (!single.ok()) {
-    std::cerr << "webnnmctl: " << single.message() << "\n";
-    model.exit_code = kExitFailure;
   }
   return model;
 }
 
-absl::StatusOr<train::Dataset> LoadData(const DataOptions& options,
-                                        const dag::Dag& dag,
-                                        const std::string& split_text,
-                                        uint64_t seed, int* exit_code) {
-  auto fail = [&](const absl::Status& status, int code) {
-    std::cerr << "webnnmctl: " << status.message() << "\n";
-    *exit_code = code;
-    return status;
-  };
-  absl::StatusOr<std::vector<double>> split = train::ParseSplit(split_text);
-  if (!split.ok()) return fail(split.status(), kExitUsage);
-  train::DataSource source{.path = options.dataset,
-                           .label = options.label,
-                           .no_header = options.no_header};
-  absl::StatusOr<train::Dataset> data = train::ReadDataFor(dag, source);
-  if (!data.ok()) {
-    return fail(data.status(),
-                data.status().code() == absl::StatusCode::kNotFound
-                    ? kExitUsage
-                    : kExitFailure);
-  }
-  absl::Status status = train::SplitData(*data, source, *split, seed);
-  if (!status.ok()) return fail(status, kExitUsage);
-  return data;
+int Fail(const absl::Status& status) {
+  std::cerr << "webnnmctl: " << status.message() << "\n";
+  return status.code() == absl::StatusCode::kInvalidArgument ||
+                 status.code() == absl::StatusCode::kNotFound
+             ? kExitUsage
+             : kExitFailure;
 }
 
 }  // namespace webnnm::client

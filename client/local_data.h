@@ -1,16 +1,19 @@
-// What `train --local` and `test --local` share: reading the model file,
-// the data flags, and loading a dataset for a model (how labels are read
-// follows the model's loss and output activation), split and seeded.
+// What `train --local`, `test --local` and `submit` share: reading the
+// model file, the data flags, the hyperparameter flags (one per entry of
+// the engine's table, engine/train/hyperparameters.h) and the exit code of
+// an engine error.
 #ifndef WEBNNM_CLIENT_LOCAL_DATA_H_
 #define WEBNNM_CLIENT_LOCAL_DATA_H_
 
-#include <memory>
+#include <map>
+#include <set>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "absl/status/statusor.h"
 #include "engine/check.h"
-#include "engine/train/dataset.h"
+#include "engine/train/hyperparameters.h"
 
 namespace webnnm::client {
 
@@ -30,6 +33,19 @@ struct DataOptions {
 // `standardize`, --standardize.
 void AddDataOptions(CLI::App& cmd, DataOptions& options, bool standardize);
 
+// The hyperparameter flags given, by the table's name, as typed.
+using HyperparameterFlags = std::map<std::string, std::string>;
+
+// Adds a flag per table entry (`--warmup-epochs` for warmupEpochs), or only
+// those named in `only`; what the user gives lands in `given`.
+void AddHyperparameterFlags(CLI::App& cmd, HyperparameterFlags& given,
+                            const std::set<std::string>& only = {});
+
+// The given flags over the table's defaults; the table's refusal
+// ("hyperparameter lr: must be a finite number") otherwise.
+absl::StatusOr<train::Hyperparameters> HyperparametersFromFlags(
+    const HyperparameterFlags& given);
+
 // A model read and checked, or an exit code after printing why not.
 struct LoadedModel {
   std::string source;
@@ -38,13 +54,10 @@ struct LoadedModel {
 };
 LoadedModel LoadModel(const std::string& path);
 
-// Loads and splits the dataset for the model's single input and output.
-// On failure prints the reason and sets `exit_code` (2 for a missing file
-// or bad flags, 1 for bad data).
-absl::StatusOr<train::Dataset> LoadData(const DataOptions& options,
-                                        const dag::Dag& dag,
-                                        const std::string& split, uint64_t seed,
-                                        int* exit_code);
+// Prints "webnnmctl: MESSAGE" and returns the exit code of an engine error:
+// 2 for a bad argument or a missing file (InvalidArgument, NotFound), 1
+// otherwise.
+int Fail(const absl::Status& status);
 
 }  // namespace webnnm::client
 

@@ -11,7 +11,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "backends/cpu/cpu_context.h"
 #include "client/check_report.h"
 #include "client/remote.h"
 #include "client/test_command.h"
@@ -91,12 +90,9 @@ int main(int argc, char** argv) {
   }
   if (*check) return RunCheck(check_file, global);
   if (*train) {
-    // Before anything touches OpenMP: passive waiting, the thread count.
-    webnnm::backends::cpu::ConfigureThreads(train_options.hyper.threads);
     return webnnm::client::RunTrain(train_options, global.output == "json");
   }
   if (*test) {
-    webnnm::backends::cpu::ConfigureThreads(test_options.threads);
     return webnnm::client::RunTest(test_options, global.output == "json");
   }
   int code = webnnm::client::RunRemote(remote, global.output == "json");

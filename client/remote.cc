@@ -14,6 +14,7 @@
 #include "client/format.h"
 #include "client/job_json.h"
 #include "client/remote_client.h"
+#include "engine/train/hyperparameters_proto.h"
 #include "server/names.h"
 #include "server/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -106,42 +107,11 @@ int UploadDataset(Client& client, const std::string& path,
   return 0;
 }
 
-v1::Hyperparameters HyperparametersFrom(const CLI::App& cmd,
-                                        const TrainOptions& o) {
-  v1::Hyperparameters h;
-  auto given = [&](const char* flag) { return cmd.count(flag) > 0; };
-  const train::Hyperparameters& t = o.hyper;
-  if (given("--epochs")) h.set_epochs(t.epochs);
-  if (o.lr) h.set_lr(*o.lr);
-  if (given("--warmup-epochs")) h.set_warmup_epochs(t.warmup_epochs);
-  if (given("--seeds")) h.set_seeds(t.seeds);
-  if (given("--patience")) h.set_patience(t.patience);
-  if (given("--loss-weights")) h.set_loss_weights(t.loss_weights);
-  if (given("--optimizer")) h.set_optimizer(t.optimizer);
-  if (o.weight_decay) h.set_weight_decay(*o.weight_decay);
-  if (o.momentum_factor) h.set_momentum_factor(*o.momentum_factor);
-  if (o.beta1) h.set_beta1(*o.beta1);
-  if (o.beta2) h.set_beta2(*o.beta2);
-  if (given("--freeze")) h.set_freeze(t.freeze);
-  if (given("--regularization")) h.set_regularization(t.regularization);
-  if (given("--lambda1")) h.set_lambda1(t.lambda1);
-  if (given("--lambda2")) h.set_lambda2(t.lambda2);
-  if (given("--optimize-for")) h.set_optimize_for(t.optimize_for);
-  if (given("--gradient-scaling")) h.set_gradient_scaling(t.gradient_scaling);
-  if (given("--gradient-clipping")) {
-    h.set_gradient_clipping(t.gradient_clipping);
-  }
-  if (given("--scale")) h.set_scale(t.scale);
-  if (given("--growth-interval")) h.set_growth_interval(t.growth_interval);
-  if (given("--seed")) h.set_seed(t.seed);
-  if (given("--threads")) h.set_threads(t.threads);
-  if (given("--batch-size")) h.set_batch_size(t.batch_size);
-  if (given("--clip-alpha")) h.set_clip_alpha(t.clip_alpha);
-  if (given("--agc-lambda")) h.set_agc_lambda(t.agc_lambda);
-  return h;
-}
-
 int Submit(Client& client, RemoteOptions& o, bool json) {
+  // Refused here as the daemon would refuse them, before any upload.
+  absl::StatusOr<train::Hyperparameters> hyper =
+      HyperparametersFromFlags(o.train.hyperparameters);
+  if (!hyper.ok()) return Fail(hyper.status());
   std::string text;
   if (!ReadWhole(o.train.file, &text)) {
     std::cerr << "webnnmctl: cannot read '" << o.train.file << "'\n";
@@ -163,7 +133,10 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   data->set_no_header(o.train.data.no_header);
   data->set_split(o.train.data.split);
   data->set_standardize(o.train.data.standardize);
-  *request.mutable_hyperparameters() = HyperparametersFrom(*o.submit, o.train);
+  std::set<std::string> given;
+  for (const auto& [name, text] : o.train.hyperparameters) given.insert(name);
+  *request.mutable_hyperparameters() =
+      train::HyperparametersToProto(*hyper, given);
   if (o.submit->count("--backend")) request.set_backend(o.train.backend);
   request.set_idempotency_key(o.idempotency_key);
   v1::SubmitJobResponse response;

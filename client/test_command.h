@@ -20,8 +20,7 @@ struct TestOptions {
   std::string load;
   DataOptions data;
   std::string backend = "cpu";
-  int threads = 1;
-  int batch_size = 0;  // 0: the snapshot's
+  HyperparameterFlags hyperparameters;  // threads and batchSize only
 };
 
 CLI::App* AddTestCommand(CLI::App& app, TestOptions& options);

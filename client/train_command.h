@@ -1,5 +1,5 @@
 // `webnnmctl train --local`: trains a model in-process on a dataset file
-// (engine/train), with a progress bar on a terminal and plain lines
+// (engine/train/run.h), with a progress bar on a terminal and plain lines
 // otherwise, then tests it (docs/cli.md). --save keeps a snapshot
 // (engine/train/checkpoint.h) of the run, rewritten atomically at most every
 // 10 seconds and after the last epoch; --resume continues from one.
@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 
 #include "client/local_data.h"
-#include "engine/train/trainer.h"
 
 namespace webnnm::client {
 
@@ -23,9 +22,7 @@ struct TrainOptions {
   std::string save;    // the snapshot, written after epochs and at the end
   std::string resume;  // a snapshot to continue from
   int stop_after_epoch = 0;  // > 0: stop there, as if interrupted
-  train::Hyperparameters hyper;
-  // Flags given as text where "unset" matters.
-  std::optional<double> lr, weight_decay, momentum_factor, beta1, beta2;
+  HyperparameterFlags hyperparameters;
 };
 
 // Adds the subcommand and its flags; the options live in `options`.
@@ -35,7 +32,8 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& options);
 // `train` and `submit`).
 void AddTrainFlags(CLI::App& cmd, TrainOptions& options);
 
-// Runs it; `json` selects -o json. Returns the exit code.
+// Runs it; `json` selects -o json. Returns the exit code (2 for a bad flag
+// or hyperparameter, 1 when the run fails).
 int RunTrain(const TrainOptions& options, bool json);
 
 }  // namespace webnnm::client

@@ -62,7 +62,7 @@ TEST(Hyperparameters, DefaultsAndChecks) {
   absl::StatusOr<train::Hyperparameters> r = ResolveHyperparameters(h, 2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->epochs, 20);
-  EXPECT_EQ(r->optimizer, "rlion");
+  EXPECT_EQ(r->optimizer, train::OptimizerKind::kRLion);
   EXPECT_EQ(r->threads, 2);
   h.set_threads(8);
   h.set_optimizer("sgdm");
@@ -70,7 +70,7 @@ TEST(Hyperparameters, DefaultsAndChecks) {
   r = ResolveHyperparameters(h, 2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->threads, 2);
-  EXPECT_EQ(r->optimizer, "sgdm");
+  EXPECT_EQ(r->optimizer, train::OptimizerKind::kSgdm);
   EXPECT_EQ(*r->lr, 0.05);
   h.set_optimizer("adam");
   r = ResolveHyperparameters(h, 1);

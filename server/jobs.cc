@@ -8,9 +8,9 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
-#include "engine/train/data_source.h"
-#include "engine/train/expert.h"
+#include "engine/train/run.h"
 #include "server/convert.h"
+#include "server/dataset_source.h"
 
 namespace webnnm::server {
 namespace {
@@ -28,29 +28,6 @@ v1::JobEvent ErrorEvent(const std::string& message) {
   e.set_type(v1::EVENT_TYPE_ERROR);
   e.set_error(message);
   return e;
-}
-
-// Where a stored dataset's content is: the CSV file or the IDX folder.
-absl::StatusOr<train::DataSource> SourceOf(Store& store,
-                                           const v1::DataSpec& spec) {
-  ASSIGN_OR_RETURN(std::optional<v1::Dataset> dataset,
-                   store.GetDataset("", spec.dataset_id()));
-  if (!dataset) {
-    return absl::NotFoundError(
-        StrCat("the dataset ", spec.dataset_id(), " no longer exists"));
-  }
-  std::string folder = store.DatasetFolder(dataset->sha256());
-  train::DataSource source{.label = spec.label(),
-                           .no_header = spec.no_header()};
-  if (dataset->format() == v1::DATASET_FORMAT_CSV) {
-    if (dataset->files_size() != 1) {
-      return absl::DataLossError("a stored CSV dataset has no file");
-    }
-    source.path = (std::filesystem::path(folder) / dataset->files(0)).string();
-  } else {
-    source.path = folder;
-  }
-  return source;
 }
 
 }  // namespace
@@ -293,150 +270,174 @@ void JobManager::Run(const std::string& id) {
   if (!status.ok()) (void)Fail(id, status);
 }
 
+namespace {
+
+v1::JobEvent SnapshotEvent(int epoch, size_t bytes, const char* kind) {
+  v1::JobEvent e;
+  e.set_type(v1::EVENT_TYPE_SNAPSHOT);
+  e.mutable_snapshot()->set_epoch(epoch);
+  e.mutable_snapshot()->set_bytes(static_cast<int64_t>(bytes));
+  e.mutable_snapshot()->set_kind(kind);
+  return e;
+}
+
+v1::JobEvent TestEvent(const train::Evaluation& test, const dag::Dag& dag) {
+  v1::JobEvent e;
+  e.set_type(v1::EVENT_TYPE_TEST);
+  *e.mutable_test() = ToTestEvent(test, dag);
+  return e;
+}
+
+}  // namespace
+
+// A training job's events as the run reports them: decisions, warnings and
+// scouting at once; each epoch with its checkpoint, committed together.
+class JobManager::TrainRecorder {
+ public:
+  TrainRecorder(JobManager& jobs, const std::string& id, const train::Run& run)
+      : jobs_(jobs), id_(id), run_(run) {}
+
+  // The first error of recording, if any (the run stops at its next epoch).
+  const absl::Status& status() const { return status_; }
+
+  bool Record(std::vector<v1::JobEvent> events,
+              const std::function<void(v1::Job&)>& change = nullptr,
+              const SnapshotBlob* blob = nullptr) {
+    if (!status_.ok()) return false;
+    status_ = jobs_.Record(id_, change, std::move(events), blob).status();
+    return status_.ok();
+  }
+
+  train::TrainCallbacks Callbacks() {
+    train::TrainCallbacks callbacks;
+    callbacks.decision = [this](const train::Decision& d) {
+      v1::JobEvent e;
+      e.set_type(v1::EVENT_TYPE_DECISION);
+      *e.mutable_decision() = ToProto(d);
+      Record({e});
+    };
+    callbacks.warning = [this](const std::string& w) {
+      v1::JobEvent e;
+      e.set_type(v1::EVENT_TYPE_WARNING);
+      e.set_warning(w);
+      Record({e});
+    };
+    callbacks.scout = [this](const train::ScoutReport& r) {
+      v1::JobEvent e;
+      e.set_type(v1::EVENT_TYPE_SCOUT);
+      e.mutable_scout()->set_seeds(r.seeds);
+      e.mutable_scout()->set_chosen(r.chosen);
+      e.mutable_scout()->set_detail(StrCat("loss ", r.loss, ", gradient ratio ",
+                                           r.gradient_ratio, ", dead ratio ",
+                                           r.dead_ratio));
+      Record({e});
+    };
+    callbacks.epoch = [this](const train::EpochReport& r) { last_epoch_ = r; };
+    callbacks.checkpoint = [this](const train::TrainState& state) {
+      return Checkpoint(state) && !jobs_.ShouldStop(id_);
+    };
+    return callbacks;
+  }
+
+ private:
+  bool Checkpoint(const train::TrainState& state) {
+    absl::StatusOr<std::string> bytes =
+        train::EncodeModelSnapshot(run_.Snapshot(state));
+    if (!bytes.ok()) {
+      status_ = bytes.status();
+      return false;
+    }
+    SnapshotBlob blob{"checkpoint", state.epoch, std::move(*bytes)};
+    std::vector<v1::JobEvent> events;
+    if (last_epoch_) {
+      v1::JobEvent e;
+      e.set_type(v1::EVENT_TYPE_EPOCH);
+      *e.mutable_epoch() = ToProto(*last_epoch_);
+      events.push_back(e);
+    }
+    events.push_back(
+        SnapshotEvent(state.epoch, blob.bytes.size(), "checkpoint"));
+    const int epochs = state.hyper.epochs;
+    const int epoch = state.epoch, best = state.best_epoch;
+    return Record(
+        std::move(events),
+        [&](v1::Job& j) {
+          j.set_epoch(epoch);
+          j.set_epochs(epochs);
+          j.set_best_epoch(best);
+        },
+        &blob);
+  }
+
+  JobManager& jobs_;
+  const std::string& id_;
+  const train::Run& run_;
+  absl::Status status_;
+  std::optional<train::EpochReport> last_epoch_;
+};
+
+absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
+    const StoredJob& stored, const dag::Dag& dag,
+    std::optional<train::ModelSnapshot>& resume) {
+  const v1::SubmitJobRequest& request = stored.request;
+  ASSIGN_OR_RETURN(
+      train::Hyperparameters hyper,
+      ResolveHyperparameters(request.hyperparameters(), options_.threads));
+  // Resuming: the newest checkpoint holds the run's state.
+  if (stored.job.has_snapshot()) {
+    ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
+                     store_.LatestSnapshot(stored.job.job_id()));
+    if (blob) {
+      ASSIGN_OR_RETURN(resume, train::DecodeModelSnapshot(blob->bytes));
+    }
+  }
+  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data()));
+  return train::Run::Prepare(
+      {.dag = &dag,
+       .model_file =
+           request.file_name().empty() ? "model.wnm" : request.file_name(),
+       .model_source = request.model_text(),
+       .source = data.source,
+       .dataset_name = data.name,
+       .dataset_ref = data.id,
+       .split = request.data().split(),
+       .standardize = request.data().standardize(),
+       .hyperparameters = hyper,
+       .snapshot = resume ? &*resume : nullptr,
+       .backend = request.backend().empty() ? options_.default_backend
+                                            : request.backend()});
+}
+
 absl::Status JobManager::RunTrain(const StoredJob& stored) {
   const std::string& id = stored.job.job_id();
   const v1::SubmitJobRequest& request = stored.request;
-  std::string file_name =
-      request.file_name().empty() ? "model.wnm" : request.file_name();
-  CheckResult check = CheckModel(file_name, request.model_text());
+  CheckResult check = CheckModel(
+      request.file_name().empty() ? "model.wnm" : request.file_name(),
+      request.model_text());
   if (!check.ok) {
     return absl::InvalidArgumentError(
         StrCat("the model does not check:\n", check.rendered));
   }
   const dag::Dag& dag = *check.dag;
-  ASSIGN_OR_RETURN(
-      train::Hyperparameters hyper,
-      ResolveHyperparameters(request.hyperparameters(), options_.threads));
-
-  // Resuming: the newest checkpoint holds the run's state.
   std::optional<train::ModelSnapshot> resume;
-  if (stored.job.has_snapshot()) {
-    ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
-                     store_.LatestSnapshot(id));
-    if (blob) {
-      ASSIGN_OR_RETURN(train::ModelSnapshot s,
-                       train::DecodeModelSnapshot(blob->bytes));
-      RETURN_IF_ERROR(train::CheckSnapshotFits(s, dag));
-      resume = std::move(s);
-    }
-  }
-  const uint64_t seed = resume ? resume->state.hyper.seed : hyper.seed;
-  const std::string split_text =
-      !request.data().split().empty()    ? request.data().split()
-      : resume && !resume->split.empty() ? resume->split
-                                         : std::string(train::kDefaultSplit);
-  ASSIGN_OR_RETURN(std::vector<double> split, train::ParseSplit(split_text));
-  ASSIGN_OR_RETURN(train::DataSource source, SourceOf(store_, request.data()));
-  ASSIGN_OR_RETURN(train::Dataset data, train::ReadDataFor(dag, source));
-  RETURN_IF_ERROR(train::SplitData(data, source, split, seed));
-  std::optional<train::Decision> standardized;
-  if (resume) {
-    RETURN_IF_ERROR(data.ApplyStandardization(resume->standardization));
-  } else {
-    standardized =
-        train::AdviseStandardization(data, request.data().standardize());
-  }
-  std::string backend_name =
-      request.backend().empty() ? options_.default_backend : request.backend();
-  ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> backend,
-                   backends::CreateBackend(backend_name));
-
-  train::ModelSnapshot snapshot;
-  snapshot.model_name = dag.name;
-  snapshot.model_file = file_name;
-  snapshot.model_source = request.model_text();
-  snapshot.dataset = request.data().dataset_id();
-  snapshot.classes = data.classes();
-  snapshot.split = split_text;
-  snapshot.standardization = data.standardization();
-  snapshot.shapes = train::ParameterShapes(dag);
-  auto encode =
-      [&](const train::TrainState& state) -> absl::StatusOr<std::string> {
-    snapshot.state = state;
-    if (standardized) {
-      snapshot.state.decisions.insert(snapshot.state.decisions.begin(),
-                                      *standardized);
-    }
-    return train::EncodeModelSnapshot(snapshot);
-  };
-
-  absl::Status record_status;
-  auto record = [&](std::vector<v1::JobEvent> events,
-                    const std::function<void(v1::Job&)>& change = nullptr,
-                    const SnapshotBlob* blob = nullptr) {
-    if (!record_status.ok()) return false;
-    record_status = Record(id, change, std::move(events), blob).status();
-    return record_status.ok();
-  };
-  train::TrainCallbacks callbacks;
-  callbacks.decision = [&](const train::Decision& d) {
-    v1::JobEvent e;
-    e.set_type(v1::EVENT_TYPE_DECISION);
-    *e.mutable_decision() = ToProto(d);
-    record({e});
-  };
-  callbacks.warning = [&](const std::string& w) {
-    v1::JobEvent e;
-    e.set_type(v1::EVENT_TYPE_WARNING);
-    e.set_warning(w);
-    record({e});
-  };
-  callbacks.scout = [&](const train::ScoutReport& r) {
-    v1::JobEvent e;
-    e.set_type(v1::EVENT_TYPE_SCOUT);
-    e.mutable_scout()->set_seeds(r.seeds);
-    e.mutable_scout()->set_chosen(r.chosen);
-    e.mutable_scout()->set_detail(StrCat("loss ", r.loss, ", gradient ratio ",
-                                         r.gradient_ratio, ", dead ratio ",
-                                         r.dead_ratio));
-    record({e});
-  };
-  std::optional<train::EpochReport> last_epoch;
-  callbacks.epoch = [&](const train::EpochReport& r) { last_epoch = r; };
-  callbacks.checkpoint = [&](const train::TrainState& state) {
-    absl::StatusOr<std::string> bytes = encode(state);
-    if (!bytes.ok()) {
-      record_status = bytes.status();
-      return false;
-    }
-    SnapshotBlob blob{"checkpoint", state.epoch, std::move(*bytes)};
-    std::vector<v1::JobEvent> events;
-    if (last_epoch) {
-      v1::JobEvent e;
-      e.set_type(v1::EVENT_TYPE_EPOCH);
-      *e.mutable_epoch() = ToProto(*last_epoch);
-      events.push_back(e);
-    }
-    v1::JobEvent s;
-    s.set_type(v1::EVENT_TYPE_SNAPSHOT);
-    s.mutable_snapshot()->set_epoch(state.epoch);
-    s.mutable_snapshot()->set_bytes(static_cast<int64_t>(blob.bytes.size()));
-    s.mutable_snapshot()->set_kind("checkpoint");
-    events.push_back(s);
-    const int epochs = state.hyper.epochs;
-    const int epoch = state.epoch, best = state.best_epoch;
-    if (!record(
-            std::move(events),
-            [&](v1::Job& j) {
-              j.set_epoch(epoch);
-              j.set_epochs(epochs);
-              j.set_best_epoch(best);
-            },
-            &blob)) {
-      return false;
-    }
-    return !ShouldStop(id);
-  };
-  if (standardized) callbacks.decision(*standardized);
-  record({}, [&](v1::Job& j) {
-    j.set_epochs(resume ? resume->state.hyper.epochs : hyper.epochs);
+  ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
+                   PrepareTrain(stored, dag, resume));
+  TrainRecorder recorder(*this, id, *run);
+  const int epochs = run->hyperparameters().epochs;
+  recorder.Record({}, [&](v1::Job& j) {
+    j.set_epochs(epochs);
     j.set_model_name(dag.name);
   });
-  absl::StatusOr<train::TrainResult> result = train::Train(
-      dag, data, hyper, *backend, callbacks, resume ? &resume->state : nullptr);
-  RETURN_IF_ERROR(record_status);
+  absl::StatusOr<train::TrainResult> result = run->Train(recorder.Callbacks());
+  RETURN_IF_ERROR(recorder.status());
   if (!result.ok()) return result.status();
+  return FinishTrain(id, *run, *result, recorder);
+}
 
+absl::Status JobManager::FinishTrain(const std::string& id,
+                                     const train::Run& run,
+                                     const train::TrainResult& result,
+                                     TrainRecorder& recorder) {
   bool cancelled;
   {
     std::lock_guard lock(mutex_);
@@ -445,39 +446,31 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
   if (!cancelled && ShouldStop(id)) {
     // Stopped with the daemon: stays RUNNING, resumed at the next start
     // without counting against the restart budget.
-    record({}, [](v1::Job& j) { j.set_stopped_with_daemon(true); });
-    return record_status;
+    recorder.Record({}, [](v1::Job& j) { j.set_stopped_with_daemon(true); });
+    return recorder.status();
   }
   if (cancelled) {
-    record({StateEvent(v1::JOB_STATE_CANCELLED,
-                       StrCat("cancelled after epoch ", result->state.epoch))},
-           [](v1::Job& j) {
-             j.set_state(v1::JOB_STATE_CANCELLED);
-             *j.mutable_finished() = Now();
-           });
-    return record_status;
+    recorder.Record(
+        {StateEvent(v1::JOB_STATE_CANCELLED,
+                    StrCat("cancelled after epoch ", result.state.epoch))},
+        [](v1::Job& j) {
+          j.set_state(v1::JOB_STATE_CANCELLED);
+          *j.mutable_finished() = Now();
+        });
+    return recorder.status();
   }
-  if (standardized) {
-    result->decisions.insert(result->decisions.begin(), *standardized);
-  }
-  ASSIGN_OR_RETURN(std::string bytes, encode(result->state));
-  SnapshotBlob blob{"final", result->state.epoch, std::move(bytes)};
-  v1::JobEvent snap;
-  snap.set_type(v1::EVENT_TYPE_SNAPSHOT);
-  snap.mutable_snapshot()->set_epoch(result->state.epoch);
-  snap.mutable_snapshot()->set_bytes(static_cast<int64_t>(blob.bytes.size()));
-  snap.mutable_snapshot()->set_kind("final");
-  v1::JobEvent test;
-  test.set_type(v1::EVENT_TYPE_TEST);
-  *test.mutable_test() = ToTestEvent(result->test, dag);
-  v1::JobSummary summary = ToSummary(*result, dag);
-  record(
-      {snap, test, StateEvent(v1::JOB_STATE_SUCCEEDED)},
+  ASSIGN_OR_RETURN(std::string bytes,
+                   train::EncodeModelSnapshot(run.Snapshot(result.state)));
+  SnapshotBlob blob{"final", result.state.epoch, std::move(bytes)};
+  v1::JobSummary summary = ToSummary(result, run.dag());
+  recorder.Record(
+      {SnapshotEvent(result.state.epoch, blob.bytes.size(), "final"),
+       TestEvent(result.test, run.dag()), StateEvent(v1::JOB_STATE_SUCCEEDED)},
       [&](v1::Job& j) {
         j.set_state(v1::JOB_STATE_SUCCEEDED);
         *j.mutable_finished() = Now();
-        j.set_epoch(result->epochs);
-        j.set_best_epoch(result->best_epoch);
+        j.set_epoch(result.epochs);
+        j.set_best_epoch(result.best_epoch);
         if (summary.has_test_accuracy()) {
           j.set_test_accuracy(summary.test_accuracy());
         }
@@ -485,7 +478,7 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
         *j.mutable_summary() = summary;
       },
       &blob);
-  return record_status;
+  return recorder.status();
 }
 
 absl::Status JobManager::RunTest(const StoredJob& stored) {
@@ -499,52 +492,43 @@ absl::Status JobManager::RunTest(const StoredJob& stored) {
   }
   ASSIGN_OR_RETURN(train::ModelSnapshot snapshot,
                    train::DecodeModelSnapshot(blob->bytes));
-  CheckResult check = CheckModel(
-      snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file,
-      snapshot.model_source);
+  const std::string file =
+      snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file;
+  CheckResult check = CheckModel(file, snapshot.model_source);
   if (!check.ok) {
     return absl::DataLossError(
         StrCat("the snapshot's model does not check:\n", check.rendered));
   }
   const dag::Dag& dag = *check.dag;
-  RETURN_IF_ERROR(train::CheckSnapshotFits(snapshot, dag));
-  const std::string split_text =
-      !request.data().split().empty() ? request.data().split()
-      : !snapshot.split.empty()       ? snapshot.split
-                                      : std::string(train::kDefaultSplit);
-  ASSIGN_OR_RETURN(std::vector<double> split, train::ParseSplit(split_text));
-  ASSIGN_OR_RETURN(train::DataSource source, SourceOf(store_, request.data()));
-  ASSIGN_OR_RETURN(train::Dataset data, train::ReadDataFor(dag, source));
-  RETURN_IF_ERROR(
-      train::SplitData(data, source, split, snapshot.state.hyper.seed));
-  if (!snapshot.classes.empty() && data.classes() != snapshot.classes) {
-    return absl::InvalidArgumentError(
-        "the dataset's classes differ from the ones the snapshot was trained "
-        "on");
-  }
-  RETURN_IF_ERROR(data.ApplyStandardization(snapshot.standardization));
-  if (data.subset(train::Subset::kTest).empty()) {
-    return absl::InvalidArgumentError("the test subset is empty (see split)");
-  }
-  std::string backend_name =
-      request.backend().empty() ? options_.default_backend : request.backend();
-  ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> backend,
-                   backends::CreateBackend(backend_name));
-  train::Hyperparameters hyper = snapshot.state.hyper;
+  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data()));
+  train::Hyperparameters hyper;
   hyper.threads = options_.threads;
-  if (request.hyperparameters().has_batch_size()) {
+  const bool batch = request.hyperparameters().has_batch_size();
+  if (batch)
     hyper.batch_size = std::max(1, request.hyperparameters().batch_size());
-  }
   ASSIGN_OR_RETURN(
-      train::Evaluation result,
-      train::Test(dag, data, snapshot.state.best, hyper, *backend));
-  v1::JobEvent test;
-  test.set_type(v1::EVENT_TYPE_TEST);
-  *test.mutable_test() = ToTestEvent(result, dag);
+      std::unique_ptr<train::Run> run,
+      train::Run::Prepare({.purpose = train::RunPurpose::kTest,
+                           .dag = &dag,
+                           .model_file = file,
+                           .model_source = snapshot.model_source,
+                           .source = data.source,
+                           .dataset_name = data.name,
+                           .dataset_ref = data.id,
+                           .split = request.data().split(),
+                           .hyperparameters = hyper,
+                           .test_batch_size = batch,
+                           .snapshot = &snapshot,
+                           .backend = request.backend().empty()
+                                          ? options_.default_backend
+                                          : request.backend()}));
+  ASSIGN_OR_RETURN(train::Evaluation result, run->Test());
+  v1::JobEvent test = TestEvent(result, dag);
   v1::JobSummary summary;
   summary.set_test_samples(result.samples);
-  if (test.test().has_test_loss())
+  if (test.test().has_test_loss()) {
     summary.set_test_loss(test.test().test_loss());
+  }
   if (test.test().has_test_accuracy()) {
     summary.set_test_accuracy(test.test().test_accuracy());
   }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/train/run.h"
 #include "server/store.h"
 
 namespace webnnm::server {
@@ -74,9 +75,20 @@ class JobManager {
   void WaitForChange(uint64_t seen, std::chrono::milliseconds timeout);
 
  private:
+  class TrainRecorder;
+
   void Work();
   void Run(const std::string& id);
   absl::Status RunTrain(const StoredJob& stored);
+  // The run of a training job (resuming from its checkpoint into `resume`).
+  absl::StatusOr<std::unique_ptr<train::Run>> PrepareTrain(
+      const StoredJob& stored, const dag::Dag& dag,
+      std::optional<train::ModelSnapshot>& resume);
+  // After training: the job cancelled, left RUNNING for the next start
+  // (stopped with the daemon), or SUCCEEDED with its final snapshot.
+  absl::Status FinishTrain(const std::string& id, const train::Run& run,
+                           const train::TrainResult& result,
+                           TrainRecorder& recorder);
   absl::Status RunTest(const StoredJob& stored);
   absl::Status Fail(const std::string& id, const absl::Status& why);
   bool ShouldStop(const std::string& id);

@@ -11,9 +11,9 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
-#include "engine/train/data_source.h"
-#include "engine/train/expert.h"
+#include "engine/train/run.h"
 #include "server/convert.h"
+#include "server/dataset_source.h"
 #include "server/inference.h"
 #include "server/service_internal.h"
 
@@ -135,28 +135,16 @@ absl::Status WebnnmService::CheckSubmission(
     }
   }
   // An unknown dataset first: it costs nothing to find.
-  RETURN_IF_ERROR(FindDataset(who, request.data()).status());
+  ASSIGN_OR_RETURN(StoredData data,
+                   FindStoredData(store_, who.Filter(), request.data()));
   std::string model_text = request.model_text();
   std::string file_name =
       request.file_name().empty() ? "model.wnm" : request.file_name();
+  std::optional<train::ModelSnapshot> snapshot;
   if (request.kind() == v1::JOB_KIND_TEST) {
-    if (request.snapshot_job_id().empty()) {
-      return absl::InvalidArgumentError(
-          "a test job names the job whose snapshot it tests "
-          "(snapshot_job_id)");
-    }
-    ASSIGN_OR_RETURN(StoredJob source,
-                     VisibleJob(who, request.snapshot_job_id()));
-    ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
-                     store_.LatestSnapshot(source.job.job_id()));
-    if (!blob) {
-      return absl::FailedPreconditionError(
-          StrCat("job ", source.job.job_id(), " has no snapshot yet"));
-    }
-    ASSIGN_OR_RETURN(train::ModelSnapshot snapshot,
-                     train::DecodeModelSnapshot(blob->bytes));
-    model_text = snapshot.model_source;
-    file_name = snapshot.model_file.empty() ? file_name : snapshot.model_file;
+    ASSIGN_OR_RETURN(snapshot, TestedSnapshot(who, request));
+    model_text = snapshot->model_source;
+    file_name = snapshot->model_file.empty() ? file_name : snapshot->model_file;
   } else if (request.kind() != v1::JOB_KIND_TRAIN &&
              request.kind() != v1::JOB_KIND_UNSPECIFIED) {
     return absl::InvalidArgumentError("a job is TRAIN or TEST");
@@ -171,52 +159,39 @@ absl::Status WebnnmService::CheckSubmission(
     return absl::InvalidArgumentError(
         StrCat("the model does not check:\n", check.rendered));
   }
-  // The data must suit the model: read it now, so that a bad dataset is an
-  // error of this call and not a failed job later.
-  return ReadData(who, request.data(), *check.dag, hyper.seed).status();
+  // The data must suit the model: prepare the run now (without a backend),
+  // so that a bad dataset is an error of this call and not a failed job.
+  absl::StatusOr<std::unique_ptr<train::Run>> run =
+      train::Run::Prepare({.purpose = snapshot ? train::RunPurpose::kTest
+                                               : train::RunPurpose::kTrain,
+                           .dag = &*check.dag,
+                           .source = data.source,
+                           .dataset_name = data.name,
+                           .split = request.data().split(),
+                           .standardize = request.data().standardize(),
+                           .hyperparameters = hyper,
+                           .snapshot = snapshot ? &*snapshot : nullptr,
+                           .backend = ""});
+  if (!run.ok()) return absl::InvalidArgumentError(run.status().message());
+  return absl::OkStatus();
 }
 
-absl::StatusOr<v1::Dataset> WebnnmService::FindDataset(
-    const Principal& who, const v1::DataSpec& spec) {
-  if (spec.dataset_id().empty()) {
-    return absl::InvalidArgumentError("no dataset given (data.dataset_id)");
+absl::StatusOr<train::ModelSnapshot> WebnnmService::TestedSnapshot(
+    const Principal& who, const v1::SubmitJobRequest& request) {
+  if (request.snapshot_job_id().empty()) {
+    return absl::InvalidArgumentError(
+        "a test job names the job whose snapshot it tests "
+        "(snapshot_job_id)");
   }
-  ASSIGN_OR_RETURN(std::optional<v1::Dataset> dataset,
-                   store_.GetDataset(who.Filter(), spec.dataset_id()));
-  if (!dataset) {
-    return absl::NotFoundError(StrCat("no dataset ", spec.dataset_id()));
+  ASSIGN_OR_RETURN(StoredJob source,
+                   VisibleJob(who, request.snapshot_job_id()));
+  ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
+                   store_.LatestSnapshot(source.job.job_id()));
+  if (!blob) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", source.job.job_id(), " has no snapshot yet"));
   }
-  return *std::move(dataset);
-}
-
-absl::StatusOr<train::Dataset> WebnnmService::ReadData(const Principal& who,
-                                                       const v1::DataSpec& spec,
-                                                       const dag::Dag& dag,
-                                                       uint64_t seed) {
-  ASSIGN_OR_RETURN(v1::Dataset dataset, FindDataset(who, spec));
-  ASSIGN_OR_RETURN(
-      std::vector<double> split,
-      train::ParseSplit(spec.split().empty() ? std::string(train::kDefaultSplit)
-                                             : spec.split()));
-  train::DataSource source{.label = spec.label(),
-                           .no_header = spec.no_header()};
-  fs::path folder = store_.DatasetFolder(dataset.sha256());
-  source.path =
-      dataset.format() == v1::DATASET_FORMAT_CSV && dataset.files_size() == 1
-          ? (folder / dataset.files(0)).string()
-          : folder.string();
-  absl::StatusOr<train::Dataset> data = train::ReadDataFor(dag, source);
-  if (!data.ok()) {
-    // Paths inside the daemon say nothing to the client: name the dataset.
-    std::string message(data.status().message());
-    size_t at = message.find(source.path);
-    if (at != std::string::npos) {
-      message.replace(at, source.path.size(), dataset.name());
-    }
-    return absl::InvalidArgumentError(message);
-  }
-  RETURN_IF_ERROR(train::SplitData(*data, source, split, seed));
-  return data;
+  return train::DecodeModelSnapshot(blob->bytes);
 }
 
 void WebnnmService::Preview(const Principal& who,
@@ -226,13 +201,23 @@ void WebnnmService::Preview(const Principal& who,
   absl::Status status = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(train::Hyperparameters hyper,
                      ResolveHyperparameters(request.hyperparameters(), 1));
-    std::optional<train::Dataset> data;
-    if (!request.data().dataset_id().empty()) {
-      ASSIGN_OR_RETURN(data, ReadData(who, request.data(), dag, hyper.seed));
+    train::Preview preview;
+    if (request.data().dataset_id().empty()) {
+      ASSIGN_OR_RETURN(preview, train::PreviewTraining(dag, hyper, nullptr));
+    } else {
+      ASSIGN_OR_RETURN(StoredData data,
+                       FindStoredData(store_, who.Filter(), request.data()));
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<train::Run> run,
+          train::Run::Prepare({.dag = &dag,
+                               .source = data.source,
+                               .dataset_name = data.name,
+                               .split = request.data().split(),
+                               .standardize = request.data().standardize(),
+                               .hyperparameters = hyper,
+                               .backend = ""}));
+      ASSIGN_OR_RETURN(preview, run->PreviewTraining());
     }
-    ASSIGN_OR_RETURN(train::Preview preview,
-                     train::PreviewTraining(dag, hyper, data ? &*data : nullptr,
-                                            request.data().standardize()));
     for (const train::Decision& d : preview.decisions) {
       *response.add_decisions() = ToProto(d);
     }

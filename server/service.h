@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engine/dag/dag.h"
-#include "engine/train/dataset.h"
+#include "engine/train/checkpoint.h"
 #include "server/auth.h"
 #include "server/jobs.h"
 #include "server/store.h"
@@ -89,16 +89,10 @@ class WebnnmService final : public v1::Webnnm::Service {
                                        const std::string& id);
   absl::Status CheckSubmission(const Principal& who,
                                const v1::SubmitJobRequest& request);
-  // The principal's dataset named by `spec` (InvalidArgument when none is
-  // named, NotFound when the principal has no such dataset).
-  absl::StatusOr<v1::Dataset> FindDataset(const Principal& who,
-                                          const v1::DataSpec& spec);
-  // Reads and splits the principal's dataset named by `spec` for `dag`, as
-  // a job would (not standardized). Errors name the dataset, not the
-  // daemon's paths.
-  absl::StatusOr<train::Dataset> ReadData(const Principal& who,
-                                          const v1::DataSpec& spec,
-                                          const dag::Dag& dag, uint64_t seed);
+  // The snapshot a TEST job tests: the newest of the job it names, if the
+  // principal may see that job.
+  absl::StatusOr<train::ModelSnapshot> TestedSnapshot(
+      const Principal& who, const v1::SubmitJobRequest& request);
   // Fills the response's decisions, warnings and resolved hyperparameters
   // with what training `dag` on the request's data would decide (its
   // preview_error when the data or hyperparameters do not do).

@@ -11,7 +11,8 @@ out="${1:-dist}"
 npm ci --no-audit --no-fund --loglevel=error >/dev/null
 rm -rf gen && mkdir -p gen
 protoc -I ../../proto --plugin=protoc-gen-es=node_modules/.bin/protoc-gen-es \
-  --es_out gen --es_opt target=js,import_extension=js webnnm/v1/webnnm.proto
+  --es_out gen --es_opt target=js,import_extension=js \
+  webnnm/v1/hyperparameters.proto webnnm/v1/webnnm.proto
 mkdir -p "$out"
 node_modules/.bin/esbuild src/app.js --bundle --format=esm --minify \
   --target=es2020 --legal-comments=none --log-level=warning \

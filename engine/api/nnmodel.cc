@@ -11,6 +11,7 @@
 #include "engine/check.h"
 #include "engine/train/init.h"
 #include "engine/train/lower.h"
+#include "engine/train/run.h"
 
 namespace webnnm {
 namespace {
@@ -310,31 +311,41 @@ absl::Status NNModel::Run(Context& context) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<train::Evaluation> NNModel::Test(int64_t batch_size) {
+absl::StatusOr<std::unique_ptr<train::Run>> NNModel::PrepareRun(
+    const train::Hyperparameters& hyperparameters, bool test) const {
   if (!config_.dataset) {
-    return absl::FailedPreconditionError(
-        "no dataset: give ModelConfig::dataset to test");
+    return absl::FailedPreconditionError(StrCat(
+        "no dataset: give ModelConfig::dataset to ", test ? "test" : "train"));
   }
+  return train::Run::Prepare(
+      {.purpose = test ? train::RunPurpose::kTest : train::RunPurpose::kTrain,
+       .dag = dag_.get(),
+       .model_file = config_.file,
+       .model_source = config_.source,
+       .dataset = config_.dataset,
+       .hyperparameters = hyperparameters,
+       .open_backend = backend_.get()});
+}
+
+absl::StatusOr<train::Evaluation> NNModel::Test(int64_t batch_size) {
   if (batch_size < 1) {
     return absl::InvalidArgumentError("the batch size must be at least 1");
   }
   train::Hyperparameters h;
-  h.batch_size = static_cast<int>(batch_size);
+  h.batch_size = static_cast<int>(std::min<int64_t>(batch_size, 1 << 20));
   h.threads = config_.threads;
-  return train::Test(*dag_, *config_.dataset, params_, h, *backend_);
+  ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
+                   PrepareRun(h, /*test=*/true));
+  return run->Test(params_);
 }
 
 absl::StatusOr<train::TrainResult> NNModel::Train(
     train::Hyperparameters hyperparameters,
     const train::TrainCallbacks& callbacks) {
-  if (!config_.dataset) {
-    return absl::FailedPreconditionError(
-        "no dataset: give ModelConfig::dataset to train");
-  }
   hyperparameters.threads = config_.threads;
-  ASSIGN_OR_RETURN(train::TrainResult result,
-                   train::Train(*dag_, *config_.dataset, hyperparameters,
-                                *backend_, callbacks));
+  ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
+                   PrepareRun(hyperparameters, /*test=*/false));
+  ASSIGN_OR_RETURN(train::TrainResult result, run->Train(callbacks));
   for (const auto& [name, values] : result.state.best) {
     if (params_.count(name)) params_[name] = values;
   }

@@ -7,7 +7,8 @@
 //   RETURN_IF_ERROR(context->SetData({1, 2, 3, 4}));  // the first input
 //   RETURN_IF_ERROR(model->Run(*context));
 //   auto output = context->Output();                // the first output
-//   auto trained = model->Train({.epochs = 300, .optimizer = "sgdm"});
+//   auto trained = model->Train(
+//       {.epochs = 300, .optimizer = train::OptimizerKind::kSgdm});
 //   auto tested = model->Test();
 //
 // A model owns its parameters (initialised with seed 1 at Create; Train()
@@ -29,6 +30,7 @@
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
 #include "engine/train/dataset.h"
+#include "engine/train/run.h"
 #include "engine/train/state.h"
 #include "engine/train/trainer.h"
 
@@ -111,6 +113,9 @@ class NNModel {
  private:
   friend class Context;
   NNModel() = default;
+  // The run of the bound dataset, to test or to train.
+  absl::StatusOr<std::unique_ptr<train::Run>> PrepareRun(
+      const train::Hyperparameters& hyperparameters, bool test) const;
 
   ModelConfig config_;
   std::unique_ptr<dag::Dag> dag_;

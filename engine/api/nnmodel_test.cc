@@ -109,7 +109,7 @@ TEST(NNModel, TrainsAndTestsOnItsDataset) {
   ASSERT_TRUE(before.ok()) << before.status();
   train::Hyperparameters h;
   h.epochs = 30;
-  h.optimizer = "sgdm";
+  h.optimizer = train::OptimizerKind::kSgdm;
   h.lr = 0.05;
   h.seeds = 5;
   h.batch_size = 16;

@@ -4,6 +4,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/hyperparameters_proto.h"
 #include "engine/train/snapshot.h"
 
 namespace webnnm::train {
@@ -14,77 +15,6 @@ constexpr std::string_view kMomentum = "momentum:";
 constexpr std::string_view kBest = "best:";
 constexpr std::string_view kMean = "standardize:mean";
 constexpr std::string_view kStddev = "standardize:stddev";
-
-void PutHyperparameters(const Hyperparameters& h,
-                        v1::SnapshotHyperparameters* p) {
-  p->set_epochs(h.epochs);
-  if (h.lr) p->set_lr(*h.lr);
-  p->set_warmup_epochs(h.warmup_epochs);
-  p->set_seeds(h.seeds);
-  p->set_patience(h.patience);
-  p->set_loss_weights(h.loss_weights);
-  p->set_optimizer(h.optimizer);
-  if (h.weight_decay) p->set_weight_decay(*h.weight_decay);
-  if (h.momentum_factor) p->set_momentum_factor(*h.momentum_factor);
-  if (h.beta1) p->set_beta1(*h.beta1);
-  if (h.beta2) p->set_beta2(*h.beta2);
-  p->set_freeze(h.freeze);
-  p->set_regularization(h.regularization);
-  p->set_lambda1(h.lambda1);
-  p->set_lambda2(h.lambda2);
-  p->set_optimize_for(h.optimize_for);
-  p->set_gradient_scaling(h.gradient_scaling);
-  p->set_gradient_clipping(h.gradient_clipping);
-  p->set_scale(h.scale);
-  p->set_growth_interval(h.growth_interval);
-  p->set_seed(h.seed);
-  p->set_threads(h.threads);
-  p->set_batch_size(h.batch_size);
-  p->set_clip_alpha(h.clip_alpha);
-  p->set_agc_lambda(h.agc_lambda);
-}
-
-Hyperparameters GetHyperparameters(const v1::SnapshotHyperparameters& p) {
-  Hyperparameters h;
-  h.epochs = p.epochs();
-  if (p.has_lr()) h.lr = p.lr();
-  h.warmup_epochs = p.warmup_epochs();
-  h.seeds = p.seeds();
-  h.patience = p.patience();
-  h.loss_weights = p.loss_weights();
-  h.optimizer = p.optimizer();
-  if (p.has_weight_decay()) h.weight_decay = p.weight_decay();
-  if (p.has_momentum_factor()) h.momentum_factor = p.momentum_factor();
-  if (p.has_beta1()) h.beta1 = p.beta1();
-  if (p.has_beta2()) h.beta2 = p.beta2();
-  h.freeze = p.freeze();
-  h.regularization = p.regularization();
-  h.lambda1 = p.lambda1();
-  h.lambda2 = p.lambda2();
-  h.optimize_for = p.optimize_for();
-  h.gradient_scaling = p.gradient_scaling();
-  h.gradient_clipping = p.gradient_clipping();
-  h.scale = p.scale();
-  h.growth_interval = p.growth_interval();
-  h.seed = p.seed();
-  h.threads = p.threads();
-  h.batch_size = p.batch_size();
-  h.clip_alpha = p.clip_alpha();
-  h.agc_lambda = p.agc_lambda();
-  return h;
-}
-
-// Values the loop relies on; a snapshot that breaks them is rejected.
-absl::Status CheckHyperparameters(const Hyperparameters& h) {
-  if (h.epochs < 1 || h.batch_size < 1 || h.threads < 1 || h.patience < 1 ||
-      h.warmup_epochs < 0 || h.growth_interval < 1) {
-    return absl::DataLossError(
-        "not a valid snapshot: its hyperparameters are out of range "
-        "(epochs, batchSize, threads, patience, warmupEpochs or "
-        "growthInterval)");
-  }
-  return absl::OkStatus();
-}
 
 void AddTensors(std::string_view prefix, const Params& params,
                 const std::map<std::string, std::vector<int64_t>>& shapes,
@@ -124,7 +54,7 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   h.set_model_name(s.model_name);
   h.set_model_file(s.model_file);
   h.set_model_source(s.model_source);
-  PutHyperparameters(st.hyper, h.mutable_hyperparameters());
+  *h.mutable_hyperparameters() = HyperparametersToProto(st.hyper);
   h.set_epoch(st.epoch);
   h.set_step(st.step);
   h.set_loss_scale(st.loss_scale);
@@ -173,8 +103,14 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   s.model_name = h.model_name();
   s.model_file = h.model_file();
   s.model_source = h.model_source();
-  st.hyper = GetHyperparameters(h.hyperparameters());
-  RETURN_IF_ERROR(CheckHyperparameters(st.hyper));
+  // Old snapshots left zero values off the wire: absent means zero.
+  absl::StatusOr<Hyperparameters> hyper =
+      HyperparametersFromProto(h.hyperparameters(), AbsentField::kZero);
+  if (!hyper.ok()) {
+    return absl::DataLossError(
+        StrCat("not a valid snapshot: ", hyper.status().message()));
+  }
+  st.hyper = *std::move(hyper);
   if (h.epoch() < 0 || h.step() < 0 || h.clean_steps() < 0 ||
       h.best_epoch() < 0 || h.epochs_since_best() < 0 ||
       h.trained_samples() < 0 || !(h.loss_scale() >= 1) ||

@@ -11,7 +11,7 @@ namespace webnnm::train {
 absl::StatusOr<std::vector<double>> ParseSplit(const std::string& text) {
   auto bad = [&] {
     return absl::InvalidArgumentError(StrCat(
-        "--split takes three percentages like 70,15,15, not '", text, "'"));
+        "split takes three percentages like 70,15,15, not '", text, "'"));
   };
   std::vector<double> parts;
   std::stringstream in(text);

@@ -102,218 +102,276 @@ DagProfile Profile(const dag::Dag& dag) {
   return p;
 }
 
-Advice Advise(const dag::Dag& dag, const DagProfile& profile,
-              const Hyperparameters& requested, const OutputSpec& loss,
-              std::optional<double> feature_rms,
-              std::optional<int64_t> training_samples) {
-  Advice a;
-  a.resolved = requested;
-  Hyperparameters& h = a.resolved;
-  auto decide = [&](std::string what, std::string why) {
-    a.decisions.push_back({std::move(what), std::move(why)});
-  };
+namespace {
 
-  // Loss mismatches.
-  OutputActivation activation = dag.outputs.empty()
-                                    ? OutputActivation::kNone
-                                    : ActivationOf(dag, dag.outputs[0].name);
+// What each heuristic below reads, and where it writes.
+struct Context {
+  const dag::Dag& dag;
+  const DagProfile& profile;
+  const OutputSpec& loss;
+  std::optional<double> feature_rms;
+  std::optional<int64_t> training_samples;
+  Advice& advice;
+  Hyperparameters& h() { return advice.resolved; }
+  void Decide(std::string what, std::string why) {
+    advice.decisions.push_back({std::move(what), std::move(why)});
+  }
+  void Warn(std::string warning) {
+    advice.warnings.push_back(std::move(warning));
+  }
+  bool MostlyFloat16() const {
+    return profile.heavy > 0 && 2 * profile.heavy_float16 > profile.heavy;
+  }
+};
+
+// The loss against the output's activation.
+void AdviseLossMismatch(Context& c) {
+  OutputActivation activation =
+      c.dag.outputs.empty() ? OutputActivation::kNone
+                            : ActivationOf(c.dag, c.dag.outputs[0].name);
+  const LossKind loss = c.loss.loss;
   bool probabilities = activation == OutputActivation::kSoftmax ||
                        activation == OutputActivation::kSigmoid;
-  if (probabilities && !IsClassification(loss.loss)) {
-    a.warnings.push_back(
+  if (probabilities && !IsClassification(loss)) {
+    c.Warn(
         StrCat("the output ends with ",
                activation == OutputActivation::kSoftmax ? "softmax" : "sigmoid",
-               " but the loss ", LossAbbreviation(loss.loss),
+               " but the loss ", LossAbbreviation(loss),
                " is a regression loss; a cross-entropy fits probabilities"));
   }
-  if ((loss.loss == LossKind::kCategoricalCrossEntropy ||
-       loss.loss == LossKind::kSparseCategoricalCrossEntropy) &&
+  if ((loss == LossKind::kCategoricalCrossEntropy ||
+       loss == LossKind::kSparseCategoricalCrossEntropy) &&
       !(activation == OutputActivation::kSoftmax ||
         activation == OutputActivation::kLogSoftmax)) {
-    a.warnings.push_back(
-        StrCat("the loss ", LossAbbreviation(loss.loss),
-               " expects probabilities but the output has no softmax; use "
-               "CCEL for logits"));
+    c.Warn(StrCat("the loss ", LossAbbreviation(loss),
+                  " expects probabilities but the output has no softmax; use "
+                  "CCEL for logits"));
   }
-  if (loss.loss == LossKind::kCategoricalCrossEntropyWithLogits &&
-      probabilities) {
-    a.warnings.push_back(
-        "CCEL expects logits but the output already applies an activation");
+  if (loss == LossKind::kCategoricalCrossEntropyWithLogits && probabilities) {
+    c.Warn("CCEL expects logits but the output already applies an activation");
   }
-  if (loss.loss == LossKind::kBinaryCrossEntropy &&
+  if (loss == LossKind::kBinaryCrossEntropy &&
       activation != OutputActivation::kSigmoid) {
-    a.warnings.push_back(
-        "BCE expects probabilities in (0, 1) but the output has no sigmoid");
+    c.Warn("BCE expects probabilities in (0, 1) but the output has no sigmoid");
   }
+}
 
-  // Gradient scaling.
-  bool mostly_f16 =
-      profile.heavy > 0 && 2 * profile.heavy_float16 > profile.heavy;
-  if (h.gradient_scaling == "auto") {
-    h.gradient_scaling = mostly_f16 ? "on" : "off";
-    decide(StrCat("gradient scaling ", h.gradient_scaling),
-           mostly_f16 ? StrCat(profile.heavy_float16, " of ", profile.heavy,
-                               " heavy operations run in float16, whose "
-                               "gradients underflow without scaling")
-                      : "the heavy operations run in float32");
-  } else if (h.gradient_scaling == "off" && profile.heavy_float16 > 0) {
-    a.warnings.push_back(
+void AdviseScaling(Context& c) {
+  Hyperparameters& h = c.h();
+  const DagProfile& profile = c.profile;
+  if (h.gradient_scaling == GradientScaling::kAuto) {
+    const bool on = c.MostlyFloat16();
+    h.gradient_scaling = on ? GradientScaling::kOn : GradientScaling::kOff;
+    c.Decide(
+        StrCat("gradient scaling ", GradientScalingName(h.gradient_scaling)),
+        on ? StrCat(profile.heavy_float16, " of ", profile.heavy,
+                    " heavy operations run in float16, whose "
+                    "gradients underflow without scaling")
+           : "the heavy operations run in float32");
+  } else if (h.gradient_scaling == GradientScaling::kOff &&
+             profile.heavy_float16 > 0) {
+    c.Warn(
         "float16 heavy operations with gradient scaling off: the gradients "
         "will underflow and training will almost certainly stall");
   }
+}
 
-  // Clipping.
-  if (h.gradient_clipping == "auto") {
-    // Gradients explode through many layers (or steps of a recurrence).
-    // Through one hidden layer they do not, and clipping the gradients of
-    // a small set's larger batches only slows learning: on iris (split
-    // seeds 1-20) clipping off never did worse and did better on 4 splits.
-    bool agc = profile.depth > 15 && !profile.normalization;
-    bool shallow = profile.depth <= kShallowDepth && !profile.recurrent;
-    h.gradient_clipping = agc ? "agc" : shallow ? "off" : "global";
-    if (agc) {
-      decide("gradient clipping AGC",
+void AdviseClipping(Context& c) {
+  Hyperparameters& h = c.h();
+  const DagProfile& profile = c.profile;
+  if (h.gradient_clipping != GradientClipping::kAuto) return;
+  // Gradients explode through many layers (or steps of a recurrence).
+  // Through one hidden layer they do not, and clipping the gradients of a
+  // small set's larger batches only slows learning: on iris (split seeds
+  // 1-20) clipping off never did worse and did better on 4 splits.
+  bool agc = profile.depth > 15 && !profile.normalization;
+  bool shallow = profile.depth <= kShallowDepth && !profile.recurrent;
+  h.gradient_clipping = agc       ? GradientClipping::kAgc
+                        : shallow ? GradientClipping::kOff
+                                  : GradientClipping::kGlobal;
+  if (agc) {
+    c.Decide("gradient clipping AGC",
              StrCat("the model is deep (", profile.depth,
                     " heavy layers) without normalization layers, as "
                     "normalizer-free networks that need adaptive clipping"));
-    } else if (shallow) {
-      decide("gradient clipping off",
+  } else if (shallow) {
+    c.Decide("gradient clipping off",
              StrCat("depth ", profile.depth,
                     ": too shallow for gradients to explode, and clipping "
                     "would only slow learning"));
-    } else {
-      decide("gradient clipping global norm",
+  } else {
+    c.Decide("gradient clipping global norm",
              StrCat("depth ", profile.depth,
                     profile.recurrent       ? " with recurrent layers"
                     : profile.normalization ? " with normalization"
                                             : " (not deep)",
                     ": the global norm against its rolling mean"));
+  }
+}
+
+// Why regularization 'auto' chose what it chose.
+std::string RegularizationReason(const Context& c, bool l1, bool l2,
+                                 bool high_capacity, bool few_samples) {
+  const DagProfile& profile = c.profile;
+  std::string why;
+  if (l2 && few_samples) {
+    why = StrCat("more parameters (", profile.parameters,
+                 ") than training samples (", *c.training_samples,
+                 ") in a small set, which the model would memorize");
+    if (high_capacity) why += "; high capacity";
+    why +=
+        StrCat("; dropout density ", Fixed(profile.dropout_density), " < 0.2");
+  } else if (l2) {
+    why = StrCat("high capacity (", profile.depth, " heavy layers, width ",
+                 profile.width, ", ", profile.parameters,
+                 " parameters) and dropout density ",
+                 Fixed(profile.dropout_density), " < 0.2");
+  } else if (profile.dropout_density >= 0.2 && (high_capacity || few_samples)) {
+    why = StrCat("dropout density ", Fixed(profile.dropout_density),
+                 " >= 0.2 already regularizes");
+  } else {
+    why = StrCat("not high capacity (depth ", profile.depth, ", width ",
+                 profile.width, ")");
+    if (c.training_samples) {
+      why += StrCat(" and not more parameters (", profile.parameters,
+                    ") than a small training set (", *c.training_samples,
+                    " samples)");
     }
   }
+  if (l1) why += StrCat("; massive input (", profile.input_size, " features)");
+  return why;
+}
 
-  // Regularization.
-  if (h.regularization == "auto") {
-    bool high_capacity = (profile.depth >= 3 && profile.width >= 128) ||
-                         profile.parameters > 1000000;
-    // A small training set that the model has more parameters than samples
-    // for is memorized within a few epochs (digits: 2,410 parameters, about
-    // 1,100 samples, the training loss near 0 while the validation loss
-    // climbs), so it gets a stronger L2 than structural capacity alone.
-    bool few_samples = training_samples && *training_samples > 0 &&
-                       *training_samples < kFewSamples &&
-                       profile.parameters > *training_samples;
-    bool low_dropout = profile.dropout_density < 0.2;
-    bool l2 = (high_capacity || few_samples) && low_dropout;
-    bool l1 = profile.input_size > 5000;
-    h.regularization = l1 && l2 ? "L1+L2" : l1 ? "L1" : l2 ? "L2" : "off";
-    if (l2 && h.lambda2 == 0) h.lambda2 = few_samples ? 1e-3 : 1e-4;
-    if (l1 && h.lambda1 == 0) h.lambda1 = 1e-5;
-    std::string why;
-    if (l2 && few_samples) {
-      why = StrCat("more parameters (", profile.parameters,
-                   ") than training samples (", *training_samples,
-                   ") in a small set, which the model would memorize");
-      if (high_capacity) why += "; high capacity";
-      why += StrCat("; dropout density ", Fixed(profile.dropout_density),
-                    " < 0.2");
-    } else if (l2) {
-      why = StrCat("high capacity (", profile.depth, " heavy layers, width ",
-                   profile.width, ", ", profile.parameters,
-                   " parameters) and dropout density ",
-                   Fixed(profile.dropout_density), " < 0.2");
-    } else if (!low_dropout && (high_capacity || few_samples)) {
-      why = StrCat("dropout density ", Fixed(profile.dropout_density),
-                   " >= 0.2 already regularizes");
-    } else {
-      why = StrCat("not high capacity (depth ", profile.depth, ", width ",
-                   profile.width, ")");
-      if (training_samples) {
-        why += StrCat(" and not more parameters (", profile.parameters,
-                      ") than a small training set (", *training_samples,
-                      " samples)");
-      }
-    }
-    if (l1)
-      why += StrCat("; massive input (", profile.input_size, " features)");
-    decide(StrCat("regularization ", h.regularization,
+void AdviseRegularization(Context& c) {
+  Hyperparameters& h = c.h();
+  const DagProfile& profile = c.profile;
+  if (h.regularization != Regularization::kAuto) return;
+  bool high_capacity = (profile.depth >= 3 && profile.width >= 128) ||
+                       profile.parameters > 1000000;
+  // A small training set that the model has more parameters than samples
+  // for is memorized within a few epochs (digits: 2,410 parameters, about
+  // 1,100 samples, the training loss near 0 while the validation loss
+  // climbs), so it gets a stronger L2 than structural capacity alone.
+  bool few_samples = c.training_samples && *c.training_samples > 0 &&
+                     *c.training_samples < kFewSamples &&
+                     profile.parameters > *c.training_samples;
+  bool low_dropout = profile.dropout_density < 0.2;
+  bool l2 = (high_capacity || few_samples) && low_dropout;
+  bool l1 = profile.input_size > 5000;
+  h.regularization = l1 && l2 ? Regularization::kL1L2
+                     : l1     ? Regularization::kL1
+                     : l2     ? Regularization::kL2
+                              : Regularization::kOff;
+  if (l2 && h.lambda2 == 0) h.lambda2 = few_samples ? 1e-3 : 1e-4;
+  if (l1 && h.lambda1 == 0) h.lambda1 = 1e-5;
+  c.Decide(StrCat("regularization ", RegularizationName(h.regularization),
                   l2 ? StrCat(" (lambda2 ", Fixed(h.lambda2), ")") : "",
                   l1 ? StrCat(" (lambda1 ", Fixed(h.lambda1), ")") : ""),
-           why);
-  }
+           RegularizationReason(c, l1, l2, high_capacity, few_samples));
+}
 
-  // float16 risks and the NPU nudge.
+// float16 risks and the NPU nudge.
+void AdviseFloat16(Context& c) {
+  const DagProfile& profile = c.profile;
   if (!profile.float16_vulnerable.empty()) {
     std::string ops;
     for (const std::string& op : profile.float16_vulnerable) {
       ops += (ops.empty() ? "" : ", ") + op;
     }
-    a.warnings.push_back(StrCat(
+    c.Warn(StrCat(
         "float16 ", ops,
         ": these overflow float16's range (65504) easily; keep them float32 "
         "with dataType=float32"));
   }
   int f32_heavy = profile.heavy - profile.heavy_float16;
-  if (f32_heavy > 0 && h.optimize_for == "edge") {
-    a.warnings.push_back(StrCat(
+  if (f32_heavy > 0 && c.h().optimize_for == OptimizeFor::kEdge) {
+    c.Warn(StrCat(
         f32_heavy,
         " heavy operations stay float32: optimizeFor 'edge' cannot move them "
         "to float16 on this backend yet"));
   }
+}
 
-  // Loss weights.
-  if (dag.outputs.size() > 1 && h.loss_weights == "auto") {
-    a.uncertainty_weights = true;
-    decide("learned uncertainty loss weights",
-           StrCat(dag.outputs.size(),
+void AdviseLossWeights(Context& c) {
+  Hyperparameters& h = c.h();
+  if (c.dag.outputs.size() <= 1 || !h.loss_weights.empty()) return;
+  c.advice.uncertainty_weights = true;
+  c.Decide("learned uncertainty loss weights",
+           StrCat(c.dag.outputs.size(),
                   " outputs: each gets a learned log-variance s_i so that no "
                   "task drowns out the others"));
-    if (mostly_f16 && h.scale < 128) {
-      h.scale = 128;
-      decide("gradient scale 128",
+  if (c.MostlyFloat16() && h.scale < 128) {
+    h.scale = 128;
+    c.Decide("gradient scale 128",
              "uncertainty weighting in float16 needs a scale of at least 128");
-    }
   }
+}
 
-  // The step budget of a sign-based optimizer: lion and rlion move each
-  // parameter by at most about lr a step, and warmup with cosine annealing
-  // averages about half the maximum, so a run travels about lr * steps / 2.
-  std::optional<OptimizerKind> kind = ParseOptimizer(h.optimizer);
-  if (kind &&
-      (*kind == OptimizerKind::kLion || *kind == OptimizerKind::kRLion) &&
-      training_samples && *training_samples > 0 && h.batch_size > 0) {
-    double lr = h.lr ? *h.lr : DefaultOptimizerParams(*kind).lr;
-    int64_t steps = (*training_samples + h.batch_size - 1) / h.batch_size *
-                    static_cast<int64_t>(h.epochs);
-    double travel = lr * static_cast<double>(steps) / 2;
-    if (travel < kLeastTravel) {
-      a.warnings.push_back(StrCat(
-          h.optimizer, " moves a parameter by at most about lr a step: ", steps,
-          " steps (", h.epochs, " epochs) at lr ", Fixed(lr),
-          " let it travel about ", Fixed(travel),
-          " in all, too little to train far from its start; raise --epochs "
-          "or --lr"));
-    }
+// The step budget of a sign-based optimizer: lion and rlion move each
+// parameter by at most about lr a step, and warmup with cosine annealing
+// averages about half the maximum, so a run travels about lr * steps / 2.
+void AdviseStepBudget(Context& c) {
+  const Hyperparameters& h = c.h();
+  if (h.optimizer != OptimizerKind::kLion &&
+      h.optimizer != OptimizerKind::kRLion) {
+    return;
   }
+  if (!c.training_samples || *c.training_samples <= 0 || h.batch_size <= 0) {
+    return;
+  }
+  double lr = h.lr ? *h.lr : DefaultOptimizerParams(h.optimizer).lr;
+  int64_t steps = (*c.training_samples + h.batch_size - 1) / h.batch_size *
+                  static_cast<int64_t>(h.epochs);
+  double travel = lr * static_cast<double>(steps) / 2;
+  if (travel < kLeastTravel) {
+    c.Warn(StrCat(OptimizerName(h.optimizer),
+                  " moves a parameter by at most about lr a step: ", steps,
+                  " steps (", h.epochs, " epochs) at lr ", Fixed(lr),
+                  " let it travel about ", Fixed(travel),
+                  " in all, too little to train far from its start; raise "
+                  "epochs or lr"));
+  }
+}
 
-  // Feature scale: warn far from unit scale; start the first layer at unit
-  // scale whenever the features are not.
-  if (feature_rms && *feature_rms > 0) {
-    double rms = *feature_rms;
-    if (rms > 4 || rms < 0.25) {
-      a.warnings.push_back(
-          StrCat("the input features are far from unit scale (RMS ", Fixed(rms),
-                 "); --standardize usually trains faster and better"));
-    }
-    if (rms > 2 || rms < 0.5) {
-      a.input_init_scale = 1.0 / rms;
-      decide(StrCat("first layer's initial weights scaled by ",
-                    Fixed(a.input_init_scale)),
+// Feature scale: warn far from unit scale; start the first layer at unit
+// scale whenever the features are not.
+void AdviseFeatureScale(Context& c) {
+  if (!c.feature_rms || *c.feature_rms <= 0) return;
+  double rms = *c.feature_rms;
+  if (rms > 4 || rms < 0.25) {
+    c.Warn(StrCat("the input features are far from unit scale (RMS ",
+                  Fixed(rms),
+                  "); standardizing them (standardize) usually trains faster "
+                  "and better"));
+  }
+  if (rms > 2 || rms < 0.5) {
+    c.advice.input_init_scale = 1.0 / rms;
+    c.Decide(StrCat("first layer's initial weights scaled by ",
+                    Fixed(c.advice.input_init_scale)),
              StrCat("so that its outputs start at unit scale for features "
                     "of RMS ",
                     Fixed(rms)));
-    }
   }
-  return a;
+}
+
+}  // namespace
+
+Advice Advise(const dag::Dag& dag, const DagProfile& profile,
+              const Hyperparameters& requested, const OutputSpec& loss,
+              std::optional<double> feature_rms,
+              std::optional<int64_t> training_samples) {
+  Advice advice;
+  advice.resolved = requested;
+  Context c{dag, profile, loss, feature_rms, training_samples, advice};
+  AdviseLossMismatch(c);
+  AdviseScaling(c);
+  AdviseClipping(c);
+  AdviseRegularization(c);
+  AdviseFloat16(c);
+  AdviseLossWeights(c);
+  AdviseStepBudget(c);
+  AdviseFeatureScale(c);
+  return advice;
 }
 
 std::optional<std::string> AdviseMoreEpochs(int best_epoch, int epochs_run,
@@ -356,21 +414,18 @@ std::optional<Decision> AdviseStandardization(Dataset& data, bool requested) {
 
 absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
                                         const Hyperparameters& requested,
-                                        Dataset* data, bool standardize) {
+                                        const Dataset* data) {
   Preview preview;
   std::vector<Decision> loss_decisions;
   ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
                    OutputSpecs(dag, requested, &loss_decisions));
   if (specs.empty())
     return absl::InvalidArgumentError("the model has no output");
-  // In training's order: the data's standardization, the losses, Advise().
+  // In training's order: the losses, Advise().
   std::optional<double> rms;
   std::optional<int64_t> samples;
   if (data != nullptr) {
     RETURN_IF_ERROR(CheckShapes(dag, *data, specs));
-    if (std::optional<Decision> d = AdviseStandardization(*data, standardize)) {
-      preview.decisions.push_back(*std::move(d));
-    }
     rms = FeatureRms(*data);
     samples = static_cast<int64_t>(data->subset(Subset::kTraining).size());
   }

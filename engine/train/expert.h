@@ -97,11 +97,11 @@ std::optional<std::string> AdviseMoreEpochs(int best_epoch, int epochs_run,
 std::optional<double> FeatureRms(const Dataset& data);
 
 // What training would decide before its first step, without training:
-// the loss choices (OutputSpecs), the standardization of `data`
-// (AdviseStandardization; `data` is split and not yet standardized, and is
-// standardized by this call as training would) and Advise()'s decisions and
-// warnings. Without data the feature-scale heuristics are left out. Errors:
-// those of OutputSpecs, and a `data` that does not suit the model.
+// the loss choices (OutputSpecs) and Advise()'s decisions and warnings, for
+// `data` as training would see it (split and standardized; see
+// Run::PreviewTraining, which adds preparing's decisions). Without data the
+// feature-scale heuristics are left out. Errors: those of OutputSpecs, and a
+// `data` that does not suit the model.
 struct Preview {
   Hyperparameters resolved;  // no 'auto' left
   std::vector<Decision> decisions;
@@ -109,7 +109,7 @@ struct Preview {
 };
 absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
                                         const Hyperparameters& requested,
-                                        Dataset* data, bool standardize);
+                                        const Dataset* data);
 
 }  // namespace webnnm::train
 

@@ -7,28 +7,6 @@ namespace webnnm::train {
 using ir::OpKind;
 using ir::ValueId;
 
-std::optional<OptimizerKind> ParseOptimizer(std::string_view name) {
-  if (name == "lion") return OptimizerKind::kLion;
-  if (name == "rlion") return OptimizerKind::kRLion;
-  if (name == "nesterov") return OptimizerKind::kNesterov;
-  if (name == "sgdm") return OptimizerKind::kSgdm;
-  return std::nullopt;
-}
-
-const char* OptimizerName(OptimizerKind kind) {
-  switch (kind) {
-    case OptimizerKind::kLion:
-      return "lion";
-    case OptimizerKind::kRLion:
-      return "rlion";
-    case OptimizerKind::kNesterov:
-      return "nesterov";
-    case OptimizerKind::kSgdm:
-      return "sgdm";
-  }
-  return "rlion";
-}
-
 OptimizerParams DefaultOptimizerParams(OptimizerKind kind) {
   OptimizerParams p;
   switch (kind) {

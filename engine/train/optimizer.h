@@ -25,13 +25,9 @@
 
 #include "absl/status/statusor.h"
 #include "engine/ir/graph_ops.h"
+#include "engine/train/hyperparameters.h"
 
 namespace webnnm::train {
-
-enum class OptimizerKind { kLion, kRLion, kNesterov, kSgdm };
-
-std::optional<OptimizerKind> ParseOptimizer(std::string_view name);
-const char* OptimizerName(OptimizerKind kind);
 
 struct OptimizerParams {
   double lr = 5e-4;  // the maximum learning rate

@@ -11,33 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace webnnm::train {
+#include "engine/train/hyperparameters.h"
 
-// The specification's training hyperparameters (names as there), plus
-// seed, threads, batchSize, clipAlpha and agcLambda.
-struct Hyperparameters {
-  int epochs = 20;
-  std::optional<double> lr;  // default: the optimizer's
-  int warmup_epochs = 0;     // 0: max(1, 5% of epochs)
-  int seeds = 100;
-  int patience = 500;
-  std::string loss_weights = "auto";
-  std::string optimizer = "rlion";
-  std::optional<double> weight_decay, momentum_factor, beta1, beta2;
-  double freeze = 0;
-  std::string regularization = "auto";
-  double lambda1 = 0, lambda2 = 0;
-  std::string optimize_for = "size";
-  std::string gradient_scaling = "auto";
-  std::string gradient_clipping = "auto";
-  double scale = 1000;
-  int growth_interval = 1000;
-  uint64_t seed = 1;
-  int threads = 1;
-  int batch_size = 32;
-  double clip_alpha = 0.99;
-  double agc_lambda = 0.01;
-};
+namespace webnnm::train {
 
 // A decision of the expert system or the trainer, with its reason.
 struct Decision {

@@ -43,18 +43,12 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
                                           const Hyperparameters& hyper,
                                           const std::vector<OutputSpec>& specs,
                                           bool uncertainty) {
-  std::optional<OptimizerKind> kind = ParseOptimizer(hyper.optimizer);
-  if (!kind) {
-    return absl::InvalidArgumentError(
-        StrCat("unknown optimizer '", hyper.optimizer,
-               "'; expected lion, rlion, nesterov or sgdm"));
-  }
   StepConfig config;
   config.batch = hyper.batch_size;
   config.outputs = specs;
   config.uncertainty_weights = uncertainty;
-  config.optimizer = *kind;
-  config.optimizer_params = DefaultOptimizerParams(*kind);
+  config.optimizer = hyper.optimizer;
+  config.optimizer_params = DefaultOptimizerParams(hyper.optimizer);
   OptimizerParams& op = config.optimizer_params;
   if (hyper.lr) op.lr = *hyper.lr;
   if (hyper.weight_decay) op.weight_decay = *hyper.weight_decay;
@@ -64,15 +58,17 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
   config.lrm = FreezeMultipliers(dag, hyper.freeze);
   config.clip_alpha = hyper.clip_alpha;
   config.agc_lambda = hyper.agc_lambda;
-  if (hyper.regularization == "L1" || hyper.regularization == "L1+L2") {
+  const Regularization r = hyper.regularization;
+  if (r == Regularization::kL1 || r == Regularization::kL1L2) {
     config.lambda1 = hyper.lambda1;
   }
-  if (hyper.regularization == "L2" || hyper.regularization == "L1+L2") {
+  if (r == Regularization::kL2 || r == Regularization::kL1L2) {
     config.lambda2 = hyper.lambda2;
   }
-  config.clipping = hyper.gradient_clipping == "global" ? Clipping::kGlobal
-                    : hyper.gradient_clipping == "agc"  ? Clipping::kAgc
-                                                        : Clipping::kOff;
+  config.clipping =
+      hyper.gradient_clipping == GradientClipping::kGlobal ? Clipping::kGlobal
+      : hyper.gradient_clipping == GradientClipping::kAgc  ? Clipping::kAgc
+                                                           : Clipping::kOff;
   return config;
 }
 
@@ -158,26 +154,11 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
 absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
     const dag::Dag& dag, const Hyperparameters& hyper,
     std::vector<Decision>* decisions) {
-  std::vector<double> weights;
-  if (hyper.loss_weights != "auto") {
-    std::stringstream in(hyper.loss_weights);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      char* end = nullptr;
-      double w = std::strtod(item.c_str(), &end);
-      if (item.empty() || *end != '\0' || !(w >= 0) || !std::isfinite(w)) {
-        return absl::InvalidArgumentError(
-            StrCat("lossWeights takes 'auto' or one non-negative weight per "
-                   "output, comma-separated; not '",
-                   hyper.loss_weights, "'"));
-      }
-      weights.push_back(w);
-    }
-    if (weights.size() != dag.outputs.size()) {
-      return absl::InvalidArgumentError(StrCat(
-          "lossWeights '", hyper.loss_weights, "' gives ", weights.size(),
-          " weights for ", dag.outputs.size(), " outputs"));
-    }
+  const std::vector<double>& weights = hyper.loss_weights;  // empty: auto
+  if (!weights.empty() && weights.size() != dag.outputs.size()) {
+    return absl::InvalidArgumentError(StrCat(
+        "hyperparameter lossWeights: '", LossWeightsText(weights), "' gives ",
+        weights.size(), " weights for ", dag.outputs.size(), " outputs"));
   }
   std::vector<OutputSpec> specs;
   for (size_t k = 0; k < dag.outputs.size(); ++k) {
@@ -210,250 +191,317 @@ absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
   return eval.Run(dataset, Subset::kTest);
 }
 
-absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
-                                  const Hyperparameters& hyper_in,
-                                  backends::Backend& backend,
-                                  const TrainCallbacks& callbacks,
-                                  const TrainState* resume) {
-  TrainResult result;
-  auto decide = [&](Decision d) {
-    if (callbacks.decision) callbacks.decision(d);
-    result.decisions.push_back(std::move(d));
-  };
-  if (dag.outputs.empty() || dag.inputs.empty()) {
+namespace {
+
+// One run of the training loop: the state resolved (new, or resumed), the
+// compiled graphs, scouting, the epochs with validation, early stopping and
+// restarts of a dead network, and the final test of the best parameters.
+class TrainingLoop {
+ public:
+  TrainingLoop(const dag::Dag& dag, const Dataset& data,
+               backends::Backend& backend, const TrainCallbacks& callbacks)
+      : dag_(dag), data_(data), backend_(backend), callbacks_(callbacks) {}
+
+  absl::Status Start(const Hyperparameters& hyper_in, const TrainState* resume);
+  absl::Status Compile(bool resumed);
+  absl::Status Scout();
+  absl::Status Epochs();
+  absl::StatusOr<TrainResult> Finish();
+
+ private:
+  void Decide(Decision d) {
+    if (callbacks_.decision) callbacks_.decision(d);
+    result_.decisions.push_back(std::move(d));
+  }
+  void Warn(std::string w) {
+    if (callbacks_.warning) callbacks_.warning(w);
+    result_.warnings.push_back(std::move(w));
+  }
+  // One epoch's steps; its report without the validation loss.
+  absl::StatusOr<EpochReport> RunEpoch(int epoch);
+  // Keeps the best parameters; true when patience ran out.
+  bool EarlyStop(double score, const EpochReport& report);
+  // Restarts a dead network from the next scouted candidate (or warns once
+  // when none is left).
+  absl::Status CheckAlive(int epoch);
+
+  const dag::Dag& dag_;
+  const Dataset& data_;
+  backends::Backend& backend_;
+  const TrainCallbacks& callbacks_;
+  TrainResult result_;
+  TrainState state_;
+  std::vector<OutputSpec> specs_;
+  double init_scale_ = 1.0;
+  std::optional<StepConfig> config_;
+  std::optional<StepRunner> step_;
+  std::optional<Evaluator> eval_;
+  std::optional<Scouter> scouter_;
+  std::set<std::string> first_layer_;
+  bool scaling_ = false;
+  bool warned_dead_ = false;
+  // The schedule.
+  int64_t steps_per_epoch_ = 0, total_steps_ = 0, warmup_steps_ = 0;
+};
+
+absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
+                                 const TrainState* resume) {
+  if (dag_.outputs.empty() || dag_.inputs.empty()) {
     return absl::InvalidArgumentError("the model needs an input and an output");
   }
   const Hyperparameters& requested = resume ? resume->hyper : hyper_in;
-  if (requested.batch_size < 1 || requested.epochs < 1 ||
-      hyper_in.threads < 1) {
-    return absl::InvalidArgumentError(
-        "batchSize, epochs and threads must be positive");
-  }
+  RETURN_IF_ERROR(ValidateHyperparameters(requested));
+  RETURN_IF_ERROR(ValidateHyperparameters(hyper_in));
   std::vector<Decision> loss_decisions;
-  ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
-                   OutputSpecs(dag, requested, &loss_decisions));
-  RETURN_IF_ERROR(CheckShapes(dag, data, specs));
-  if (data.subset(Subset::kTraining).empty()) {
+  ASSIGN_OR_RETURN(specs_, OutputSpecs(dag_, requested, &loss_decisions));
+  RETURN_IF_ERROR(CheckShapes(dag_, data_, specs_));
+  if (data_.subset(Subset::kTraining).empty()) {
     return absl::InvalidArgumentError("the training subset is empty");
   }
-
   // The state: resumed, or new with the expert system's resolution of the
   // 'auto' hyperparameters.
-  TrainState state;
-  double init_scale = 1.0;
   if (resume) {
-    state = *resume;
-    state.hyper.threads = hyper_in.threads;
-    result.decisions = state.decisions;
-    result.warnings = state.warnings;
-    decide(
-        {StrCat("resume after epoch ", state.epoch, " of ", state.hyper.epochs),
-         StrCat("a snapshot taken at step ", state.step)});
-  } else {
-    for (const Decision& d : loss_decisions) decide(d);
-    DagProfile profile = Profile(dag);
-    Advice advice =
-        Advise(dag, profile, hyper_in, specs[0], FeatureRms(data),
-               static_cast<int64_t>(data.subset(Subset::kTraining).size()));
-    for (const Decision& d : advice.decisions) decide(d);
-    for (const std::string& w : advice.warnings) {
-      if (callbacks.warning) callbacks.warning(w);
-      result.warnings.push_back(w);
-    }
-    state.hyper = advice.resolved;
-    init_scale = advice.input_init_scale;
+    state_ = *resume;
+    state_.hyper.threads = hyper_in.threads;
+    result_.decisions = state_.decisions;
+    result_.warnings = state_.warnings;
+    Decide({StrCat("resume after epoch ", state_.epoch, " of ",
+                   state_.hyper.epochs),
+            StrCat("a snapshot taken at step ", state_.step)});
+    return absl::OkStatus();
   }
+  for (const Decision& d : loss_decisions) Decide(d);
+  Advice advice =
+      Advise(dag_, Profile(dag_), hyper_in, specs_[0], FeatureRms(data_),
+             static_cast<int64_t>(data_.subset(Subset::kTraining).size()));
+  for (const Decision& d : advice.decisions) Decide(d);
+  for (const std::string& w : advice.warnings) Warn(w);
+  state_.hyper = advice.resolved;
+  init_scale_ = advice.input_init_scale;
+  return absl::OkStatus();
+}
+
+absl::Status TrainingLoop::Compile(bool resumed) {
+  const Hyperparameters& hyper = state_.hyper;
   // Learned uncertainty weights: lossWeights 'auto' with several outputs
   // (the expert system's decision, kept by a resumed state too).
-  const bool uncertainty =
-      specs.size() > 1 && state.hyper.loss_weights == "auto";
-  const Hyperparameters& hyper = state.hyper;
-  ASSIGN_OR_RETURN(StepConfig config,
-                   MakeStepConfig(dag, hyper, specs, uncertainty));
-  if (hyper.freeze > 0 && !resume) {
+  const bool uncertainty = specs_.size() > 1 && hyper.loss_weights.empty();
+  ASSIGN_OR_RETURN(config_, MakeStepConfig(dag_, hyper, specs_, uncertainty));
+  if (hyper.freeze > 0 && !resumed) {
     int frozen = 0;
-    for (const auto& [name, m] : config.lrm) frozen += m == 0;
-    decide({StrCat("freeze ", frozen, " of ", config.lrm.size(),
+    for (const auto& [name, m] : config_->lrm) frozen += m == 0;
+    Decide({StrCat("freeze ", frozen, " of ", config_->lrm.size(),
                    " parameters; the others learn at multipliers by depth"),
             StrCat("freeze ", hyper.freeze,
                    ": multipliers sin(pi/2 (r - r0) / (1 - r0)) in 5 buckets "
                    "by each parameter's depth r")});
   }
-  const bool scaling = hyper.gradient_scaling == "on";
-
-  ASSIGN_OR_RETURN(StepRunner step,
-                   StepRunner::Make(dag, data, config, hyper.threads, backend));
-  ASSIGN_OR_RETURN(Evaluator eval,
-                   Evaluator::Make(dag, data, specs, hyper.batch_size,
-                                   hyper.threads, backend));
-  const std::set<std::string> first_layer = FirstLayerWeights(dag);
-  std::optional<Scouter> scouter;
-  if (resume ? !state.scout_ranking.empty() : hyper.seeds > 1) {
-    ASSIGN_OR_RETURN(Scouter made, Scouter::Make(dag, data, specs, config,
-                                                 hyper.threads, backend));
-    scouter.emplace(std::move(made));
+  scaling_ = hyper.gradient_scaling == GradientScaling::kOn;
+  ASSIGN_OR_RETURN(
+      step_, StepRunner::Make(dag_, data_, *config_, hyper.threads, backend_));
+  ASSIGN_OR_RETURN(eval_, Evaluator::Make(dag_, data_, specs_, hyper.batch_size,
+                                          hyper.threads, backend_));
+  first_layer_ = FirstLayerWeights(dag_);
+  if (resumed ? !state_.scout_ranking.empty() : hyper.seeds > 1) {
+    ASSIGN_OR_RETURN(scouter_, Scouter::Make(dag_, data_, specs_, *config_,
+                                             hyper.threads, backend_));
   }
-  if (!resume) {
-    state.init_scale = init_scale;
-    std::optional<int> chosen;
-    if (scouter) {
-      ASSIGN_OR_RETURN(std::vector<RankedCandidate> ranked,
-                       scouter->RankCandidates(hyper.seed, hyper.seeds,
-                                               first_layer, init_scale));
-      ScoutReport report{.seeds = hyper.seeds, .gradient_ratio = 1};
-      if (!ranked.empty()) {
-        const Health& h = ranked.front().health;
-        chosen = ranked.front().k;
-        report.chosen = *chosen + 1;  // 1-based
-        report.loss = h.loss;
-        report.gradient_ratio = h.gradient_ratio;
-        report.dead_ratio = h.dead_ratio;
-      }
-      for (const RankedCandidate& r : ranked) {
-        state.scout_ranking.push_back(r.k);
-      }
-      if (callbacks.scout) callbacks.scout(report);
-      decide({StrCat("start from scouting seed ", report.chosen, " of ",
-                     hyper.seeds),
-              StrCat("the best health score on a first batch: loss ",
-                     report.loss, ", gradient ratio ", report.gradient_ratio,
-                     ", dead ratio ", report.dead_ratio)});
-    }
-    state.params =
-        chosen ? CandidateParameters(dag, hyper.seed, *chosen, first_layer,
-                                     init_scale)
-               : InitialParameters(dag, hyper.seed, first_layer, init_scale);
-    StartMomenta(step.trained(), state);
-    state.loss_scale = scaling ? hyper.scale : 1.0;
-  }
-  RETURN_IF_ERROR(step.Load(state, hyper.seed));
-
-  // The loop.
-  const std::vector<int64_t>& train = data.subset(Subset::kTraining);
-  const int64_t steps_per_epoch =
-      (static_cast<int64_t>(train.size()) + hyper.batch_size - 1) /
-      hyper.batch_size;
+  // The schedule: warmup, then cosine annealing over every step.
+  const int64_t train = data_.subset(Subset::kTraining).size();
+  steps_per_epoch_ = (train + hyper.batch_size - 1) / hyper.batch_size;
   const int warmup = hyper.warmup_epochs > 0
                          ? hyper.warmup_epochs
                          : std::max(1, static_cast<int>(0.05 * hyper.epochs));
-  const int64_t total_steps = steps_per_epoch * hyper.epochs;
-  const int64_t warmup_steps =
-      std::min<int64_t>(total_steps, warmup * steps_per_epoch);
-  const double max_lr = config.optimizer_params.lr;
-  bool stopped = state.since_best >= hyper.patience;
-  bool warned_dead = false;
-  while (!stopped && state.epoch < hyper.epochs) {
-    const int epoch = state.epoch + 1;
-    const std::vector<int64_t> order = EpochOrder(train, hyper.seed, epoch);
-    double epoch_loss = 0, lr = 0;
-    int64_t epoch_rows = 0;
-    Clock::time_point start = Clock::now();
-    for (int64_t s = 0; s < steps_per_epoch; ++s) {
-      const int64_t begin = s * hyper.batch_size;
-      lr = LearningRate(max_lr, state.step, warmup_steps, total_steps);
-      ASSIGN_OR_RETURN(double loss, step.Step(order, begin, lr, scaling,
-                                              hyper.growth_interval, state));
-      if (std::isnan(loss)) continue;  // skipped: its gradients overflowed
-      const int64_t rows = std::min<int64_t>(
-          hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
-      epoch_loss += loss * rows;
-      epoch_rows += rows;
+  total_steps_ = steps_per_epoch_ * hyper.epochs;
+  warmup_steps_ = std::min<int64_t>(total_steps_, warmup * steps_per_epoch_);
+  return absl::OkStatus();
+}
+
+absl::Status TrainingLoop::Scout() {
+  const Hyperparameters& hyper = state_.hyper;
+  state_.init_scale = init_scale_;
+  std::optional<int> chosen;
+  if (scouter_) {
+    ASSIGN_OR_RETURN(std::vector<RankedCandidate> ranked,
+                     scouter_->RankCandidates(hyper.seed, hyper.seeds,
+                                              first_layer_, init_scale_));
+    ScoutReport report{.seeds = hyper.seeds, .gradient_ratio = 1};
+    if (!ranked.empty()) {
+      const Health& h = ranked.front().health;
+      chosen = ranked.front().k;
+      report.chosen = *chosen + 1;  // 1-based
+      report.loss = h.loss;
+      report.gradient_ratio = h.gradient_ratio;
+      report.dead_ratio = h.dead_ratio;
     }
-    state.train_seconds += Seconds(Clock::now() - start);
-    state.trained_samples += static_cast<int64_t>(order.size());
-    state.epoch = epoch;
-    RETURN_IF_ERROR(step.Store(state));
-    EpochReport report;
-    report.epoch = epoch;
-    report.epochs = hyper.epochs;
-    report.train_loss = epoch_rows > 0 ? epoch_loss / epoch_rows : NAN;
-    report.lr = lr;
-    report.samples_per_second =
-        state.train_seconds > 0 ? state.trained_samples / state.train_seconds
-                                : 0;
-    state.final_train_loss = report.train_loss;
+    for (const RankedCandidate& r : ranked) {
+      state_.scout_ranking.push_back(r.k);
+    }
+    if (callbacks_.scout) callbacks_.scout(report);
+    Decide({StrCat("start from scouting seed ", report.chosen, " of ",
+                   hyper.seeds),
+            StrCat("the best health score on a first batch: loss ", report.loss,
+                   ", gradient ratio ", report.gradient_ratio, ", dead ratio ",
+                   report.dead_ratio)});
+  }
+  state_.params =
+      chosen ? CandidateParameters(dag_, hyper.seed, *chosen, first_layer_,
+                                   init_scale_)
+             : InitialParameters(dag_, hyper.seed, first_layer_, init_scale_);
+  StartMomenta(step_->trained(), state_);
+  state_.loss_scale = scaling_ ? hyper.scale : 1.0;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
+  const Hyperparameters& hyper = state_.hyper;
+  const std::vector<int64_t> order =
+      EpochOrder(data_.subset(Subset::kTraining), hyper.seed, epoch);
+  const double max_lr = config_->optimizer_params.lr;
+  double epoch_loss = 0, lr = 0;
+  int64_t epoch_rows = 0;
+  Clock::time_point start = Clock::now();
+  for (int64_t s = 0; s < steps_per_epoch_; ++s) {
+    const int64_t begin = s * hyper.batch_size;
+    lr = LearningRate(max_lr, state_.step, warmup_steps_, total_steps_);
+    ASSIGN_OR_RETURN(double loss, step_->Step(order, begin, lr, scaling_,
+                                              hyper.growth_interval, state_));
+    if (std::isnan(loss)) continue;  // skipped: its gradients overflowed
+    const int64_t rows = std::min<int64_t>(
+        hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
+    epoch_loss += loss * rows;
+    epoch_rows += rows;
+  }
+  state_.train_seconds += Seconds(Clock::now() - start);
+  state_.trained_samples += static_cast<int64_t>(order.size());
+  state_.epoch = epoch;
+  RETURN_IF_ERROR(step_->Store(state_));
+  EpochReport report;
+  report.epoch = epoch;
+  report.epochs = hyper.epochs;
+  report.train_loss = epoch_rows > 0 ? epoch_loss / epoch_rows : NAN;
+  report.lr = lr;
+  report.samples_per_second =
+      state_.train_seconds > 0 ? state_.trained_samples / state_.train_seconds
+                               : 0;
+  state_.final_train_loss = report.train_loss;
+  return report;
+}
+
+bool TrainingLoop::EarlyStop(double score, const EpochReport& report) {
+  if (score < state_.best_score || state_.best.empty()) {
+    state_.best_score = score;
+    state_.best_epoch = report.epoch;
+    state_.best_validation_loss = report.validation_loss;
+    state_.best = state_.params;
+    state_.since_best = 0;
+    return false;
+  }
+  if (++state_.since_best < state_.hyper.patience) return false;
+  Decide({StrCat("stop after epoch ", report.epoch),
+          StrCat(state_.hyper.patience,
+                 " epochs without improvement (patience)")});
+  return true;
+}
+
+absl::Status TrainingLoop::CheckAlive(int epoch) {
+  ASSIGN_OR_RETURN(
+      bool alive,
+      scouter_->InputsMatter(state_.params, first_layer_, state_.loss_scale));
+  if (alive) return absl::OkStatus();
+  const std::string dead = StrCat(
+      "no first-layer weight got a gradient from the first ",
+      scouter_->LivenessSamples(), " training samples after epoch ", epoch,
+      ": the network's output no longer depends on its input (its "
+      "units are dead)");
+  if (!CanRestart(state_)) {
+    warned_dead_ = true;
+    Warn(StrCat(dead,
+                ", and no scouted start is left to restart from: try "
+                "standardize, a lower lr or more seeds"));
+    return absl::OkStatus();
+  }
+  const int k = state_.scout_ranking[++state_.restarts];
+  state_.params = CandidateParameters(dag_, state_.hyper.seed, k, first_layer_,
+                                      state_.init_scale);
+  StartMomenta(step_->trained(), state_);
+  state_.clip_mu = state_.clip_sigma = 0;
+  state_.clip_first = true;
+  state_.since_best = 0;
+  RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+  Decide({StrCat("restart from scouting seed ", k + 1, " (restart ",
+                 state_.restarts, " of at most ", kMaxRestarts, ")"),
+          StrCat(dead,
+                 ", so it cannot learn; the next best start of scouting "
+                 "takes over")});
+  return absl::OkStatus();
+}
+
+absl::Status TrainingLoop::Epochs() {
+  RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+  const Hyperparameters& hyper = state_.hyper;
+  bool stopped = state_.since_best >= hyper.patience;
+  while (!stopped && state_.epoch < hyper.epochs) {
+    const int epoch = state_.epoch + 1;
+    ASSIGN_OR_RETURN(EpochReport report, RunEpoch(epoch));
     double score = report.train_loss;
-    if (!data.subset(Subset::kValidation).empty()) {
-      eval.SetParameters(state.params);
-      ASSIGN_OR_RETURN(Evaluation v, eval.Run(data, Subset::kValidation));
+    if (!data_.subset(Subset::kValidation).empty()) {
+      eval_->SetParameters(state_.params);
+      ASSIGN_OR_RETURN(Evaluation v, eval_->Run(data_, Subset::kValidation));
       report.validation_loss = v.loss;
       score = v.loss;
     }
-    if (callbacks.epoch) callbacks.epoch(report);
-    if (score < state.best_score || state.best.empty()) {
-      state.best_score = score;
-      state.best_epoch = epoch;
-      state.best_validation_loss = report.validation_loss;
-      state.best = state.params;
-      state.since_best = 0;
-    } else if (++state.since_best >= hyper.patience) {
-      decide(
-          {StrCat("stop after epoch ", epoch),
-           StrCat(hyper.patience, " epochs without improvement (patience)")});
-      stopped = true;
-    }
+    if (callbacks_.epoch) callbacks_.epoch(report);
+    stopped = EarlyStop(score, report);
     // A dead network (its output no longer depends on its input) starts
     // over from the next scouted candidate, keeping the schedule's place.
-    if (!stopped && scouter && !warned_dead && epoch < hyper.epochs) {
-      ASSIGN_OR_RETURN(
-          bool alive,
-          scouter->InputsMatter(state.params, first_layer, state.loss_scale));
-      const std::string dead =
-          alive ? ""
-                : StrCat("no first-layer weight got a gradient from the first ",
-                         scouter->LivenessSamples(),
-                         " training samples after epoch ", epoch,
-                         ": the network's output no longer depends on its "
-                         "input (its units are dead)");
-      if (!alive && CanRestart(state)) {
-        const int k = state.scout_ranking[++state.restarts];
-        state.params = CandidateParameters(dag, hyper.seed, k, first_layer,
-                                           state.init_scale);
-        StartMomenta(step.trained(), state);
-        state.clip_mu = state.clip_sigma = 0;
-        state.clip_first = true;
-        state.since_best = 0;
-        RETURN_IF_ERROR(step.Load(state, hyper.seed));
-        decide({StrCat("restart from scouting seed ", k + 1, " (restart ",
-                       state.restarts, " of at most ", kMaxRestarts, ")"),
-                StrCat(dead,
-                       ", so it cannot learn; the next best start of "
-                       "scouting takes over")});
-      } else if (!alive) {
-        warned_dead = true;
-        std::string w = StrCat(dead,
-                               ", and no scouted start is left to "
-                               "restart from: try --standardize, a "
-                               "lower --lr or more --seeds");
-        if (callbacks.warning) callbacks.warning(w);
-        result.warnings.push_back(std::move(w));
-      }
+    if (!stopped && scouter_ && !warned_dead_ && epoch < hyper.epochs) {
+      RETURN_IF_ERROR(CheckAlive(epoch));
     }
-    state.decisions = result.decisions;
-    state.warnings = result.warnings;
-    if (callbacks.checkpoint && !callbacks.checkpoint(state)) break;
+    state_.decisions = result_.decisions;
+    state_.warnings = result_.warnings;
+    if (callbacks_.checkpoint && !callbacks_.checkpoint(state_)) break;
   }
-  if (state.best.empty()) state.best = state.params;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrainResult> TrainingLoop::Finish() {
+  if (state_.best.empty()) state_.best = state_.params;
   if (std::optional<std::string> w =
-          AdviseMoreEpochs(state.best_epoch, state.epoch, hyper.epochs,
-                           !data.subset(Subset::kValidation).empty())) {
-    if (callbacks.warning) callbacks.warning(*w);
-    result.warnings.push_back(*std::move(w));
+          AdviseMoreEpochs(state_.best_epoch, state_.epoch, state_.hyper.epochs,
+                           !data_.subset(Subset::kValidation).empty())) {
+    Warn(*std::move(w));
   }
-  state.decisions = result.decisions;
-  state.warnings = result.warnings;
-  result.epochs = state.epoch;
-  result.best_epoch = state.best_epoch;
-  result.validation_loss = state.best_validation_loss;
-  result.final_train_loss = state.final_train_loss;
-  result.train_samples_per_second =
-      state.train_seconds > 0 ? state.trained_samples / state.train_seconds : 0;
-  if (!data.subset(Subset::kTest).empty()) {
-    eval.SetParameters(state.best);
-    ASSIGN_OR_RETURN(result.test, eval.Run(data, Subset::kTest));
+  state_.decisions = result_.decisions;
+  state_.warnings = result_.warnings;
+  result_.epochs = state_.epoch;
+  result_.best_epoch = state_.best_epoch;
+  result_.validation_loss = state_.best_validation_loss;
+  result_.final_train_loss = state_.final_train_loss;
+  result_.train_samples_per_second =
+      state_.train_seconds > 0 ? state_.trained_samples / state_.train_seconds
+                               : 0;
+  if (!data_.subset(Subset::kTest).empty()) {
+    eval_->SetParameters(state_.best);
+    ASSIGN_OR_RETURN(result_.test, eval_->Run(data_, Subset::kTest));
   }
-  result.state = std::move(state);
-  return result;
+  result_.state = std::move(state_);
+  return std::move(result_);
+}
+
+}  // namespace
+
+absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
+                                  const Hyperparameters& hyper,
+                                  backends::Backend& backend,
+                                  const TrainCallbacks& callbacks,
+                                  const TrainState* resume) {
+  TrainingLoop loop(dag, data, backend, callbacks);
+  RETURN_IF_ERROR(loop.Start(hyper, resume));
+  RETURN_IF_ERROR(loop.Compile(resume != nullptr));
+  if (resume == nullptr) RETURN_IF_ERROR(loop.Scout());
+  RETURN_IF_ERROR(loop.Epochs());
+  return loop.Finish();
 }
 
 }  // namespace webnnm::train

@@ -60,14 +60,20 @@ struct TrainResult {
   TrainState state;
 };
 
+// What a run reports as it goes (every member may be empty): the one
+// callback interface of the trainer, Run (run.h), the CLI and the daemon.
 struct TrainCallbacks {
   std::function<void(const EpochReport&)> epoch;
   std::function<void(const Decision&)> decision;
   std::function<void(const std::string&)> warning;
   std::function<void(const ScoutReport&)> scout;  // before its decision
-  // After each epoch, with the state a snapshot keeps; returning false
-  // stops the run there (it is then tested as if it had ended).
+  // After each epoch, with the state a snapshot keeps (Run::Snapshot makes
+  // the snapshot of it); returning false stops the run there (it is then
+  // tested as if it had ended).
   std::function<bool(const TrainState&)> checkpoint;
+  // The test of the best parameters (Run::Train, when there is a test
+  // subset).
+  std::function<void(const Evaluation&)> test;
 };
 
 // Trains from scratch, or with `resume` continues a run from its state

@@ -49,16 +49,16 @@ absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
   train::Hyperparameters h;
   h.epochs = epochs;
   h.batch_size = batch;
-  h.optimizer = "sgdm";
+  h.optimizer = train::OptimizerKind::kSgdm;
   h.lr = 0.05;
   h.momentum_factor = 0.9;
   h.seeds = 1;
   h.warmup_epochs = 1;
   h.threads = 1;
-  h.regularization = "off";
+  h.regularization = train::Regularization::kOff;
   h.patience = epochs + 1;
-  h.gradient_scaling = "off";
-  h.gradient_clipping = "off";
+  h.gradient_scaling = train::GradientScaling::kOff;
+  h.gradient_clipping = train::GradientClipping::kOff;
   auto backend = backends::CreateBackend(backend_name);
   if (!backend.ok()) return backend.status();
   absl::StatusOr<train::TrainResult> result =

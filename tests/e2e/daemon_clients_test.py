@@ -91,6 +91,7 @@ class OtherClients(Temp):
 
     def test_a_test_job_tests_a_trained_snapshot(self):
         from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import hyperparameters_pb2 as hp
         from webnnm.v1 import webnnm_pb2_grpc as pbg
         d = self.daemon()
         job = self.trained_iris(d)
@@ -121,6 +122,7 @@ class OtherClients(Temp):
     def test_python_client_submits_and_watches(self):
         import hashlib
         from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import hyperparameters_pb2 as hp
         from webnnm.v1 import webnnm_pb2_grpc as pbg
         d = self.daemon()
         stub = pbg.WebnnmStub(d.channel())
@@ -144,7 +146,7 @@ class OtherClients(Temp):
             model_text=model, file_name="iris.wnm",
             data=pb.DataSpec(dataset_id=done.dataset.dataset_id,
                              split="60,20,20"),
-            hyperparameters=pb.Hyperparameters(
+            hyperparameters=hp.Hyperparameters(
                 epochs=20, optimizer="sgdm", lr=0.05, batch_size=16,
                 seeds=20)), timeout=30)
         events = list(stub.WatchJob(pb.WatchJobRequest(
@@ -165,6 +167,7 @@ class OtherClients(Temp):
 
     def test_check_model_previews_what_a_job_decides(self):
         from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import hyperparameters_pb2 as hp
         from webnnm.v1 import webnnm_pb2_grpc as pbg
         d = self.daemon()
         stub = pbg.WebnnmStub(d.channel())
@@ -175,7 +178,7 @@ class OtherClients(Temp):
         with open(config("models", "digits.wnm")) as f:
             model = f.read()
         data = pb.DataSpec(dataset_id=dataset, split="60,20,20")
-        hyper = pb.Hyperparameters(epochs=2, seeds=2)
+        hyper = hp.Hyperparameters(epochs=2, seeds=2)
         # Without data: the losses and the DAG's heuristics only.
         bare = stub.CheckModel(pb.CheckModelRequest(model_text=model),
                                timeout=30)
@@ -213,7 +216,7 @@ class OtherClients(Temp):
         warned = [e.warning for e in events[:first_epoch]
                   if e.type == pb.EVENT_TYPE_WARNING]
         self.assertEqual(warned, list(preview.warnings))
-        self.assertIn("raise --epochs", " ".join(warned))
+        self.assertIn("raise epochs", " ".join(warned))
         later = [e.warning for e in events[first_epoch:]
                  if e.type == pb.EVENT_TYPE_WARNING]
         self.assertTrue(all("last epoch" in w for w in later), later)
@@ -225,7 +228,7 @@ class OtherClients(Temp):
         self.assertIn("nope", bad.preview_error)
         self.assertEqual(len(bad.decisions), 0)
         bad = stub.CheckModel(pb.CheckModelRequest(
-            model_text=model, hyperparameters=pb.Hyperparameters(
+            model_text=model, hyperparameters=hp.Hyperparameters(
                 optimizer="adam")), timeout=30)
         self.assertIn("optimizer", bad.preview_error)
         self.assertEqual(d.stop(), 0)
@@ -291,6 +294,7 @@ class Limits(Temp):
     def test_sizes(self):
         import grpc
         from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import hyperparameters_pb2 as hp
         from webnnm.v1 import webnnm_pb2_grpc as pbg
         cfg = os.path.join(self.dir, "webnnmd.textproto")
         with open(cfg, "w") as f:
@@ -334,6 +338,7 @@ class Concurrency(Temp):
         import concurrent.futures
         import grpc
         from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import hyperparameters_pb2 as hp
         from webnnm.v1 import webnnm_pb2_grpc as pbg
         d = self.daemon("db", "--workers", "2")
         code, out, err = d.ctl("dataset", "upload",
@@ -348,7 +353,7 @@ class Concurrency(Temp):
         def submit(i):
             return stub.SubmitJob(pb.SubmitJobRequest(
                 model_text=model, data=pb.DataSpec(dataset_id=dataset),
-                hyperparameters=pb.Hyperparameters(epochs=2, seeds=2, seed=i),
+                hyperparameters=hp.Hyperparameters(epochs=2, seeds=2, seed=i),
                 idempotency_key=f"job-{i}"), timeout=60).job.job_id
 
         def watch(job):
@@ -381,6 +386,7 @@ class Concurrency(Temp):
         import concurrent.futures
         import grpc
         from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import hyperparameters_pb2 as hp
         from webnnm.v1 import webnnm_pb2_grpc as pbg
         cfg = os.path.join(self.dir, "webnnmd.textproto")
         with open(cfg, "w") as f:
@@ -397,7 +403,7 @@ class Concurrency(Temp):
             try:
                 stub.SubmitJob(pb.SubmitJobRequest(
                     model_text=model, data=pb.DataSpec(dataset_id=dataset),
-                    hyperparameters=pb.Hyperparameters(epochs=2)), timeout=60)
+                    hyperparameters=hp.Hyperparameters(epochs=2)), timeout=60)
                 return "ok"
             except grpc.RpcError as e:
                 return e.code()

@@ -24,7 +24,8 @@ def setup(argv):
     global WEBNNMD, WEBNNMCTL, SOURCE, STUBS
     WEBNNMD, WEBNNMCTL, SOURCE = argv[1], argv[2], argv[3]
     STUBS = tempfile.mkdtemp(prefix="webnnm-stubs-")
-    protos = ["webnnm/v1/webnnm.proto", "webnnm/v1/snapshot.proto"]
+    protos = ["webnnm/v1/webnnm.proto", "webnnm/v1/snapshot.proto",
+              "webnnm/v1/hyperparameters.proto"]
     # grpc.health.v1 under another module path (the grpc package is taken).
     health = os.path.join(STUBS, "include", "grpc_health", "v1")
     os.makedirs(health)

@@ -139,7 +139,7 @@ class Lifecycle(Temp):
 class BadInput(Temp):
     def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
         import grpc
-        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        from webnnm.v1 import hyperparameters_pb2, webnnm_pb2, webnnm_pb2_grpc
         d = self.daemon()
         stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
         model = os.path.join(self.dir, "bad.wnm")
@@ -164,7 +164,7 @@ class BadInput(Temp):
                 dataset_id="d-unknown")))
         self.assertEqual(code, grpc.StatusCode.NOT_FOUND)
         code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
-            model_text="x", hyperparameters=webnnm_pb2.Hyperparameters(
+            model_text="x", hyperparameters=hyperparameters_pb2.Hyperparameters(
                 optimizer="adam"), data=webnnm_pb2.DataSpec(dataset_id="d")))
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("optimizer", details)

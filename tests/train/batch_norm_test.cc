@@ -88,7 +88,7 @@ TEST(BatchNormalization, TheLoopKeepsTheRunningStatistics) {
   h.epochs = 30;
   h.seeds = 1;
   h.batch_size = 16;
-  h.optimizer = "sgdm";
+  h.optimizer = OptimizerKind::kSgdm;
   h.lr = 0.05;
   auto backend = backends::CreateBackend("cpu");
   auto r = Train(*check.dag, data, h, **backend);

@@ -68,7 +68,7 @@ TEST(Profile, MeasuresDepthWidthAndParameters) {
 TEST(Advise, ShallowModelsTrainWithoutClippingUnlessRecurrent) {
   dag::Dag shallow = Build(Deep(1, 8));  // one hidden layer: depth 2
   Advice a = Advise(shallow, Profile(shallow), Hyperparameters{}, Cce(), 1.0);
-  EXPECT_EQ(a.resolved.gradient_clipping, "off");
+  EXPECT_EQ(a.resolved.gradient_clipping, GradientClipping::kOff);
   EXPECT_TRUE(Decided(a, "gradient clipping off"));
   // One gru layer is depth 1, but its gradients pass through every step.
   dag::Dag gru = Build(
@@ -80,29 +80,29 @@ TEST(Advise, ShallowModelsTrainWithoutClippingUnlessRecurrent) {
   EXPECT_LE(p.depth, 2);
   EXPECT_EQ(
       Advise(gru, p, Hyperparameters{}, Cce(), 1.0).resolved.gradient_clipping,
-      "global");
+      GradientClipping::kGlobal);
   // An explicit choice stays.
   Hyperparameters global;
-  global.gradient_clipping = "global";
+  global.gradient_clipping = GradientClipping::kGlobal;
   EXPECT_EQ(Advise(shallow, Profile(shallow), global, Cce(), 1.0)
                 .resolved.gradient_clipping,
-            "global");
+            GradientClipping::kGlobal);
 }
 
 TEST(Advise, DeepNormalizerFreeModelsGetAgc) {
   dag::Dag dag = Build(Deep(17, 8));
   Advice a = Advise(dag, Profile(dag), Hyperparameters{}, Cce(), 1.0);
-  EXPECT_EQ(a.resolved.gradient_clipping, "agc");
+  EXPECT_EQ(a.resolved.gradient_clipping, GradientClipping::kAgc);
   EXPECT_TRUE(Decided(a, "gradient clipping AGC"));
   dag::Dag medium = Build(Deep(2, 8));  // depth 3
   Advice b = Advise(medium, Profile(medium), Hyperparameters{}, Cce(), 1.0);
-  EXPECT_EQ(b.resolved.gradient_clipping, "global");
+  EXPECT_EQ(b.resolved.gradient_clipping, GradientClipping::kGlobal);
   // An explicit choice stays.
   Hyperparameters off;
-  off.gradient_clipping = "off";
+  off.gradient_clipping = GradientClipping::kOff;
   EXPECT_EQ(
       Advise(dag, Profile(dag), off, Cce(), 1.0).resolved.gradient_clipping,
-      "off");
+      GradientClipping::kOff);
 }
 
 TEST(Advise, Float16ModelsGetScalingAndWarnings) {
@@ -115,10 +115,10 @@ TEST(Advise, Float16ModelsGetScalingAndWarnings) {
   DagProfile p = Profile(dag);
   EXPECT_EQ(p.heavy_float16, 2);
   Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0);
-  EXPECT_EQ(a.resolved.gradient_scaling, "on");
+  EXPECT_EQ(a.resolved.gradient_scaling, GradientScaling::kOn);
   EXPECT_THAT(a.warnings, Contains(HasSubstr("float16 softmax")));
   Hyperparameters off;
-  off.gradient_scaling = "off";
+  off.gradient_scaling = GradientScaling::kOff;
   Advice b = Advise(dag, p, off, Cce(), 1.0);
   EXPECT_THAT(b.warnings, Contains(HasSubstr("will almost certainly stall")));
 }
@@ -126,19 +126,19 @@ TEST(Advise, Float16ModelsGetScalingAndWarnings) {
 TEST(Advise, RegularizationFollowsCapacityAndInputSize) {
   dag::Dag big = Build(Deep(3, 128));
   Advice a = Advise(big, Profile(big), Hyperparameters{}, Cce(), 1.0);
-  EXPECT_EQ(a.resolved.regularization, "L2");
+  EXPECT_EQ(a.resolved.regularization, Regularization::kL2);
   EXPECT_EQ(a.resolved.lambda2, 1e-4);
   dag::Dag small = Build(Deep(1, 8));
   EXPECT_EQ(Advise(small, Profile(small), Hyperparameters{}, Cce(), 1.0)
                 .resolved.regularization,
-            "off");
+            Regularization::kOff);
   dag::Dag wide_input = Build(
       "model:input shape=[6000];\nmodel:output shape=[2];\n"
       "model:layers dense(shape=[2], activation=softmax);\n"
       "dense:layers matmul(w), add(b), activation();\n");
   Advice c =
       Advise(wide_input, Profile(wide_input), Hyperparameters{}, Cce(), 1.0);
-  EXPECT_EQ(c.resolved.regularization, "L1");
+  EXPECT_EQ(c.resolved.regularization, Regularization::kL1);
   EXPECT_EQ(c.resolved.lambda1, 1e-5);
 }
 
@@ -152,7 +152,7 @@ TEST(Advise, MoreParametersThanASmallSetHasSamplesGetStrongerL2) {
   DagProfile p = Profile(digits);
   ASSERT_EQ(p.parameters, 2410);
   Advice few = Advise(digits, p, Hyperparameters{}, Cce(), 1.0, 1078);
-  EXPECT_EQ(few.resolved.regularization, "L2");
+  EXPECT_EQ(few.resolved.regularization, Regularization::kL2);
   EXPECT_EQ(few.resolved.lambda2, 1e-3);
   EXPECT_TRUE(Decided(few, "regularization L2 (lambda2 0.001)"));
   // Enough samples, a large set, or an unknown one: off.
@@ -161,7 +161,7 @@ TEST(Advise, MoreParametersThanASmallSetHasSamplesGetStrongerL2) {
         std::optional<int64_t>()}) {
     EXPECT_EQ(Advise(digits, p, Hyperparameters{}, Cce(), 1.0, n)
                   .resolved.regularization,
-              "off");
+              Regularization::kOff);
   }
   // A given lambda2 stays; dropout already regularizes.
   Hyperparameters given;
@@ -171,7 +171,7 @@ TEST(Advise, MoreParametersThanASmallSetHasSamplesGetStrongerL2) {
   dropped.dropout_density = 0.5;
   EXPECT_EQ(Advise(digits, dropped, Hyperparameters{}, Cce(), 1.0, 1078)
                 .resolved.regularization,
-            "off");
+            Regularization::kOff);
 }
 
 TEST(Advise, ShortSignOptimizerSchedulesAreWarnings) {
@@ -182,22 +182,22 @@ TEST(Advise, ShortSignOptimizerSchedulesAreWarnings) {
   Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0, 1078);
   EXPECT_THAT(a.warnings,
               Contains(AllOf(HasSubstr("680 steps"), HasSubstr("about 0.17"),
-                             HasSubstr("raise --epochs"))));
+                             HasSubstr("raise epochs or lr"))));
   // Enough steps, a larger lr, another optimizer or no data: no warning.
   Hyperparameters longer;
   longer.epochs = 200;
   Hyperparameters faster;
   faster.lr = 0.01;
   Hyperparameters sgdm;
-  sgdm.optimizer = "sgdm";
+  sgdm.optimizer = OptimizerKind::kSgdm;
   for (const Hyperparameters& h : {longer, faster, sgdm}) {
     EXPECT_THAT(Advise(dag, p, h, Cce(), 1.0, 1078).warnings,
-                Not(Contains(HasSubstr("raise --epochs"))));
+                Not(Contains(HasSubstr("raise epochs or lr"))));
   }
   EXPECT_THAT(Advise(dag, p, Hyperparameters{}, Cce(), 1.0).warnings,
-              Not(Contains(HasSubstr("raise --epochs"))));
+              Not(Contains(HasSubstr("raise epochs or lr"))));
   Hyperparameters lion;
-  lion.optimizer = "lion";
+  lion.optimizer = OptimizerKind::kLion;
   EXPECT_THAT(Advise(dag, p, lion, Cce(), 1.0, 90).warnings,
               Contains(HasSubstr("lion moves a parameter")));
 }
@@ -254,7 +254,7 @@ TEST(Advise, ADeepNormalizerFreeModelTrainsWithAgc) {
   h.epochs = 20;
   h.seeds = 5;
   h.batch_size = 16;
-  h.optimizer = "sgdm";
+  h.optimizer = OptimizerKind::kSgdm;
   h.lr = 0.05;
   std::vector<double> losses;
   TrainCallbacks callbacks;
@@ -269,7 +269,7 @@ TEST(Advise, ADeepNormalizerFreeModelTrainsWithAgc) {
     agc |= d.what.find("gradient clipping AGC") != std::string::npos;
   }
   EXPECT_TRUE(agc);
-  EXPECT_EQ(r->state.hyper.gradient_clipping, "agc");
+  EXPECT_EQ(r->state.hyper.gradient_clipping, GradientClipping::kAgc);
   for (double loss : losses) EXPECT_TRUE(std::isfinite(loss));
   EXPECT_LT(losses.back(), losses.front());
   ASSERT_TRUE(r->test.accuracy.has_value());

@@ -67,7 +67,7 @@ HalfRun TrainHalf(double scale) {
   h.epochs = 30;
   h.seeds = 3;
   h.batch_size = 16;
-  h.optimizer = "sgdm";
+  h.optimizer = OptimizerKind::kSgdm;
   h.lr = 0.05;
   h.scale = scale;
   h.growth_interval = 20;  // the scale also grows during the run

@@ -61,7 +61,7 @@ Hyperparameters Quick() {
   h.epochs = 40;
   h.seeds = 3;
   h.batch_size = 16;
-  h.optimizer = "sgdm";
+  h.optimizer = OptimizerKind::kSgdm;
   h.lr = 0.05;
   return h;
 }
@@ -111,7 +111,7 @@ TEST(MultiOutput, FixedLossWeightsAreParsedAndChecked) {
   CheckResult check = CheckModel("two.wnm", kTwoTasks);
   ASSERT_TRUE(check.ok);
   Hyperparameters h = Quick();
-  h.loss_weights = "0.7,0.3";
+  h.loss_weights = {0.7, 0.3};
   absl::StatusOr<std::vector<OutputSpec>> specs =
       OutputSpecs(*check.dag, h, nullptr);
   ASSERT_TRUE(specs.ok()) << specs.status();
@@ -128,12 +128,12 @@ TEST(MultiOutput, FixedLossWeightsAreParsedAndChecked) {
               0.7 * r->test.outputs.at("label").loss +
                   0.3 * r->test.outputs.at("score").loss,
               1e-9);
-  h.loss_weights = "1";
+  h.loss_weights = {1};
   EXPECT_THAT(
       std::string(OutputSpecs(*check.dag, h, nullptr).status().message()),
       HasSubstr("1 weights for 2 outputs"));
-  h.loss_weights = "a,b";
-  EXPECT_FALSE(OutputSpecs(*check.dag, h, nullptr).ok());
+  EXPECT_FALSE(
+      SetHyperparameterText(h, *FindHyperparameter("lossWeights"), "a,b").ok());
 }
 
 TEST(MultiOutput, EveryOutputNeedsItsTargets) {

@@ -135,13 +135,13 @@ struct Iris {
     data = *std::move(read);
     EXPECT_TRUE(SplitData(data, source, {60, 20, 20}, 1).ok());
     hyper.epochs = 300;
-    hyper.optimizer = "sgdm";
+    hyper.optimizer = OptimizerKind::kSgdm;
     hyper.lr = 0.05;
     hyper.batch_size = 16;
     hyper.seeds = 5;
     // The run these tests were built on: its first start dies after epoch
     // 4 and the next one lives (without clipping, two die).
-    hyper.gradient_clipping = "global";
+    hyper.gradient_clipping = GradientClipping::kGlobal;
   }
 };
 

@@ -37,7 +37,7 @@ ModelSnapshot Sample() {
   TrainState& st = s.state;
   st.hyper.epochs = 7;
   st.hyper.lr = 0.05;
-  st.hyper.optimizer = "sgdm";
+  st.hyper.optimizer = OptimizerKind::kSgdm;
   st.hyper.momentum_factor = 0.8;
   st.hyper.seed = 1234567890123ull;
   st.epoch = 3;
@@ -84,7 +84,7 @@ TEST(Snapshot, RoundTripsEveryField) {
   EXPECT_EQ(b.hyper.lr, 0.05);
   EXPECT_FALSE(b.hyper.beta1.has_value());
   EXPECT_EQ(b.hyper.momentum_factor, 0.8);
-  EXPECT_EQ(b.hyper.optimizer, "sgdm");
+  EXPECT_EQ(b.hyper.optimizer, OptimizerKind::kSgdm);
   EXPECT_EQ(b.hyper.seed, a.hyper.seed);
   EXPECT_EQ(b.epoch, 3);
   EXPECT_EQ(b.step, 42);
@@ -269,12 +269,12 @@ Hyperparameters Resumable() {
   h.epochs = 6;
   h.seeds = 3;
   h.batch_size = 16;  // 90 training rows: a short, masked last batch
-  h.optimizer = "rlion";
-  h.gradient_scaling = "on";
+  h.optimizer = OptimizerKind::kRLion;
+  h.gradient_scaling = GradientScaling::kOn;
   h.scale = 64;
   h.growth_interval = 4;
-  h.gradient_clipping = "global";
-  h.regularization = "L2";
+  h.gradient_clipping = GradientClipping::kGlobal;
+  h.regularization = Regularization::kL2;
   h.lambda2 = 1e-4;
   h.seed = 11;
   return h;

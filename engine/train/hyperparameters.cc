@@ -1,0 +1,636 @@
+#include "engine/train/hyperparameters.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "engine/base/strings.h"
+
+namespace webnnm::train {
+namespace {
+
+// Accessors for the table: one pair of lambdas per kind of member.
+#define WEBNNM_INT(member)                                    \
+  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
+    return HyperValue(static_cast<int64_t>(h.member));        \
+  },                                                          \
+      [](Hyperparameters& h, const HyperValue& v) {           \
+        h.member = static_cast<int>(std::get<int64_t>(v));    \
+      }
+#define WEBNNM_REAL(member)                                   \
+  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
+    return HyperValue(h.member);                              \
+  },                                                          \
+      [](Hyperparameters& h, const HyperValue& v) {           \
+        h.member = std::get<double>(v);                       \
+      }
+#define WEBNNM_OPTIONAL_REAL(member)                          \
+  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
+    if (!h.member) return std::nullopt;                       \
+    return HyperValue(*h.member);                             \
+  },                                                          \
+      [](Hyperparameters& h, const HyperValue& v) {           \
+        h.member = std::get<double>(v);                       \
+      }
+// A choice, held as its index in `choices` (the enum's value).
+#define WEBNNM_CHOICE(member, Enum)                           \
+  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
+    return HyperValue(static_cast<int64_t>(h.member));        \
+  },                                                          \
+      [](Hyperparameters& h, const HyperValue& v) {           \
+        h.member = static_cast<Enum>(std::get<int64_t>(v));   \
+      }
+
+const std::vector<HyperparameterInfo>& Table() {
+  static const std::vector<HyperparameterInfo> table = {
+      {"epochs",
+       HyperType::kInteger,
+       "20",
+       1,
+       1e7,
+       false,
+       {},
+       "the maximum number of epochs",
+       false,
+       WEBNNM_INT(epochs)},
+      {"lr",
+       HyperType::kReal,
+       "the optimizer's",
+       0,
+       1e6,
+       true,
+       {},
+       "the maximum learning rate (warmup, then cosine annealing)",
+       true,
+       WEBNNM_OPTIONAL_REAL(lr)},
+      {"warmupEpochs",
+       HyperType::kInteger,
+       "0",
+       0,
+       1e7,
+       false,
+       {},
+       "epochs of linear warmup; 0: 5% of epochs, at least 1",
+       false,
+       WEBNNM_INT(warmup_epochs)},
+      {"seeds",
+       HyperType::kInteger,
+       "100",
+       1,
+       1e5,
+       false,
+       {},
+       "starting points to scout before training",
+       false,
+       WEBNNM_INT(seeds)},
+      {"patience",
+       HyperType::kInteger,
+       "500",
+       1,
+       1e7,
+       false,
+       {},
+       "epochs without a better validation loss before stopping",
+       false,
+       WEBNNM_INT(patience)},
+      {"lossWeights",
+       HyperType::kWeights,
+       "auto",
+       0,
+       0,
+       false,
+       {},
+       "'auto' (learned uncertainty weights) or one weight per output",
+       false,
+       [](const Hyperparameters& h) -> std::optional<HyperValue> {
+         return HyperValue(LossWeightsText(h.loss_weights));
+       },
+       [](Hyperparameters& h, const HyperValue& v) {
+         h.loss_weights = *ParseLossWeights(std::get<std::string>(v));
+       }},
+      {"optimizer",
+       HyperType::kChoice,
+       "rlion",
+       0,
+       0,
+       false,
+       {"lion", "rlion", "nesterov", "sgdm"},
+       "the learning-rate optimizer",
+       false,
+       WEBNNM_CHOICE(optimizer, OptimizerKind)},
+      {"weightDecay",
+       HyperType::kReal,
+       "the optimizer's",
+       0,
+       100,
+       false,
+       {},
+       "weight decay of every optimizer",
+       true,
+       WEBNNM_OPTIONAL_REAL(weight_decay)},
+      {"momentumFactor",
+       HyperType::kReal,
+       "the optimizer's",
+       0,
+       1,
+       false,
+       {},
+       "momentum of sgdm and nesterov",
+       true,
+       WEBNNM_OPTIONAL_REAL(momentum_factor)},
+      {"beta1",
+       HyperType::kReal,
+       "the optimizer's",
+       0,
+       1,
+       false,
+       {},
+       "interpolation of lion and rlion",
+       true,
+       WEBNNM_OPTIONAL_REAL(beta1)},
+      {"beta2",
+       HyperType::kReal,
+       "the optimizer's",
+       0,
+       1,
+       false,
+       {},
+       "momentum decay of lion and rlion",
+       true,
+       WEBNNM_OPTIONAL_REAL(beta2)},
+      {"freeze",
+       HyperType::kReal,
+       "0",
+       0,
+       1,
+       false,
+       {},
+       "the proportion of layers to freeze, from the inputs",
+       false,
+       WEBNNM_REAL(freeze)},
+      {"regularization",
+       HyperType::kChoice,
+       "auto",
+       0,
+       0,
+       false,
+       {"auto", "L1", "L2", "L1+L2", "off"},
+       "weight penalties; 'auto': the expert system decides",
+       false,
+       WEBNNM_CHOICE(regularization, Regularization)},
+      {"lambda1",
+       HyperType::kReal,
+       "0",
+       0,
+       100,
+       false,
+       {},
+       "the weight of the L1 penalty",
+       false,
+       WEBNNM_REAL(lambda1)},
+      {"lambda2",
+       HyperType::kReal,
+       "0",
+       0,
+       100,
+       false,
+       {},
+       "the weight of the L2 penalty",
+       false,
+       WEBNNM_REAL(lambda2)},
+      {"optimizeFor",
+       HyperType::kChoice,
+       "size",
+       0,
+       0,
+       false,
+       {"size", "edge"},
+       "what the expert system optimizes the model for",
+       false,
+       WEBNNM_CHOICE(optimize_for, OptimizeFor)},
+      {"gradientScaling",
+       HyperType::kChoice,
+       "auto",
+       0,
+       0,
+       false,
+       {"auto", "on", "off"},
+       "dynamic loss scaling",
+       false,
+       WEBNNM_CHOICE(gradient_scaling, GradientScaling)},
+      {"gradientClipping",
+       HyperType::kChoice,
+       "auto",
+       0,
+       0,
+       false,
+       {"auto", "global", "agc", "off"},
+       "global-norm clipping, adaptive clipping (AGC) or none",
+       false,
+       WEBNNM_CHOICE(gradient_clipping, GradientClipping)},
+      {"scale",
+       HyperType::kReal,
+       "1000",
+       0,
+       1e30,
+       true,
+       {},
+       "the initial gradient scale of dynamic loss scaling",
+       false,
+       WEBNNM_REAL(scale)},
+      {"growthInterval",
+       HyperType::kInteger,
+       "1000",
+       1,
+       1 << 30,
+       false,
+       {},
+       "clean batches before the gradient scale doubles",
+       false,
+       WEBNNM_INT(growth_interval)},
+      {"seed",
+       HyperType::kSeed,
+       "1",
+       0,
+       0,
+       false,
+       {},
+       "the seed of every random choice (split, init, scouting, shuffling, "
+       "dropout)",
+       false,
+       [](const Hyperparameters& h) -> std::optional<HyperValue> {
+         return HyperValue(h.seed);
+       },
+       [](Hyperparameters& h, const HyperValue& v) {
+         h.seed = std::get<uint64_t>(v);
+       }},
+      {"threads",
+       HyperType::kInteger,
+       "1",
+       1,
+       256,
+       false,
+       {},
+       "compute threads (the daemon caps them)",
+       false,
+       WEBNNM_INT(threads)},
+      {"batchSize",
+       HyperType::kInteger,
+       "32",
+       1,
+       1 << 20,
+       false,
+       {},
+       "samples per training step",
+       false,
+       WEBNNM_INT(batch_size)},
+      {"clipAlpha",
+       HyperType::kReal,
+       "0.99",
+       0,
+       1,
+       false,
+       {},
+       "decay of the clipping statistics (rolling mean and deviation)",
+       false,
+       WEBNNM_REAL(clip_alpha)},
+      {"agcLambda",
+       HyperType::kReal,
+       "0.01",
+       0,
+       100,
+       true,
+       {},
+       "AGC's threshold on gradient to weight norms",
+       false,
+       WEBNNM_REAL(agc_lambda)},
+  };
+  return table;
+}
+
+#undef WEBNNM_INT
+#undef WEBNNM_REAL
+#undef WEBNNM_OPTIONAL_REAL
+#undef WEBNNM_CHOICE
+
+absl::Status Bad(const HyperparameterInfo& info, std::string_view why) {
+  return absl::InvalidArgumentError(
+      StrCat("hyperparameter ", info.name, ": ", why));
+}
+
+// A value as messages echo it: at most 200 characters.
+std::string Clip(std::string_view text) {
+  if (text.size() <= 200) return std::string(text);
+  return StrCat(text.substr(0, 200), "…");
+}
+
+std::string Number(double v) { return FormatHyperValue(v); }
+
+std::string RangeText(const HyperparameterInfo& info) {
+  if (info.type == HyperType::kInteger) {
+    return StrCat(static_cast<int64_t>(info.min), "..",
+                  static_cast<int64_t>(info.max));
+  }
+  return StrCat(info.min_exclusive ? "(" : "[", Number(info.min), ", ",
+                Number(info.max), "]");
+}
+
+std::string ChoicesText(const HyperparameterInfo& info) {
+  std::string list;
+  for (std::string_view c : info.choices) {
+    list += StrCat(list.empty() ? "" : ", ", c);
+  }
+  return list;
+}
+
+const char* TypeName(HyperType type) {
+  switch (type) {
+    case HyperType::kInteger:
+      return "integer";
+    case HyperType::kSeed:
+      return "seed";
+    case HyperType::kReal:
+      return "number";
+    case HyperType::kChoice:
+      return "choice";
+    case HyperType::kWeights:
+      return "weights";
+  }
+  return "";
+}
+
+// The kind of value an entry holds, as the messages name it.
+const char* ValueKind(HyperType type) {
+  switch (type) {
+    case HyperType::kInteger:
+      return "an integer";
+    case HyperType::kSeed:
+      return "a non-negative integer";
+    case HyperType::kReal:
+      return "a number";
+    case HyperType::kChoice:
+    case HyperType::kWeights:
+      return "a text";
+  }
+  return "a value";
+}
+
+// The name of choice `index` of the entry `name`.
+const char* ChoiceName(std::string_view name, int index) {
+  const HyperparameterInfo* info = FindHyperparameter(name);
+  return info->choices[static_cast<size_t>(index)].data();
+}
+
+}  // namespace
+
+std::span<const HyperparameterInfo> HyperparameterTable() { return Table(); }
+
+const HyperparameterInfo* FindHyperparameter(std::string_view name) {
+  for (const HyperparameterInfo& info : Table()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+std::string FlagName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      out += '-';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string ProtoFieldName(std::string_view name) {
+  std::string out = FlagName(name);
+  for (char& c : out) c = c == '-' ? '_' : c;
+  return out;
+}
+
+std::optional<HyperValue> GetHyperparameter(const Hyperparameters& h,
+                                            const HyperparameterInfo& info) {
+  std::optional<HyperValue> v = info.get(h);
+  if (v && info.type == HyperType::kChoice) {
+    return HyperValue(
+        std::string(info.choices[static_cast<size_t>(std::get<int64_t>(*v))]));
+  }
+  return v;
+}
+
+absl::Status CheckHyperparameter(const HyperparameterInfo& info,
+                                 const HyperValue& value) {
+  switch (info.type) {
+    case HyperType::kInteger: {
+      const int64_t* v = std::get_if<int64_t>(&value);
+      if (!v) return Bad(info, StrCat("must be ", ValueKind(info.type)));
+      if (*v < info.min || *v > info.max) {
+        return Bad(info, StrCat(*v, " is outside ", RangeText(info)));
+      }
+      return absl::OkStatus();
+    }
+    case HyperType::kSeed:
+      if (!std::holds_alternative<uint64_t>(value)) {
+        return Bad(info, StrCat("must be ", ValueKind(info.type)));
+      }
+      return absl::OkStatus();
+    case HyperType::kReal: {
+      const double* v = std::get_if<double>(&value);
+      if (!v) return Bad(info, StrCat("must be ", ValueKind(info.type)));
+      if (!std::isfinite(*v)) return Bad(info, "must be a finite number");
+      const bool low =
+          info.min_exclusive ? !(*v > info.min) : !(*v >= info.min);
+      if (low || *v > info.max) {
+        return Bad(info, StrCat(Number(*v), " is outside ", RangeText(info)));
+      }
+      return absl::OkStatus();
+    }
+    case HyperType::kChoice: {
+      const std::string* v = std::get_if<std::string>(&value);
+      if (!v) return Bad(info, StrCat("must be one of ", ChoicesText(info)));
+      for (std::string_view c : info.choices) {
+        if (*v == c) return absl::OkStatus();
+      }
+      return Bad(info,
+                 StrCat("'", Clip(*v), "' is not one of ", ChoicesText(info)));
+    }
+    case HyperType::kWeights: {
+      const std::string* v = std::get_if<std::string>(&value);
+      if (!v || !ParseLossWeights(*v)) {
+        return Bad(info, StrCat("takes 'auto' or one non-negative weight per "
+                                "output, comma-separated; not '",
+                                v ? Clip(*v) : std::string(), "'"));
+      }
+      return absl::OkStatus();
+    }
+  }
+  return absl::InternalError("unknown hyperparameter type");
+}
+
+absl::Status SetHyperparameter(Hyperparameters& h,
+                               const HyperparameterInfo& info,
+                               const HyperValue& value) {
+  absl::Status ok = CheckHyperparameter(info, value);
+  if (!ok.ok()) return ok;
+  if (info.type == HyperType::kChoice) {
+    for (size_t i = 0; i < info.choices.size(); ++i) {
+      if (std::get<std::string>(value) == info.choices[i]) {
+        info.set(h, HyperValue(static_cast<int64_t>(i)));
+      }
+    }
+    return absl::OkStatus();
+  }
+  info.set(h, value);
+  return absl::OkStatus();
+}
+
+absl::Status SetHyperparameterText(Hyperparameters& h,
+                                   const HyperparameterInfo& info,
+                                   std::string_view text) {
+  const std::string t(text);
+  auto not_a = [&] {
+    return Bad(info, StrCat("'", Clip(t), "' is not ", ValueKind(info.type)));
+  };
+  switch (info.type) {
+    case HyperType::kInteger: {
+      int64_t v = 0;
+      auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (t.empty() || error != std::errc() || end != t.data() + t.size()) {
+        return not_a();
+      }
+      return SetHyperparameter(h, info, v);
+    }
+    case HyperType::kSeed: {
+      uint64_t v = 0;
+      auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (t.empty() || error != std::errc() || end != t.data() + t.size()) {
+        return not_a();
+      }
+      return SetHyperparameter(h, info, v);
+    }
+    case HyperType::kReal: {
+      char* end = nullptr;
+      double v = std::strtod(t.c_str(), &end);
+      if (t.empty() || end != t.c_str() + t.size()) return not_a();
+      return SetHyperparameter(h, info, v);
+    }
+    case HyperType::kChoice:
+    case HyperType::kWeights:
+      return SetHyperparameter(h, info, t);
+  }
+  return absl::InternalError("unknown hyperparameter type");
+}
+
+absl::Status ValidateHyperparameters(const Hyperparameters& h) {
+  for (const HyperparameterInfo& info : Table()) {
+    std::optional<HyperValue> v = GetHyperparameter(h, info);
+    if (!v) continue;
+    absl::Status ok = CheckHyperparameter(info, *v);
+    if (!ok.ok()) return ok;
+  }
+  return absl::OkStatus();
+}
+
+std::string FormatHyperValue(const HyperValue& value) {
+  if (const int64_t* v = std::get_if<int64_t>(&value)) return StrCat(*v);
+  if (const uint64_t* v = std::get_if<uint64_t>(&value)) return StrCat(*v);
+  if (const double* v = std::get_if<double>(&value)) {
+    char buffer[40];
+    if (*v == std::floor(*v) && std::fabs(*v) < 1e15) {
+      std::snprintf(buffer, sizeof buffer, "%.0f", *v);  // 1000, not 1e+03
+      return buffer;
+    }
+    // The shortest text that reads back as the same double.
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(buffer, sizeof buffer, "%.*g", digits, *v);
+      if (std::strtod(buffer, nullptr) == *v) break;
+    }
+    return buffer;
+  }
+  return std::get<std::string>(value);
+}
+
+const char* OptimizerName(OptimizerKind kind) {
+  return ChoiceName("optimizer", static_cast<int>(kind));
+}
+const char* RegularizationName(Regularization r) {
+  return ChoiceName("regularization", static_cast<int>(r));
+}
+const char* OptimizeForName(OptimizeFor o) {
+  return ChoiceName("optimizeFor", static_cast<int>(o));
+}
+const char* GradientScalingName(GradientScaling s) {
+  return ChoiceName("gradientScaling", static_cast<int>(s));
+}
+const char* GradientClippingName(GradientClipping c) {
+  return ChoiceName("gradientClipping", static_cast<int>(c));
+}
+
+std::optional<OptimizerKind> ParseOptimizer(std::string_view name) {
+  const HyperparameterInfo* info = FindHyperparameter("optimizer");
+  for (size_t i = 0; i < info->choices.size(); ++i) {
+    if (name == info->choices[i]) return static_cast<OptimizerKind>(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<double>> ParseLossWeights(std::string_view text) {
+  if (text == "auto") return std::vector<double>{};
+  if (text.empty() || text.back() == ',') return std::nullopt;
+  std::vector<double> weights;
+  std::stringstream in{std::string(text)};
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    double w = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(w >= 0) || !std::isfinite(w)) {
+      return std::nullopt;
+    }
+    weights.push_back(w);
+  }
+  return weights;
+}
+
+std::string LossWeightsText(const std::vector<double>& weights) {
+  if (weights.empty()) return "auto";
+  std::string out;
+  for (double w : weights) {
+    out += StrCat(out.empty() ? "" : ",", FormatHyperValue(w));
+  }
+  return out;
+}
+
+std::string HyperparameterTableMarkdown() {
+  std::string out =
+      "| hyperparameter | flag | type | default | range or choices | what |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const HyperparameterInfo& info : Table()) {
+    std::string range;
+    switch (info.type) {
+      case HyperType::kInteger:
+      case HyperType::kReal:
+        range = RangeText(info);
+        break;
+      case HyperType::kSeed:
+        range = StrCat("0..", UINT64_MAX);
+        break;
+      case HyperType::kChoice:
+        range = ChoicesText(info);
+        break;
+      case HyperType::kWeights:
+        range = "auto, or one weight >= 0 per output: 1,0.5";
+        break;
+    }
+    out += StrCat("| `", info.name, "` | `--", FlagName(info.name), "` | ",
+                  TypeName(info.type), " | ", info.default_text, " | ", range,
+                  " | ", info.doc, " |\n");
+  }
+  return out;
+}
+
+}  // namespace webnnm::train

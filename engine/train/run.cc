@@ -1,0 +1,180 @@
+#include "engine/train/run.h"
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::train {
+namespace {
+
+// `status` with the data's path replaced by its name, as FailedPrecondition
+// unless it says the path does not exist.
+absl::Status NameTheData(const absl::Status& status, const std::string& path,
+                         const std::string& name) {
+  std::string message(status.message());
+  if (!path.empty() && path != name) {
+    for (size_t at = message.find(path); at != std::string::npos;
+         at = message.find(path, at + name.size())) {
+      message.replace(at, path.size(), name);
+    }
+  }
+  return absl::Status(status.code() == absl::StatusCode::kNotFound
+                          ? absl::StatusCode::kNotFound
+                          : absl::StatusCode::kFailedPrecondition,
+                      message);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Run>> Run::Prepare(const RunSpec& spec) {
+  if (spec.dag == nullptr) return absl::InvalidArgumentError("no model");
+  std::unique_ptr<Run> run(new Run(spec));
+  RETURN_IF_ERROR(ValidateHyperparameters(spec.hyperparameters));
+  RETURN_IF_ERROR(run->FitSnapshot());
+  RETURN_IF_ERROR(run->LoadData());
+  RETURN_IF_ERROR(run->Standardize());
+  if (spec.open_backend != nullptr) {
+    run->backend_ = spec.open_backend;
+  } else if (!spec.backend.empty()) {
+    absl::StatusOr<std::unique_ptr<backends::Backend>> backend =
+        backends::CreateBackend(spec.backend);
+    if (!backend.ok()) {
+      return absl::InvalidArgumentError(backend.status().message());
+    }
+    run->owned_backend_ = *std::move(backend);
+    run->backend_ = run->owned_backend_.get();
+  }
+  return run;
+}
+
+absl::Status Run::FitSnapshot() {
+  hyper_ = spec_.hyperparameters;
+  split_ = spec_.split;
+  const ModelSnapshot* s = spec_.snapshot;
+  if (s == nullptr) return absl::OkStatus();
+  absl::Status fits = CheckSnapshotFits(*s, *spec_.dag);
+  if (!fits.ok()) return absl::FailedPreconditionError(fits.message());
+  // The snapshot's run: its seed (and so its split and shuffles), its
+  // hyperparameters; only the threads (and a test's batch size) are ours.
+  const int threads = hyper_.threads, batch = hyper_.batch_size;
+  hyper_ = s->state.hyper;
+  hyper_.threads = threads;
+  if (spec_.purpose == RunPurpose::kTest && spec_.test_batch_size) {
+    hyper_.batch_size = batch;
+  }
+  if (split_.empty()) split_ = s->split;
+  return absl::OkStatus();
+}
+
+absl::Status Run::LoadData() {
+  if (spec_.dataset != nullptr) {
+    data_ = spec_.dataset;
+  } else {
+    if (split_.empty()) split_ = kDefaultSplit;
+    ASSIGN_OR_RETURN(std::vector<double> split, ParseSplit(split_));
+    absl::StatusOr<Dataset> read = ReadDataFor(*spec_.dag, spec_.source);
+    if (!read.ok()) {
+      return NameTheData(read.status(), spec_.source.path, spec_.dataset_name);
+    }
+    owned_ = *std::move(read);
+    absl::Status split_status =
+        SplitData(*owned_, spec_.source, split, hyper_.seed);
+    if (!split_status.ok()) {
+      return absl::InvalidArgumentError(split_status.message());
+    }
+    data_ = &*owned_;
+  }
+  const ModelSnapshot* s = spec_.snapshot;
+  if (s != nullptr && !s->classes.empty() && data_->classes() != s->classes) {
+    return absl::FailedPreconditionError(
+        "the dataset's classes differ from the ones the snapshot was trained "
+        "on");
+  }
+  if (spec_.purpose == RunPurpose::kTest &&
+      data_->subset(Subset::kTest).empty()) {
+    return absl::InvalidArgumentError("the test subset is empty (see split)");
+  }
+  if (spec_.purpose == RunPurpose::kTrain &&
+      data_->subset(Subset::kTraining).empty()) {
+    return absl::InvalidArgumentError(
+        "the training subset is empty (see split)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run::Standardize() {
+  if (owned_ == std::nullopt) return absl::OkStatus();  // the caller's data
+  if (spec_.snapshot != nullptr) {
+    // The snapshot's statistics apply, whatever was asked.
+    absl::Status applied =
+        owned_->ApplyStandardization(spec_.snapshot->standardization);
+    if (!applied.ok()) return absl::FailedPreconditionError(applied.message());
+    return absl::OkStatus();
+  }
+  if (std::optional<Decision> d =
+          AdviseStandardization(*owned_, spec_.standardize)) {
+    decisions_.push_back(*std::move(d));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks) {
+  if (spec_.purpose != RunPurpose::kTrain || backend_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "this run was not prepared to train (a backend and kTrain)");
+  }
+  if (callbacks.decision) {
+    for (const Decision& d : decisions_) callbacks.decision(d);
+  }
+  const TrainState* resume =
+      spec_.snapshot != nullptr ? &spec_.snapshot->state : nullptr;
+  ASSIGN_OR_RETURN(
+      TrainResult result,
+      train::Train(*spec_.dag, *data_, hyper_, *backend_, callbacks, resume));
+  result.decisions.insert(result.decisions.begin(), decisions_.begin(),
+                          decisions_.end());
+  if (callbacks.test && result.test.samples > 0) callbacks.test(result.test);
+  return result;
+}
+
+absl::StatusOr<Evaluation> Run::Test() {
+  if (spec_.snapshot == nullptr) {
+    return absl::FailedPreconditionError("no snapshot to test");
+  }
+  return Test(spec_.snapshot->state.best);
+}
+
+absl::StatusOr<Evaluation> Run::Test(const Params& parameters) {
+  if (backend_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "this run was prepared without a "
+        "backend");
+  }
+  return train::Test(*spec_.dag, *data_, parameters, hyper_, *backend_);
+}
+
+absl::StatusOr<Preview> Run::PreviewTraining() const {
+  ASSIGN_OR_RETURN(Preview preview,
+                   train::PreviewTraining(*spec_.dag, hyper_, data_));
+  preview.decisions.insert(preview.decisions.begin(), decisions_.begin(),
+                           decisions_.end());
+  return preview;
+}
+
+ModelSnapshot Run::Snapshot(const TrainState& state) const {
+  ModelSnapshot s;
+  s.model_name = spec_.dag->name;
+  s.model_file = spec_.model_file;
+  s.model_source = spec_.model_source;
+  s.dataset =
+      spec_.dataset_ref.empty() ? spec_.dataset_name : spec_.dataset_ref;
+  s.classes = data_->classes();
+  s.split = split_;
+  s.standardization = data_->standardization();
+  s.shapes = ParameterShapes(*spec_.dag);
+  s.state = state;
+  s.state.decisions.insert(s.state.decisions.begin(), decisions_.begin(),
+                           decisions_.end());
+  return s;
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,33 @@
+// Where a stored dataset's content is: the one lookup from a dataset id
+// (data.dataset_id of a request) to the file or folder the engine reads,
+// for the service (checking a submission, CheckModel's preview) and the
+// job manager (running the job).
+#ifndef WEBNNM_SERVER_DATASET_SOURCE_H_
+#define WEBNNM_SERVER_DATASET_SOURCE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "engine/train/data_source.h"
+#include "server/store.h"
+
+namespace webnnm::server {
+
+struct StoredData {
+  train::DataSource source;  // the CSV file or the IDX folder, with the
+                             // request's label and header flags
+  std::string id;            // the dataset's id (what snapshots record)
+  std::string name;          // its name (what messages show)
+};
+
+// The dataset `spec` names, if `principal` may see it (`principal` empty:
+// anyone's). InvalidArgument when no dataset is named, NotFound "no dataset
+// ID" when there is none (or it is another principal's), DataLoss for a
+// stored CSV dataset without its file.
+absl::StatusOr<StoredData> FindStoredData(Store& store,
+                                          const std::string& principal,
+                                          const v1::DataSpec& spec);
+
+}  // namespace webnnm::server
+
+#endif  // WEBNNM_SERVER_DATASET_SOURCE_H_

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <ctime>
 
-#include "server/names.h"
+#include "proto/wire/names.h"
 
 namespace webnnm::client {
 namespace {
@@ -49,8 +49,8 @@ std::string TimeText(const google::protobuf::Timestamp& t) {
 Json JobJson(const v1::Job& job) {
   Json out;
   out["jobId"] = job.job_id();
-  out["state"] = server::StateName(job.state());
-  out["kind"] = server::KindName(job.kind());
+  out["state"] = wire::StateName(job.state());
+  out["kind"] = wire::KindName(job.kind());
   out["principal"] = job.principal();
   out["modelName"] = job.model_name();
   out["datasetId"] =
@@ -95,10 +95,10 @@ Json EventJson(const v1::JobEvent& e) {
   Json out;
   out["seq"] = e.seq();
   out["time"] = TimeText(e.time());
-  out["type"] = server::EventTypeName(e.type());
+  out["type"] = wire::EventTypeName(e.type());
   switch (e.detail_case()) {
     case v1::JobEvent::kState:
-      out["state"] = server::StateName(e.state());
+      out["state"] = wire::StateName(e.state());
       if (!e.message().empty()) out["message"] = e.message();
       break;
     case v1::JobEvent::kDecision:
@@ -150,7 +150,7 @@ Json DatasetJson(const v1::Dataset& d) {
   return Json{
       {"datasetId", d.dataset_id()},
       {"name", d.name()},
-      {"format", server::FormatName(d.format())},
+      {"format", wire::FormatName(d.format())},
       {"sha256", d.sha256()},
       {"bytes", d.bytes()},
       {"created", TimeText(d.created())},

@@ -15,8 +15,8 @@
 #include "client/job_json.h"
 #include "client/remote_client.h"
 #include "engine/train/hyperparameters_proto.h"
-#include "server/names.h"
-#include "server/sha256.h"
+#include "proto/wire/names.h"
+#include "proto/wire/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::client {
@@ -31,7 +31,7 @@ int UploadDataset(Client& client, const std::string& path,
   v1::DatasetFormat format;
   if (fs::is_directory(path)) {
     format = v1::DATASET_FORMAT_IDX;
-    for (const char* n : server::kIdxFileNames) {
+    for (const char* n : wire::kIdxFileNames) {
       if (fs::exists(fs::path(path) / n)) {
         files.push_back((fs::path(path) / n).string());
       }
@@ -48,7 +48,7 @@ int UploadDataset(Client& client, const std::string& path,
     std::cerr << "webnnmctl: cannot read '" << path << "'\n";
     return 2;
   }
-  absl::StatusOr<std::string> hash = server::DatasetHash(files);
+  absl::StatusOr<std::string> hash = wire::DatasetHash(files);
   if (!hash.ok()) {
     std::cerr << "webnnmctl: " << hash.status().message() << "\n";
     return 2;

@@ -15,7 +15,7 @@
 #include "client/job_json.h"
 #include "client/remote_client.h"
 #include "engine/base/strings.h"
-#include "server/names.h"
+#include "proto/wire/names.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::client {
@@ -29,7 +29,7 @@ std::string EventLine(const v1::JobEvent& e) {
   std::string head = StrCat(TimeText(e.time()), "  ");
   switch (e.detail_case()) {
     case v1::JobEvent::kState:
-      return StrCat(head, server::StateName(e.state()),
+      return StrCat(head, wire::StateName(e.state()),
                     e.message().empty() ? "" : StrCat(" (", e.message(), ")"));
     case v1::JobEvent::kDecision:
       return StrCat(head, "decision: ", e.decision().what(), " (",
@@ -65,7 +65,7 @@ std::string EventLine(const v1::JobEvent& e) {
     case v1::JobEvent::kError:
       return StrCat(head, "error: ", e.error());
     default:
-      return StrCat(head, server::EventTypeName(e.type()));
+      return StrCat(head, wire::EventTypeName(e.type()));
   }
 }
 
@@ -171,7 +171,7 @@ void PrintJobTable(const std::vector<v1::Job>& jobs) {
   for (const v1::Job& j : jobs) {
     Json k = JobJson(j);
     rows.push_back(
-        {j.job_id(), server::StateName(j.state()), k["kind"].get<std::string>(),
+        {j.job_id(), wire::StateName(j.state()), k["kind"].get<std::string>(),
          j.model_name().empty() ? "-" : j.model_name(),
          StrCat(j.epoch(), "/", j.epochs()),
          j.has_test_accuracy() ? Fixed(j.test_accuracy(), 4) : "-",

@@ -12,7 +12,7 @@
 
 #include "client/job_json.h"
 #include "client/remote_client.h"
-#include "server/sha256.h"
+#include "proto/wire/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::client {
@@ -136,7 +136,7 @@ int ImportSnapshot(Client& client, RemoteOptions& o, bool json) {
   }
   v1::ImportSnapshotRequest start;
   start.set_total_bytes(static_cast<int64_t>(bytes.size()));
-  start.set_sha256(server::Sha256Hex(bytes));
+  start.set_sha256(wire::Sha256Hex(bytes));
   v1::ImportSnapshotResponse answer;
   grpc::Status s =
       client.stub().ImportSnapshot(client.Context().get(), start, &answer);

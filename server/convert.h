@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
 #include "engine/train/trainer.h"
-#include "server/names.h"
+#include "proto/wire/names.h"
 #include "webnnm/v1/webnnm.pb.h"
 
 namespace webnnm::server {

@@ -150,7 +150,7 @@ absl::StatusOr<v1::Job> JobManager::Cancel(const std::string& id) {
   v1::JobState state = stored->job.state();
   if (IsFinished(state)) {
     return absl::FailedPreconditionError(
-        StrCat("job ", id, " has already ended (", StateName(state), ")"));
+        StrCat("job ", id, " has already ended (", wire::StateName(state), ")"));
   }
   // QUEUED (or RUNNING in the store but not here: a stopped daemon's job
   // waiting to be requeued at start).
@@ -173,7 +173,7 @@ absl::StatusOr<v1::Job> JobManager::Resume(const std::string& id) {
   v1::JobState state = stored->job.state();
   if (state != v1::JOB_STATE_CANCELLED && state != v1::JOB_STATE_FAILED) {
     return absl::FailedPreconditionError(
-        StrCat("job ", id, " is ", StateName(state),
+        StrCat("job ", id, " is ", wire::StateName(state),
                "; only cancelled or failed jobs resume"));
   }
   if (stored->job.kind() != v1::JOB_KIND_TRAIN &&

@@ -6,7 +6,7 @@
 
 #include "engine/base/strings.h"
 #include "engine/ir/dtype.h"
-#include "server/names.h"
+#include "proto/wire/names.h"
 
 namespace webnnm::server {
 namespace {
@@ -107,7 +107,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
   if (j.state() != v1::JOB_STATE_SUCCEEDED || j.kind() == v1::JOB_KIND_TEST) {
     return absl::UnavailableError(StrCat("model ", name,
                                          " is not ready (its job is ",
-                                         StateName(j.state()), ")"));
+                                         wire::StateName(j.state()), ")"));
   }
   return inference_.Get(store_, name);
 }

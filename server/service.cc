@@ -395,7 +395,7 @@ grpc::Status WebnnmService::DeleteJob(grpc::ServerContext* context,
   if (!job.ok()) return ToGrpc(job.status());
   if (!IsFinished(job->job.state())) {
     return ToGrpc(absl::FailedPreconditionError(
-        StrCat("job ", request->job_id(), " is ", StateName(job->job.state()),
+        StrCat("job ", request->job_id(), " is ", wire::StateName(job->job.state()),
                "; cancel it before deleting it")));
   }
   absl::Status s = store_.DeleteJob(request->job_id());

@@ -11,10 +11,10 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
-#include "server/names.h"
+#include "proto/wire/names.h"
 #include "server/service.h"
 #include "server/service_internal.h"
-#include "server/sha256.h"
+#include "proto/wire/sha256.h"
 
 namespace webnnm::server {
 namespace {
@@ -22,8 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Files an IDX dataset may hold.
-const std::set<std::string> kIdxFiles(std::begin(kIdxFileNames),
-                                      std::end(kIdxFileNames));
+const std::set<std::string> kIdxFiles(std::begin(wire::kIdxFileNames),
+                                      std::end(wire::kIdxFileNames));
 
 bool IsHex64(const std::string& s) {
   if (s.size() != 64) return false;
@@ -227,7 +227,7 @@ grpc::Status WebnnmService::UploadDataset(
       }
     }
   }
-  absl::StatusOr<std::string> hash = DatasetHash(paths);
+  absl::StatusOr<std::string> hash = wire::DatasetHash(paths);
   if (!hash.ok() || *hash != upload->dataset.sha256()) {
     drop();
     return ToGrpc(
@@ -348,7 +348,7 @@ grpc::Status WebnnmService::ImportSnapshot(
         StrCat("the upload has ", bytes.size(), " bytes; ", upload->total_bytes,
                " were announced")));
   }
-  if (Sha256Hex(bytes) != upload->dataset.sha256()) {
+  if (wire::Sha256Hex(bytes) != upload->dataset.sha256()) {
     return ToGrpc(
         absl::DataLossError("the uploaded snapshot does not match its sha256"));
   }

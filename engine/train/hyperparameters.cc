@@ -12,304 +12,195 @@ namespace webnnm::train {
 namespace {
 
 // Accessors for the table: one pair of lambdas per kind of member.
-#define WEBNNM_INT(member)                                    \
-  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
-    return HyperValue(static_cast<int64_t>(h.member));        \
-  },                                                          \
-      [](Hyperparameters& h, const HyperValue& v) {           \
-        h.member = static_cast<int>(std::get<int64_t>(v));    \
-      }
-#define WEBNNM_REAL(member)                                   \
-  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
-    return HyperValue(h.member);                              \
-  },                                                          \
-      [](Hyperparameters& h, const HyperValue& v) {           \
-        h.member = std::get<double>(v);                       \
-      }
-#define WEBNNM_OPTIONAL_REAL(member)                          \
-  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
-    if (!h.member) return std::nullopt;                       \
-    return HyperValue(*h.member);                             \
-  },                                                          \
-      [](Hyperparameters& h, const HyperValue& v) {           \
-        h.member = std::get<double>(v);                       \
-      }
+#define WEBNNM_ACCESS(member, get_value, set_value)                  \
+  .get = [](const Hyperparameters& h) -> std::optional<HyperValue> { \
+    return get_value;                                                \
+  },                                                                 \
+  .set = [](Hyperparameters& h, const HyperValue& v) { set_value; }
+#define WEBNNM_INT(member)                             \
+  WEBNNM_ACCESS(member, HyperValue(int64_t{h.member}), \
+                h.member = static_cast<int>(std::get<int64_t>(v)))
+#define WEBNNM_REAL(member) \
+  WEBNNM_ACCESS(member, HyperValue(h.member), h.member = std::get<double>(v))
+#define WEBNNM_OPTIONAL_REAL(member)                                          \
+  WEBNNM_ACCESS(                                                              \
+      member, h.member ? std::optional<HyperValue>(*h.member) : std::nullopt, \
+      h.member = std::get<double>(v))
 // A choice, held as its index in `choices` (the enum's value).
-#define WEBNNM_CHOICE(member, Enum)                           \
-  [](const Hyperparameters& h) -> std::optional<HyperValue> { \
-    return HyperValue(static_cast<int64_t>(h.member));        \
-  },                                                          \
-      [](Hyperparameters& h, const HyperValue& v) {           \
-        h.member = static_cast<Enum>(std::get<int64_t>(v));   \
-      }
+#define WEBNNM_CHOICE(member, Enum)                                 \
+  WEBNNM_ACCESS(member, HyperValue(static_cast<int64_t>(h.member)), \
+                h.member = static_cast<Enum>(std::get<int64_t>(v)))
 
-const std::vector<HyperparameterInfo>& Table() {
-  static const std::vector<HyperparameterInfo> table = {
-      {"epochs",
-       HyperType::kInteger,
-       "20",
-       1,
-       1e7,
-       false,
-       {},
-       "the maximum number of epochs",
-       false,
-       WEBNNM_INT(epochs)},
-      {"lr",
-       HyperType::kReal,
-       "the optimizer's",
-       0,
-       1e6,
-       true,
-       {},
-       "the maximum learning rate (warmup, then cosine annealing)",
-       true,
-       WEBNNM_OPTIONAL_REAL(lr)},
-      {"warmupEpochs",
-       HyperType::kInteger,
-       "0",
-       0,
-       1e7,
-       false,
-       {},
-       "epochs of linear warmup; 0: 5% of epochs, at least 1",
-       false,
-       WEBNNM_INT(warmup_epochs)},
-      {"seeds",
-       HyperType::kInteger,
-       "100",
-       1,
-       1e5,
-       false,
-       {},
-       "starting points to scout before training",
-       false,
-       WEBNNM_INT(seeds)},
-      {"patience",
-       HyperType::kInteger,
-       "500",
-       1,
-       1e7,
-       false,
-       {},
-       "epochs without a better validation loss before stopping",
-       false,
-       WEBNNM_INT(patience)},
-      {"lossWeights",
-       HyperType::kWeights,
-       "auto",
-       0,
-       0,
-       false,
-       {},
-       "'auto' (learned uncertainty weights) or one weight per output",
-       false,
-       [](const Hyperparameters& h) -> std::optional<HyperValue> {
-         return HyperValue(LossWeightsText(h.loss_weights));
-       },
-       [](Hyperparameters& h, const HyperValue& v) {
-         h.loss_weights = *ParseLossWeights(std::get<std::string>(v));
-       }},
-      {"optimizer",
-       HyperType::kChoice,
-       "rlion",
-       0,
-       0,
-       false,
-       {"lion", "rlion", "nesterov", "sgdm"},
-       "the learning-rate optimizer",
-       false,
-       WEBNNM_CHOICE(optimizer, OptimizerKind)},
-      {"weightDecay",
-       HyperType::kReal,
-       "the optimizer's",
-       0,
-       100,
-       false,
-       {},
-       "weight decay of every optimizer",
-       true,
-       WEBNNM_OPTIONAL_REAL(weight_decay)},
-      {"momentumFactor",
-       HyperType::kReal,
-       "the optimizer's",
-       0,
-       1,
-       false,
-       {},
-       "momentum of sgdm and nesterov",
-       true,
-       WEBNNM_OPTIONAL_REAL(momentum_factor)},
-      {"beta1",
-       HyperType::kReal,
-       "the optimizer's",
-       0,
-       1,
-       false,
-       {},
-       "interpolation of lion and rlion",
-       true,
-       WEBNNM_OPTIONAL_REAL(beta1)},
-      {"beta2",
-       HyperType::kReal,
-       "the optimizer's",
-       0,
-       1,
-       false,
-       {},
-       "momentum decay of lion and rlion",
-       true,
-       WEBNNM_OPTIONAL_REAL(beta2)},
-      {"freeze",
-       HyperType::kReal,
-       "0",
-       0,
-       1,
-       false,
-       {},
-       "the proportion of layers to freeze, from the inputs",
-       false,
-       WEBNNM_REAL(freeze)},
-      {"regularization",
-       HyperType::kChoice,
-       "auto",
-       0,
-       0,
-       false,
-       {"auto", "L1", "L2", "L1+L2", "off"},
-       "weight penalties; 'auto': the expert system decides",
-       false,
-       WEBNNM_CHOICE(regularization, Regularization)},
-      {"lambda1",
-       HyperType::kReal,
-       "0",
-       0,
-       100,
-       false,
-       {},
-       "the weight of the L1 penalty",
-       false,
-       WEBNNM_REAL(lambda1)},
-      {"lambda2",
-       HyperType::kReal,
-       "0",
-       0,
-       100,
-       false,
-       {},
-       "the weight of the L2 penalty",
-       false,
-       WEBNNM_REAL(lambda2)},
-      {"optimizeFor",
-       HyperType::kChoice,
-       "size",
-       0,
-       0,
-       false,
-       {"size", "edge"},
-       "what the expert system optimizes the model for",
-       false,
-       WEBNNM_CHOICE(optimize_for, OptimizeFor)},
-      {"gradientScaling",
-       HyperType::kChoice,
-       "auto",
-       0,
-       0,
-       false,
-       {"auto", "on", "off"},
-       "dynamic loss scaling",
-       false,
-       WEBNNM_CHOICE(gradient_scaling, GradientScaling)},
-      {"gradientClipping",
-       HyperType::kChoice,
-       "auto",
-       0,
-       0,
-       false,
-       {"auto", "global", "agc", "off"},
-       "global-norm clipping, adaptive clipping (AGC) or none",
-       false,
-       WEBNNM_CHOICE(gradient_clipping, GradientClipping)},
-      {"scale",
-       HyperType::kReal,
-       "1000",
-       0,
-       1e30,
-       true,
-       {},
-       "the initial gradient scale of dynamic loss scaling",
-       false,
-       WEBNNM_REAL(scale)},
-      {"growthInterval",
-       HyperType::kInteger,
-       "1000",
-       1,
-       1 << 30,
-       false,
-       {},
-       "clean batches before the gradient scale doubles",
-       false,
-       WEBNNM_INT(growth_interval)},
-      {"seed",
-       HyperType::kSeed,
-       "1",
-       0,
-       0,
-       false,
-       {},
-       "the seed of every random choice (split, init, scouting, shuffling, "
-       "dropout)",
-       false,
-       [](const Hyperparameters& h) -> std::optional<HyperValue> {
-         return HyperValue(h.seed);
-       },
-       [](Hyperparameters& h, const HyperValue& v) {
-         h.seed = std::get<uint64_t>(v);
-       }},
-      {"threads",
-       HyperType::kInteger,
-       "1",
-       1,
-       256,
-       false,
-       {},
-       "compute threads (the daemon caps them)",
-       false,
-       WEBNNM_INT(threads)},
-      {"batchSize",
-       HyperType::kInteger,
-       "32",
-       1,
-       1 << 20,
-       false,
-       {},
-       "samples per training step",
-       false,
-       WEBNNM_INT(batch_size)},
-      {"clipAlpha",
-       HyperType::kReal,
-       "0.99",
-       0,
-       1,
-       false,
-       {},
-       "decay of the clipping statistics (rolling mean and deviation)",
-       false,
-       WEBNNM_REAL(clip_alpha)},
-      {"agcLambda",
-       HyperType::kReal,
-       "0.01",
-       0,
-       100,
-       true,
-       {},
-       "AGC's threshold on gradient to weight norms",
-       false,
-       WEBNNM_REAL(agc_lambda)},
-  };
-  return table;
-}
+// The table (namespace scope, initialized before main).
+const std::vector<HyperparameterInfo> kTable = {
+    {.name = "epochs",
+     .type = HyperType::kInteger,
+     .default_text = "20",
+     .min = 1,
+     .max = 1e7,
+     .doc = "the maximum number of epochs",
+     WEBNNM_INT(epochs)},
+    {.name = "lr",
+     .type = HyperType::kReal,
+     .default_text = "the optimizer's",
+     .max = 1e6,
+     .min_exclusive = true,
+     .doc = "the maximum learning rate (warmup, then cosine annealing)",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(lr)},
+    {.name = "warmupEpochs",
+     .type = HyperType::kInteger,
+     .default_text = "0",
+     .max = 1e7,
+     .doc = "epochs of linear warmup; 0: 5% of epochs, at least 1",
+     WEBNNM_INT(warmup_epochs)},
+    {.name = "seeds",
+     .type = HyperType::kInteger,
+     .default_text = "100",
+     .min = 1,
+     .max = 1e5,
+     .doc = "starting points to scout before training",
+     WEBNNM_INT(seeds)},
+    {.name = "patience",
+     .type = HyperType::kInteger,
+     .default_text = "500",
+     .min = 1,
+     .max = 1e7,
+     .doc = "epochs without a better validation loss before stopping",
+     WEBNNM_INT(patience)},
+    {.name = "lossWeights",
+     .type = HyperType::kWeights,
+     .default_text = "auto",
+     .doc = "'auto' (learned uncertainty weights) or one weight per output",
+     WEBNNM_ACCESS(
+         loss_weights, HyperValue(LossWeightsText(h.loss_weights)),
+         h.loss_weights = *ParseLossWeights(std::get<std::string>(v)))},
+    {.name = "optimizer",
+     .type = HyperType::kChoice,
+     .default_text = "rlion",
+     .choices = {"lion", "rlion", "nesterov", "sgdm"},
+     .doc = "the learning-rate optimizer",
+     WEBNNM_CHOICE(optimizer, OptimizerKind)},
+    {.name = "weightDecay",
+     .type = HyperType::kReal,
+     .default_text = "the optimizer's",
+     .max = 100,
+     .doc = "weight decay of every optimizer",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(weight_decay)},
+    {.name = "momentumFactor",
+     .type = HyperType::kReal,
+     .default_text = "the optimizer's",
+     .max = 1,
+     .doc = "momentum of sgdm and nesterov",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(momentum_factor)},
+    {.name = "beta1",
+     .type = HyperType::kReal,
+     .default_text = "the optimizer's",
+     .max = 1,
+     .doc = "interpolation of lion and rlion",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(beta1)},
+    {.name = "beta2",
+     .type = HyperType::kReal,
+     .default_text = "the optimizer's",
+     .max = 1,
+     .doc = "momentum decay of lion and rlion",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(beta2)},
+    {.name = "freeze",
+     .type = HyperType::kReal,
+     .default_text = "0",
+     .max = 1,
+     .doc = "the proportion of layers to freeze, from the inputs",
+     WEBNNM_REAL(freeze)},
+    {.name = "regularization",
+     .type = HyperType::kChoice,
+     .default_text = "auto",
+     .choices = {"auto", "L1", "L2", "L1+L2", "off"},
+     .doc = "weight penalties; 'auto': the expert system decides",
+     WEBNNM_CHOICE(regularization, Regularization)},
+    {.name = "lambda1",
+     .type = HyperType::kReal,
+     .default_text = "0",
+     .max = 100,
+     .doc = "the weight of the L1 penalty",
+     WEBNNM_REAL(lambda1)},
+    {.name = "lambda2",
+     .type = HyperType::kReal,
+     .default_text = "0",
+     .max = 100,
+     .doc = "the weight of the L2 penalty",
+     WEBNNM_REAL(lambda2)},
+    {.name = "optimizeFor",
+     .type = HyperType::kChoice,
+     .default_text = "size",
+     .choices = {"size", "edge"},
+     .doc = "what the expert system optimizes the model for",
+     WEBNNM_CHOICE(optimize_for, OptimizeFor)},
+    {.name = "gradientScaling",
+     .type = HyperType::kChoice,
+     .default_text = "auto",
+     .choices = {"auto", "on", "off"},
+     .doc = "dynamic loss scaling",
+     WEBNNM_CHOICE(gradient_scaling, GradientScaling)},
+    {.name = "gradientClipping",
+     .type = HyperType::kChoice,
+     .default_text = "auto",
+     .choices = {"auto", "global", "agc", "off"},
+     .doc = "global-norm clipping, adaptive clipping (AGC) or none",
+     WEBNNM_CHOICE(gradient_clipping, GradientClipping)},
+    {.name = "scale",
+     .type = HyperType::kReal,
+     .default_text = "1000",
+     .max = 1e30,
+     .min_exclusive = true,
+     .doc = "the initial gradient scale of dynamic loss scaling",
+     WEBNNM_REAL(scale)},
+    {.name = "growthInterval",
+     .type = HyperType::kInteger,
+     .default_text = "1000",
+     .min = 1,
+     .max = 1 << 30,
+     .doc = "clean batches before the gradient scale doubles",
+     WEBNNM_INT(growth_interval)},
+    {.name = "seed",
+     .type = HyperType::kSeed,
+     .default_text = "1",
+     .doc = "the seed of every random choice (split, init, scouting, "
+            "shuffling, dropout)",
+     WEBNNM_ACCESS(seed, HyperValue(h.seed), h.seed = std::get<uint64_t>(v))},
+    {.name = "threads",
+     .type = HyperType::kInteger,
+     .default_text = "1",
+     .min = 1,
+     .max = 256,
+     .doc = "compute threads (the daemon caps them)",
+     WEBNNM_INT(threads)},
+    {.name = "batchSize",
+     .type = HyperType::kInteger,
+     .default_text = "32",
+     .min = 1,
+     .max = 1 << 20,
+     .doc = "samples per training step",
+     WEBNNM_INT(batch_size)},
+    {.name = "clipAlpha",
+     .type = HyperType::kReal,
+     .default_text = "0.99",
+     .max = 1,
+     .doc = "decay of the clipping statistics (rolling mean and deviation)",
+     WEBNNM_REAL(clip_alpha)},
+    {.name = "agcLambda",
+     .type = HyperType::kReal,
+     .default_text = "0.01",
+     .max = 100,
+     .min_exclusive = true,
+     .doc = "AGC's threshold on gradient to weight norms",
+     WEBNNM_REAL(agc_lambda)},
+};
 
+#undef WEBNNM_ACCESS
 #undef WEBNNM_INT
 #undef WEBNNM_REAL
 #undef WEBNNM_OPTIONAL_REAL
@@ -385,10 +276,10 @@ const char* ChoiceName(std::string_view name, int index) {
 
 }  // namespace
 
-std::span<const HyperparameterInfo> HyperparameterTable() { return Table(); }
+std::span<const HyperparameterInfo> HyperparameterTable() { return kTable; }
 
 const HyperparameterInfo* FindHyperparameter(std::string_view name) {
-  for (const HyperparameterInfo& info : Table()) {
+  for (const HyperparameterInfo& info : kTable) {
     if (info.name == name) return &info;
   }
   return nullptr;
@@ -527,7 +418,7 @@ absl::Status SetHyperparameterText(Hyperparameters& h,
 }
 
 absl::Status ValidateHyperparameters(const Hyperparameters& h) {
-  for (const HyperparameterInfo& info : Table()) {
+  for (const HyperparameterInfo& info : kTable) {
     std::optional<HyperValue> v = GetHyperparameter(h, info);
     if (!v) continue;
     absl::Status ok = CheckHyperparameter(info, *v);
@@ -609,7 +500,7 @@ std::string HyperparameterTableMarkdown() {
   std::string out =
       "| hyperparameter | flag | type | default | range or choices | what |\n"
       "|---|---|---|---|---|---|\n";
-  for (const HyperparameterInfo& info : Table()) {
+  for (const HyperparameterInfo& info : kTable) {
     std::string range;
     switch (info.type) {
       case HyperType::kInteger:

@@ -23,7 +23,7 @@
 #include "server/jobs.h"
 #include "server/kserve.h"
 #include "server/service.h"
-#include "server/sha256.h"
+#include "proto/wire/sha256.h"
 #include "server/store.h"
 #include "tests/bench/bench.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -59,7 +59,7 @@ std::string Upload(v1::Webnnm::Stub& stub, const std::string& path) {
   v1::UploadDatasetRequest start;
   start.set_name(fs::path(path).filename().string());
   start.set_format(format);
-  start.set_sha256(*server::DatasetHash(files));
+  start.set_sha256(*wire::DatasetHash(files));
   start.set_total_bytes(total);
   v1::UploadDatasetResponse answer;
   grpc::ClientContext c0;

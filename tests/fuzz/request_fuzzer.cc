@@ -24,7 +24,7 @@
 #include "server/jobs.h"
 #include "server/kserve.h"
 #include "server/service.h"
-#include "server/sha256.h"
+#include "proto/wire/sha256.h"
 #include "server/store.h"
 
 namespace {
@@ -73,7 +73,7 @@ World& Setup() {
                                                 *w->inference);
     // The iris dataset, stored as an upload would store it.
     fs::path iris = fs::path(WEBNNM_SOURCE_DIR) / "configs/datasets/iris.csv";
-    std::string sha = *DatasetHash({iris.string()});
+    std::string sha = *webnnm::wire::DatasetHash({iris.string()});
     fs::create_directories(w->store->DatasetFolder(sha));
     fs::copy_file(iris, fs::path(w->store->DatasetFolder(sha)) / "iris.csv",
                   fs::copy_options::overwrite_existing);

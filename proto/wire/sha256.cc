@@ -1,4 +1,4 @@
-#include "server/sha256.h"
+#include "proto/wire/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -8,7 +8,7 @@
 
 #include "engine/base/strings.h"
 
-namespace webnnm::server {
+namespace webnnm::wire {
 
 struct Sha256::State {
   EVP_MD_CTX* ctx = nullptr;
@@ -73,4 +73,4 @@ absl::StatusOr<std::string> DatasetHash(std::vector<std::string> files) {
   return h.HexDigest();
 }
 
-}  // namespace webnnm::server
+}  // namespace webnnm::wire

@@ -2,8 +2,8 @@
 // the SHA-256 of each file's name, a NUL, its size in decimal, a NUL and its
 // bytes, for the files in name order (what webnnmctl sends with an upload
 // and the daemon checks).
-#ifndef WEBNNM_SERVER_SHA256_H_
-#define WEBNNM_SERVER_SHA256_H_
+#ifndef WEBNNM_PROTO_WIRE_SHA256_H_
+#define WEBNNM_PROTO_WIRE_SHA256_H_
 
 #include <memory>
 #include <string>
@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace webnnm::server {
+namespace webnnm::wire {
 
 class Sha256 {
  public:
@@ -31,6 +31,6 @@ std::string Sha256Hex(std::string_view bytes);
 // The dataset hash of `files` (paths; each hashed under its base name).
 absl::StatusOr<std::string> DatasetHash(std::vector<std::string> files);
 
-}  // namespace webnnm::server
+}  // namespace webnnm::wire
 
-#endif  // WEBNNM_SERVER_SHA256_H_
+#endif  // WEBNNM_PROTO_WIRE_SHA256_H_

@@ -1,15 +1,15 @@
 // The names webnnmd and webnnmctl print for webnnm.v1's enums ("QUEUED",
 // "EPOCH", "TRAIN", "CSV": the proto's value names without their prefix),
 // and the files an IDX dataset may hold. Header-only: both sides share it.
-#ifndef WEBNNM_SERVER_NAMES_H_
-#define WEBNNM_SERVER_NAMES_H_
+#ifndef WEBNNM_PROTO_WIRE_NAMES_H_
+#define WEBNNM_PROTO_WIRE_NAMES_H_
 
 #include <string>
 #include <string_view>
 
 #include "webnnm/v1/webnnm.pb.h"
 
-namespace webnnm::server {
+namespace webnnm::wire {
 
 inline std::string WithoutPrefix(std::string name, std::string_view prefix) {
   return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
@@ -35,6 +35,6 @@ inline constexpr const char* kIdxFileNames[] = {
     "t10k-images-idx3-ubyte",  "t10k-images-idx3-ubyte.gz",
     "t10k-labels-idx1-ubyte",  "t10k-labels-idx1-ubyte.gz"};
 
-}  // namespace webnnm::server
+}  // namespace webnnm::wire
 
-#endif  // WEBNNM_SERVER_NAMES_H_
+#endif  // WEBNNM_PROTO_WIRE_NAMES_H_

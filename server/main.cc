@@ -43,10 +43,11 @@ bool ReadFile(const std::string& path, std::string* out) {
   return true;
 }
 
-}  // namespace
+using namespace webnnm::server;
 
-int main(int argc, char** argv) {
-  using namespace webnnm::server;
+// The settings: the config file's, then the flags'. Returns the exit code
+// of a usage error or of --help, or -1 to go on.
+int ParseSettings(int argc, char** argv, Settings& settings) {
   CLI::App app{"webnnmd: the WebNNM training daemon"};
   std::string config_path, listen, db, tokens_path, http_listen;
   int workers = 0, threads = 0;
@@ -70,44 +71,99 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-
   absl::StatusOr<Settings> loaded = LoadSettings(config_path);
   if (!loaded.ok()) return Fail(std::string(loaded.status().message()), 2);
-  Settings settings = *loaded;
+  settings = *loaded;
   if (!listen.empty()) settings.listen = listen;
   if (!db.empty()) settings.database = db;
   if (!tokens_path.empty()) settings.tokens_file = tokens_path;
   if (workers > 0) settings.jobs.workers = workers;
   if (threads > 0) settings.jobs.threads = threads;
   if (!http_listen.empty()) settings.http_listen = http_listen;
+  return -1;
+}
 
+// The tokens, and that without them only loopback is served.
+absl::StatusOr<Tokens> LoadTokens(const Settings& settings) {
   Tokens tokens;
   if (!settings.tokens_file.empty()) {
     absl::StatusOr<Tokens> t = Tokens::Load(settings.tokens_file);
-    if (!t.ok()) return Fail(std::string(t.status().message()), 2);
+    if (!t.ok()) return t.status();
     tokens = std::move(*t);
   }
-  if (!tokens.enabled() && !IsLoopback(settings.listen)) {
-    return Fail(
-        "without tokens (--tokens) webnnmd serves only on loopback; "
-        "refusing to listen on " +
-            settings.listen,
-        2);
+  for (const std::string& address : {settings.listen, settings.http_listen}) {
+    if (!tokens.enabled() && !address.empty() && !IsLoopback(address)) {
+      return absl::InvalidArgumentError(
+          "without tokens (--tokens) webnnmd serves only on loopback; "
+          "refusing to listen on " +
+          address);
+    }
   }
-  if (!tokens.enabled() && !settings.http_listen.empty() &&
-      !IsLoopback(settings.http_listen)) {
-    return Fail(
-        "without tokens (--tokens) webnnmd serves only on loopback; "
-        "refusing to listen on " +
-            settings.http_listen,
-        2);
+  return tokens;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
+    const Settings& settings) {
+  if (settings.tls_certificate.empty()) {
+    return grpc::InsecureServerCredentials();
+  }
+  grpc::SslServerCredentialsOptions ssl;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  if (!ReadFile(settings.tls_private_key, &pair.private_key) ||
+      !ReadFile(settings.tls_certificate, &pair.cert_chain)) {
+    return absl::InvalidArgumentError("cannot read the TLS certificate or key");
+  }
+  ssl.pem_key_cert_pairs.push_back(pair);
+  return grpc::SslServerCredentials(ssl);
+}
+
+// The gRPC server with both services, listening (`port` is set).
+std::unique_ptr<grpc::Server> BuildServer(
+    const Settings& settings,
+    const std::shared_ptr<grpc::ServerCredentials>& credentials,
+    std::vector<grpc::Service*> services, int& port) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(settings.listen, credentials, &port);
+  const int max_bytes = static_cast<int>(
+      std::min<int64_t>(settings.max_message_bytes, INT32_MAX));
+  builder.SetMaxReceiveMessageSize(max_bytes);
+  builder.SetMaxSendMessageSize(max_bytes);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  for (grpc::Service* service : services) builder.RegisterService(service);
+  return builder.BuildAndStart();
+}
+
+void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web) {
+  std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
+  std::cout << "webnnmd ready grpc=" << host << ":" << port;
+  if (web) {
+    std::string http_host =
+        settings.http_listen.substr(0, settings.http_listen.rfind(':'));
+    std::cout << " http=" << http_host << ":" << web->port();
+  }
+  std::cout << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings settings;
+  if (int code = ParseSettings(argc, argv, settings); code >= 0) return code;
+  absl::StatusOr<Tokens> tokens = LoadTokens(settings);
+  if (!tokens.ok()) return Fail(std::string(tokens.status().message()), 2);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      Credentials(settings);
+  if (!credentials.ok()) {
+    return Fail(std::string(credentials.status().message()), 2);
   }
   // A browser that disconnects must not kill the daemon with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
-
   // Before anything touches OpenMP: passive waiting, the thread count.
   webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
-
   // Signals are taken by sigwait below: block them before any thread starts.
   sigset_t signals;
   sigemptyset(&signals);
@@ -118,40 +174,13 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<Store>> store =
       Store::Open(settings.database, settings.snapshot_retention);
   if (!store.ok()) return Fail(std::string(store.status().message()));
-
   JobManager jobs(**store, settings.jobs);
   InferenceCache inference(settings.jobs.threads);
-  WebnnmService service(**store, jobs, tokens, settings.limits, inference);
-  KServeService kserve(**store, tokens, settings.limits, inference);
-
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::ServerBuilder builder;
-  std::shared_ptr<grpc::ServerCredentials> credentials;
-  if (!settings.tls_certificate.empty()) {
-    grpc::SslServerCredentialsOptions ssl;
-    grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-    if (!ReadFile(settings.tls_private_key, &pair.private_key) ||
-        !ReadFile(settings.tls_certificate, &pair.cert_chain)) {
-      return Fail("cannot read the TLS certificate or key", 2);
-    }
-    ssl.pem_key_cert_pairs.push_back(pair);
-    credentials = grpc::SslServerCredentials(ssl);
-  } else {
-    credentials = grpc::InsecureServerCredentials();
-  }
+  WebnnmService service(**store, jobs, *tokens, settings.limits, inference);
+  KServeService kserve(**store, *tokens, settings.limits, inference);
   int port = 0;
-  builder.AddListeningPort(settings.listen, credentials, &port);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(
-      std::min<int64_t>(settings.max_message_bytes, INT32_MAX)));
-  builder.SetMaxSendMessageSize(static_cast<int>(
-      std::min<int64_t>(settings.max_message_bytes, INT32_MAX)));
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
-  builder.AddChannelArgument(
-      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
-  builder.RegisterService(&service);
-  builder.RegisterService(&kserve);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  std::unique_ptr<grpc::Server> server =
+      BuildServer(settings, *credentials, {&service, &kserve}, port);
   if (!server || port == 0) {
     return Fail("cannot listen on " + settings.listen +
                 " (address in use or not valid?)");
@@ -178,15 +207,7 @@ int main(int argc, char** argv) {
     }
     web = std::move(*started_web);
   }
-
-  std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
-  std::cout << "webnnmd ready grpc=" << host << ":" << port;
-  if (web) {
-    std::string http_host =
-        settings.http_listen.substr(0, settings.http_listen.rfind(':'));
-    std::cout << " http=" << http_host << ":" << web->port();
-  }
-  std::cout << std::endl;
+  PrintReady(settings, port, web.get());
 
   int signal = 0;
   sigwait(&signals, &signal);

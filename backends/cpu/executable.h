@@ -39,6 +39,9 @@ class CpuExecutable : public Executable {
  private:
   explicit CpuExecutable(int threads) : context_(threads) {}
 
+  class Compiler;  // compile.cc
+  static constexpr size_t kAlignment = 64;
+
   // 64-byte aligned storage.
   struct Buffer {
     std::unique_ptr<std::byte[], void (*)(std::byte*)> data{nullptr, nullptr};

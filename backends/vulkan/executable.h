@@ -54,6 +54,7 @@ class VulkanExecutable : public Executable {
   }
 
  private:
+  class Compiler;  // compile.cc
   explicit VulkanExecutable(std::shared_ptr<Device> device)
       : device_(std::move(device)) {}
   // A carried pair: the input's range and the output's. `swaps` is false

@@ -280,196 +280,247 @@ absl::StatusOr<ValueId> AgcClip(ir::GraphOps& ops, ValueId w, ValueId g,
 
 }  // namespace
 
-absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
-                                             const StepConfig& config,
-                                             const ir::Limits& limits) {
-  ASSIGN_OR_RETURN(ir::Graph graph, Lower(dag,
-                                          {.batch = config.batch,
-                                           .training = true,
-                                           .float32_parameters = true},
-                                          limits));
-  ir::GraphRewriter rewriter(graph, limits);
-  ir::GraphOps ops(rewriter, "training graph");
-  std::map<std::string, ValueId> outputs = Outputs(graph);
+namespace {
 
-  ValueId mask = ops.Input(
-      "mask", TensorType{.dtype = DType::kFloat32, .shape = {config.batch}});
-  std::vector<RunningUpdate> running;
-  RETURN_IF_ERROR(UseBatchStatistics(graph, ops, mask, running));
-  ValueId lr = ops.Input("lr", Scalar32());
-  ValueId scale = ops.Input("scale", Scalar32());
-  ValueId clip_mu = ops.Input("clipMu", Scalar32());
-  ValueId clip_sigma = ops.Input("clipSigma", Scalar32());
-  ValueId clip_k = ops.Input("clipK", Scalar32());
-  ValueId clip_first = ops.Input("clipFirst", Scalar32());
+// A trainable value of the step: a parameter or a learned s_i.
+struct Trained {
+  std::string name;
+  ValueId value;
+  bool weight;  // regularized (not biases, scales or s_i)
+  bool final;   // read by the last layer (no AGC)
+  double lrm;
+};
 
-  // Losses and their total.
-  ValueId total = ir::kNoValue;
-  std::vector<std::pair<std::string, ValueId>> weights;  // uncertainty s_i
-  for (const OutputSpec& spec : config.outputs) {
-    ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops, dag, outputs, spec, mask));
-    ASSIGN_OR_RETURN(ValueId mean, ops.Cast(out.loss.mean, DType::kFloat32));
-    ops.Output("loss:" + spec.name, mean);
+// The training step's graph, built stage by stage over the lowered model:
+// forward and losses, backward, then (training) unscaling, regularization
+// and the overflow check, clipping and the optimizer, or (scouting) the
+// health measures.
+class StepBuilder {
+ public:
+  StepBuilder(ir::Graph& graph, const dag::Dag& dag, const StepConfig& config,
+              const ir::Limits& limits)
+      : graph_(graph),
+        dag_(dag),
+        config_(config),
+        limits_(limits),
+        rewriter_(graph, limits),
+        ops_(rewriter_, "training graph"),
+        outputs_(Outputs(graph)) {}
+
+  absl::Status Inputs();
+  absl::Status Losses();
+  absl::Status Backward();
+  absl::Status ScoutingOutputs();
+  absl::Status UnscaleAndRegularize();
+  absl::Status Clip();
+  absl::Status Optimize();
+
+ private:
+  ir::Graph& graph_;
+  const dag::Dag& dag_;
+  const StepConfig& config_;
+  const ir::Limits& limits_;
+  ir::GraphRewriter rewriter_;
+  ir::GraphOps ops_;
+  std::map<std::string, ValueId> outputs_;
+  ValueId mask_ = ir::kNoValue, lr_ = ir::kNoValue, scale_ = ir::kNoValue;
+  ValueId clip_mu_ = ir::kNoValue, clip_sigma_ = ir::kNoValue;
+  ValueId clip_k_ = ir::kNoValue, clip_first_ = ir::kNoValue;
+  std::vector<RunningUpdate> running_;
+  ValueId total_ = ir::kNoValue;
+  std::vector<std::pair<std::string, ValueId>> weights_;  // uncertainty s_i
+  std::vector<Trained> trained_;
+  std::vector<ValueId> grads_;
+  ValueId finite_ = ir::kNoValue, norm_ = ir::kNoValue;
+};
+
+absl::Status StepBuilder::Inputs() {
+  mask_ = ops_.Input(
+      "mask", TensorType{.dtype = DType::kFloat32, .shape = {config_.batch}});
+  RETURN_IF_ERROR(UseBatchStatistics(graph_, ops_, mask_, running_));
+  lr_ = ops_.Input("lr", Scalar32());
+  scale_ = ops_.Input("scale", Scalar32());
+  clip_mu_ = ops_.Input("clipMu", Scalar32());
+  clip_sigma_ = ops_.Input("clipSigma", Scalar32());
+  clip_k_ = ops_.Input("clipK", Scalar32());
+  clip_first_ = ops_.Input("clipFirst", Scalar32());
+  return absl::OkStatus();
+}
+
+// Each output's loss, weighted (fixed weights or learned s_i), and their
+// total.
+absl::Status StepBuilder::Losses() {
+  for (const OutputSpec& spec : config_.outputs) {
+    ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops_, dag_, outputs_, spec, mask_));
+    ASSIGN_OR_RETURN(ValueId mean, ops_.Cast(out.loss.mean, DType::kFloat32));
+    ops_.Output("loss:" + spec.name, mean);
     ValueId term;
-    if (config.uncertainty_weights) {
-      ValueId s = ops.Input("uncertainty:" + spec.name, Scalar32());
-      weights.push_back({"uncertainty:" + spec.name, s});
-      ASSIGN_OR_RETURN(ValueId neg, ops.Neg(s));
-      ASSIGN_OR_RETURN(ValueId precision, ops.Unary(OpKind::kExp, neg));
-      ASSIGN_OR_RETURN(ValueId weighted, ops.Mul(precision, mean));
-      ASSIGN_OR_RETURN(ValueId sum, ops.Add(weighted, s));
-      ASSIGN_OR_RETURN(term, ops.MulScalar(sum, 0.5));
+    if (config_.uncertainty_weights) {
+      ValueId s = ops_.Input("uncertainty:" + spec.name, Scalar32());
+      weights_.push_back({"uncertainty:" + spec.name, s});
+      ASSIGN_OR_RETURN(ValueId neg, ops_.Neg(s));
+      ASSIGN_OR_RETURN(ValueId precision, ops_.Unary(OpKind::kExp, neg));
+      ASSIGN_OR_RETURN(ValueId weighted, ops_.Mul(precision, mean));
+      ASSIGN_OR_RETURN(ValueId sum, ops_.Add(weighted, s));
+      ASSIGN_OR_RETURN(term, ops_.MulScalar(sum, 0.5));
     } else if (spec.weight != 1.0) {
-      ASSIGN_OR_RETURN(term, ops.MulScalar(mean, spec.weight));
+      ASSIGN_OR_RETURN(term, ops_.MulScalar(mean, spec.weight));
     } else {
       term = mean;
     }
-    if (total == ir::kNoValue) {
-      total = term;
+    if (total_ == ir::kNoValue) {
+      total_ = term;
     } else {
-      ASSIGN_OR_RETURN(total, ops.Add(total, term));
+      ASSIGN_OR_RETURN(total_, ops_.Add(total_, term));
     }
   }
-  if (total == ir::kNoValue) {
+  if (total_ == ir::kNoValue) {
     return absl::InvalidArgumentError("training needs at least one output");
   }
-  ops.Output("loss", total);
+  ops_.Output("loss", total_);
+  return absl::OkStatus();
+}
 
-  // Backward, seeded with the loss scale.
-  struct Trained {
-    std::string name;
-    ValueId value;
-    bool weight;  // regularized (not biases, scales or s_i)
-    bool final;   // read by the last layer (no AGC)
-    double lrm;
-  };
-  std::vector<Trained> trained;
-  const std::vector<bool> feeds = FeedsWeightedOps(graph);
-  for (const ir::Node& node : graph.nodes()) {
+// The gradients of every trainable value, seeded with the loss scale.
+absl::Status StepBuilder::Backward() {
+  const std::vector<bool> feeds = FeedsWeightedOps(graph_);
+  for (const ir::Node& node : graph_.nodes()) {
     if (node.dead || node.kind != ir::NodeKind::kParameter) continue;
     if (!node.parameter.trainable) continue;
-    auto lrm = config.lrm.find(node.name);
+    auto lrm = config_.lrm.find(node.name);
     bool weight = node.parameter.role == ir::ParamRole::kWeight ||
                   node.parameter.role == ir::ParamRole::kGlorotWeight;
-    trained.push_back({node.name, node.outputs[0], weight, false,
-                       lrm == config.lrm.end() ? 1.0 : lrm->second});
+    trained_.push_back({node.name, node.outputs[0], weight, false,
+                        lrm == config_.lrm.end() ? 1.0 : lrm->second});
   }
-  for (Trained& t : trained) t.final = InFinalLayer(graph, feeds, t.value);
-  for (const auto& [name, s] : weights) {
-    trained.push_back({name, s, false, true, 1.0});
+  for (Trained& t : trained_) t.final = InFinalLayer(graph_, feeds, t.value);
+  for (const auto& [name, s] : weights_) {
+    trained_.push_back({name, s, false, true, 1.0});
   }
-  std::vector<autodiff::Seed> seeds = {{total, scale}};
+  std::vector<autodiff::Seed> seeds = {{total_, scale_}};
   std::vector<ValueId> wrt;
-  for (const Trained& t : trained) wrt.push_back(t.value);
-  ASSIGN_OR_RETURN(std::vector<ValueId> grads,
-                   autodiff::Differentiate(graph, limits, seeds, wrt));
-  for (size_t i = 0; i < trained.size(); ++i) trained[i].value = wrt[i];
+  for (const Trained& t : trained_) wrt.push_back(t.value);
+  ASSIGN_OR_RETURN(grads_,
+                   autodiff::Differentiate(graph_, limits_, seeds, wrt));
+  for (size_t i = 0; i < trained_.size(); ++i) trained_[i].value = wrt[i];
+  return absl::OkStatus();
+}
 
-  if (config.scouting) {
-    ASSIGN_OR_RETURN(ValueId inverse, ops.Unary(OpKind::kReciprocal, scale));
-    for (size_t i = 0; i < trained.size(); ++i) {
-      ASSIGN_OR_RETURN(ValueId g32, ops.Cast(grads[i], DType::kFloat32));
-      ASSIGN_OR_RETURN(ValueId unscaled, ops.Mul(g32, inverse));
-      ASSIGN_OR_RETURN(ValueId square, ops.Mul(unscaled, unscaled));
-      ASSIGN_OR_RETURN(ValueId sum, ops.SumAll(square));
-      ASSIGN_OR_RETURN(ValueId norm, ops.Unary(OpKind::kSqrt, sum));
-      ops.Output("gradNorm:" + trained[i].name, norm);
-    }
-    ASSIGN_OR_RETURN(ValueId dead, DeadRatio(ops, outputs, mask));
-    ops.Output("deadRatio", dead);
-    for (const RunningUpdate& r : running) {
-      ops.Output("new:" + r.name, r.updated);
-    }
-    return graph;
+// Scouting: each gradient's unscaled norm and the dead ratio.
+absl::Status StepBuilder::ScoutingOutputs() {
+  ASSIGN_OR_RETURN(ValueId inverse, ops_.Unary(OpKind::kReciprocal, scale_));
+  for (size_t i = 0; i < trained_.size(); ++i) {
+    ASSIGN_OR_RETURN(ValueId g32, ops_.Cast(grads_[i], DType::kFloat32));
+    ASSIGN_OR_RETURN(ValueId unscaled, ops_.Mul(g32, inverse));
+    ASSIGN_OR_RETURN(ValueId square, ops_.Mul(unscaled, unscaled));
+    ASSIGN_OR_RETURN(ValueId sum, ops_.SumAll(square));
+    ASSIGN_OR_RETURN(ValueId norm, ops_.Unary(OpKind::kSqrt, sum));
+    ops_.Output("gradNorm:" + trained_[i].name, norm);
   }
+  ASSIGN_OR_RETURN(ValueId dead, DeadRatio(ops_, outputs_, mask_));
+  ops_.Output("deadRatio", dead);
+  for (const RunningUpdate& r : running_) {
+    ops_.Output("new:" + r.name, r.updated);
+  }
+  return absl::OkStatus();
+}
 
-  // Unscale, regularize, and the squared global norm.
+// Unscale, regularize, the squared global norm and whether it is finite.
+absl::Status StepBuilder::UnscaleAndRegularize() {
   ASSIGN_OR_RETURN(ValueId inverse_scale,
-                   ops.Unary(OpKind::kReciprocal, scale));
+                   ops_.Unary(OpKind::kReciprocal, scale_));
   ValueId square_sum = ir::kNoValue;
-  for (size_t i = 0; i < trained.size(); ++i) {
-    ValueId w = trained[i].value;
-    DType dtype = ops.type(w).dtype;
-    ASSIGN_OR_RETURN(ValueId unscale, ops.Cast(inverse_scale, dtype));
-    ASSIGN_OR_RETURN(grads[i], ops.Mul(grads[i], unscale));
-    if (trained[i].weight && config.lambda1 > 0) {
-      ASSIGN_OR_RETURN(ValueId sign, ops.Unary(OpKind::kSign, w));
-      ASSIGN_OR_RETURN(ValueId l1, ops.MulScalar(sign, config.lambda1));
-      ASSIGN_OR_RETURN(grads[i], ops.Add(grads[i], l1));
+  for (size_t i = 0; i < trained_.size(); ++i) {
+    ValueId w = trained_[i].value;
+    DType dtype = ops_.type(w).dtype;
+    ASSIGN_OR_RETURN(ValueId unscale, ops_.Cast(inverse_scale, dtype));
+    ASSIGN_OR_RETURN(grads_[i], ops_.Mul(grads_[i], unscale));
+    if (trained_[i].weight && config_.lambda1 > 0) {
+      ASSIGN_OR_RETURN(ValueId sign, ops_.Unary(OpKind::kSign, w));
+      ASSIGN_OR_RETURN(ValueId l1, ops_.MulScalar(sign, config_.lambda1));
+      ASSIGN_OR_RETURN(grads_[i], ops_.Add(grads_[i], l1));
     }
-    if (trained[i].weight && config.lambda2 > 0) {
-      ASSIGN_OR_RETURN(ValueId l2, ops.MulScalar(w, config.lambda2));
-      ASSIGN_OR_RETURN(grads[i], ops.Add(grads[i], l2));
+    if (trained_[i].weight && config_.lambda2 > 0) {
+      ASSIGN_OR_RETURN(ValueId l2, ops_.MulScalar(w, config_.lambda2));
+      ASSIGN_OR_RETURN(grads_[i], ops_.Add(grads_[i], l2));
     }
-    ASSIGN_OR_RETURN(ValueId g32, ops.Cast(grads[i], DType::kFloat32));
-    ASSIGN_OR_RETURN(ValueId square, ops.Mul(g32, g32));
-    ASSIGN_OR_RETURN(ValueId sum, ops.SumAll(square));
+    ASSIGN_OR_RETURN(ValueId g32, ops_.Cast(grads_[i], DType::kFloat32));
+    ASSIGN_OR_RETURN(ValueId square, ops_.Mul(g32, g32));
+    ASSIGN_OR_RETURN(ValueId sum, ops_.SumAll(square));
     if (square_sum == ir::kNoValue) {
       square_sum = sum;
     } else {
-      ASSIGN_OR_RETURN(square_sum, ops.Add(square_sum, sum));
+      ASSIGN_OR_RETURN(square_sum, ops_.Add(square_sum, sum));
     }
   }
-  ASSIGN_OR_RETURN(ValueId nan, ops.Unary(OpKind::kIsNaN, square_sum));
-  ASSIGN_OR_RETURN(ValueId inf, ops.Unary(OpKind::kIsInfinite, square_sum));
-  ASSIGN_OR_RETURN(ValueId bad, ops.Op(OpKind::kLogicalOr, {nan, inf}));
-  ASSIGN_OR_RETURN(ValueId finite, ops.Op(OpKind::kLogicalNot, {bad}));
-  ASSIGN_OR_RETURN(ValueId finite_f, ops.Cast(finite, DType::kFloat32));
-  ops.Output("finite", finite_f);
+  ASSIGN_OR_RETURN(ValueId nan, ops_.Unary(OpKind::kIsNaN, square_sum));
+  ASSIGN_OR_RETURN(ValueId inf, ops_.Unary(OpKind::kIsInfinite, square_sum));
+  ASSIGN_OR_RETURN(ValueId bad, ops_.Op(OpKind::kLogicalOr, {nan, inf}));
+  ASSIGN_OR_RETURN(finite_, ops_.Op(OpKind::kLogicalNot, {bad}));
+  ASSIGN_OR_RETURN(ValueId finite_f, ops_.Cast(finite_, DType::kFloat32));
+  ops_.Output("finite", finite_f);
   // A skipped step (gradients not finite) keeps the running statistics, as
   // it keeps the parameters: the step's outputs are always carried.
-  for (const RunningUpdate& r : running) {
-    ASSIGN_OR_RETURN(ValueId kept, ops.Where(finite, r.updated, r.old));
-    ops.Output("new:" + r.name, kept);
+  for (const RunningUpdate& r : running_) {
+    ASSIGN_OR_RETURN(ValueId kept, ops_.Where(finite_, r.updated, r.old));
+    ops_.Output("new:" + r.name, kept);
   }
-  ASSIGN_OR_RETURN(ValueId norm, ops.Unary(OpKind::kSqrt, square_sum));
-  ops.Output("gradNorm", norm);
+  ASSIGN_OR_RETURN(norm_, ops_.Unary(OpKind::kSqrt, square_sum));
+  ops_.Output("gradNorm", norm_);
+  return absl::OkStatus();
+}
 
-  // Clipping.
-  ValueId mu = clip_mu, sigma = clip_sigma;
-  if (config.clipping == Clipping::kGlobal) {
-    double a = config.clip_alpha;
+// Global-norm clipping against the rolling mean and deviation, or AGC.
+absl::Status StepBuilder::Clip() {
+  ValueId mu = clip_mu_, sigma = clip_sigma_;
+  if (config_.clipping == Clipping::kGlobal) {
+    const double a = config_.clip_alpha;
     ASSIGN_OR_RETURN(ValueId first,
-                     ops.CompareScalar(OpKind::kGreater, clip_first, 0.5));
-    ASSIGN_OR_RETURN(ValueId previous, ops.Where(first, norm, clip_mu));
-    ASSIGN_OR_RETURN(ValueId mu_a, ops.MulScalar(previous, a));
-    ASSIGN_OR_RETURN(ValueId mu_b, ops.MulScalar(norm, 1 - a));
-    ASSIGN_OR_RETURN(mu, ops.Add(mu_a, mu_b));
-    ASSIGN_OR_RETURN(ValueId gap, ops.Sub(norm, mu));
-    ASSIGN_OR_RETURN(ValueId deviation, ops.Unary(OpKind::kAbs, gap));
-    ASSIGN_OR_RETURN(ValueId sigma_a, ops.MulScalar(clip_sigma, a));
-    ASSIGN_OR_RETURN(ValueId sigma_b, ops.MulScalar(deviation, 1 - a));
-    ASSIGN_OR_RETURN(sigma, ops.Add(sigma_a, sigma_b));
-    ASSIGN_OR_RETURN(ValueId spread, ops.Mul(clip_k, sigma));
-    ASSIGN_OR_RETURN(ValueId threshold, ops.Add(mu, spread));
-    ASSIGN_OR_RETURN(ValueId over, ops.Op(OpKind::kGreater, {norm, threshold}));
-    ASSIGN_OR_RETURN(ValueId padded, ops.AddScalar(norm, 1e-12));
-    ASSIGN_OR_RETURN(ValueId ratio, ops.Div(threshold, padded));
+                     ops_.CompareScalar(OpKind::kGreater, clip_first_, 0.5));
+    ASSIGN_OR_RETURN(ValueId previous, ops_.Where(first, norm_, clip_mu_));
+    ASSIGN_OR_RETURN(ValueId mu_a, ops_.MulScalar(previous, a));
+    ASSIGN_OR_RETURN(ValueId mu_b, ops_.MulScalar(norm_, 1 - a));
+    ASSIGN_OR_RETURN(mu, ops_.Add(mu_a, mu_b));
+    ASSIGN_OR_RETURN(ValueId gap, ops_.Sub(norm_, mu));
+    ASSIGN_OR_RETURN(ValueId deviation, ops_.Unary(OpKind::kAbs, gap));
+    ASSIGN_OR_RETURN(ValueId sigma_a, ops_.MulScalar(clip_sigma_, a));
+    ASSIGN_OR_RETURN(ValueId sigma_b, ops_.MulScalar(deviation, 1 - a));
+    ASSIGN_OR_RETURN(sigma, ops_.Add(sigma_a, sigma_b));
+    ASSIGN_OR_RETURN(ValueId spread, ops_.Mul(clip_k_, sigma));
+    ASSIGN_OR_RETURN(ValueId threshold, ops_.Add(mu, spread));
+    ASSIGN_OR_RETURN(ValueId over,
+                     ops_.Op(OpKind::kGreater, {norm_, threshold}));
+    ASSIGN_OR_RETURN(ValueId padded, ops_.AddScalar(norm_, 1e-12));
+    ASSIGN_OR_RETURN(ValueId ratio, ops_.Div(threshold, padded));
     ASSIGN_OR_RETURN(ValueId factor,
-                     ops.Where(over, ratio, ops.ScalarLike(1, ratio)));
-    for (size_t i = 0; i < trained.size(); ++i) {
-      ASSIGN_OR_RETURN(ValueId f, ops.Cast(factor, ops.type(grads[i]).dtype));
-      ASSIGN_OR_RETURN(grads[i], ops.Mul(grads[i], f));
+                     ops_.Where(over, ratio, ops_.ScalarLike(1, ratio)));
+    for (size_t i = 0; i < trained_.size(); ++i) {
+      ASSIGN_OR_RETURN(ValueId f,
+                       ops_.Cast(factor, ops_.type(grads_[i]).dtype));
+      ASSIGN_OR_RETURN(grads_[i], ops_.Mul(grads_[i], f));
     }
-  } else if (config.clipping == Clipping::kAgc) {
-    for (size_t i = 0; i < trained.size(); ++i) {
-      if (trained[i].final) continue;
-      ASSIGN_OR_RETURN(grads[i], AgcClip(ops, trained[i].value, grads[i],
-                                         AgcAxes(graph, trained[i].value),
-                                         config.agc_lambda));
+  } else if (config_.clipping == Clipping::kAgc) {
+    for (size_t i = 0; i < trained_.size(); ++i) {
+      if (trained_[i].final) continue;
+      ASSIGN_OR_RETURN(grads_[i], AgcClip(ops_, trained_[i].value, grads_[i],
+                                          AgcAxes(graph_, trained_[i].value),
+                                          config_.agc_lambda));
     }
   }
-  ops.Output("clipMu", mu);
-  ops.Output("clipSigma", sigma);
+  ops_.Output("clipMu", mu);
+  ops_.Output("clipSigma", sigma);
+  return absl::OkStatus();
+}
 
-  // The optimizer.
-  for (size_t i = 0; i < trained.size(); ++i) {
-    const Trained& t = trained[i];
-    ValueId m = ops.Input("momentum:" + t.name, ops.type(t.value));
-    ASSIGN_OR_RETURN(ValueId step_lr, ops.Cast(lr, ops.type(t.value).dtype));
-    ASSIGN_OR_RETURN(Update u,
-                     BuildUpdate(ops, config.optimizer, config.optimizer_params,
-                                 t.value, m, grads[i], step_lr, t.lrm, finite));
+// Each trainable value's update and its momentum's.
+absl::Status StepBuilder::Optimize() {
+  for (size_t i = 0; i < trained_.size(); ++i) {
+    const Trained& t = trained_[i];
+    ValueId m = ops_.Input("momentum:" + t.name, ops_.type(t.value));
+    ASSIGN_OR_RETURN(ValueId step_lr, ops_.Cast(lr_, ops_.type(t.value).dtype));
+    ASSIGN_OR_RETURN(
+        Update u, BuildUpdate(ops_, config_.optimizer, config_.optimizer_params,
+                              t.value, m, grads_[i], step_lr, t.lrm, finite_));
     ValueId updated = u.weight;
     if (t.name.starts_with("uncertainty:")) {
       // s_i stays within [kUncertaintyMin, kUncertaintyMax]: a task whose
@@ -478,11 +529,35 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
       ir::Attrs bounds;
       bounds.Set("minValue", kUncertaintyMin);
       bounds.Set("maxValue", kUncertaintyMax);
-      ASSIGN_OR_RETURN(updated, ops.Op(OpKind::kClamp, {u.weight}, bounds));
+      ASSIGN_OR_RETURN(updated, ops_.Op(OpKind::kClamp, {u.weight}, bounds));
     }
-    ops.Output("new:" + t.name, updated);
-    ops.Output("newMomentum:" + t.name, u.momentum);
+    ops_.Output("new:" + t.name, updated);
+    ops_.Output("newMomentum:" + t.name, u.momentum);
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
+                                             const StepConfig& config,
+                                             const ir::Limits& limits) {
+  ASSIGN_OR_RETURN(ir::Graph graph, Lower(dag,
+                                          {.batch = config.batch,
+                                           .training = true,
+                                           .float32_parameters = true},
+                                          limits));
+  StepBuilder step(graph, dag, config, limits);
+  RETURN_IF_ERROR(step.Inputs());
+  RETURN_IF_ERROR(step.Losses());
+  RETURN_IF_ERROR(step.Backward());
+  if (config.scouting) {
+    RETURN_IF_ERROR(step.ScoutingOutputs());
+    return graph;
+  }
+  RETURN_IF_ERROR(step.UnscaleAndRegularize());
+  RETURN_IF_ERROR(step.Clip());
+  RETURN_IF_ERROR(step.Optimize());
   return graph;
 }
 

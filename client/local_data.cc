@@ -40,15 +40,24 @@ void AddHyperparameterFlags(CLI::App& cmd, HyperparameterFlags& given,
   }
 }
 
+absl::StatusOr<train::HyperparameterValues> ParseHyperparameterFlags(
+    const HyperparameterFlags& given) {
+  train::HyperparameterValues values;
+  for (const auto& [name, text] : given) {
+    absl::StatusOr<train::HyperValue> value =
+        train::ParseHyperValue(*train::FindHyperparameter(name), text);
+    if (!value.ok()) return value.status();
+    values[name] = *std::move(value);
+  }
+  return values;
+}
+
 absl::StatusOr<train::Hyperparameters> HyperparametersFromFlags(
     const HyperparameterFlags& given) {
-  train::Hyperparameters h;
-  for (const auto& [name, text] : given) {
-    absl::Status set =
-        train::SetHyperparameterText(h, *train::FindHyperparameter(name), text);
-    if (!set.ok()) return set;
-  }
-  return h;
+  absl::StatusOr<train::HyperparameterValues> values =
+      ParseHyperparameterFlags(given);
+  if (!values.ok()) return values.status();
+  return train::ResolveHyperparameters(*values);
 }
 
 LoadedModel LoadModel(const std::string& path) {

@@ -41,7 +41,11 @@ using HyperparameterFlags = std::map<std::string, std::string>;
 void AddHyperparameterFlags(CLI::App& cmd, HyperparameterFlags& given,
                             const std::set<std::string>& only = {});
 
-// The given flags over the table's defaults; the table's refusal
+// The given flags as values of their types, or the table's refusal of a
+// text that is no number ("hyperparameter epochs: 'x' is not an integer").
+absl::StatusOr<train::HyperparameterValues> ParseHyperparameterFlags(
+    const HyperparameterFlags& given);
+// Those values over the table's defaults, checked; the table's refusal
 // ("hyperparameter lr: must be a finite number") otherwise.
 absl::StatusOr<train::Hyperparameters> HyperparametersFromFlags(
     const HyperparameterFlags& given);

@@ -109,9 +109,13 @@ int UploadDataset(Client& client, const std::string& path,
 
 int Submit(Client& client, RemoteOptions& o, bool json) {
   // Refused here as the daemon would refuse them, before any upload.
-  absl::StatusOr<train::Hyperparameters> hyper =
-      HyperparametersFromFlags(o.train.hyperparameters);
-  if (!hyper.ok()) return Fail(hyper.status());
+  absl::StatusOr<train::HyperparameterValues> given =
+      ParseHyperparameterFlags(o.train.hyperparameters);
+  if (!given.ok()) return Fail(given.status());
+  if (absl::Status s = train::ResolveHyperparameters(*given).status();
+      !s.ok()) {
+    return Fail(s);
+  }
   std::string text;
   if (!ReadWhole(o.train.file, &text)) {
     std::cerr << "webnnmctl: cannot read '" << o.train.file << "'\n";
@@ -133,10 +137,7 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   data->set_no_header(o.train.data.no_header);
   data->set_split(o.train.data.split);
   data->set_standardize(o.train.data.standardize);
-  std::set<std::string> given;
-  for (const auto& [name, text] : o.train.hyperparameters) given.insert(name);
-  *request.mutable_hyperparameters() =
-      train::HyperparametersToProto(*hyper, given);
+  *request.mutable_hyperparameters() = train::ValuesToProto(*given);
   if (o.submit->count("--backend")) request.set_backend(o.train.backend);
   request.set_idempotency_key(o.idempotency_key);
   v1::SubmitJobResponse response;

@@ -3,7 +3,7 @@
 # relative to BASE (with a leading /), its content type and its bytes.
 string(REPLACE "|" ";" FILES "${FILES}")
 set(out "// Generated from ${BASE} by cmake/embed_files.cmake: do not edit.\n")
-string(APPEND out "#include \"server/web_assets.h\"\n\nnamespace webnnm::server {\nnamespace {\n")
+string(APPEND out "#include \"server/rpc/web_assets.h\"\n\nnamespace webnnm::server {\nnamespace {\n")
 set(entries "")
 set(index 0)
 foreach(file IN LISTS FILES)

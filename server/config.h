@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "server/jobs.h"
-#include "server/service.h"
+#include "server/core/jobs.h"
+#include "server/rpc/service.h"
 
 namespace webnnm::server {
 

@@ -18,14 +18,14 @@
 #include <CLI/CLI.hpp>
 
 #include "backends/cpu/cpu_context.h"
-#include "server/auth.h"
+#include "server/rpc/auth.h"
 #include "server/config.h"
-#include "server/grpc_web.h"
-#include "server/inference.h"
-#include "server/jobs.h"
-#include "server/kserve.h"
-#include "server/service.h"
-#include "server/store.h"
+#include "server/rpc/grpc_web.h"
+#include "server/core/inference.h"
+#include "server/core/jobs.h"
+#include "server/rpc/kserve.h"
+#include "server/rpc/service.h"
+#include "server/store/sqlite_store.h"
 
 namespace {
 
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open(settings.database, settings.snapshot_retention);
+      SqliteStore::Open(settings.database, settings.snapshot_retention);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   JobManager jobs(**store, settings.jobs);
   InferenceCache inference(settings.jobs.threads);

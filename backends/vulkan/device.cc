@@ -167,7 +167,10 @@ absl::Status Device::Init() {
   create.queueCreateInfoCount = 1;
   create.pQueueCreateInfos = &queue;
   VK_RETURN_IF_ERROR(vkCreateDevice(physical_, &create, nullptr, &device_));
-  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  {
+    absl::MutexLock lock(&queue_mutex_);
+    vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  }
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   VK_RETURN_IF_ERROR(vkCreatePipelineCache(device_, &cache, nullptr, &cache_));
   return absl::OkStatus();
@@ -248,7 +251,7 @@ absl::StatusOr<std::unique_ptr<Buffer>> Device::CreateBuffer(
 
 absl::StatusOr<const Pipeline*> Device::GetPipeline(
     const Shader& shader, const std::vector<uint32_t>& spec) {
-  std::lock_guard lock(pipelines_mutex_);
+  absl::MutexLock lock(&pipelines_mutex_);
   auto key = std::make_pair(std::string(shader.name), spec);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) {
     return it->second.get();
@@ -316,7 +319,7 @@ absl::StatusOr<const Pipeline*> Device::GetPipeline(
 }
 
 absl::Status Device::Submit(VkCommandBuffer commands, VkFence fence) {
-  std::lock_guard lock(queue_mutex_);
+  absl::MutexLock lock(&queue_mutex_);
   VK_RETURN_IF_ERROR(vkResetFences(device_, 1, &fence));
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;

@@ -19,11 +19,12 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "backends/vulkan/shaders.h"
 
 namespace webnnm::backends::vulkan {
@@ -104,13 +105,14 @@ class Device {
   bool subgroups_ = false;
   bool float16_storage_ = false;
   uint32_t subgroup_size_ = 1;
-  VkQueue queue_ = VK_NULL_HANDLE;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
-  std::mutex queue_mutex_;
-  std::mutex pipelines_mutex_;
+  // Submissions to the one queue are serialized; pipelines are made once.
+  absl::Mutex queue_mutex_;
+  VkQueue queue_ ABSL_GUARDED_BY(queue_mutex_) = VK_NULL_HANDLE;
+  absl::Mutex pipelines_mutex_;
   std::map<std::pair<std::string, std::vector<uint32_t>>,
            std::unique_ptr<Pipeline>>
-      pipelines_;
+      pipelines_ ABSL_GUARDED_BY(pipelines_mutex_);
 };
 
 }  // namespace webnnm::backends::vulkan

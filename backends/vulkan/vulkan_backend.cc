@@ -1,7 +1,6 @@
 #include "backends/vulkan/vulkan_backend.h"
 
-#include <mutex>
-
+#include "absl/synchronization/mutex.h"
 #include "backends/vulkan/device.h"
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/kernels/kernel.h"
@@ -43,9 +42,9 @@ class VulkanBackend : public Backend {
 absl::StatusOr<std::unique_ptr<Backend>> CreateVulkanBackend() {
   // One device for the process: opening one costs milliseconds, and
   // pipelines are cached on it.
-  static std::mutex mutex;
-  static std::weak_ptr<Device> shared;
-  std::lock_guard lock(mutex);
+  static absl::Mutex mutex(absl::kConstInit);
+  static std::weak_ptr<Device> shared;  // under mutex
+  absl::MutexLock lock(&mutex);
   std::shared_ptr<Device> device = shared.lock();
   if (!device) {
     absl::StatusOr<std::shared_ptr<Device>> opened = Device::Open();

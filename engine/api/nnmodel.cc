@@ -134,12 +134,17 @@ absl::StatusOr<std::unique_ptr<NNModel>> NNModel::Create(
     const ModelConfig& config) {
   CheckResult check = CheckModel(config.file, config.source);
   if (!check.ok) return absl::InvalidArgumentError(check.rendered);
+  return Create(config, *std::move(check.dag));
+}
+
+absl::StatusOr<std::unique_ptr<NNModel>> NNModel::Create(
+    const ModelConfig& config, dag::Dag checked) {
   if (config.threads < 1) {
     return absl::InvalidArgumentError("threads must be at least 1");
   }
   std::unique_ptr<NNModel> model(new NNModel());
   model->config_ = config;
-  model->dag_ = std::make_unique<dag::Dag>(std::move(*check.dag));
+  model->dag_ = std::make_unique<dag::Dag>(std::move(checked));
   ASSIGN_OR_RETURN(model->backend_, backends::CreateBackend(config.backend));
   model->params_ = train::InitialParameters(*model->dag_, config.seed);
   return model;

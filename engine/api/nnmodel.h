@@ -90,6 +90,10 @@ class NNModel {
  public:
   static absl::StatusOr<std::unique_ptr<NNModel>> Create(
       const ModelConfig& config);
+  // The same from a DAG the caller already checked from config.source (so
+  // the model is not parsed again).
+  static absl::StatusOr<std::unique_ptr<NNModel>> Create(
+      const ModelConfig& config, dag::Dag checked);
 
   const dag::Dag& dag() const { return *dag_; }
   const train::Params& parameters() const { return params_; }

@@ -380,9 +380,8 @@ absl::Status SetHyperparameter(Hyperparameters& h,
   return absl::OkStatus();
 }
 
-absl::Status SetHyperparameterText(Hyperparameters& h,
-                                   const HyperparameterInfo& info,
-                                   std::string_view text) {
+absl::StatusOr<HyperValue> ParseHyperValue(const HyperparameterInfo& info,
+                                           std::string_view text) {
   const std::string t(text);
   auto not_a = [&] {
     return Bad(info, StrCat("'", Clip(t), "' is not ", ValueKind(info.type)));
@@ -394,7 +393,7 @@ absl::Status SetHyperparameterText(Hyperparameters& h,
       if (t.empty() || error != std::errc() || end != t.data() + t.size()) {
         return not_a();
       }
-      return SetHyperparameter(h, info, v);
+      return HyperValue(v);
     }
     case HyperType::kSeed: {
       uint64_t v = 0;
@@ -402,19 +401,46 @@ absl::Status SetHyperparameterText(Hyperparameters& h,
       if (t.empty() || error != std::errc() || end != t.data() + t.size()) {
         return not_a();
       }
-      return SetHyperparameter(h, info, v);
+      return HyperValue(v);
     }
     case HyperType::kReal: {
       char* end = nullptr;
       double v = std::strtod(t.c_str(), &end);
       if (t.empty() || end != t.c_str() + t.size()) return not_a();
-      return SetHyperparameter(h, info, v);
+      return HyperValue(v);
     }
     case HyperType::kChoice:
     case HyperType::kWeights:
-      return SetHyperparameter(h, info, t);
+      return HyperValue(t);
   }
   return absl::InternalError("unknown hyperparameter type");
+}
+
+absl::Status SetHyperparameterText(Hyperparameters& h,
+                                   const HyperparameterInfo& info,
+                                   std::string_view text) {
+  absl::StatusOr<HyperValue> value = ParseHyperValue(info, text);
+  if (!value.ok()) return value.status();
+  return SetHyperparameter(h, info, *value);
+}
+
+absl::StatusOr<Hyperparameters> ResolveHyperparameters(
+    const HyperparameterValues& given) {
+  Hyperparameters h;
+  // In the table's order, so that the first refusal is always the same.
+  for (const HyperparameterInfo& info : kTable) {
+    auto it = given.find(std::string(info.name));
+    if (it == given.end()) continue;
+    absl::Status set = SetHyperparameter(h, info, it->second);
+    if (!set.ok()) return set;
+  }
+  for (const auto& [name, value] : given) {
+    if (FindHyperparameter(name) == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("unknown hyperparameter '", Clip(name), "'"));
+    }
+  }
+  return h;
 }
 
 absl::Status ValidateHyperparameters(const Hyperparameters& h) {

@@ -16,6 +16,7 @@
 #define WEBNNM_ENGINE_TRAIN_HYPERPARAMETERS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace webnnm::train {
 
@@ -66,6 +68,10 @@ struct Hyperparameters {
 // seed, a real number, or a text (a choice's name; lossWeights as 'auto'
 // or comma-separated weights).
 using HyperValue = std::variant<int64_t, uint64_t, double, std::string>;
+
+// Hyperparameters as a user gave them: values by the specification's name,
+// not yet checked (what a request or the command line carries).
+using HyperparameterValues = std::map<std::string, HyperValue>;
 
 enum class HyperType {
   kInteger,  // int64_t within [min, max]
@@ -121,6 +127,16 @@ absl::Status SetHyperparameterText(Hyperparameters& h,
                                    std::string_view text);
 // Checks every member of `h` (a struct built in C++).
 absl::Status ValidateHyperparameters(const Hyperparameters& h);
+
+// A flag's text as a value of the entry's type (an integer, a number, a
+// name), not range-checked yet; a text that is no number says so in the
+// same form as the checks.
+absl::StatusOr<HyperValue> ParseHyperValue(const HyperparameterInfo& info,
+                                           std::string_view text);
+// The given values over the defaults, each checked (the first refusal); an
+// unknown name is refused too.
+absl::StatusOr<Hyperparameters> ResolveHyperparameters(
+    const HyperparameterValues& given);
 
 // A value as text ("0.05", "sgdm", "auto", "1,0.5"): round-trips through
 // SetHyperparameterText.

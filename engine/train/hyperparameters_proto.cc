@@ -28,60 +28,83 @@ HyperValue Read(const v1::Hyperparameters& m, const FieldDescriptor& f) {
   }
 }
 
-void Write(const HyperValue& v, const FieldDescriptor& f,
+// Writes `v` when it has the field's type; false otherwise.
+bool Write(const HyperValue& v, const FieldDescriptor& f,
            v1::Hyperparameters& m) {
   const google::protobuf::Reflection& r = *m.GetReflection();
   switch (f.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      r.SetInt32(&m, &f, static_cast<int32_t>(std::get<int64_t>(v)));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      r.SetUInt64(&m, &f, std::get<uint64_t>(v));
-      break;
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-      r.SetDouble(&m, &f, std::get<double>(v));
-      break;
-    default:
-      r.SetString(&m, &f, std::get<std::string>(v));
-      break;
+    case FieldDescriptor::CPPTYPE_INT32: {
+      const int64_t* i = std::get_if<int64_t>(&v);
+      if (!i || *i < INT32_MIN || *i > INT32_MAX) return false;
+      r.SetInt32(&m, &f, static_cast<int32_t>(*i));
+      return true;
+    }
+    case FieldDescriptor::CPPTYPE_UINT64: {
+      const uint64_t* u = std::get_if<uint64_t>(&v);
+      if (!u) return false;
+      r.SetUInt64(&m, &f, *u);
+      return true;
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE: {
+      const double* d = std::get_if<double>(&v);
+      if (!d) return false;
+      r.SetDouble(&m, &f, *d);
+      return true;
+    }
+    default: {
+      const std::string* s = std::get_if<std::string>(&v);
+      if (!s) return false;
+      r.SetString(&m, &f, *s);
+      return true;
+    }
   }
 }
 
 }  // namespace
 
-absl::StatusOr<Hyperparameters> HyperparametersFromProto(
-    const v1::Hyperparameters& message, AbsentField absent) {
-  Hyperparameters h;
+HyperparameterValues ValuesFromProto(const v1::Hyperparameters& message) {
+  HyperparameterValues values;
   const google::protobuf::Reflection& r = *message.GetReflection();
   for (const HyperparameterInfo& info : HyperparameterTable()) {
     const FieldDescriptor& field = FieldOf(info);
-    if (!r.HasField(message, &field) &&
-        (absent == AbsentField::kDefault || info.optional)) {
-      continue;
+    if (r.HasField(message, &field)) {
+      values[std::string(info.name)] = Read(message, field);
     }
-    absl::Status set = SetHyperparameter(h, info, Read(message, field));
-    if (!set.ok()) return set;
   }
-  return h;
+  return values;
+}
+
+v1::Hyperparameters ValuesToProto(const HyperparameterValues& values) {
+  v1::Hyperparameters message;
+  for (const auto& [name, value] : values) {
+    if (const HyperparameterInfo* info = FindHyperparameter(name)) {
+      Write(value, FieldOf(*info), message);
+    }
+  }
+  return message;
+}
+
+absl::StatusOr<Hyperparameters> HyperparametersFromProto(
+    const v1::Hyperparameters& message, AbsentField absent) {
+  HyperparameterValues values = ValuesFromProto(message);
+  if (absent == AbsentField::kZero) {
+    for (const HyperparameterInfo& info : HyperparameterTable()) {
+      if (!info.optional) {
+        values.try_emplace(std::string(info.name), Read(message, FieldOf(info)));
+      }
+    }
+  }
+  return ResolveHyperparameters(values);
 }
 
 v1::Hyperparameters HyperparametersToProto(const Hyperparameters& h) {
-  std::set<std::string> all;
+  HyperparameterValues values;
   for (const HyperparameterInfo& info : HyperparameterTable()) {
-    all.insert(std::string(info.name));
+    if (std::optional<HyperValue> v = GetHyperparameter(h, info)) {
+      values[std::string(info.name)] = *v;
+    }
   }
-  return HyperparametersToProto(h, all);
-}
-
-v1::Hyperparameters HyperparametersToProto(const Hyperparameters& h,
-                                           const std::set<std::string>& only) {
-  v1::Hyperparameters message;
-  for (const HyperparameterInfo& info : HyperparameterTable()) {
-    if (!only.count(std::string(info.name))) continue;
-    std::optional<HyperValue> v = GetHyperparameter(h, info);
-    if (v) Write(*v, FieldOf(info), message);
-  }
-  return message;
+  return ValuesToProto(values);
 }
 
 }  // namespace webnnm::train

@@ -4,14 +4,18 @@
 #ifndef WEBNNM_ENGINE_TRAIN_HYPERPARAMETERS_PROTO_H_
 #define WEBNNM_ENGINE_TRAIN_HYPERPARAMETERS_PROTO_H_
 
-#include <set>
-#include <string>
-
 #include "absl/status/statusor.h"
 #include "engine/train/hyperparameters.h"
 #include "webnnm/v1/hyperparameters.pb.h"
 
 namespace webnnm::train {
+
+// The fields a message sets, as given values (not checked: a stored request
+// keeps what it held).
+HyperparameterValues ValuesFromProto(const v1::Hyperparameters& message);
+// The given values as fields (values of a wrong type or name are left out:
+// ResolveHyperparameters refuses them).
+v1::Hyperparameters ValuesToProto(const HyperparameterValues& values);
 
 // What an absent field means: a request's absent field takes the table's
 // default; a snapshot's (written before every field had presence) is the
@@ -26,9 +30,6 @@ absl::StatusOr<Hyperparameters> HyperparametersFromProto(
 
 // Every member of `h` as a field (optional members only when set).
 v1::Hyperparameters HyperparametersToProto(const Hyperparameters& h);
-// Only the members named in `only` (the spec's names): what a user gave.
-v1::Hyperparameters HyperparametersToProto(const Hyperparameters& h,
-                                           const std::set<std::string>& only);
 
 }  // namespace webnnm::train
 

@@ -19,12 +19,12 @@
 #include <nlohmann/json.hpp>
 
 #include "inference/grpc_predict_v2.grpc.pb.h"
-#include "server/inference.h"
-#include "server/jobs.h"
-#include "server/kserve.h"
-#include "server/service.h"
+#include "server/core/inference.h"
+#include "server/core/jobs.h"
+#include "server/rpc/kserve.h"
+#include "server/rpc/service.h"
 #include "proto/wire/sha256.h"
-#include "server/store.h"
+#include "server/store/sqlite_store.h"
 #include "tests/bench/bench.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
@@ -175,7 +175,7 @@ int RunServe(const ServeBenchOptions& o) {
                     ("webnnm-bench-serve-" + std::to_string(::getpid()));
   fs::remove_all(folder);
   absl::StatusOr<std::unique_ptr<server::Store>> store =
-      server::Store::Open((folder / "bench.db").string());
+      server::SqliteStore::Open((folder / "bench.db").string());
   if (!store.ok()) {
     std::cerr << "webnnm-bench: " << store.status().message() << "\n";
     return 1;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
-#include "server/grpc_web.h"
+#include "server/rpc/grpc_web.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

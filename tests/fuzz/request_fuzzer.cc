@@ -18,14 +18,14 @@
 #include <string>
 
 #include "google/protobuf/stubs/logging.h"
-#include "server/auth.h"
+#include "server/rpc/auth.h"
 #include "server/config.h"
-#include "server/inference.h"
-#include "server/jobs.h"
-#include "server/kserve.h"
-#include "server/service.h"
+#include "server/core/inference.h"
+#include "server/core/jobs.h"
+#include "server/rpc/kserve.h"
+#include "server/rpc/service.h"
 #include "proto/wire/sha256.h"
-#include "server/store.h"
+#include "server/store/sqlite_store.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ World& Setup() {
       std::error_code ec;
       fs::remove_all(*folder, ec);
     });
-    w->store = std::move(*Store::Open((w->folder / "fuzz.db").string()));
+    w->store = std::move(*SqliteStore::Open((w->folder / "fuzz.db").string()));
     w->jobs = std::make_unique<JobManager>(*w->store, JobOptions{});
     Limits limits;
     limits.max_dataset_bytes = 1 << 16;
@@ -77,18 +77,14 @@ World& Setup() {
     fs::create_directories(w->store->DatasetFolder(sha));
     fs::copy_file(iris, fs::path(w->store->DatasetFolder(sha)) / "iris.csv",
                   fs::copy_options::overwrite_existing);
-    v1::Dataset dataset;
-    dataset.set_dataset_id("d-iris");
-    dataset.set_name("iris.csv");
-    dataset.set_format(v1::DATASET_FORMAT_CSV);
-    dataset.set_sha256(sha);
-    dataset.add_files("iris.csv");
+    Dataset dataset{.id = "d-iris",
+                    .name = "iris.csv",
+                    .format = DatasetFormat::kCsv,
+                    .sha256 = sha,
+                    .files = {"iris.csv"}};
     (void)w->store->InsertDataset("local", dataset);
     // A trained iris model, imported.
-    v1::Job job;
-    job.set_job_id("j-iris");
-    job.set_principal("local");
-    job.set_kind(v1::JOB_KIND_IMPORT);
+    Job job{.id = "j-iris", .principal = "local", .kind = JobKind::kImport};
     std::string snapshot = ReadFile(fs::path(WEBNNM_SOURCE_DIR) /
                                     "tests/fuzz/seeds/iris-2-epochs.wnms");
     (void)w->store->CreateFinishedJob(job, {"final", 2, snapshot});

@@ -1,27 +1,30 @@
 // What the webnnm.v1 service's source files share (service.cc and
 // service_uploads.cc): an upload in progress and the call prologue.
-#ifndef WEBNNM_SERVER_SERVICE_INTERNAL_H_
-#define WEBNNM_SERVER_SERVICE_INTERNAL_H_
+#ifndef WEBNNM_SERVER_RPC_SERVICE_INTERNAL_H_
+#define WEBNNM_SERVER_RPC_SERVICE_INTERNAL_H_
 
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <string>
 
-#include "server/service.h"
+#include "absl/synchronization/mutex.h"
+#include "server/rpc/service.h"
 
 namespace webnnm::server {
 
+// Set when the upload starts: principal, kind, total_bytes, folder and the
+// dataset's name, format and sha256; the rest changes under `mutex`, but
+// `touched`, which the service's uploads_mutex_ guards.
 struct WebnnmService::Upload {
-  std::mutex mutex;
+  absl::Mutex mutex;
   std::string principal;
   enum Kind { kDataset, kSnapshot } kind = kDataset;
-  v1::Dataset dataset;  // name, format, sha256
+  Dataset dataset;  // name, format, sha256; files and id at the finish
   int64_t total_bytes = 0;
-  int64_t received = 0;
-  std::filesystem::path folder;          // the temporary folder
-  std::map<std::string, int64_t> files;  // name -> bytes so far
+  int64_t received ABSL_GUARDED_BY(mutex) = 0;
+  std::filesystem::path folder;  // the temporary folder
+  std::map<std::string, int64_t> files ABSL_GUARDED_BY(mutex);  // bytes so far
   std::chrono::steady_clock::time_point touched;
 };
 
@@ -34,4 +37,4 @@ struct WebnnmService::Upload {
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_SERVICE_INTERNAL_H_
+#endif  // WEBNNM_SERVER_RPC_SERVICE_INTERNAL_H_

@@ -12,9 +12,10 @@
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
 #include "proto/wire/names.h"
-#include "server/service.h"
-#include "server/service_internal.h"
 #include "proto/wire/sha256.h"
+#include "server/rpc/convert.h"
+#include "server/rpc/service.h"
+#include "server/rpc/service_internal.h"
 
 namespace webnnm::server {
 namespace {
@@ -55,51 +56,10 @@ absl::Status FsyncPath(const fs::path& path, bool directory) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> WebnnmService::StartUpload(
-    std::shared_ptr<Upload> upload) {
-  std::string id = NewId("u");
-  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
-  upload->touched = std::chrono::steady_clock::now();
-  std::error_code ec;
-  fs::create_directories(upload->folder, ec);
-  if (ec) {
-    return absl::InternalError(
-        StrCat("cannot create an upload folder: ", ec.message()));
-  }
-  std::lock_guard lock(uploads_mutex_);
-  // Forget uploads idle for an hour.
-  for (auto it = uploads_.begin(); it != uploads_.end();) {
-    if (std::chrono::steady_clock::now() - it->second->touched >
-        std::chrono::hours(1)) {
-      fs::remove_all(it->second->folder, ec);
-      it = uploads_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  uploads_[id] = std::move(upload);
-  return id;
-}
-
-absl::StatusOr<std::shared_ptr<WebnnmService::Upload>>
-WebnnmService::FindUpload(const Principal& who, const std::string& id,
-                          int kind) {
-  std::lock_guard lock(uploads_mutex_);
-  auto it = uploads_.find(id);
-  if (it == uploads_.end() || it->second->principal != who.name ||
-      it->second->kind != kind) {
-    return absl::NotFoundError(
-        StrCat("no upload ", id, " (it may have expired)"));
-  }
-  it->second->touched = std::chrono::steady_clock::now();
-  return it->second;
-}
-
-absl::Status WebnnmService::AppendChunk(Upload& upload, const fs::path& file,
-                                        int64_t& have, int64_t offset,
-                                        std::string_view data) {
+// Appends `data` at `offset` of `file` (which holds `have` bytes).
+absl::Status AppendChunk(WebnnmService::Upload& upload, const fs::path& file,
+                         int64_t& have, int64_t offset, std::string_view data)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(upload.mutex) {
   if (offset != have) {
     return absl::FailedPreconditionError(StrCat("'", file.filename().string(),
                                                 "': expected offset ", have,
@@ -120,8 +80,50 @@ absl::Status WebnnmService::AppendChunk(Upload& upload, const fs::path& file,
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::StatusOr<std::string> WebnnmService::StartUpload(
+    std::shared_ptr<Upload> upload) {
+  std::string id = NewId("u");
+  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
+  upload->touched = std::chrono::steady_clock::now();
+  std::error_code ec;
+  fs::create_directories(upload->folder, ec);
+  if (ec) {
+    return absl::InternalError(
+        StrCat("cannot create an upload folder: ", ec.message()));
+  }
+  absl::MutexLock lock(&uploads_mutex_);
+  // Forget uploads idle for an hour.
+  for (auto it = uploads_.begin(); it != uploads_.end();) {
+    if (std::chrono::steady_clock::now() - it->second->touched >
+        std::chrono::hours(1)) {
+      fs::remove_all(it->second->folder, ec);
+      it = uploads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  uploads_[id] = std::move(upload);
+  return id;
+}
+
+absl::StatusOr<std::shared_ptr<WebnnmService::Upload>>
+WebnnmService::FindUpload(const Principal& who, const std::string& id,
+                          int kind) {
+  absl::MutexLock lock(&uploads_mutex_);
+  auto it = uploads_.find(id);
+  if (it == uploads_.end() || it->second->principal != who.name ||
+      it->second->kind != kind) {
+    return absl::NotFoundError(
+        StrCat("no upload ", id, " (it may have expired)"));
+  }
+  it->second->touched = std::chrono::steady_clock::now();
+  return it->second;
+}
+
 void WebnnmService::DropUpload(const std::string& id) {
-  std::lock_guard lock(uploads_mutex_);
+  absl::MutexLock lock(&uploads_mutex_);
   auto it = uploads_.find(id);
   if (it == uploads_.end()) return;
   std::error_code ec;
@@ -160,19 +162,19 @@ grpc::Status WebnnmService::UploadDataset(
           StrCat("the dataset has ", request->total_bytes(),
                  " bytes; the limit is ", limits_.max_dataset_bytes)));
     }
-    absl::StatusOr<std::optional<v1::Dataset>> existing =
+    absl::StatusOr<std::optional<Dataset>> existing =
         store_.FindDataset(who.name, request->sha256());
     if (!existing.ok()) return ToGrpc(existing.status());
     if (*existing) {
-      *response->mutable_dataset() = **existing;
+      *response->mutable_dataset() = ToProto(**existing);
       response->set_existing(true);
       return grpc::Status::OK;
     }
     auto upload = std::make_shared<Upload>();
     upload->principal = who.name;
-    upload->dataset.set_name(request->name());
-    upload->dataset.set_format(request->format());
-    upload->dataset.set_sha256(request->sha256());
+    upload->dataset.name = request->name();
+    upload->dataset.format = static_cast<DatasetFormat>(request->format());
+    upload->dataset.sha256 = request->sha256();
     upload->total_bytes = request->total_bytes();
     absl::StatusOr<std::string> id = StartUpload(upload);
     if (!id.ok()) return ToGrpc(id.status());
@@ -184,11 +186,11 @@ grpc::Status WebnnmService::UploadDataset(
       FindUpload(who, request->upload_id(), Upload::kDataset);
   if (!found.ok()) return ToGrpc(found.status());
   std::shared_ptr<Upload> upload = *found;
-  std::lock_guard lock(upload->mutex);
+  absl::MutexLock lock(&upload->mutex);
   response->set_upload_id(request->upload_id());
   if (!request->data().empty() || !request->file_name().empty()) {
     const std::string& name = request->file_name();
-    bool idx = upload->dataset.format() == v1::DATASET_FORMAT_IDX;
+    bool idx = upload->dataset.format == DatasetFormat::kIdx;
     if (idx ? !kIdxFiles.count(name) : !PlainFileName(name)) {
       return invalid(idx ? StrCat("'", name,
                                   "' is not one of the IDX files "
@@ -215,9 +217,9 @@ grpc::Status WebnnmService::UploadDataset(
   std::vector<std::string> paths;
   for (const auto& [name, bytes] : upload->files) {
     paths.push_back((upload->folder / name).string());
-    upload->dataset.add_files(name);
+    upload->dataset.files.push_back(name);
   }
-  if (upload->dataset.format() == v1::DATASET_FORMAT_IDX) {
+  if (upload->dataset.format == DatasetFormat::kIdx) {
     for (std::string stem :
          {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
@@ -228,7 +230,7 @@ grpc::Status WebnnmService::UploadDataset(
     }
   }
   absl::StatusOr<std::string> hash = wire::DatasetHash(paths);
-  if (!hash.ok() || *hash != upload->dataset.sha256()) {
+  if (!hash.ok() || *hash != upload->dataset.sha256) {
     drop();
     return ToGrpc(
         absl::DataLossError("the uploaded content does not match its sha256"));
@@ -251,23 +253,23 @@ grpc::Status WebnnmService::UploadDataset(
     }
     (void)FsyncPath(target.parent_path(), true);
   }
-  upload->dataset.set_dataset_id(NewId("d"));
-  upload->dataset.set_bytes(upload->total_bytes);
-  *upload->dataset.mutable_created() = Now();
+  upload->dataset.id = NewId("d");
+  upload->dataset.bytes = upload->total_bytes;
+  upload->dataset.created = Now();
   absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
   drop();
   if (!inserted.ok()) {
     // A concurrent upload of the same content won: answer with its row.
-    absl::StatusOr<std::optional<v1::Dataset>> existing =
+    absl::StatusOr<std::optional<Dataset>> existing =
         store_.FindDataset(who.name, *hash);
     if (existing.ok() && *existing) {
-      *response->mutable_dataset() = **existing;
+      *response->mutable_dataset() = ToProto(**existing);
       response->set_existing(true);
       return grpc::Status::OK;
     }
     return ToGrpc(inserted);
   }
-  *response->mutable_dataset() = upload->dataset;
+  *response->mutable_dataset() = ToProto(upload->dataset);
   return grpc::Status::OK;
 }
 
@@ -318,7 +320,7 @@ grpc::Status WebnnmService::ImportSnapshot(
     upload->principal = who.name;
     upload->kind = Upload::kSnapshot;
     upload->total_bytes = request->total_bytes();
-    upload->dataset.set_sha256(request->sha256());
+    upload->dataset.sha256 = request->sha256();
     absl::StatusOr<std::string> id = StartUpload(upload);
     if (!id.ok()) return ToGrpc(id.status());
     response->set_upload_id(*id);
@@ -328,7 +330,7 @@ grpc::Status WebnnmService::ImportSnapshot(
       FindUpload(who, request->upload_id(), Upload::kSnapshot);
   if (!found.ok()) return ToGrpc(found.status());
   std::shared_ptr<Upload> upload = *found;
-  std::lock_guard lock(upload->mutex);
+  absl::MutexLock lock(&upload->mutex);
   response->set_upload_id(request->upload_id());
   fs::path file = upload->folder / "snapshot.wnms";
   if (!request->data().empty()) {
@@ -348,7 +350,7 @@ grpc::Status WebnnmService::ImportSnapshot(
         StrCat("the upload has ", bytes.size(), " bytes; ", upload->total_bytes,
                " were announced")));
   }
-  if (wire::Sha256Hex(bytes) != upload->dataset.sha256()) {
+  if (wire::Sha256Hex(bytes) != upload->dataset.sha256) {
     return ToGrpc(
         absl::DataLossError("the uploaded snapshot does not match its sha256"));
   }
@@ -368,21 +370,21 @@ grpc::Status WebnnmService::ImportSnapshot(
       !fits.ok()) {
     return ToGrpc(absl::InvalidArgumentError(fits.message()));
   }
-  v1::Job job;
-  job.set_job_id(NewId("j"));
-  job.set_principal(who.name);
-  job.set_kind(v1::JOB_KIND_IMPORT);
-  *job.mutable_created() = Now();
-  job.set_model_name(check.name);
-  job.set_epoch(snapshot->state.epoch);
-  job.set_epochs(snapshot->state.hyper.epochs);
-  job.set_best_epoch(snapshot->state.best_epoch);
-  job.set_attempt(1);
-  absl::StatusOr<v1::Job> created = store_.CreateFinishedJob(
+  Job job;
+  job.id = NewId("j");
+  job.principal = who.name;
+  job.kind = JobKind::kImport;
+  job.created = Now();
+  job.model_name = check.name;
+  job.epoch = snapshot->state.epoch;
+  job.epochs = snapshot->state.hyper.epochs;
+  job.best_epoch = snapshot->state.best_epoch;
+  job.attempt = 1;
+  absl::StatusOr<Job> created = store_.CreateFinishedJob(
       job, SnapshotBlob{"final", snapshot->state.epoch, std::move(bytes)});
   if (!created.ok()) return ToGrpc(created.status());
   jobs_.Queued();
-  *response->mutable_job() = *created;
+  *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;
 }
 

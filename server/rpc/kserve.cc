@@ -1,4 +1,4 @@
-#include "server/kserve.h"
+#include "server/rpc/kserve.h"
 
 #include <cstring>
 #include <map>
@@ -100,14 +100,13 @@ absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
   }
   absl::StatusOr<std::optional<StoredJob>> job = store_.GetJob(name);
   if (!job.ok()) return job.status();
-  if (!*job || !who->Owns((*job)->job.principal())) {
+  if (!*job || !who->Owns((*job)->job.principal)) {
     return absl::NotFoundError(StrCat("no model ", name));
   }
-  const v1::Job& j = (*job)->job;
-  if (j.state() != v1::JOB_STATE_SUCCEEDED || j.kind() == v1::JOB_KIND_TEST) {
-    return absl::UnavailableError(StrCat("model ", name,
-                                         " is not ready (its job is ",
-                                         wire::StateName(j.state()), ")"));
+  const Job& j = (*job)->job;
+  if (j.state != JobState::kSucceeded || j.kind == JobKind::kTest) {
+    return absl::UnavailableError(StrCat(
+        "model ", name, " is not ready (its job is ", StateName(j.state), ")"));
   }
   return inference_.Get(store_, name);
 }

@@ -4,14 +4,14 @@
 // model's name is its job id and its only version is "1"; authentication
 // and visibility are those of webnnm.v1 (another principal's job is an
 // unknown model).
-#ifndef WEBNNM_SERVER_KSERVE_H_
-#define WEBNNM_SERVER_KSERVE_H_
+#ifndef WEBNNM_SERVER_RPC_KSERVE_H_
+#define WEBNNM_SERVER_RPC_KSERVE_H_
 
 #include "inference/grpc_predict_v2.grpc.pb.h"
-#include "server/auth.h"
-#include "server/inference.h"
-#include "server/service.h"
-#include "server/store.h"
+#include "server/core/inference.h"
+#include "server/core/store.h"
+#include "server/rpc/auth.h"
+#include "server/rpc/service.h"
 
 namespace webnnm::server {
 
@@ -62,4 +62,4 @@ std::string KServeDataType(std::string_view webnn);
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_KSERVE_H_
+#endif  // WEBNNM_SERVER_RPC_KSERVE_H_

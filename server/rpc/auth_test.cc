@@ -1,9 +1,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "server/auth.h"
 #include "server/config.h"
-#include "server/convert.h"
+#include "server/core/job.h"
+#include "server/rpc/auth.h"
+#include "engine/train/hyperparameters_proto.h"
+#include "server/rpc/convert.h"
 
 namespace webnnm::server {
 namespace {
@@ -59,7 +61,7 @@ TEST(Config, LoopbackAddresses) {
 
 TEST(Hyperparameters, DefaultsAndChecks) {
   v1::Hyperparameters h;
-  absl::StatusOr<train::Hyperparameters> r = ResolveHyperparameters(h, 2);
+  absl::StatusOr<train::Hyperparameters> r = ResolveJobHyperparameters(train::ValuesFromProto(h), 2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->epochs, 20);
   EXPECT_EQ(r->optimizer, train::OptimizerKind::kRLion);
@@ -67,19 +69,19 @@ TEST(Hyperparameters, DefaultsAndChecks) {
   h.set_threads(8);
   h.set_optimizer("sgdm");
   h.set_lr(0.05);
-  r = ResolveHyperparameters(h, 2);
+  r = ResolveJobHyperparameters(train::ValuesFromProto(h), 2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->threads, 2);
   EXPECT_EQ(r->optimizer, train::OptimizerKind::kSgdm);
   EXPECT_EQ(*r->lr, 0.05);
   h.set_optimizer("adam");
-  r = ResolveHyperparameters(h, 1);
+  r = ResolveJobHyperparameters(train::ValuesFromProto(h), 1);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()),
               ::testing::HasSubstr("optimizer"));
   h.clear_optimizer();
   h.set_epochs(0);
-  EXPECT_FALSE(ResolveHyperparameters(h, 1).ok());
+  EXPECT_FALSE(ResolveJobHyperparameters(train::ValuesFromProto(h), 1).ok());
 }
 
 }  // namespace

@@ -1,30 +1,34 @@
 // Running jobs: worker threads take queued jobs oldest first (`workers` at
-// once; the rest wait), train or test them with the engine on `threads`
-// compute threads each, and record everything in the store as it happens:
-// state changes, the expert system's decisions and warnings, scouting, each
-// epoch's metrics with a checkpoint snapshot (committed together), the test
-// and the final snapshot.
+// once; the rest wait), train or test them with the engine (engine/train/
+// run.h) on `threads` compute threads each, and record everything in the
+// store as it happens: state changes, the expert system's decisions and
+// warnings, scouting, each epoch's metrics with a checkpoint snapshot
+// (committed together), the test and the final snapshot.
 //
 // Stopping (SIGTERM): running jobs stop at their next epoch boundary, after
 // that epoch's checkpoint, and stay RUNNING in the store. At the next start,
 // jobs left RUNNING (stopped, or killed with the daemon) are queued again
 // with one more attempt, up to the restart budget, and resume from their
 // last checkpoint: the run then ends exactly as an uninterrupted one would.
-#ifndef WEBNNM_SERVER_JOBS_H_
-#define WEBNNM_SERVER_JOBS_H_
+//
+// Thread-safety: every public method may be called from any thread.
+#ifndef WEBNNM_SERVER_CORE_JOBS_H_
+#define WEBNNM_SERVER_CORE_JOBS_H_
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "engine/train/run.h"
-#include "server/store.h"
+#include "server/core/store.h"
 
 namespace webnnm::server {
 
@@ -39,12 +43,12 @@ class JobManager {
  public:
   JobManager(Store& store, JobOptions options)
       : store_(store), options_(std::move(options)) {}
+  ~JobManager() { Stop(); }
 
   // The backend of a job that names none.
   const std::string& default_backend() const {
     return options_.default_backend;
   }
-  ~JobManager() { Stop(); }
 
   // Requeues (or fails, beyond the restart budget) the jobs a previous run
   // left RUNNING, then starts the workers.
@@ -53,20 +57,19 @@ class JobManager {
   // left RUNNING) and joins the workers. Idempotent.
   void Stop();
 
-  // Records a change through the store and wakes watchers (and, for queued
-  // jobs, workers).
-  absl::StatusOr<v1::Job> Record(const std::string& id,
-                                 const std::function<void(v1::Job&)>& change,
-                                 std::vector<v1::JobEvent> events,
-                                 const SnapshotBlob* snapshot = nullptr);
-  // A job was created: wakes watchers and workers.
+  // Records a change through the store and wakes watchers.
+  absl::StatusOr<Job> Record(const std::string& id,
+                             const std::function<void(Job&)>& change,
+                             std::vector<JobEvent> events,
+                             const SnapshotBlob* snapshot = nullptr);
+  // A job was created (or deleted): wakes watchers and workers.
   void Queued();
 
   // A queued job is cancelled at once; a running one at its next epoch
-  // boundary. FailedPrecondition for a finished job.
-  absl::StatusOr<v1::Job> Cancel(const std::string& id);
+  // boundary. FailedPrecondition for a finished job, NotFound for none.
+  absl::StatusOr<Job> Cancel(const std::string& id);
   // Queues a cancelled or failed job again (from its last checkpoint).
-  absl::StatusOr<v1::Job> Resume(const std::string& id);
+  absl::StatusOr<Job> Resume(const std::string& id);
   bool IsRunning(const std::string& id);
 
   // Watchers: the current change counter, and a wait until it moves past
@@ -78,6 +81,9 @@ class JobManager {
   class TrainRecorder;
 
   void Work();
+  // The next queued job no worker runs yet, marked running; "" when the
+  // manager stops.
+  std::string Take();
   void Run(const std::string& id);
   absl::Status RunTrain(const StoredJob& stored);
   // The run of a training job (resuming from its checkpoint into `resume`).
@@ -90,21 +96,27 @@ class JobManager {
                            const train::TrainResult& result,
                            TrainRecorder& recorder);
   absl::Status RunTest(const StoredJob& stored);
+  // Requeues or fails one job a previous run left RUNNING.
+  absl::Status Requeue(const StoredJob& stored);
   absl::Status Fail(const std::string& id, const absl::Status& why);
+  absl::StatusOr<Job> CancelQueued(const std::string& id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool ShouldStop(const std::string& id);
+  bool Cancelling(const std::string& id);
   void Notify();
 
   Store& store_;
   const JobOptions options_;
-  std::mutex mutex_;
-  std::condition_variable work_, change_;
-  bool stopping_ = false;
-  bool started_ = false;
-  uint64_t generation_ = 0;
-  std::set<std::string> running_, cancelling_;
-  std::vector<std::thread> workers_;
+  absl::Mutex mutex_;
+  absl::CondVar work_;  // a job was queued, or the manager stops
+  absl::CondVar change_;  // generation_ moved
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::set<std::string> running_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> cancelling_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::thread> workers_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_JOBS_H_
+#endif  // WEBNNM_SERVER_CORE_JOBS_H_

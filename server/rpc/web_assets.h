@@ -1,8 +1,8 @@
 // The browser front end's files (client/web/dist), embedded in webnnmd at
 // build time so that --http-listen serves the whole front end with no other
 // file or flag.
-#ifndef WEBNNM_SERVER_WEB_ASSETS_H_
-#define WEBNNM_SERVER_WEB_ASSETS_H_
+#ifndef WEBNNM_SERVER_RPC_WEB_ASSETS_H_
+#define WEBNNM_SERVER_RPC_WEB_ASSETS_H_
 
 #include <cstddef>
 
@@ -20,4 +20,4 @@ extern const size_t kWebAssetCount;
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_WEB_ASSETS_H_
+#endif  // WEBNNM_SERVER_RPC_WEB_ASSETS_H_

@@ -1,4 +1,4 @@
-#include "server/service.h"
+#include "server/rpc/service.h"
 
 #include <cstring>
 
@@ -11,11 +11,12 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/hyperparameters_proto.h"
 #include "engine/train/run.h"
-#include "server/convert.h"
-#include "server/dataset_source.h"
-#include "server/inference.h"
-#include "server/service_internal.h"
+#include "server/core/dataset_source.h"
+#include "server/core/inference.h"
+#include "server/rpc/convert.h"
+#include "server/rpc/service_internal.h"
 
 namespace webnnm::server {
 
@@ -28,9 +29,9 @@ grpc::Status ToGrpc(const absl::Status& status) {
 }
 
 std::string NewId(std::string_view prefix) {
-  static std::mutex mutex;
-  static std::mt19937_64 generator(std::random_device{}());
-  std::lock_guard lock(mutex);
+  static absl::Mutex mutex(absl::kConstInit);
+  static std::mt19937_64 generator(std::random_device{}());  // under mutex
+  absl::MutexLock lock(&mutex);
   static const char kHex[] = "0123456789abcdef";
   std::string id(prefix);
   uint64_t bits = generator();
@@ -58,7 +59,7 @@ absl::StatusOr<StoredJob> WebnnmService::VisibleJob(const Principal& who,
                                                     const std::string& id) {
   if (id.empty()) return absl::InvalidArgumentError("no job id given");
   ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
-  if (!stored || !who.Owns(stored->job.principal())) {
+  if (!stored || !who.Owns(stored->job.principal)) {
     return absl::NotFoundError(StrCat("no job ", id));
   }
   return *stored;
@@ -113,18 +114,18 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-absl::Status WebnnmService::CheckSubmission(
-    const Principal& who, const v1::SubmitJobRequest& request) {
+absl::Status WebnnmService::CheckSubmission(const Principal& who,
+                                            const JobRequest& request) {
   ASSIGN_OR_RETURN(train::Hyperparameters hyper,
-                   ResolveHyperparameters(request.hyperparameters(), 1));
-  if (!request.backend().empty() && request.backend() != "cpu" &&
-      request.backend() != "vulkan") {
+                   ResolveJobHyperparameters(request.hyperparameters, 1));
+  if (!request.backend.empty() && request.backend != "cpu" &&
+      request.backend != "vulkan") {
     return absl::InvalidArgumentError(
-        StrCat("unknown backend '", request.backend(), "' (cpu or vulkan)"));
+        StrCat("unknown backend '", request.backend, "' (cpu or vulkan)"));
   }
   // A backend without its device fails here, not as a failed job later.
   const std::string& backend =
-      request.backend().empty() ? jobs_.default_backend() : request.backend();
+      request.backend.empty() ? jobs_.default_backend() : request.backend;
   if (backend != "cpu") {
     absl::StatusOr<std::unique_ptr<backends::Backend>> opened =
         backends::CreateBackend(backend);
@@ -136,17 +137,17 @@ absl::Status WebnnmService::CheckSubmission(
   }
   // An unknown dataset first: it costs nothing to find.
   ASSIGN_OR_RETURN(StoredData data,
-                   FindStoredData(store_, who.Filter(), request.data()));
-  std::string model_text = request.model_text();
+                   FindStoredData(store_, who.Filter(), request.data));
+  std::string model_text = request.model_text;
   std::string file_name =
-      request.file_name().empty() ? "model.wnm" : request.file_name();
+      request.file_name.empty() ? "model.wnm" : request.file_name;
   std::optional<train::ModelSnapshot> snapshot;
-  if (request.kind() == v1::JOB_KIND_TEST) {
+  if (request.kind == JobKind::kTest) {
     ASSIGN_OR_RETURN(snapshot, TestedSnapshot(who, request));
     model_text = snapshot->model_source;
     file_name = snapshot->model_file.empty() ? file_name : snapshot->model_file;
-  } else if (request.kind() != v1::JOB_KIND_TRAIN &&
-             request.kind() != v1::JOB_KIND_UNSPECIFIED) {
+  } else if (request.kind != JobKind::kTrain &&
+             request.kind != JobKind::kUnspecified) {
     return absl::InvalidArgumentError("a job is TRAIN or TEST");
   }
   if (static_cast<int64_t>(model_text.size()) > limits_.max_model_bytes) {
@@ -167,8 +168,8 @@ absl::Status WebnnmService::CheckSubmission(
                            .dag = &*check.dag,
                            .source = data.source,
                            .dataset_name = data.name,
-                           .split = request.data().split(),
-                           .standardize = request.data().standardize(),
+                           .split = request.data.split,
+                           .standardize = request.data.standardize,
                            .hyperparameters = hyper,
                            .snapshot = snapshot ? &*snapshot : nullptr,
                            .backend = ""});
@@ -177,19 +178,18 @@ absl::Status WebnnmService::CheckSubmission(
 }
 
 absl::StatusOr<train::ModelSnapshot> WebnnmService::TestedSnapshot(
-    const Principal& who, const v1::SubmitJobRequest& request) {
-  if (request.snapshot_job_id().empty()) {
+    const Principal& who, const JobRequest& request) {
+  if (request.snapshot_job_id.empty()) {
     return absl::InvalidArgumentError(
         "a test job names the job whose snapshot it tests "
         "(snapshot_job_id)");
   }
-  ASSIGN_OR_RETURN(StoredJob source,
-                   VisibleJob(who, request.snapshot_job_id()));
+  ASSIGN_OR_RETURN(StoredJob source, VisibleJob(who, request.snapshot_job_id));
   ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
-                   store_.LatestSnapshot(source.job.job_id()));
+                   store_.LatestSnapshot(source.job.id));
   if (!blob) {
     return absl::FailedPreconditionError(
-        StrCat("job ", source.job.job_id(), " has no snapshot yet"));
+        StrCat("job ", source.job.id, " has no snapshot yet"));
   }
   return train::DecodeModelSnapshot(blob->bytes);
 }
@@ -200,20 +200,22 @@ void WebnnmService::Preview(const Principal& who,
                             v1::CheckModelResponse& response) {
   absl::Status status = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(train::Hyperparameters hyper,
-                     ResolveHyperparameters(request.hyperparameters(), 1));
+                     ResolveJobHyperparameters(
+                         train::ValuesFromProto(request.hyperparameters()), 1));
+    const DataSpec spec = FromProto(request.data());
     train::Preview preview;
-    if (request.data().dataset_id().empty()) {
+    if (spec.dataset_id.empty()) {
       ASSIGN_OR_RETURN(preview, train::PreviewTraining(dag, hyper, nullptr));
     } else {
       ASSIGN_OR_RETURN(StoredData data,
-                       FindStoredData(store_, who.Filter(), request.data()));
+                       FindStoredData(store_, who.Filter(), spec));
       ASSIGN_OR_RETURN(
           std::unique_ptr<train::Run> run,
           train::Run::Prepare({.dag = &dag,
                                .source = data.source,
                                .dataset_name = data.name,
-                               .split = request.data().split(),
-                               .standardize = request.data().standardize(),
+                               .split = spec.split,
+                               .standardize = spec.standardize,
                                .hyperparameters = hyper,
                                .backend = ""}));
       ASSIGN_OR_RETURN(preview, run->PreviewTraining());
@@ -222,7 +224,7 @@ void WebnnmService::Preview(const Principal& who,
       *response.add_decisions() = ToProto(d);
     }
     for (const std::string& w : preview.warnings) response.add_warnings(w);
-    *response.mutable_resolved() = ToProto(preview.resolved);
+    *response.mutable_resolved() = ShownHyperparameters(preview.resolved);
     return absl::OkStatus();
   }();
   if (!status.ok()) response.set_preview_error(std::string(status.message()));
@@ -232,58 +234,58 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
                                       const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
   AUTHENTICATE(who);
-  if (!request->idempotency_key().empty()) {
-    if (request->idempotency_key().size() > 200) {
+  JobRequest submitted = FromProto(*request);
+  if (!submitted.idempotency_key.empty()) {
+    if (submitted.idempotency_key.size() > 200) {
       return ToGrpc(
           absl::InvalidArgumentError("the idempotency key is too long"));
     }
-    absl::StatusOr<std::optional<v1::Job>> existing =
-        store_.FindByIdempotencyKey(who.name, request->idempotency_key());
+    absl::StatusOr<std::optional<Job>> existing =
+        store_.FindByIdempotencyKey(who.name, submitted.idempotency_key);
     if (!existing.ok()) return ToGrpc(existing.status());
     if (*existing) {
-      *response->mutable_job() = **existing;
+      *response->mutable_job() = ToProto(**existing);
       response->set_existing(true);
       return grpc::Status::OK;
     }
   }
-  if (absl::Status s = CheckSubmission(who, *request); !s.ok()) {
+  if (absl::Status s = CheckSubmission(who, submitted); !s.ok()) {
     return ToGrpc(s);
   }
-  v1::Job job;
-  job.set_job_id(NewId("j"));
-  job.set_principal(who.name);
-  job.set_kind(request->kind() == v1::JOB_KIND_TEST ? v1::JOB_KIND_TEST
-                                                    : v1::JOB_KIND_TRAIN);
-  *job.mutable_created() = Now();
-  job.set_dataset_id(request->data().dataset_id());
-  job.set_backend(request->backend().empty() ? jobs_.default_backend()
-                                             : request->backend());
-  job.set_snapshot_job_id(request->snapshot_job_id());
-  *job.mutable_hyperparameters() = request->hyperparameters();
-  *job.mutable_data() = request->data();
-  job.set_attempt(0);
-  if (request->hyperparameters().has_epochs()) {
-    job.set_epochs(request->hyperparameters().epochs());
-  } else if (job.kind() == v1::JOB_KIND_TRAIN) {
-    job.set_epochs(train::Hyperparameters{}.epochs);
+  Job job;
+  job.id = NewId("j");
+  job.principal = who.name;
+  job.kind =
+      submitted.kind == JobKind::kTest ? JobKind::kTest : JobKind::kTrain;
+  job.created = Now();
+  job.dataset_id = submitted.data.dataset_id;
+  job.backend =
+      submitted.backend.empty() ? jobs_.default_backend() : submitted.backend;
+  job.snapshot_job_id = submitted.snapshot_job_id;
+  job.hyperparameters = submitted.hyperparameters;
+  job.data = submitted.data;
+  auto epochs = submitted.hyperparameters.find("epochs");
+  if (epochs != submitted.hyperparameters.end()) {
+    job.epochs = static_cast<int>(std::get<int64_t>(epochs->second));
+  } else if (job.kind == JobKind::kTrain) {
+    job.epochs = train::Hyperparameters{}.epochs;
   }
-  v1::SubmitJobRequest stored = *request;
-  stored.set_kind(job.kind());
-  absl::StatusOr<v1::Job> created =
-      store_.CreateJob(job, stored, limits_.max_queued_jobs);
+  submitted.kind = job.kind;
+  absl::StatusOr<Job> created =
+      store_.CreateJob(job, submitted, limits_.max_queued_jobs);
   if (absl::IsAlreadyExists(created.status())) {
     // Another call with the same key won the race: answer with its job.
-    absl::StatusOr<std::optional<v1::Job>> existing =
-        store_.FindByIdempotencyKey(who.name, request->idempotency_key());
+    absl::StatusOr<std::optional<Job>> existing =
+        store_.FindByIdempotencyKey(who.name, submitted.idempotency_key);
     if (existing.ok() && *existing) {
-      *response->mutable_job() = **existing;
+      *response->mutable_job() = ToProto(**existing);
       response->set_existing(true);
       return grpc::Status::OK;
     }
   }
   if (!created.ok()) return ToGrpc(created.status());
   jobs_.Queued();
-  *response->mutable_job() = *created;
+  *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;
 }
 
@@ -296,12 +298,12 @@ grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
   int64_t next = std::max<int64_t>(1, request->from_seq());
   while (!context->IsCancelled()) {
     uint64_t generation = jobs_.generation();
-    absl::StatusOr<std::vector<v1::JobEvent>> events =
+    absl::StatusOr<std::vector<JobEvent>> events =
         store_.Events(request->job_id(), next, 256);
     if (!events.ok()) return ToGrpc(events.status());
-    for (const v1::JobEvent& e : *events) {
-      if (!writer->Write(e)) return grpc::Status::CANCELLED;
-      next = e.seq() + 1;
+    for (const JobEvent& e : *events) {
+      if (!writer->Write(ToProto(e))) return grpc::Status::CANCELLED;
+      next = e.seq + 1;
     }
     if (!events->empty()) continue;
     absl::StatusOr<std::optional<StoredJob>> now =
@@ -311,7 +313,7 @@ grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
       return ToGrpc(absl::NotFoundError(
           StrCat("job ", request->job_id(), " was deleted")));
     }
-    if (IsFinished((*now)->job.state()) && next > (*now)->job.last_seq()) {
+    if (IsFinished((*now)->job.state) && next > (*now)->job.last_seq) {
       return grpc::Status::OK;
     }
     jobs_.WaitForChange(generation, std::chrono::milliseconds(250));
@@ -325,7 +327,7 @@ grpc::Status WebnnmService::GetJob(grpc::ServerContext* context,
   AUTHENTICATE(who);
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
-  *response = job->job;
+  *response = ToProto(job->job);
   return grpc::Status::OK;
 }
 
@@ -343,11 +345,11 @@ grpc::Status WebnnmService::ListJobs(grpc::ServerContext* context,
       return ToGrpc(absl::InvalidArgumentError("bad page token"));
     }
   }
-  absl::StatusOr<std::vector<v1::Job>> jobs =
-      store_.ListJobs(who.Filter(), request->state(), offset, size + 1);
+  absl::StatusOr<std::vector<Job>> jobs = store_.ListJobs(
+      who.Filter(), FromProto(request->state()), offset, size + 1);
   if (!jobs.ok()) return ToGrpc(jobs.status());
   for (int i = 0; i < static_cast<int>(jobs->size()) && i < size; ++i) {
-    *response->add_jobs() = (*jobs)[i];
+    *response->add_jobs() = ToProto((*jobs)[i]);
   }
   if (static_cast<int>(jobs->size()) > size) {
     response->set_next_page_token(std::to_string(offset + size));
@@ -361,9 +363,9 @@ grpc::Status WebnnmService::CancelJob(grpc::ServerContext* context,
   AUTHENTICATE(who);
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
-  absl::StatusOr<v1::Job> cancelled = jobs_.Cancel(request->job_id());
+  absl::StatusOr<Job> cancelled = jobs_.Cancel(request->job_id());
   if (!cancelled.ok()) return ToGrpc(cancelled.status());
-  *response = *cancelled;
+  *response = ToProto(*cancelled);
   return grpc::Status::OK;
 }
 
@@ -374,16 +376,16 @@ grpc::Status WebnnmService::ResumeJob(grpc::ServerContext* context,
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
   absl::StatusOr<int64_t> queued =
-      store_.CountJobs(job->job.principal(), v1::JOB_STATE_QUEUED);
+      store_.CountJobs(job->job.principal, JobState::kQueued);
   if (!queued.ok()) return ToGrpc(queued.status());
   if (*queued >= limits_.max_queued_jobs) {
     return ToGrpc(absl::ResourceExhaustedError(
-        StrCat(job->job.principal(), " has ", *queued,
+        StrCat(job->job.principal, " has ", *queued,
                " queued jobs; the limit is ", limits_.max_queued_jobs)));
   }
-  absl::StatusOr<v1::Job> resumed = jobs_.Resume(request->job_id());
+  absl::StatusOr<Job> resumed = jobs_.Resume(request->job_id());
   if (!resumed.ok()) return ToGrpc(resumed.status());
-  *response = *resumed;
+  *response = ToProto(*resumed);
   return grpc::Status::OK;
 }
 
@@ -393,9 +395,9 @@ grpc::Status WebnnmService::DeleteJob(grpc::ServerContext* context,
   AUTHENTICATE(who);
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
-  if (!IsFinished(job->job.state())) {
+  if (!IsFinished(job->job.state)) {
     return ToGrpc(absl::FailedPreconditionError(
-        StrCat("job ", request->job_id(), " is ", wire::StateName(job->job.state()),
+        StrCat("job ", request->job_id(), " is ", StateName(job->job.state),
                "; cancel it before deleting it")));
   }
   absl::Status s = store_.DeleteJob(request->job_id());
@@ -412,10 +414,10 @@ grpc::Status WebnnmService::GetMetrics(grpc::ServerContext* context,
   if (!job.ok()) return ToGrpc(job.status());
   std::vector<std::string> names(request->names().begin(),
                                  request->names().end());
-  absl::StatusOr<std::vector<v1::MetricSeries>> series =
+  absl::StatusOr<std::vector<MetricSeries>> series =
       store_.Metrics(request->job_id(), names);
   if (!series.ok()) return ToGrpc(series.status());
-  for (v1::MetricSeries& s : *series) *response->add_series() = std::move(s);
+  for (const MetricSeries& s : *series) *response->add_series() = ToProto(s);
   return grpc::Status::OK;
 }
 
@@ -423,10 +425,9 @@ grpc::Status WebnnmService::ListDatasets(grpc::ServerContext* context,
                                          const v1::ListDatasetsRequest*,
                                          v1::ListDatasetsResponse* response) {
   AUTHENTICATE(who);
-  absl::StatusOr<std::vector<v1::Dataset>> list =
-      store_.ListDatasets(who.Filter());
+  absl::StatusOr<std::vector<Dataset>> list = store_.ListDatasets(who.Filter());
   if (!list.ok()) return ToGrpc(list.status());
-  for (v1::Dataset& d : *list) *response->add_datasets() = std::move(d);
+  for (const Dataset& d : *list) *response->add_datasets() = ToProto(d);
   return grpc::Status::OK;
 }
 
@@ -436,8 +437,8 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
   AUTHENTICATE(who);
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
-  if (job->job.state() != v1::JOB_STATE_SUCCEEDED ||
-      job->job.kind() == v1::JOB_KIND_TEST) {
+  if (job->job.state != JobState::kSucceeded ||
+      job->job.kind == JobKind::kTest) {
     return ToGrpc(absl::FailedPreconditionError(
         StrCat("job ", request->job_id(),
                " is not a finished training job (or an imported snapshot)")));

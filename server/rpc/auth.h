@@ -5,8 +5,8 @@
 // call (but grpc.health.v1 and reflection, which never ask) must carry
 // `authorization: Bearer TOKEN`; without tokens every call is the admin
 // principal "local" (and the daemon serves only on loopback).
-#ifndef WEBNNM_SERVER_AUTH_H_
-#define WEBNNM_SERVER_AUTH_H_
+#ifndef WEBNNM_SERVER_RPC_AUTH_H_
+#define WEBNNM_SERVER_RPC_AUTH_H_
 
 #include <map>
 #include <string>
@@ -47,4 +47,4 @@ class Tokens {
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_AUTH_H_
+#endif  // WEBNNM_SERVER_RPC_AUTH_H_

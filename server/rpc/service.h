@@ -4,20 +4,21 @@
 // job or dataset is NOT_FOUND. Errors map to gRPC codes: a model that does
 // not check and bad arguments are INVALID_ARGUMENT, limits are
 // RESOURCE_EXHAUSTED, wrong states FAILED_PRECONDITION.
-#ifndef WEBNNM_SERVER_SERVICE_H_
-#define WEBNNM_SERVER_SERVICE_H_
+#ifndef WEBNNM_SERVER_RPC_SERVICE_H_
+#define WEBNNM_SERVER_RPC_SERVICE_H_
 
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "engine/dag/dag.h"
 #include "engine/train/checkpoint.h"
-#include "server/auth.h"
-#include "server/jobs.h"
-#include "server/store.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "server/core/jobs.h"
+#include "server/core/store.h"
+#include "server/rpc/auth.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::server {
@@ -82,17 +83,19 @@ class WebnnmService final : public v1::Webnnm::Service {
                      const v1::InferRequest* request,
                      v1::InferResponse* response) override;
 
- private:
+ // An upload in progress (service_internal.h).
   struct Upload;
+
+ private:
   // The job if the principal may see it (NotFound otherwise).
   absl::StatusOr<StoredJob> VisibleJob(const Principal& who,
                                        const std::string& id);
   absl::Status CheckSubmission(const Principal& who,
-                               const v1::SubmitJobRequest& request);
+                               const JobRequest& request);
   // The snapshot a TEST job tests: the newest of the job it names, if the
   // principal may see that job.
   absl::StatusOr<train::ModelSnapshot> TestedSnapshot(
-      const Principal& who, const v1::SubmitJobRequest& request);
+      const Principal& who, const JobRequest& request);
   // Fills the response's decisions, warnings and resolved hyperparameters
   // with what training `dag` on the request's data would decide (its
   // preview_error when the data or hyperparameters do not do).
@@ -104,18 +107,15 @@ class WebnnmService final : public v1::Webnnm::Service {
   absl::StatusOr<std::shared_ptr<Upload>> FindUpload(const Principal& who,
                                                      const std::string& id,
                                                      int kind);
-  // Appends `data` at `offset` of `file` (which holds `have` bytes).
-  absl::Status AppendChunk(Upload& upload, const std::filesystem::path& file,
-                           int64_t& have, int64_t offset,
-                           std::string_view data);
   void DropUpload(const std::string& id);
 
   Store& store_;
   JobManager& jobs_;
   const Tokens& tokens_;
   const Limits limits_;
-  std::mutex uploads_mutex_;
-  std::map<std::string, std::shared_ptr<Upload>> uploads_;
+  absl::Mutex uploads_mutex_;
+  std::map<std::string, std::shared_ptr<Upload>> uploads_
+      ABSL_GUARDED_BY(uploads_mutex_);
   InferenceCache& inference_;
 };
 
@@ -124,4 +124,4 @@ std::string NewId(std::string_view prefix);
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_SERVICE_H_
+#endif  // WEBNNM_SERVER_RPC_SERVICE_H_

@@ -1,8 +1,8 @@
 // A thin RAII layer over SQLite's C API: a connection and prepared
 // statements, with errors as absl::Status values naming the statement.
 // Not thread-safe: the store (store.h) serializes every use.
-#ifndef WEBNNM_SERVER_SQLITE_H_
-#define WEBNNM_SERVER_SQLITE_H_
+#ifndef WEBNNM_SERVER_STORE_SQLITE_H_
+#define WEBNNM_SERVER_STORE_SQLITE_H_
 
 #include <sqlite3.h>
 
@@ -80,4 +80,4 @@ class Transaction {
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_SQLITE_H_
+#endif  // WEBNNM_SERVER_STORE_SQLITE_H_

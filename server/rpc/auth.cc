@@ -1,4 +1,4 @@
-#include "server/auth.h"
+#include "server/rpc/auth.h"
 
 #include <fstream>
 #include <sstream>

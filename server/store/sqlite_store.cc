@@ -1,10 +1,11 @@
-#include "server/store.h"
+#include "server/store/sqlite_store.h"
 
 #include <chrono>
 #include <filesystem>
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "server/rpc/convert.h"
 
 namespace webnnm::server {
 namespace {
@@ -70,8 +71,10 @@ CREATE TABLE datasets (
 )sql",
 };
 
-int64_t Millis(const google::protobuf::Timestamp& t) {
-  return t.seconds() * 1000 + t.nanos() / 1000000;
+int64_t Millis(Time t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             t.time_since_epoch())
+      .count();
 }
 
 template <typename Message>
@@ -87,17 +90,8 @@ absl::StatusOr<Message> ParseBlob(const std::string& bytes,
 
 }  // namespace
 
-google::protobuf::Timestamp Now() {
-  auto now = std::chrono::system_clock::now().time_since_epoch();
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
-  google::protobuf::Timestamp t;
-  t.set_seconds(ns / 1000000000);
-  t.set_nanos(static_cast<int32_t>(ns % 1000000000));
-  return t;
-}
-
-absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
-                                                   int snapshot_retention) {
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
+    const std::string& path, int snapshot_retention) {
   std::filesystem::path file(path);
   std::filesystem::path folder = file.parent_path();
   if (folder.empty()) folder = ".";
@@ -108,8 +102,9 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
                                          folder.string(), "': ", ec.message()));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path));
-  std::unique_ptr<Store> store(new Store(std::move(db), folder.string(),
-                                         std::max(0, snapshot_retention)));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(
+      std::move(db), folder.string(), std::max(0, snapshot_retention)));
+  absl::MutexLock lock(&store->mutex_);
   Database& d = *store->db_;
   {
     ASSIGN_OR_RETURN(Statement wal, d.Prepare("PRAGMA journal_mode=WAL"));
@@ -135,7 +130,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path,
   return store;
 }
 
-absl::Status Store::Migrate() {
+absl::Status SqliteStore::Migrate() {
   ASSIGN_OR_RETURN(Statement get, db_->Prepare("PRAGMA user_version"));
   ASSIGN_OR_RETURN(bool row, get.Step());
   int64_t version = row ? get.Int(0) : 0;
@@ -155,20 +150,19 @@ absl::Status Store::Migrate() {
   return absl::OkStatus();
 }
 
-absl::Status Store::PutJob(const v1::Job& job) {
+absl::Status SqliteStore::PutJob(const Job& job) {
   ASSIGN_OR_RETURN(
       Statement put,
       db_->Prepare("UPDATE jobs SET state = ?2, job = ?3 WHERE id = ?1"));
-  put.Bind(1, job.job_id())
-      .Bind(2, int64_t{job.state()})
-      .BindBlob(3, job.SerializeAsString());
+  put.Bind(1, job.id)
+      .Bind(2, static_cast<int64_t>(job.state))
+      .BindBlob(3, ToProto(job).SerializeAsString());
   return put.Run();
 }
 
-absl::StatusOr<v1::Job> Store::CreateJob(v1::Job job,
-                                         const v1::SubmitJobRequest& request,
-                                         int max_queued) {
-  std::lock_guard lock(mutex_);
+absl::StatusOr<Job> SqliteStore::CreateJob(Job job, const JobRequest& request,
+                                           int max_queued) {
+  absl::MutexLock lock(&mutex_);
   Transaction tx(*db_);
   RETURN_IF_ERROR(tx.Begin());
   {
@@ -176,11 +170,11 @@ absl::StatusOr<v1::Job> Store::CreateJob(v1::Job job,
         Statement find,
         db_->Prepare("SELECT id FROM jobs WHERE principal = ?1 AND "
                      "idempotency_key = ?2 AND ?2 != ''"));
-    find.Bind(1, job.principal()).Bind(2, request.idempotency_key());
+    find.Bind(1, job.principal).Bind(2, request.idempotency_key);
     ASSIGN_OR_RETURN(bool found, find.Step());
     if (found) {
       return absl::AlreadyExistsError(
-          StrCat("idempotency key '", request.idempotency_key(),
+          StrCat("idempotency key '", request.idempotency_key,
                  "' already names job ", find.Text(0)));
     }
   }
@@ -188,145 +182,116 @@ absl::StatusOr<v1::Job> Store::CreateJob(v1::Job job,
     ASSIGN_OR_RETURN(Statement count,
                      db_->Prepare("SELECT count(*) FROM jobs WHERE principal "
                                   "= ?1 AND state = ?2"));
-    count.Bind(1, job.principal()).Bind(2, int64_t{v1::JOB_STATE_QUEUED});
+    count.Bind(1, job.principal)
+        .Bind(2, static_cast<int64_t>(JobState::kQueued));
     ASSIGN_OR_RETURN(bool row, count.Step());
     int64_t queued = row ? count.Int(0) : 0;
     if (queued >= max_queued) {
       return absl::ResourceExhaustedError(
-          StrCat(job.principal(), " has ", queued,
+          StrCat(job.principal, " has ", queued,
                  " queued jobs; the limit is ", max_queued));
     }
   }
-  job.set_state(v1::JOB_STATE_QUEUED);
-  job.set_last_seq(1);
-  v1::JobEvent event;
-  event.set_seq(1);
-  event.set_job_id(job.job_id());
-  *event.mutable_time() = job.created();
-  event.set_type(v1::EVENT_TYPE_STATE);
-  event.set_state(v1::JOB_STATE_QUEUED);
+  job.state = JobState::kQueued;
+  job.last_seq = 1;
+  if (!job.created) job.created = Now();
+  JobEvent event = StateEvent(JobState::kQueued);
+  event.seq = 1;
+  event.job_id = job.id;
+  event.time = job.created;
   {
     ASSIGN_OR_RETURN(
         Statement insert,
         db_->Prepare("INSERT INTO jobs (id, principal, state, created_ms, "
                      "idempotency_key, job, request) VALUES (?1, ?2, ?3, ?4, "
                      "?5, ?6, ?7)"));
-    insert.Bind(1, job.job_id())
-        .Bind(2, job.principal())
-        .Bind(3, int64_t{job.state()})
-        .Bind(4, Millis(job.created()))
-        .Bind(5, request.idempotency_key())
-        .BindBlob(6, job.SerializeAsString())
-        .BindBlob(7, request.SerializeAsString());
+    insert.Bind(1, job.id)
+        .Bind(2, job.principal)
+        .Bind(3, static_cast<int64_t>(job.state))
+        .Bind(4, Millis(*job.created))
+        .Bind(5, request.idempotency_key)
+        .BindBlob(6, ToProto(job).SerializeAsString())
+        .BindBlob(7, ToProto(request).SerializeAsString());
     RETURN_IF_ERROR(insert.Run());
   }
-  {
-    ASSIGN_OR_RETURN(Statement insert,
-                     db_->Prepare("INSERT INTO job_events (job_id, seq, "
-                                  "time_ms, type, event) VALUES (?1, 1, ?2, "
-                                  "?3, ?4)"));
-    insert.Bind(1, job.job_id())
-        .Bind(2, Millis(event.time()))
-        .Bind(3, int64_t{event.type()})
-        .BindBlob(4, event.SerializeAsString());
-    RETURN_IF_ERROR(insert.Run());
-  }
+  RETURN_IF_ERROR(AppendEvent(job.id, event));
   RETURN_IF_ERROR(tx.Commit());
   return job;
 }
 
-absl::StatusOr<v1::Job> Store::CreateFinishedJob(v1::Job job,
-                                                 const SnapshotBlob& snapshot) {
-  v1::SubmitJobRequest request;
-  request.set_kind(job.kind());
-  ASSIGN_OR_RETURN(job, CreateJob(job, request));
-  v1::JobEvent state;
-  state.set_type(v1::EVENT_TYPE_STATE);
-  state.set_state(v1::JOB_STATE_SUCCEEDED);
-  state.set_message("imported snapshot");
-  return Update(
-      job.job_id(),
-      [](v1::Job& j) {
-        j.set_state(v1::JOB_STATE_SUCCEEDED);
-        *j.mutable_finished() = Now();
-        j.set_has_snapshot(true);
-      },
-      {state}, &snapshot);
-}
-
-absl::StatusOr<std::optional<StoredJob>> Store::GetJobLocked(
+absl::StatusOr<std::optional<StoredJob>> SqliteStore::GetJobLocked(
     const std::string& id) {
   ASSIGN_OR_RETURN(Statement get,
                    db_->Prepare("SELECT job, request FROM jobs WHERE id = ?1"));
   get.Bind(1, id);
   ASSIGN_OR_RETURN(bool row, get.Step());
   if (!row) return std::nullopt;
-  StoredJob stored;
-  ASSIGN_OR_RETURN(stored.job, ParseBlob<v1::Job>(get.Blob(0), "job"));
-  ASSIGN_OR_RETURN(stored.request,
+  ASSIGN_OR_RETURN(v1::Job job, ParseBlob<v1::Job>(get.Blob(0), "job"));
+  ASSIGN_OR_RETURN(v1::SubmitJobRequest request,
                    ParseBlob<v1::SubmitJobRequest>(get.Blob(1), "request"));
-  return stored;
+  return StoredJob{FromProto(job), FromProto(request)};
 }
 
-absl::StatusOr<std::optional<StoredJob>> Store::GetJob(const std::string& id) {
-  std::lock_guard lock(mutex_);
+absl::StatusOr<std::optional<StoredJob>> SqliteStore::GetJob(
+    const std::string& id) {
+  absl::MutexLock lock(&mutex_);
   return GetJobLocked(id);
 }
 
-absl::StatusOr<std::optional<v1::Job>> Store::FindByIdempotencyKey(
+absl::StatusOr<std::optional<Job>> SqliteStore::FindByIdempotencyKey(
     const std::string& principal, const std::string& key) {
   if (key.empty()) return std::nullopt;
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement find,
                    db_->Prepare("SELECT job FROM jobs WHERE principal = ?1 "
                                 "AND idempotency_key = ?2"));
   find.Bind(1, principal).Bind(2, key);
   ASSIGN_OR_RETURN(bool row, find.Step());
   if (!row) return std::nullopt;
-  return ParseBlob<v1::Job>(find.Blob(0), "job");
+  ASSIGN_OR_RETURN(v1::Job job, ParseBlob<v1::Job>(find.Blob(0), "job"));
+  return FromProto(job);
 }
 
-absl::StatusOr<std::vector<v1::Job>> Store::ListJobs(
-    const std::string& principal, v1::JobState state, int64_t offset,
-    int limit) {
-  std::lock_guard lock(mutex_);
+absl::StatusOr<std::vector<Job>> SqliteStore::ListJobs(
+    const std::string& principal, JobState state, int64_t offset, int limit) {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(
       Statement list,
       db_->Prepare("SELECT job FROM jobs WHERE (?1 = '' OR principal = ?1) "
                    "AND (?2 = 0 OR state = ?2) ORDER BY created_ms DESC, id "
                    "DESC LIMIT ?3 OFFSET ?4"));
   list.Bind(1, principal)
-      .Bind(2, int64_t{state})
+      .Bind(2, static_cast<int64_t>(state))
       .Bind(3, int64_t{limit})
       .Bind(4, offset);
-  std::vector<v1::Job> jobs;
+  std::vector<Job> jobs;
   while (true) {
     ASSIGN_OR_RETURN(bool row, list.Step());
     if (!row) break;
     ASSIGN_OR_RETURN(v1::Job job, ParseBlob<v1::Job>(list.Blob(0), "job"));
-    jobs.push_back(std::move(job));
+    jobs.push_back(FromProto(job));
   }
   return jobs;
 }
 
-absl::StatusOr<int64_t> Store::CountJobs(const std::string& principal,
-                                         v1::JobState state) {
-  std::lock_guard lock(mutex_);
+absl::StatusOr<int64_t> SqliteStore::CountJobs(const std::string& principal,
+                                               JobState state) {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(
       Statement count,
       db_->Prepare("SELECT count(*) FROM jobs WHERE (?1 = '' OR principal = "
                    "?1) AND (?2 = 0 OR state = ?2)"));
-  count.Bind(1, principal).Bind(2, int64_t{state});
+  count.Bind(1, principal).Bind(2, static_cast<int64_t>(state));
   ASSIGN_OR_RETURN(bool row, count.Step());
   return row ? count.Int(0) : 0;
 }
 
-absl::StatusOr<std::vector<std::string>> Store::JobIds(v1::JobState state) {
-  std::lock_guard lock(mutex_);
+absl::StatusOr<std::vector<std::string>> SqliteStore::JobIds(JobState state) {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement list,
                    db_->Prepare("SELECT id FROM jobs WHERE state = ?1 ORDER "
                                 "BY created_ms, id"));
-  list.Bind(1, int64_t{state});
+  list.Bind(1, static_cast<int64_t>(state));
   std::vector<std::string> ids;
   while (true) {
     ASSIGN_OR_RETURN(bool row, list.Step());
@@ -336,120 +301,123 @@ absl::StatusOr<std::vector<std::string>> Store::JobIds(v1::JobState state) {
   return ids;
 }
 
-absl::StatusOr<v1::Job> Store::Update(
-    const std::string& id, const std::function<void(v1::Job&)>& change,
-    std::vector<v1::JobEvent> events, const SnapshotBlob* snapshot) {
-  std::lock_guard lock(mutex_);
+absl::Status SqliteStore::AppendEvent(const std::string& id,
+                                      const JobEvent& event) {
+  ASSIGN_OR_RETURN(Statement insert,
+                   db_->Prepare("INSERT INTO job_events (job_id, seq, "
+                                "time_ms, type, event) VALUES (?1, ?2, ?3, "
+                                "?4, ?5)"));
+  insert.Bind(1, id)
+      .Bind(2, event.seq)
+      .Bind(3, Millis(*event.time))
+      .Bind(4, static_cast<int64_t>(event.type))
+      .BindBlob(5, ToProto(event).SerializeAsString());
+  return insert.Run();
+}
+
+absl::Status SqliteStore::RecordMetrics(const std::string& id,
+                                        const train::EpochReport& e) {
+  for (const auto& [name, value] : EpochMetrics(e)) {
+    if (!value) continue;
+    ASSIGN_OR_RETURN(Statement m,
+                     db_->Prepare("INSERT OR REPLACE INTO metrics (job_id, "
+                                  "name, epoch, value) VALUES (?1, ?2, "
+                                  "?3, ?4)"));
+    m.Bind(1, id).Bind(2, std::string_view(name)).Bind(3, int64_t{e.epoch});
+    std::isfinite(*value) ? m.Bind(4, *value) : m.BindNull(4);
+    RETURN_IF_ERROR(m.Run());
+    ASSIGN_OR_RETURN(
+        Statement latest,
+        db_->Prepare("INSERT INTO latest_metrics (job_id, name, epoch, value, "
+                     "min, max) VALUES (?1, ?2, ?3, ?4, ?4, ?4) ON CONFLICT "
+                     "(job_id, name) DO UPDATE SET epoch = excluded.epoch, "
+                     "value = excluded.value, min = min(coalesce(min, "
+                     "excluded.value), excluded.value), max = "
+                     "max(coalesce(max, excluded.value), excluded.value)"));
+    latest.Bind(1, id).Bind(2, std::string_view(name)).Bind(3, int64_t{e.epoch});
+    std::isfinite(*value) ? latest.Bind(4, *value) : latest.BindNull(4);
+    RETURN_IF_ERROR(latest.Run());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteStore::AddSnapshot(const std::string& id,
+                                      const SnapshotBlob& snapshot, Time now) {
+  ASSIGN_OR_RETURN(
+      Statement insert,
+      db_->Prepare("INSERT INTO snapshots (job_id, kind, epoch, created_ms, "
+                   "bytes, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  insert.Bind(1, id)
+      .Bind(2, snapshot.kind)
+      .Bind(3, int64_t{snapshot.epoch})
+      .Bind(4, Millis(now))
+      .Bind(5, static_cast<int64_t>(snapshot.bytes.size()))
+      .BindBlob(6, snapshot.bytes);
+  RETURN_IF_ERROR(insert.Run());
+  // Keep the newest `retention_` checkpoints (at least the newest snapshot,
+  // whatever its kind).
+  ASSIGN_OR_RETURN(
+      Statement prune,
+      db_->Prepare("DELETE FROM snapshots WHERE job_id = ?1 AND kind = "
+                   "'checkpoint' AND id NOT IN (SELECT id FROM snapshots "
+                   "WHERE job_id = ?1 AND kind = 'checkpoint' ORDER BY id "
+                   "DESC LIMIT ?2) AND id != (SELECT max(id) FROM snapshots "
+                   "WHERE job_id = ?1)"));
+  prune.Bind(1, id).Bind(2, int64_t{retention_});
+  return prune.Run();
+}
+
+absl::StatusOr<Job> SqliteStore::Update(const std::string& id,
+                                        const std::function<void(Job&)>& change,
+                                        std::vector<JobEvent> events,
+                                        const SnapshotBlob* snapshot) {
+  absl::MutexLock lock(&mutex_);
   Transaction tx(*db_);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
   if (!stored) return absl::NotFoundError(StrCat("no job ", id));
-  v1::Job& job = stored->job;
+  Job& job = stored->job;
   if (change) change(job);
-  const google::protobuf::Timestamp now = Now();
-  for (v1::JobEvent& event : events) {
-    event.set_seq(job.last_seq() + 1);
-    job.set_last_seq(event.seq());
-    event.set_job_id(id);
-    if (!event.has_time()) *event.mutable_time() = now;
-    ASSIGN_OR_RETURN(Statement insert,
-                     db_->Prepare("INSERT INTO job_events (job_id, seq, "
-                                  "time_ms, type, event) VALUES (?1, ?2, ?3, "
-                                  "?4, ?5)"));
-    insert.Bind(1, id)
-        .Bind(2, event.seq())
-        .Bind(3, Millis(event.time()))
-        .Bind(4, int64_t{event.type()})
-        .BindBlob(5, event.SerializeAsString());
-    RETURN_IF_ERROR(insert.Run());
-    if (event.has_epoch()) {
-      const v1::EpochEvent& e = event.epoch();
-      std::vector<std::pair<const char*, std::optional<double>>> values = {
-          {"trainLoss", e.train_loss()},
-          {"validationLoss", e.has_validation_loss()
-                                 ? std::optional<double>(e.validation_loss())
-                                 : std::nullopt},
-          {"lr", e.lr()},
-          {"samplesPerSecond", e.samples_per_second()}};
-      for (const auto& [name, value] : values) {
-        if (!value) continue;
-        ASSIGN_OR_RETURN(Statement m,
-                         db_->Prepare("INSERT OR REPLACE INTO metrics (job_id, "
-                                      "name, epoch, value) VALUES (?1, ?2, "
-                                      "?3, ?4)"));
-        m.Bind(1, id)
-            .Bind(2, std::string_view(name))
-            .Bind(3, int64_t{e.epoch()});
-        std::isfinite(*value) ? m.Bind(4, *value) : m.BindNull(4);
-        RETURN_IF_ERROR(m.Run());
-        ASSIGN_OR_RETURN(
-            Statement latest,
-            db_->Prepare(
-                "INSERT INTO latest_metrics (job_id, name, epoch, value, min, "
-                "max) VALUES (?1, ?2, ?3, ?4, ?4, ?4) ON CONFLICT (job_id, "
-                "name) DO UPDATE SET epoch = excluded.epoch, value = "
-                "excluded.value, min = min(coalesce(min, excluded.value), "
-                "excluded.value), max = max(coalesce(max, excluded.value), "
-                "excluded.value)"));
-        latest.Bind(1, id)
-            .Bind(2, std::string_view(name))
-            .Bind(3, int64_t{e.epoch()});
-        std::isfinite(*value) ? latest.Bind(4, *value) : latest.BindNull(4);
-        RETURN_IF_ERROR(latest.Run());
-      }
+  const Time now = Now();
+  for (JobEvent& event : events) {
+    event.seq = ++job.last_seq;
+    event.job_id = id;
+    if (!event.time) event.time = now;
+    RETURN_IF_ERROR(AppendEvent(id, event));
+    if (event.type == EventType::kEpoch) {
+      RETURN_IF_ERROR(RecordMetrics(id, event.epoch));
     }
   }
   if (snapshot) {
-    ASSIGN_OR_RETURN(
-        Statement insert,
-        db_->Prepare("INSERT INTO snapshots (job_id, kind, epoch, created_ms, "
-                     "bytes, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
-    insert.Bind(1, id)
-        .Bind(2, snapshot->kind)
-        .Bind(3, int64_t{snapshot->epoch})
-        .Bind(4, Millis(now))
-        .Bind(5, static_cast<int64_t>(snapshot->bytes.size()))
-        .BindBlob(6, snapshot->bytes);
-    RETURN_IF_ERROR(insert.Run());
-    // Keep the newest `retention_` checkpoints (at least the newest
-    // snapshot, whatever its kind).
-    ASSIGN_OR_RETURN(
-        Statement prune,
-        db_->Prepare("DELETE FROM snapshots WHERE job_id = ?1 AND kind = "
-                     "'checkpoint' AND id NOT IN (SELECT id FROM snapshots "
-                     "WHERE job_id = ?1 AND kind = 'checkpoint' ORDER BY id "
-                     "DESC LIMIT ?2) AND id != (SELECT max(id) FROM snapshots "
-                     "WHERE job_id = ?1)"));
-    prune.Bind(1, id).Bind(2, int64_t{retention_});
-    RETURN_IF_ERROR(prune.Run());
-    job.set_has_snapshot(true);
+    RETURN_IF_ERROR(AddSnapshot(id, *snapshot, now));
+    job.has_snapshot = true;
   }
   RETURN_IF_ERROR(PutJob(job));
   RETURN_IF_ERROR(tx.Commit());
   return job;
 }
 
-absl::StatusOr<std::vector<v1::JobEvent>> Store::Events(const std::string& id,
-                                                        int64_t from_seq,
-                                                        int limit) {
-  std::lock_guard lock(mutex_);
+absl::StatusOr<std::vector<JobEvent>> SqliteStore::Events(const std::string& id,
+                                                          int64_t from_seq,
+                                                          int limit) {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement list,
                    db_->Prepare("SELECT event FROM job_events WHERE job_id = "
                                 "?1 AND seq >= ?2 ORDER BY seq LIMIT ?3"));
   list.Bind(1, id).Bind(2, from_seq).Bind(3, int64_t{limit});
-  std::vector<v1::JobEvent> events;
+  std::vector<JobEvent> events;
   while (true) {
     ASSIGN_OR_RETURN(bool row, list.Step());
     if (!row) break;
     ASSIGN_OR_RETURN(v1::JobEvent e,
                      ParseBlob<v1::JobEvent>(list.Blob(0), "event"));
-    events.push_back(std::move(e));
+    events.push_back(FromProto(e));
   }
   return events;
 }
 
-absl::Status Store::DeleteJob(const std::string& id) {
-  std::lock_guard lock(mutex_);
+absl::Status SqliteStore::DeleteJob(const std::string& id) {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement del,
                    db_->Prepare("DELETE FROM jobs WHERE id = ?1"));
   del.Bind(1, id);
@@ -458,14 +426,14 @@ absl::Status Store::DeleteJob(const std::string& id) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<v1::MetricSeries>> Store::Metrics(
+absl::StatusOr<std::vector<MetricSeries>> SqliteStore::Metrics(
     const std::string& id, const std::vector<std::string>& names) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement list,
                    db_->Prepare("SELECT name, epoch, value FROM metrics WHERE "
                                 "job_id = ?1 ORDER BY name, epoch"));
   list.Bind(1, id);
-  std::vector<v1::MetricSeries> series;
+  std::vector<MetricSeries> series;
   while (true) {
     ASSIGN_OR_RETURN(bool row, list.Step());
     if (!row) break;
@@ -474,20 +442,20 @@ absl::StatusOr<std::vector<v1::MetricSeries>> Store::Metrics(
         std::find(names.begin(), names.end(), name) == names.end()) {
       continue;
     }
-    if (series.empty() || series.back().name() != name) {
-      series.emplace_back().set_name(name);
+    if (series.empty() || series.back().name != name) {
+      series.push_back({.name = name});
     }
-    v1::MetricPoint* p = series.back().add_points();
-    p->set_epoch(static_cast<int32_t>(list.Int(1)));
-    p->set_value(list.IsNull(2) ? std::numeric_limits<double>::quiet_NaN()
-                                : list.Double(2));
+    series.back().points.push_back(
+        {static_cast<int>(list.Int(1)),
+         list.IsNull(2) ? std::numeric_limits<double>::quiet_NaN()
+                        : list.Double(2)});
   }
   return series;
 }
 
-absl::StatusOr<std::optional<std::string>> Store::LatestSnapshotKey(
+absl::StatusOr<std::optional<std::string>> SqliteStore::LatestSnapshotKey(
     const std::string& id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement get,
                    db_->Prepare("SELECT id, kind, epoch, bytes FROM snapshots "
                                 "WHERE job_id = ?1 ORDER BY id DESC LIMIT 1"));
@@ -498,9 +466,9 @@ absl::StatusOr<std::optional<std::string>> Store::LatestSnapshotKey(
                 get.Int(3));
 }
 
-absl::StatusOr<std::optional<SnapshotBlob>> Store::LatestSnapshot(
+absl::StatusOr<std::optional<SnapshotBlob>> SqliteStore::LatestSnapshot(
     const std::string& id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement get,
                    db_->Prepare("SELECT kind, epoch, data FROM snapshots "
                                 "WHERE job_id = ?1 ORDER BY id DESC LIMIT 1"));
@@ -510,69 +478,73 @@ absl::StatusOr<std::optional<SnapshotBlob>> Store::LatestSnapshot(
   return SnapshotBlob{get.Text(0), static_cast<int>(get.Int(1)), get.Blob(2)};
 }
 
-std::string Store::DatasetFolder(const std::string& sha256) const {
+std::string SqliteStore::DatasetFolder(const std::string& sha256) const {
   return (std::filesystem::path(folder_) / "datasets" / sha256).string();
 }
 
-absl::StatusOr<std::optional<v1::Dataset>> Store::FindDataset(
+absl::StatusOr<std::optional<Dataset>> SqliteStore::FindDataset(
     const std::string& principal, const std::string& sha256) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement find,
                    db_->Prepare("SELECT info FROM datasets WHERE principal = "
                                 "?1 AND sha256 = ?2"));
   find.Bind(1, principal).Bind(2, sha256);
   ASSIGN_OR_RETURN(bool row, find.Step());
   if (!row) return std::nullopt;
-  return ParseBlob<v1::Dataset>(find.Blob(0), "dataset");
+  ASSIGN_OR_RETURN(v1::Dataset d,
+                   ParseBlob<v1::Dataset>(find.Blob(0), "dataset"));
+  return FromProto(d);
 }
 
-absl::StatusOr<std::optional<v1::Dataset>> Store::GetDataset(
+absl::StatusOr<std::optional<Dataset>> SqliteStore::GetDataset(
     const std::string& principal, const std::string& id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement find,
                    db_->Prepare("SELECT info FROM datasets WHERE id = ?2 AND "
                                 "(?1 = '' OR principal = ?1)"));
   find.Bind(1, principal).Bind(2, id);
   ASSIGN_OR_RETURN(bool row, find.Step());
   if (!row) return std::nullopt;
-  return ParseBlob<v1::Dataset>(find.Blob(0), "dataset");
+  ASSIGN_OR_RETURN(v1::Dataset d,
+                   ParseBlob<v1::Dataset>(find.Blob(0), "dataset"));
+  return FromProto(d);
 }
 
-absl::Status Store::InsertDataset(const std::string& principal,
-                                  const v1::Dataset& dataset) {
-  std::lock_guard lock(mutex_);
+absl::Status SqliteStore::InsertDataset(const std::string& principal,
+                                        const Dataset& dataset) {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(
       Statement insert,
       db_->Prepare("INSERT INTO datasets (id, principal, sha256, "
                    "info, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)"));
-  insert.Bind(1, dataset.dataset_id())
+  insert.Bind(1, dataset.id)
       .Bind(2, principal)
-      .Bind(3, dataset.sha256())
-      .BindBlob(4, dataset.SerializeAsString())
-      .Bind(5, Millis(dataset.created()));
+      .Bind(3, dataset.sha256)
+      .BindBlob(4, ToProto(dataset).SerializeAsString())
+      .Bind(5, Millis(dataset.created.value_or(Now())));
   return insert.Run();
 }
 
-absl::StatusOr<std::vector<v1::Dataset>> Store::ListDatasets(
+absl::StatusOr<std::vector<Dataset>> SqliteStore::ListDatasets(
     const std::string& principal) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement list,
                    db_->Prepare("SELECT info FROM datasets WHERE ?1 = '' OR "
                                 "principal = ?1 ORDER BY created_ms, id"));
   list.Bind(1, principal);
-  std::vector<v1::Dataset> out;
+  std::vector<Dataset> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, list.Step());
     if (!row) break;
     ASSIGN_OR_RETURN(v1::Dataset d,
                      ParseBlob<v1::Dataset>(list.Blob(0), "dataset"));
-    out.push_back(std::move(d));
+    out.push_back(FromProto(d));
   }
   return out;
 }
 
-absl::Status Store::IntegrityCheck() {
-  std::lock_guard lock(mutex_);
+absl::Status SqliteStore::IntegrityCheck() {
+  absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(Statement check, db_->Prepare("PRAGMA integrity_check"));
   ASSIGN_OR_RETURN(bool row, check.Step());
   if (row && check.Text(0) == "ok") return absl::OkStatus();

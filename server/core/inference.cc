@@ -1,4 +1,4 @@
-#include "server/inference.h"
+#include "server/core/inference.h"
 
 #include <cstring>
 
@@ -17,8 +17,8 @@ struct ServedModel {
   ModelSummary summary;
   train::Standardization standardization;
   std::vector<std::string> classes;
-  std::mutex mutex;  // contexts and runs
-  std::map<int64_t, std::unique_ptr<Context>> contexts;
+  absl::Mutex mutex;  // runs
+  std::map<int64_t, std::unique_ptr<Context>> contexts ABSL_GUARDED_BY(mutex);
 };
 
 namespace {
@@ -93,7 +93,7 @@ const std::vector<std::string>& InferenceCache::Classes(const ServedModel& m) {
 }
 
 void InferenceCache::Forget(const std::string& job_id) {
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   models_.erase(job_id);
 }
 
@@ -106,7 +106,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
         StrCat("job ", job_id, " has no snapshot to serve yet"));
   }
   {
-    std::lock_guard lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto it = models_.find(job_id);
     if (it != models_.end() && it->second->key == *key) return it->second;
   }
@@ -129,14 +129,16 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
         StrCat("the snapshot's model does not check:\n", check.rendered));
   }
   served->summary = *check.summary;
+  // The model checked once: NNModel takes its DAG.
   ASSIGN_OR_RETURN(served->model,
                    NNModel::Create({.source = snapshot.model_source,
                                     .file = file,
-                                    .threads = threads_}));
+                                    .threads = threads_},
+                                   *std::move(check.dag)));
   RETURN_IF_ERROR(served->model->SetParameters(snapshot.state.best));
   served->standardization = snapshot.standardization;
   served->classes = snapshot.classes;
-  std::lock_guard lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   models_[job_id] = served;
   return served;
 }
@@ -215,7 +217,7 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   if (batch > 65536) {
     return absl::ResourceExhaustedError("batches are limited to 65536");
   }
-  std::lock_guard lock(m.mutex);
+  absl::MutexLock lock(&m.mutex);
   std::unique_ptr<Context>& context = m.contexts[batch];
   if (!context) {
     ASSIGN_OR_RETURN(context, m.model->CreateContext());

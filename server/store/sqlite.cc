@@ -1,4 +1,4 @@
-#include "server/sqlite.h"
+#include "server/store/sqlite.h"
 
 #include "engine/base/strings.h"
 

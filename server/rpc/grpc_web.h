@@ -17,8 +17,8 @@
 //   trailers-only response (grpc-status and grpc-message as HTTP headers).
 // - A browser that disconnects cancels the call.
 // - CORS only for the configured origins (preflights included).
-#ifndef WEBNNM_SERVER_GRPC_WEB_H_
-#define WEBNNM_SERVER_GRPC_WEB_H_
+#ifndef WEBNNM_SERVER_RPC_GRPC_WEB_H_
+#define WEBNNM_SERVER_RPC_GRPC_WEB_H_
 
 #include <memory>
 #include <optional>
@@ -79,4 +79,4 @@ std::string Frame(uint8_t flags, const std::string& payload);
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_GRPC_WEB_H_
+#endif  // WEBNNM_SERVER_RPC_GRPC_WEB_H_

@@ -1,4 +1,4 @@
-#include "server/grpc_web.h"
+#include "server/rpc/grpc_web.h"
 
 #include <httplib.h>
 
@@ -11,7 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "engine/base/strings.h"
-#include "server/web_assets.h"
+#include "server/rpc/web_assets.h"
 
 namespace webnnm::server {
 namespace grpc_web {

@@ -2,18 +2,19 @@
 // the snapshot's model is built once and kept (per job and snapshot), with
 // one compiled context per batch size; inputs are standardized with the
 // snapshot's statistics, as in training.
-#ifndef WEBNNM_SERVER_INFERENCE_H_
-#define WEBNNM_SERVER_INFERENCE_H_
+#ifndef WEBNNM_SERVER_CORE_INFERENCE_H_
+#define WEBNNM_SERVER_CORE_INFERENCE_H_
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/check.h"
-#include "server/store.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "server/core/store.h"
 
 namespace webnnm::server {
 
@@ -55,11 +56,12 @@ class InferenceCache {
   void Forget(const std::string& job_id);
 
  private:
-  int threads_;
-  std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<ServedModel>> models_;
+  const int threads_;
+  absl::Mutex mutex_;
+  std::map<std::string, std::shared_ptr<ServedModel>> models_
+      ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_INFERENCE_H_
+#endif  // WEBNNM_SERVER_CORE_INFERENCE_H_

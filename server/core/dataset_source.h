@@ -2,14 +2,14 @@
 // (data.dataset_id of a request) to the file or folder the engine reads,
 // for the service (checking a submission, CheckModel's preview) and the
 // job manager (running the job).
-#ifndef WEBNNM_SERVER_DATASET_SOURCE_H_
-#define WEBNNM_SERVER_DATASET_SOURCE_H_
+#ifndef WEBNNM_SERVER_CORE_DATASET_SOURCE_H_
+#define WEBNNM_SERVER_CORE_DATASET_SOURCE_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "engine/train/data_source.h"
-#include "server/store.h"
+#include "server/core/store.h"
 
 namespace webnnm::server {
 
@@ -26,8 +26,8 @@ struct StoredData {
 // stored CSV dataset without its file.
 absl::StatusOr<StoredData> FindStoredData(Store& store,
                                           const std::string& principal,
-                                          const v1::DataSpec& spec);
+                                          const DataSpec& spec);
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_DATASET_SOURCE_H_
+#endif  // WEBNNM_SERVER_CORE_DATASET_SOURCE_H_

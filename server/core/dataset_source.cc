@@ -1,0 +1,37 @@
+#include "server/core/dataset_source.h"
+
+#include <filesystem>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::server {
+
+absl::StatusOr<StoredData> FindStoredData(Store& store,
+                                          const std::string& principal,
+                                          const DataSpec& spec) {
+  if (spec.dataset_id.empty()) {
+    return absl::InvalidArgumentError("no dataset given (data.dataset_id)");
+  }
+  ASSIGN_OR_RETURN(std::optional<Dataset> dataset,
+                   store.GetDataset(principal, spec.dataset_id));
+  if (!dataset) {
+    return absl::NotFoundError(StrCat("no dataset ", spec.dataset_id));
+  }
+  const std::filesystem::path folder = store.DatasetFolder(dataset->sha256);
+  StoredData data{.source = {.label = spec.label, .no_header = spec.no_header},
+                  .id = dataset->id,
+                  .name = dataset->name};
+  if (dataset->format == DatasetFormat::kCsv) {
+    if (dataset->files.size() != 1) {
+      return absl::DataLossError(
+          StrCat("the stored CSV dataset ", dataset->id, " has no file"));
+    }
+    data.source.path = (folder / dataset->files[0]).string();
+  } else {
+    data.source.path = folder.string();
+  }
+  return data;
+}
+
+}  // namespace webnnm::server

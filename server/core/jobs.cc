@@ -1,0 +1,531 @@
+#include "server/core/jobs.h"
+
+#include <optional>
+
+#include "backends/backend.h"
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/check.h"
+#include "engine/train/checkpoint.h"
+#include "server/core/dataset_source.h"
+
+namespace webnnm::server {
+
+absl::Status JobManager::Requeue(const StoredJob& stored) {
+  const std::string& id = stored.job.id;
+  // A clean stop (SIGTERM) is free; a crash counts against the budget.
+  const bool clean = stored.job.stopped_with_daemon;
+  const int crashes = stored.job.crash_restarts + (clean ? 0 : 1);
+  if (crashes > options_.restart_budget) {
+    return Record(id,
+                  [&](Job& j) {
+                    j.state = JobState::kFailed;
+                    j.crash_restarts = crashes;
+                    j.error =
+                        "interrupted too often: the restart budget is spent";
+                    j.finished = Now();
+                  },
+                  {ErrorEvent(StrCat("the daemon died during this job ",
+                                     crashes, " times; the restart budget (",
+                                     options_.restart_budget, ") is spent")),
+                   StateEvent(JobState::kFailed)})
+        .status();
+  }
+  return Record(id,
+                [&](Job& j) {
+                  j.state = JobState::kQueued;
+                  j.attempt += 1;
+                  j.crash_restarts = crashes;
+                  j.stopped_with_daemon = false;
+                },
+                {StateEvent(
+                    JobState::kQueued,
+                    StrCat(clean ? "interrupted by a daemon stop"
+                                 : "interrupted by a daemon crash",
+                           stored.job.has_snapshot
+                               ? StrCat("; resumes from its checkpoint after "
+                                        "epoch ",
+                                        stored.job.epoch)
+                               : std::string("; starts again")))})
+      .status();
+}
+
+absl::Status JobManager::Start() {
+  ASSIGN_OR_RETURN(std::vector<std::string> interrupted,
+                   store_.JobIds(JobState::kRunning));
+  for (const std::string& id : interrupted) {
+    ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
+    if (stored) RETURN_IF_ERROR(Requeue(*stored));
+  }
+  absl::MutexLock lock(&mutex_);
+  for (int i = 0; i < std::max(1, options_.workers); ++i) {
+    workers_.emplace_back([this] { Work(); });
+  }
+  return absl::OkStatus();
+}
+
+void JobManager::Stop() {
+  std::vector<std::thread> workers;
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+    workers.swap(workers_);
+  }
+  work_.SignalAll();
+  change_.SignalAll();
+  for (std::thread& t : workers) t.join();
+}
+
+void JobManager::Notify() {
+  {
+    absl::MutexLock lock(&mutex_);
+    ++generation_;
+  }
+  change_.SignalAll();
+}
+
+void JobManager::Queued() {
+  Notify();
+  work_.SignalAll();
+}
+
+uint64_t JobManager::generation() {
+  absl::MutexLock lock(&mutex_);
+  return generation_;
+}
+
+void JobManager::WaitForChange(uint64_t seen,
+                               std::chrono::milliseconds timeout) {
+  absl::MutexLock lock(&mutex_);
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+  while (generation_ == seen && !stopping_) {
+    if (change_.WaitWithDeadline(&mutex_, deadline)) break;  // timed out
+  }
+}
+
+absl::StatusOr<Job> JobManager::Record(const std::string& id,
+                                       const std::function<void(Job&)>& change,
+                                       std::vector<JobEvent> events,
+                                       const SnapshotBlob* snapshot) {
+  absl::StatusOr<Job> job =
+      store_.Update(id, change, std::move(events), snapshot);
+  Notify();
+  return job;
+}
+
+bool JobManager::IsRunning(const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  return running_.count(id) > 0;
+}
+
+absl::StatusOr<Job> JobManager::CancelQueued(const std::string& id) {
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
+  if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+  const JobState state = stored->job.state;
+  if (IsFinished(state)) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", id, " has already ended (", StateName(state), ")"));
+  }
+  // QUEUED (or RUNNING in the store but not here: a stopped daemon's job
+  // waiting to be requeued at start).
+  return store_.Update(
+      id,
+      [](Job& j) {
+        j.state = JobState::kCancelled;
+        j.finished = Now();
+      },
+      {StateEvent(JobState::kCancelled, "cancelled while queued")});
+}
+
+absl::StatusOr<Job> JobManager::Cancel(const std::string& id) {
+  bool running;
+  absl::StatusOr<Job> job;
+  {
+    absl::MutexLock lock(&mutex_);
+    running = running_.count(id) > 0;
+    if (running) {
+      cancelling_.insert(id);  // the run stops at its epoch boundary
+    } else {
+      job = CancelQueued(id);  // under the lock: no worker takes it now
+    }
+  }
+  if (!running) {
+    Notify();
+    return job;
+  }
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
+  if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+  return stored->job;
+}
+
+absl::StatusOr<Job> JobManager::Resume(const std::string& id) {
+  absl::StatusOr<Job> job;
+  {
+    absl::MutexLock lock(&mutex_);
+    ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
+    if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+    const JobState state = stored->job.state;
+    if (state != JobState::kCancelled && state != JobState::kFailed) {
+      return absl::FailedPreconditionError(
+          StrCat("job ", id, " is ", StateName(state),
+                 "; only cancelled or failed jobs resume"));
+    }
+    const JobKind kind = stored->job.kind;
+    if (kind != JobKind::kTrain && kind != JobKind::kTest) {
+      return absl::FailedPreconditionError(
+          StrCat("job ", id, " holds an imported snapshot; it does not run"));
+    }
+    const bool from_checkpoint =
+        stored->job.has_snapshot && kind == JobKind::kTrain;
+    job = store_.Update(
+        id,
+        [](Job& j) {
+          j.state = JobState::kQueued;
+          j.error.clear();
+          j.finished.reset();
+        },
+        {StateEvent(JobState::kQueued,
+                    from_checkpoint
+                        ? StrCat("resumed; continues from its checkpoint "
+                                 "after epoch ",
+                                 stored->job.epoch)
+                        : std::string("resumed; starts again"))});
+  }
+  Queued();
+  return job;
+}
+
+bool JobManager::ShouldStop(const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  return stopping_ || cancelling_.count(id) > 0;
+}
+
+bool JobManager::Cancelling(const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  return cancelling_.count(id) > 0;
+}
+
+std::string JobManager::Take() {
+  absl::MutexLock lock(&mutex_);
+  while (!stopping_) {
+    absl::StatusOr<std::vector<std::string>> queued =
+        store_.JobIds(JobState::kQueued);
+    if (queued.ok()) {
+      for (const std::string& q : *queued) {
+        if (!running_.count(q)) {
+          running_.insert(q);
+          return q;
+        }
+      }
+    }
+    work_.WaitWithTimeout(&mutex_, absl::Seconds(1));
+  }
+  return "";
+}
+
+void JobManager::Work() {
+  for (std::string id = Take(); !id.empty(); id = Take()) {
+    Run(id);
+    {
+      absl::MutexLock lock(&mutex_);
+      running_.erase(id);
+      cancelling_.erase(id);
+    }
+    Notify();
+  }
+}
+
+absl::Status JobManager::Fail(const std::string& id, const absl::Status& why) {
+  std::string message(why.message());
+  return Record(id,
+                [&](Job& j) {
+                  j.state = JobState::kFailed;
+                  j.error = message;
+                  j.finished = Now();
+                },
+                {ErrorEvent(message), StateEvent(JobState::kFailed)})
+      .status();
+}
+
+void JobManager::Run(const std::string& id) {
+  absl::StatusOr<std::optional<StoredJob>> stored = store_.GetJob(id);
+  if (!stored.ok() || !*stored) return;
+  absl::StatusOr<Job> started = Record(
+      id,
+      [](Job& j) {
+        j.state = JobState::kRunning;
+        if (!j.started) j.started = Now();
+        if (j.attempt == 0) j.attempt = 1;
+      },
+      {StateEvent(JobState::kRunning)});
+  if (!started.ok()) return;
+  (*stored)->job = *started;
+  absl::Status status = (*stored)->job.kind == JobKind::kTest
+                            ? RunTest(**stored)
+                            : RunTrain(**stored);
+  if (!status.ok()) (void)Fail(id, status);
+}
+
+namespace {
+
+JobEvent SnapshotEvent(int epoch, size_t bytes, const char* kind) {
+  JobEvent e;
+  e.type = EventType::kSnapshot;
+  e.snapshot = {epoch, static_cast<int64_t>(bytes), kind};
+  return e;
+}
+
+JobEvent TestEvent(const TestReport& test) {
+  JobEvent e;
+  e.type = EventType::kTest;
+  e.test = test;
+  return e;
+}
+
+}  // namespace
+
+// A training job's events as the run reports them: decisions, warnings and
+// scouting at once; each epoch with its checkpoint, committed together.
+class JobManager::TrainRecorder {
+ public:
+  TrainRecorder(JobManager& jobs, const std::string& id, const train::Run& run)
+      : jobs_(jobs), id_(id), run_(run) {}
+
+  // The first error of recording, if any (the run stops at its next epoch).
+  const absl::Status& status() const { return status_; }
+
+  bool Record(std::vector<JobEvent> events,
+              const std::function<void(Job&)>& change = nullptr,
+              const SnapshotBlob* blob = nullptr) {
+    if (!status_.ok()) return false;
+    status_ = jobs_.Record(id_, change, std::move(events), blob).status();
+    return status_.ok();
+  }
+
+  train::TrainCallbacks Callbacks() {
+    train::TrainCallbacks callbacks;
+    callbacks.decision = [this](const train::Decision& d) {
+      JobEvent e;
+      e.type = EventType::kDecision;
+      e.decision = d;
+      Record({e});
+    };
+    callbacks.warning = [this](const std::string& w) {
+      JobEvent e;
+      e.type = EventType::kWarning;
+      e.warning = w;
+      Record({e});
+    };
+    callbacks.scout = [this](const train::ScoutReport& r) {
+      JobEvent e;
+      e.type = EventType::kScout;
+      e.scout = {r.seeds, r.chosen,
+                 StrCat("loss ", r.loss, ", gradient ratio ", r.gradient_ratio,
+                        ", dead ratio ", r.dead_ratio)};
+      Record({e});
+    };
+    callbacks.epoch = [this](const train::EpochReport& r) { last_epoch_ = r; };
+    callbacks.checkpoint = [this](const train::TrainState& state) {
+      return Checkpoint(state) && !jobs_.ShouldStop(id_);
+    };
+    return callbacks;
+  }
+
+ private:
+  bool Checkpoint(const train::TrainState& state) {
+    absl::StatusOr<std::string> bytes =
+        train::EncodeModelSnapshot(run_.Snapshot(state));
+    if (!bytes.ok()) {
+      status_ = bytes.status();
+      return false;
+    }
+    SnapshotBlob blob{"checkpoint", state.epoch, std::move(*bytes)};
+    std::vector<JobEvent> events;
+    if (last_epoch_) {
+      JobEvent e;
+      e.type = EventType::kEpoch;
+      e.epoch = *last_epoch_;
+      events.push_back(e);
+    }
+    events.push_back(
+        SnapshotEvent(state.epoch, blob.bytes.size(), "checkpoint"));
+    const int epochs = state.hyper.epochs;
+    const int epoch = state.epoch, best = state.best_epoch;
+    return Record(
+        std::move(events),
+        [&](Job& j) {
+          j.epoch = epoch;
+          j.epochs = epochs;
+          j.best_epoch = best;
+        },
+        &blob);
+  }
+
+  JobManager& jobs_;
+  const std::string& id_;
+  const train::Run& run_;
+  absl::Status status_;
+  std::optional<train::EpochReport> last_epoch_;
+};
+
+absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
+    const StoredJob& stored, const dag::Dag& dag,
+    std::optional<train::ModelSnapshot>& resume) {
+  const JobRequest& request = stored.request;
+  ASSIGN_OR_RETURN(
+      train::Hyperparameters hyper,
+      ResolveJobHyperparameters(request.hyperparameters, options_.threads));
+  // Resuming: the newest checkpoint holds the run's state.
+  if (stored.job.has_snapshot) {
+    ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
+                     store_.LatestSnapshot(stored.job.id));
+    if (blob) {
+      ASSIGN_OR_RETURN(resume, train::DecodeModelSnapshot(blob->bytes));
+    }
+  }
+  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data));
+  return train::Run::Prepare(
+      {.dag = &dag,
+       .model_file =
+           request.file_name.empty() ? "model.wnm" : request.file_name,
+       .model_source = request.model_text,
+       .source = data.source,
+       .dataset_name = data.name,
+       .dataset_ref = data.id,
+       .split = request.data.split,
+       .standardize = request.data.standardize,
+       .hyperparameters = hyper,
+       .snapshot = resume ? &*resume : nullptr,
+       .backend = request.backend.empty() ? options_.default_backend
+                                            : request.backend});
+}
+
+absl::Status JobManager::RunTrain(const StoredJob& stored) {
+  const std::string& id = stored.job.id;
+  const JobRequest& request = stored.request;
+  CheckResult check = CheckModel(
+      request.file_name.empty() ? "model.wnm" : request.file_name,
+      request.model_text);
+  if (!check.ok) {
+    return absl::InvalidArgumentError(
+        StrCat("the model does not check:\n", check.rendered));
+  }
+  const dag::Dag& dag = *check.dag;
+  std::optional<train::ModelSnapshot> resume;
+  ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
+                   PrepareTrain(stored, dag, resume));
+  TrainRecorder recorder(*this, id, *run);
+  const int epochs = run->hyperparameters().epochs;
+  recorder.Record({}, [&](Job& j) {
+    j.epochs = epochs;
+    j.model_name = dag.name;
+  });
+  absl::StatusOr<train::TrainResult> result = run->Train(recorder.Callbacks());
+  RETURN_IF_ERROR(recorder.status());
+  if (!result.ok()) return result.status();
+  return FinishTrain(id, *run, *result, recorder);
+}
+
+absl::Status JobManager::FinishTrain(const std::string& id,
+                                     const train::Run& run,
+                                     const train::TrainResult& result,
+                                     TrainRecorder& recorder) {
+  const bool cancelled = Cancelling(id);
+  if (!cancelled && ShouldStop(id)) {
+    // Stopped with the daemon: stays RUNNING, resumed at the next start
+    // without counting against the restart budget.
+    recorder.Record({}, [](Job& j) { j.stopped_with_daemon = true; });
+    return recorder.status();
+  }
+  if (cancelled) {
+    recorder.Record(
+        {StateEvent(JobState::kCancelled,
+                    StrCat("cancelled after epoch ", result.state.epoch))},
+        [](Job& j) {
+          j.state = JobState::kCancelled;
+          j.finished = Now();
+        });
+    return recorder.status();
+  }
+  ASSIGN_OR_RETURN(std::string bytes,
+                   train::EncodeModelSnapshot(run.Snapshot(result.state)));
+  SnapshotBlob blob{"final", result.state.epoch, std::move(bytes)};
+  const JobSummary summary = SummaryOf(result, run.dag());
+  recorder.Record(
+      {SnapshotEvent(result.state.epoch, blob.bytes.size(), "final"),
+       TestEvent(summary.test), StateEvent(JobState::kSucceeded)},
+      [&](Job& j) {
+        j.state = JobState::kSucceeded;
+        j.finished = Now();
+        j.epoch = result.epochs;
+        j.best_epoch = result.best_epoch;
+        j.test_accuracy = summary.test.test_accuracy;
+        j.test_loss = summary.test.test_loss;
+        j.summary = summary;
+      },
+      &blob);
+  return recorder.status();
+}
+
+absl::Status JobManager::RunTest(const StoredJob& stored) {
+  const std::string& id = stored.job.id;
+  const JobRequest& request = stored.request;
+  ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
+                   store_.LatestSnapshot(request.snapshot_job_id));
+  if (!blob) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", request.snapshot_job_id, " has no snapshot"));
+  }
+  ASSIGN_OR_RETURN(train::ModelSnapshot snapshot,
+                   train::DecodeModelSnapshot(blob->bytes));
+  const std::string file =
+      snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file;
+  CheckResult check = CheckModel(file, snapshot.model_source);
+  if (!check.ok) {
+    return absl::DataLossError(
+        StrCat("the snapshot's model does not check:\n", check.rendered));
+  }
+  const dag::Dag& dag = *check.dag;
+  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data));
+  train::Hyperparameters hyper;
+  hyper.threads = options_.threads;
+  auto batch = request.hyperparameters.find("batchSize");
+  const bool batched = batch != request.hyperparameters.end() &&
+                       std::holds_alternative<int64_t>(batch->second);
+  if (batched) {
+    hyper.batch_size = static_cast<int>(
+        std::clamp<int64_t>(std::get<int64_t>(batch->second), 1, 1 << 20));
+  }
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<train::Run> run,
+      train::Run::Prepare(
+          {.purpose = train::RunPurpose::kTest,
+           .dag = &dag,
+           .model_file = file,
+           .model_source = snapshot.model_source,
+           .source = data.source,
+           .dataset_name = data.name,
+           .dataset_ref = data.id,
+           .split = request.data.split,
+           .hyperparameters = hyper,
+           .test_batch_size = batched,
+           .snapshot = &snapshot,
+           .backend = request.backend.empty() ? options_.default_backend
+                                              : request.backend}));
+  ASSIGN_OR_RETURN(train::Evaluation result, run->Test());
+  JobSummary summary;
+  summary.test = TestReportOf(result, dag);
+  return Record(id,
+                [&](Job& j) {
+                  j.state = JobState::kSucceeded;
+                  j.finished = Now();
+                  j.model_name = dag.name;
+                  j.test_accuracy = summary.test.test_accuracy;
+                  j.test_loss = summary.test.test_loss;
+                  j.summary = summary;
+                },
+                {TestEvent(summary.test), StateEvent(JobState::kSucceeded)})
+      .status();
+}
+
+}  // namespace webnnm::server

@@ -1,0 +1,273 @@
+// The job manager on the in-memory store: a job's life and its events,
+// cancelling queued and running jobs, resuming, the restart budget, jobs
+// waiting for a worker, and a stop (SIGTERM) that checkpoints and resumes
+// to the same end as an uninterrupted run.
+#include "server/core/jobs.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/base/strings.h"
+#include "engine/train/checkpoint.h"
+#include "server/core/memory_store.h"
+
+namespace webnnm::server {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr char kIris[] = WEBNNM_SOURCE_DIR "/configs/datasets/iris.csv";
+constexpr char kModel[] = WEBNNM_SOURCE_DIR "/configs/models/iris.wnm";
+
+std::string ReadText(const char* path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class JobsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() /
+              ("webnnm-jobs-" + std::to_string(::getpid()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(folder_);
+    store_ = std::make_unique<MemoryStore>(folder_.string());
+    // The iris dataset, as an upload leaves it.
+    Dataset d{.id = "d1",
+              .name = "iris.csv",
+              .format = DatasetFormat::kCsv,
+              .sha256 = std::string(64, 'a'),
+              .files = {"iris.csv"}};
+    fs::create_directories(store_->DatasetFolder(d.sha256));
+    fs::copy_file(kIris, fs::path(store_->DatasetFolder(d.sha256)) / "iris.csv");
+    ASSERT_TRUE(store_->InsertDataset("ann", d).ok());
+  }
+  void TearDown() override {
+    jobs_.reset();
+    fs::remove_all(folder_);
+  }
+
+  void StartManager(int workers = 1) {
+    jobs_ = std::make_unique<JobManager>(
+        *store_, JobOptions{.workers = workers, .threads = 1});
+    ASSERT_TRUE(jobs_->Start().ok());
+  }
+
+  // A queued training job on iris (sgdm, so that it trains in few epochs).
+  std::string Submit(const std::string& id, int64_t epochs,
+                     int64_t patience = 500) {
+    JobRequest request{.kind = JobKind::kTrain,
+                       .model_text = ReadText(kModel),
+                       .file_name = "iris.wnm",
+                       .data = {.dataset_id = "d1", .split = "60,20,20"}};
+    request.hyperparameters = {{"epochs", epochs},
+                               {"patience", patience},
+                               {"optimizer", std::string("sgdm")},
+                               {"lr", 0.05},
+                               {"seeds", int64_t{5}},
+                               {"batchSize", int64_t{16}}};
+    Job job{.id = id, .principal = "ann", .kind = JobKind::kTrain};
+    absl::StatusOr<Job> created = store_->CreateJob(job, request);
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (jobs_) jobs_->Queued();
+    return id;
+  }
+
+  Job Get(const std::string& id) { return (*store_->GetJob(id))->job; }
+
+  // Waits (at most a minute) until the job satisfies `done`.
+  bool WaitFor(const std::string& id, const std::function<bool(const Job&)>& done) {
+    for (int i = 0; i < 6000; ++i) {
+      if (done(Get(id))) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  bool WaitForState(const std::string& id, JobState state) {
+    return WaitFor(id, [&](const Job& j) { return j.state == state; });
+  }
+
+  std::vector<JobEvent> Events(const std::string& id) {
+    return *store_->Events(id, 1, 100000);
+  }
+
+  train::ModelSnapshot Final(const std::string& id) {
+    std::optional<SnapshotBlob> blob = *store_->LatestSnapshot(id);
+    EXPECT_TRUE(blob && blob->kind == "final");
+    return *train::DecodeModelSnapshot(blob->bytes);
+  }
+
+  fs::path folder_;
+  std::unique_ptr<MemoryStore> store_;
+  std::unique_ptr<JobManager> jobs_;
+};
+
+TEST_F(JobsTest, AJobRunsToTheEndAndReportsEverything) {
+  StartManager();
+  const std::string id = Submit("j1", 20);
+  ASSERT_TRUE(WaitForState(id, JobState::kSucceeded)) << Get(id).error;
+  Job job = Get(id);
+  EXPECT_EQ(job.epoch, 20);
+  EXPECT_EQ(job.epochs, 20);
+  EXPECT_EQ(job.attempt, 1);
+  EXPECT_TRUE(job.started && job.finished);
+  ASSERT_TRUE(job.summary);
+  EXPECT_EQ(job.summary->test.samples, 30);
+  EXPECT_TRUE(job.test_accuracy.has_value());
+  EXPECT_EQ(job.model_name, "test-model");
+  std::vector<JobEvent> events = Events(id);
+  int epochs = 0, decisions = 0, snapshots = 0, tests = 0;
+  for (const JobEvent& e : events) {
+    epochs += e.type == EventType::kEpoch;
+    decisions += e.type == EventType::kDecision;
+    snapshots += e.type == EventType::kSnapshot;
+    tests += e.type == EventType::kTest;
+  }
+  EXPECT_EQ(epochs, 20);
+  EXPECT_GE(decisions, 3);  // loss, scaling, clipping, ...
+  EXPECT_EQ(snapshots, 21);  // a checkpoint a epoch and the final
+  EXPECT_EQ(tests, 1);
+  EXPECT_EQ(events.front().state, JobState::kQueued);
+  EXPECT_EQ(events[1].state, JobState::kRunning);
+  EXPECT_EQ(events.back().state, JobState::kSucceeded);
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].seq, i + 1);
+  EXPECT_EQ((*store_->Metrics(id, {"trainLoss"}))[0].points.size(), 20u);
+  EXPECT_EQ(Final(id).state.epoch, 20);
+}
+
+TEST_F(JobsTest, AQueuedJobIsCancelledAtOnce) {
+  const std::string id = Submit("j1", 20);  // no worker yet
+  absl::StatusOr<Job> cancelled = [&] {
+    JobManager jobs(*store_, {});
+    return jobs.Cancel(id);
+  }();
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(cancelled->state, JobState::kCancelled);
+  EXPECT_EQ(Events(id).back().message, "cancelled while queued");
+  StartManager();
+  EXPECT_EQ(jobs_->Cancel(id).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(jobs_->Cancel("nobody").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(JobsTest, ARunningJobStopsAtItsEpochBoundaryAndResumes) {
+  StartManager();
+  const std::string id = Submit("j1", 100000, /*patience=*/100000);
+  ASSERT_TRUE(WaitFor(id, [](const Job& j) { return j.epoch >= 3; }));
+  EXPECT_TRUE(jobs_->IsRunning(id));
+  ASSERT_TRUE(jobs_->Cancel(id).ok());
+  ASSERT_TRUE(WaitForState(id, JobState::kCancelled));
+  Job cancelled = Get(id);
+  EXPECT_THAT(Events(id).back().message,
+              HasSubstr(StrCat("cancelled after epoch ", cancelled.epoch)));
+  EXPECT_TRUE(cancelled.has_snapshot);
+  // Only cancelled or failed jobs resume.
+  const std::string done = Submit("j2", 3);
+  ASSERT_TRUE(WaitForState(done, JobState::kSucceeded));
+  EXPECT_EQ(jobs_->Resume(done).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // The cancelled one continues from its checkpoint.
+  absl::StatusOr<Job> resumed = jobs_->Resume(id);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_THAT(Events(id).back().message,
+              HasSubstr(StrCat("continues from its checkpoint after epoch ",
+                               cancelled.epoch)));
+  ASSERT_TRUE(WaitFor(id, [&](const Job& j) {
+    return j.state == JobState::kRunning && j.epoch > cancelled.epoch;
+  }));
+  ASSERT_TRUE(jobs_->Cancel(id).ok());
+  ASSERT_TRUE(WaitForState(id, JobState::kCancelled));
+}
+
+TEST_F(JobsTest, JobsBeyondTheWorkersWaitQueued) {
+  StartManager(/*workers=*/1);
+  const std::string first = Submit("j1", 100000, /*patience=*/100000);
+  const std::string second = Submit("j2", 5);
+  ASSERT_TRUE(WaitFor(first, [](const Job& j) { return j.epoch >= 2; }));
+  EXPECT_EQ(Get(second).state, JobState::kQueued);
+  ASSERT_TRUE(jobs_->Cancel(first).ok());
+  ASSERT_TRUE(WaitForState(second, JobState::kSucceeded));
+}
+
+TEST_F(JobsTest, InterruptedJobsRestartWithinTheBudget) {
+  // Left RUNNING by a daemon that died: the first crash is within a budget
+  // of 1, the second one not; a clean stop costs nothing.
+  auto leave_running = [&](const std::string& id, int crashes, bool clean) {
+    Submit(id, 3);
+    ASSERT_TRUE(store_
+                    ->Update(id,
+                             [&](Job& j) {
+                               j.state = JobState::kRunning;
+                               j.crash_restarts = crashes;
+                               j.stopped_with_daemon = clean;
+                               j.attempt = 1;
+                             },
+                             {})
+                    .ok());
+  };
+  leave_running("crashed", 0, false);
+  leave_running("again", 1, false);
+  leave_running("stopped", 1, true);
+  jobs_ = std::make_unique<JobManager>(*store_,
+                                       JobOptions{.restart_budget = 1});
+  ASSERT_TRUE(jobs_->Start().ok());
+  ASSERT_TRUE(WaitForState("again", JobState::kFailed));
+  EXPECT_THAT(Get("again").error, HasSubstr("restart budget is spent"));
+  EXPECT_EQ(Get("again").crash_restarts, 2);
+  ASSERT_TRUE(WaitForState("crashed", JobState::kSucceeded));
+  EXPECT_EQ(Get("crashed").crash_restarts, 1);
+  EXPECT_EQ(Get("crashed").attempt, 2);
+  ASSERT_TRUE(WaitForState("stopped", JobState::kSucceeded));
+  EXPECT_EQ(Get("stopped").crash_restarts, 1);
+  EXPECT_THAT(Events("stopped")[1].message,
+              HasSubstr("interrupted by a daemon stop"));
+}
+
+TEST_F(JobsTest, AStopCheckpointsAndTheNextStartEndsAsAnUninterruptedRun) {
+  StartManager();
+  const std::string whole = Submit("whole", 400, /*patience=*/100000);
+  ASSERT_TRUE(WaitForState(whole, JobState::kSucceeded));
+  const std::string stopped = Submit("stopped", 400, /*patience=*/100000);
+  ASSERT_TRUE(WaitFor(stopped, [](const Job& j) { return j.epoch >= 5; }));
+  jobs_->Stop();  // SIGTERM: at the next epoch boundary
+  Job left = Get(stopped);
+  ASSERT_EQ(left.state, JobState::kRunning);
+  EXPECT_TRUE(left.stopped_with_daemon);
+  EXPECT_TRUE(left.has_snapshot);
+  EXPECT_LT(left.epoch, 400);
+  EXPECT_EQ((*store_->LatestSnapshot(stopped))->epoch, left.epoch);
+
+  StartManager();  // the next start
+  ASSERT_TRUE(WaitForState(stopped, JobState::kSucceeded))
+      << Get(stopped).error;
+  EXPECT_EQ(Get(stopped).crash_restarts, 0);
+  EXPECT_EQ(Get(stopped).attempt, 2);
+  train::ModelSnapshot a = Final(whole), b = Final(stopped);
+  EXPECT_EQ(a.state.epoch, b.state.epoch);
+  EXPECT_EQ(a.state.best, b.state.best);  // bit for bit
+  EXPECT_EQ(a.state.params, b.state.params);
+  EXPECT_EQ(Get(whole).test_loss, Get(stopped).test_loss);
+}
+
+TEST_F(JobsTest, AJobWhoseDataIsGoneFailsWithTheReason) {
+  StartManager();
+  JobRequest request{.model_text = ReadText(kModel),
+                     .data = {.dataset_id = "gone"}};
+  ASSERT_TRUE(store_->CreateJob({.id = "j1", .principal = "ann"}, request).ok());
+  jobs_->Queued();
+  ASSERT_TRUE(WaitForState("j1", JobState::kFailed));
+  EXPECT_EQ(Get("j1").error, "no dataset gone");
+  EXPECT_EQ(Events("j1").back().state, JobState::kFailed);
+}
+
+}  // namespace
+}  // namespace webnnm::server

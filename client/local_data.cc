@@ -10,7 +10,8 @@ namespace webnnm::client {
 
 void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
   cmd.add_option("--dataset", o.dataset,
-                 "A CSV file, or a directory of IDX files")
+                 "A CSV file, or a directory of IDX files (submit: or the id "
+                 "of a dataset on the daemon)")
       ->required();
   cmd.add_option("--label", o.label,
                  "The CSV label column (default: the last)");

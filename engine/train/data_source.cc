@@ -36,22 +36,28 @@ absl::Status CheckSingleInputOutput(const dag::Dag& dag) {
       dag.inputs.size(), " inputs and ", dag.outputs.size(), " outputs"));
 }
 
+bool ReadsClasses(const dag::Dag& dag) {
+  if (dag.outputs.empty()) return false;
+  absl::StatusOr<OutputSpec> spec =
+      ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
+  OutputActivation activation = ActivationOf(dag, dag.outputs[0].name);
+  return (spec.ok() && IsClassification(spec->loss)) ||
+         activation == OutputActivation::kSoftmax ||
+         activation == OutputActivation::kSigmoid;
+}
+
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                                     const DataSource& source) {
   if (absl::Status s = CheckSingleInputOutput(dag); !s.ok()) return s;
   absl::StatusOr<OutputSpec> spec =
       ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
   if (!spec.ok()) return spec.status();
-  OutputActivation activation = ActivationOf(dag, dag.outputs[0].name);
-  bool classification = IsClassification(spec->loss) ||
-                        activation == OutputActivation::kSoftmax ||
-                        activation == OutputActivation::kSigmoid;
   if (std::filesystem::is_directory(source.path)) {
     return LoadIdx(source.path);
   }
   return LoadCsv(source.path,
                  {.label = source.label, .header = !source.no_header},
-                 classification);
+                 ReadsClasses(dag));
 }
 
 absl::Status SplitData(Dataset& data, const DataSource& source,

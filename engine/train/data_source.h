@@ -33,6 +33,11 @@ absl::StatusOr<std::vector<double>> ParseSplit(const std::string& text);
 // otherwise, saying how many it has).
 absl::Status CheckSingleInputOutput(const dag::Dag& dag);
 
+// Whether the model reads its labels as classes (its loss is a
+// classification loss or its output activation softmax or sigmoid) rather
+// than as regression targets.
+bool ReadsClasses(const dag::Dag& dag);
+
 // Reads the data (NotFound for a missing path; InvalidArgument with file
 // and line for bad data), unsplit.
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,

@@ -71,7 +71,9 @@ absl::Status Run::LoadData() {
   } else {
     if (split_.empty()) split_ = kDefaultSplit;
     ASSIGN_OR_RETURN(std::vector<double> split, ParseSplit(split_));
-    absl::StatusOr<Dataset> read = ReadDataFor(*spec_.dag, spec_.source);
+    absl::StatusOr<Dataset> read =
+        spec_.read ? spec_.read(*spec_.dag, spec_.source)
+                   : ReadDataFor(*spec_.dag, spec_.source);
     if (!read.ok()) {
       return NameTheData(read.status(), spec_.source.path, spec_.dataset_name);
     }

@@ -29,6 +29,7 @@
 #ifndef WEBNNM_ENGINE_TRAIN_RUN_H_
 #define WEBNNM_ENGINE_TRAIN_RUN_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct RunSpec {
   // as it is, never standardized) when not null.
   DataSource source;
   const Dataset* dataset = nullptr;
+  // How `source` is read (null: ReadDataFor): a cache may answer instead.
+  std::function<absl::StatusOr<Dataset>(const dag::Dag&, const DataSource&)>
+      read;
   std::string dataset_name;  // what messages call the data
   std::string dataset_ref;   // what snapshots record ("": dataset_name)
   std::string split;         // "": the snapshot's, else 70,15,15

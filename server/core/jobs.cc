@@ -50,6 +50,14 @@ absl::Status JobManager::Requeue(const StoredJob& stored) {
       .status();
 }
 
+std::function<absl::StatusOr<train::Dataset>(const dag::Dag&,
+                                             const train::DataSource&)>
+JobManager::Reader() {
+  return [this](const dag::Dag& dag, const train::DataSource& source) {
+    return data_.Read(dag, source);
+  };
+}
+
 absl::Status JobManager::Start() {
   ASSIGN_OR_RETURN(std::vector<std::string> interrupted,
                    store_.JobIds(JobState::kRunning));
@@ -390,6 +398,7 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
            request.file_name.empty() ? "model.wnm" : request.file_name,
        .model_source = request.model_text,
        .source = data.source,
+       .read = Reader(),
        .dataset_name = data.name,
        .dataset_ref = data.id,
        .split = request.data.split,
@@ -504,6 +513,7 @@ absl::Status JobManager::RunTest(const StoredJob& stored) {
            .model_file = file,
            .model_source = snapshot.model_source,
            .source = data.source,
+           .read = Reader(),
            .dataset_name = data.name,
            .dataset_ref = data.id,
            .split = request.data.split,

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "engine/train/run.h"
+#include "server/core/data_cache.h"
 #include "server/core/store.h"
 
 namespace webnnm::server {
@@ -37,18 +38,28 @@ struct JobOptions {
   int threads = 1;  // compute threads per job
   int restart_budget = 3;
   std::string default_backend = "cpu";
+  // Parsed datasets kept between a submission and its job (data_cache.h).
+  int64_t data_cache_bytes = 512ll << 20;
 };
 
 class JobManager {
  public:
   JobManager(Store& store, JobOptions options)
-      : store_(store), options_(std::move(options)) {}
+      : store_(store),
+        options_(std::move(options)),
+        data_(options_.data_cache_bytes) {}
   ~JobManager() { Stop(); }
 
   // The backend of a job that names none.
   const std::string& default_backend() const {
     return options_.default_backend;
   }
+  // Where submissions and jobs read their data through (read once).
+  DataCache& data() { return data_; }
+  // DataCache::Read as a RunSpec's reader.
+  std::function<absl::StatusOr<train::Dataset>(const dag::Dag&,
+                                               const train::DataSource&)>
+  Reader();
 
   // Requeues (or fails, beyond the restart budget) the jobs a previous run
   // left RUNNING, then starts the workers.
@@ -107,6 +118,7 @@ class JobManager {
 
   Store& store_;
   const JobOptions options_;
+  DataCache data_;
   absl::Mutex mutex_;
   absl::CondVar work_;  // a job was queued, or the manager stops
   absl::CondVar change_;  // generation_ moved

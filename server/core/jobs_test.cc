@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/base/strings.h"
+#include "engine/check.h"
 #include "engine/train/checkpoint.h"
 #include "server/core/memory_store.h"
 
@@ -256,6 +257,38 @@ TEST_F(JobsTest, AStopCheckpointsAndTheNextStartEndsAsAnUninterruptedRun) {
   EXPECT_EQ(a.state.best, b.state.best);  // bit for bit
   EXPECT_EQ(a.state.params, b.state.params);
   EXPECT_EQ(Get(whole).test_loss, Get(stopped).test_loss);
+}
+
+// What SubmitJob checks is what the job trains on: the dataset is read
+// once, then served from the cache (and a cache too small keeps nothing).
+TEST_F(JobsTest, ASubmissionsDatasetIsReadOnce) {
+  StartManager();
+  CheckResult check = CheckModel("iris.wnm", ReadText(kModel));
+  ASSERT_TRUE(check.ok);
+  train::DataSource source{.path = (fs::path(store_->DatasetFolder(
+                                        std::string(64, 'a'))) /
+                                    "iris.csv")
+                                       .string()};
+  absl::StatusOr<train::Dataset> checked =
+      jobs_->data().Read(*check.dag, source);  // as SubmitJob does
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_EQ(jobs_->data().misses(), 1);
+  const std::string id = Submit("j1", 5);
+  ASSERT_TRUE(WaitForState(id, JobState::kSucceeded));
+  EXPECT_EQ(jobs_->data().misses(), 1);
+  EXPECT_EQ(jobs_->data().hits(), 1);
+  // The copy handed out is the data as read.
+  absl::StatusOr<train::Dataset> again = jobs_->data().Read(*check.dag, source);
+  EXPECT_EQ(again->count(), checked->count());
+  EXPECT_EQ(std::vector<float>(again->features(0),
+                               again->features(0) + again->width()),
+            std::vector<float>(checked->features(0),
+                               checked->features(0) + checked->width()));
+  DataCache none(0);
+  ASSERT_TRUE(none.Read(*check.dag, source).ok());
+  ASSERT_TRUE(none.Read(*check.dag, source).ok());
+  EXPECT_EQ(none.misses(), 2);
+  EXPECT_EQ(none.hits(), 0);
 }
 
 TEST_F(JobsTest, AJobWhoseDataIsGoneFailsWithTheReason) {

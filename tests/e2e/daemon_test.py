@@ -136,6 +136,27 @@ class Lifecycle(Temp):
         self.assertEqual(json.loads(out)["jobs"], [])
 
 
+    def test_submit_takes_an_uploaded_datasets_id(self):
+        d = self.daemon()
+        code, out, err = d.ctl("dataset", "upload",
+                               config("datasets", "iris.csv"), "-o", "json")
+        self.assertEqual(code, 0, err)
+        dataset = json.loads(out)["datasetId"]
+        flags = iris_flags(3)
+        flags[flags.index("--dataset") + 1] = dataset
+        job = self.submit(d, *flags)
+        self.assertEqual(self.get(d, job)["datasetId"], dataset)
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.get(d, job)["state"], "SUCCEEDED")
+        # Neither a file nor a dataset id: a usage error naming it.
+        flags[flags.index("--dataset") + 1] = "d000000000000"
+        code, _, err = d.ctl("submit", *flags)
+        self.assertEqual(code, 2)
+        self.assertIn("'d000000000000' is neither a dataset file", err)
+        self.assertEqual(d.stop(), 0)
+
+
 class BadInput(Temp):
     def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
         import grpc

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "client/metrics_json.h"
+#include "proto/wire/metrics.h"
 #include "proto/wire/names.h"
 
 namespace webnnm::client {
@@ -31,6 +33,13 @@ Json Outputs(const google::protobuf::RepeatedPtrField<v1::OutputResult>& list) {
 Json TimeOrNull(bool has, const google::protobuf::Timestamp& t) {
   if (!has) return nullptr;
   return TimeText(t);
+}
+
+std::vector<std::pair<std::string, train::OutputMetrics>> Metrics(
+    const google::protobuf::RepeatedPtrField<v1::OutputMetrics>& list) {
+  std::vector<std::pair<std::string, train::OutputMetrics>> out;
+  for (const v1::OutputMetrics& m : list) out.push_back(wire::FromProto(m));
+  return out;
 }
 
 }  // namespace
@@ -80,6 +89,7 @@ Json JobJson(const v1::Job& job) {
     }
     out["testSamples"] = s.test_samples();
     out["outputs"] = Outputs(s.outputs());
+    out["testMetrics"] = TestMetricsJson(Metrics(s.metrics()));
     Json decisions = Json::array();
     for (const v1::Decision& d : s.decisions()) {
       decisions.push_back(Json{{"what", d.what()}, {"why", d.why()}});
@@ -120,6 +130,10 @@ Json EventJson(const v1::JobEvent& e) {
       out["trainLoss"] = Number(p.train_loss());
       out["validationLoss"] =
           Optional(p.has_validation_loss(), p.validation_loss());
+      out["trainAccuracy"] =
+          Optional(p.has_train_accuracy(), p.train_accuracy());
+      out["validationAccuracy"] =
+          Optional(p.has_validation_accuracy(), p.validation_accuracy());
       out["lr"] = Number(p.lr());
       out["samplesPerSecond"] = Number(p.samples_per_second());
       break;
@@ -135,6 +149,7 @@ Json EventJson(const v1::JobEvent& e) {
       out["testLoss"] = Optional(t.has_test_loss(), t.test_loss());
       out["testAccuracy"] = Optional(t.has_test_accuracy(), t.test_accuracy());
       out["outputs"] = Outputs(t.outputs());
+      out["testMetrics"] = TestMetricsJson(Metrics(t.metrics()));
       break;
     }
     case v1::JobEvent::kError:

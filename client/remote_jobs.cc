@@ -41,13 +41,20 @@ std::string EventLine(const v1::JobEvent& e) {
                     e.scout().seeds(), " (", e.scout().detail(), ")");
     case v1::JobEvent::kEpoch: {
       const v1::EpochEvent& p = e.epoch();
-      return StrCat(head, "epoch ", p.epoch(), "/", p.epochs(), "  loss ",
-                    Fixed(p.train_loss(), 4),
-                    p.has_validation_loss()
-                        ? StrCat("  val ", Fixed(p.validation_loss(), 4))
-                        : std::string(),
-                    "  lr ", Fixed(p.lr(), 6), "  ",
-                    static_cast<int64_t>(p.samples_per_second()), " samples/s");
+      return StrCat(
+          head, "epoch ", p.epoch(), "/", p.epochs(), "  loss ",
+          Fixed(p.train_loss(), 4),
+          p.has_train_accuracy()
+              ? StrCat("  acc ", Fixed(p.train_accuracy(), 4))
+              : std::string(),
+          p.has_validation_loss()
+              ? StrCat("  val ", Fixed(p.validation_loss(), 4))
+              : std::string(),
+          p.has_validation_accuracy()
+              ? StrCat("  val acc ", Fixed(p.validation_accuracy(), 4))
+              : std::string(),
+          "  lr ", Fixed(p.lr(), 6), "  ",
+          static_cast<int64_t>(p.samples_per_second()), " samples/s");
     }
     case v1::JobEvent::kSnapshot:
       return StrCat(head, "snapshot (", e.snapshot().kind(), ") after epoch ",

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/cpu/cpu_context.h"
+#include "client/metrics_json.h"
 #include "engine/train/run.h"
 
 namespace webnnm::client {
@@ -41,6 +42,7 @@ void PrintResult(const train::Evaluation& result, const dag::Dag& dag,
     outputs[e.name] = o;
   }
   out["outputs"] = outputs;
+  out["testMetrics"] = TestMetricsJson(MetricsOf(result, dag));
   std::cout << out.dump() << "\n";
 }
 

@@ -11,6 +11,7 @@
 
 #include "backends/cpu/cpu_context.h"
 #include "client/format.h"
+#include "client/metrics_json.h"
 #include "engine/base/strings.h"
 #include "engine/train/run.h"
 
@@ -43,8 +44,13 @@ class Progress {
   void Epoch(const train::EpochReport& r) {
     std::string line = StrCat(
         "epoch ", r.epoch, "/", r.epochs, "  loss ", Fixed(r.train_loss, 4),
+        r.train_accuracy ? StrCat("  acc ", Fixed(*r.train_accuracy, 4))
+                         : std::string(),
         r.validation_loss ? StrCat("  val ", Fixed(*r.validation_loss, 4))
                           : std::string(),
+        r.validation_accuracy
+            ? StrCat("  val acc ", Fixed(*r.validation_accuracy, 4))
+            : std::string(),
         "  lr ", Fixed(r.lr, 6), "  ",
         static_cast<int64_t>(r.samples_per_second), " samples/s");
     if (terminal_) {
@@ -112,6 +118,7 @@ void PrintResult(const train::TrainResult& result, const dag::Dag& dag,
   }
   out["decisions"] = decisions;
   out["warnings"] = result.warnings;
+  out["testMetrics"] = TestMetricsJson(MetricsOf(test, dag));
   std::cout << out.dump() << "\n";
 }
 

@@ -151,6 +151,14 @@ void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGTERM and SIGINT are taken by sigwait below: block them before any
+  // library starts a thread (gRPC does when it first makes credentials),
+  // so that every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   Settings settings;
   if (int code = ParseSettings(argc, argv, settings); code >= 0) return code;
   absl::StatusOr<Tokens> tokens = LoadTokens(settings);
@@ -164,12 +172,6 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   // Before anything touches OpenMP: passive waiting, the thread count.
   webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
-  // Signals are taken by sigwait below: block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   absl::StatusOr<std::unique_ptr<Store>> store =
       SqliteStore::Open(settings.database, settings.snapshot_retention);

@@ -213,7 +213,55 @@ absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
   e.batch_ = batch;
   e.feeder_ = std::make_unique<Feeder>(dag, data, specs, batch);
   RETURN_IF_ERROR(e.feeder_->Bind(*e.exe_));
+  ASSIGN_OR_RETURN(std::vector<size_t> match, MatchTargets(data, specs));
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const OutputSpec& spec = specs[k];
+    Metered m;
+    m.value_out = e.exe_->FindOutput("value:" + spec.name);
+    m.targets = match[k];
+    m.classification = IsClassification(spec.loss);
+    m.rule.units = OutputWidth(dag, spec.name);
+    const OutputActivation a = ActivationOf(dag, spec.name);
+    m.rule.threshold = a == OutputActivation::kSigmoid ||
+                               spec.loss == LossKind::kBinaryCrossEntropy
+                           ? 0.5
+                           : 0.0;
+    if (spec.loss == LossKind::kHinge) m.rule.threshold = 0.0;
+    // Classes are measured where each unit is a class (or one unit two).
+    const size_t classes = data.targets()[m.targets].classes.size();
+    if (m.classification && m.rule.units > 1 &&
+        classes != static_cast<size_t>(m.rule.units)) {
+      m.value_out = -1;
+    }
+    e.metered_.push_back(m);
+  }
   return e;
+}
+
+absl::Status Evaluator::Measure(const Dataset& data,
+                                const std::vector<int64_t>& samples,
+                                size_t begin,
+                                std::vector<ClassificationAccumulator>& c,
+                                std::vector<RegressionAccumulator>& r) const {
+  const size_t rows =
+      std::min<size_t>(static_cast<size_t>(batch_), samples.size() - begin);
+  for (size_t k = 0; k < metered_.size(); ++k) {
+    const Metered& m = metered_[k];
+    if (m.value_out < 0) continue;  // not measured
+    std::span<const std::byte> bytes = exe_->output(m.value_out);
+    const float* values = reinterpret_cast<const float*>(bytes.data());
+    const int64_t width = static_cast<int64_t>(bytes.size() / 4) / batch_;
+    for (size_t row = 0; row < rows; ++row) {
+      const int64_t sample = samples[begin + row];
+      const float* v = values + row * width;
+      if (m.classification) {
+        c[k].Add(v, data.label(sample, m.targets));
+      } else {
+        r[k].Add(v, data.target(sample, m.targets));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 void Evaluator::SetParameters(const Params& params) {
@@ -230,8 +278,16 @@ void Evaluator::SetParameters(const Params& params) {
   }
 }
 
-absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset) {
+absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
+                                          bool metrics) {
   const std::vector<int64_t>& samples = data.subset(subset);
+  std::vector<ClassificationAccumulator> classes;
+  std::vector<RegressionAccumulator> regressions;
+  for (const Metered& m : metered_) {
+    const Targets& t = data.targets()[m.targets];
+    classes.emplace_back(t.classes, m.rule);
+    regressions.emplace_back(m.rule.units);
+  }
   const size_t n = specs_.size();
   std::vector<int> sum_out(n), count_out(n), correct_out(n);
   for (size_t k = 0; k < n; ++k) {
@@ -247,6 +303,9 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset) {
       sum[k] += ReadScalar(*exe_, sum_out[k]);
       count[k] += ReadScalar(*exe_, count_out[k]);
       if (correct_out[k] >= 0) correct[k] += ReadScalar(*exe_, correct_out[k]);
+    }
+    if (metrics) {
+      RETURN_IF_ERROR(Measure(data, samples, begin, classes, regressions));
     }
   }
   Evaluation e;
@@ -265,6 +324,16 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset) {
     e.outputs[specs_[k].name] = score;
   }
   if (classified > 0) e.accuracy = accuracy_sum / classified;
+  for (size_t k = 0; metrics && k < n; ++k) {
+    if (metered_[k].value_out < 0) continue;
+    OutputMetrics& m = e.metrics[specs_[k].name];
+    m.classification = metered_[k].classification;
+    if (m.classification) {
+      m.classes = classes[k].Finish();
+    } else {
+      m.regression = regressions[k].Finish();
+    }
+  }
   return e;
 }
 

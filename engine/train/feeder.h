@@ -101,13 +101,28 @@ class Evaluator {
   // Each output's mean loss and accuracy; the total is the weighted sum of
   // the outputs' losses (with uncertainty weights the training objective,
   // so epochs compare), the accuracy the mean over classification outputs.
-  absl::StatusOr<Evaluation> Run(const Dataset& data, Subset subset);
+  // With `metrics`, each output's metrics (metrics.h) too.
+  absl::StatusOr<Evaluation> Run(const Dataset& data, Subset subset,
+                                 bool metrics = false);
 
  private:
+  // How a test's metrics read an output: its "value:" output, its targets
+  // in the dataset, its units, and how a class is predicted.
+  struct Metered {
+    int value_out = -1;
+    size_t targets = 0;
+    bool classification = false;
+    ClassRule rule;
+  };
+  absl::Status Measure(const Dataset& data, const std::vector<int64_t>& samples,
+                       size_t begin, std::vector<ClassificationAccumulator>& c,
+                       std::vector<RegressionAccumulator>& r) const;
+
   std::unique_ptr<backends::Executable> exe_;
   std::unique_ptr<Feeder> feeder_;
   std::vector<OutputSpec> specs_;
   std::vector<double> weights_, offsets_;
+  std::vector<Metered> metered_;  // per spec
   int64_t batch_ = 1;
 };
 

@@ -354,6 +354,11 @@ absl::Status StepBuilder::Losses() {
     ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops_, dag_, outputs_, spec, mask_));
     ASSIGN_OR_RETURN(ValueId mean, ops_.Cast(out.loss.mean, DType::kFloat32));
     ops_.Output("loss:" + spec.name, mean);
+    if (IsClassification(spec.loss)) {  // the batch's right rows
+      ASSIGN_OR_RETURN(ValueId correct,
+                       BuildCorrectCount(ops_, spec.loss, out.inputs));
+      ops_.Output("correct:" + spec.name, correct);
+    }
     ValueId term;
     if (config_.uncertainty_weights) {
       ValueId s = ops_.Input("uncertainty:" + spec.name, Scalar32());
@@ -582,6 +587,9 @@ absl::StatusOr<ir::Graph> BuildEvaluationGraph(
     ASSIGN_OR_RETURN(ValueId count, ops.Cast(loss.count, DType::kFloat32));
     ops.Output("lossSum:" + spec.name, sum);
     ops.Output("lossCount:" + spec.name, count);
+    // The output itself, for a test's metrics (metrics.h).
+    ASSIGN_OR_RETURN(ValueId value, ops.Cast(in.output, DType::kFloat32));
+    ops.Output("value:" + spec.name, value);
     if (IsClassification(spec.loss)) {
       ASSIGN_OR_RETURN(ValueId correct, BuildCorrectCount(ops, spec.loss, in));
       ops.Output("correct:" + spec.name, correct);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/train/hyperparameters.h"
+#include "engine/train/metrics.h"
 
 namespace webnnm::train {
 
@@ -25,12 +26,14 @@ struct OutputScore {
   std::optional<double> accuracy;  // classification only
 };
 
-// Loss and accuracy over a subset.
+// Loss and accuracy over a subset; with metrics (a test), each output's
+// metrics.h figures.
 struct Evaluation {
   int64_t samples = 0;
   double loss = 0;  // the weighted total over outputs
   std::optional<double> accuracy;
   std::map<std::string, OutputScore> outputs;
+  std::map<std::string, OutputMetrics> metrics;
 };
 
 // Tensors by parameter name (float32 values, row-major).

@@ -71,6 +71,9 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
   r.finite_out_ = exe.FindOutput("finite");
   r.mu_out_ = exe.FindOutput("clipMu");
   r.sigma_out_ = exe.FindOutput("clipSigma");
+  for (const OutputSpec& spec : config.outputs) {
+    r.correct_out_.push_back(exe.FindOutput("correct:" + spec.name));
+  }
   return r;
 }
 
@@ -121,10 +124,9 @@ absl::Status StepRunner::Store(TrainState& state) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
-                                        int64_t begin, double lr, bool scaling,
-                                        int growth_interval,
-                                        TrainState& state) {
+absl::StatusOr<StepRunner::Result> StepRunner::Step(
+    const std::vector<int64_t>& samples, int64_t begin, double lr, bool scaling,
+    int growth_interval, TrainState& state) {
   RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
   const float scalars[6] = {static_cast<float>(lr),
                             static_cast<float>(state.loss_scale),
@@ -144,7 +146,7 @@ absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
       state.loss_scale = std::max(1.0, state.loss_scale / 2);
       state.clean_steps = 0;
     }
-    return std::nan("");
+    return Result{std::nan(""), {}};
   }
   state.clip_mu = ReadScalar(*exe_, mu_out_);
   state.clip_sigma = ReadScalar(*exe_, sigma_out_);
@@ -153,7 +155,11 @@ absl::StatusOr<double> StepRunner::Step(const std::vector<int64_t>& samples,
     state.loss_scale *= 2;
     state.clean_steps = 0;
   }
-  return ReadScalar(*exe_, loss_out_);
+  Result result{ReadScalar(*exe_, loss_out_), {}};
+  for (int out : correct_out_) {
+    result.correct.push_back(out >= 0 ? ReadScalar(*exe_, out) : -1.0);
+  }
+  return result;
 }
 
 }  // namespace webnnm::train

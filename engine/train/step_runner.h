@@ -48,8 +48,13 @@ class StepRunner {
   // applies the update when the gradients are finite (and then moves the
   // clipping statistics and, with `scaling`, grows the scale after
   // `growth_interval` clean steps), else halves the scale. Advances
-  // state.step. Returns the batch's loss, or NaN for a skipped step.
-  absl::StatusOr<double> Step(const std::vector<int64_t>& samples,
+  // state.step. Returns the batch's loss (NaN for a skipped step) and, per
+  // output of the step config, its right rows (-1 for a regression output).
+  struct Result {
+    double loss = 0;
+    std::vector<double> correct;
+  };
+  absl::StatusOr<Result> Step(const std::vector<int64_t>& samples,
                               int64_t begin, double lr, bool scaling,
                               int growth_interval, TrainState& state);
 
@@ -65,6 +70,7 @@ class StepRunner {
   int lr_in_ = -1, scale_in_ = -1, mu_in_ = -1, sigma_in_ = -1, k_in_ = -1,
       first_in_ = -1;
   int loss_out_ = -1, finite_out_ = -1, mu_out_ = -1, sigma_out_ = -1;
+  std::vector<int> correct_out_;  // per output; -1: regression
 };
 
 }  // namespace webnnm::train

@@ -188,7 +188,7 @@ absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
                    Evaluator::Make(dag, dataset, specs, hyper.batch_size,
                                    hyper.threads, backend));
   eval.SetParameters(parameters);
-  return eval.Run(dataset, Subset::kTest);
+  return eval.Run(dataset, Subset::kTest, /*metrics=*/true);
 }
 
 namespace {
@@ -360,17 +360,22 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   const double max_lr = config_->optimizer_params.lr;
   double epoch_loss = 0, lr = 0;
   int64_t epoch_rows = 0;
+  std::vector<double> correct(specs_.size(), 0);
   Clock::time_point start = Clock::now();
   for (int64_t s = 0; s < steps_per_epoch_; ++s) {
     const int64_t begin = s * hyper.batch_size;
     lr = LearningRate(max_lr, state_.step, warmup_steps_, total_steps_);
-    ASSIGN_OR_RETURN(double loss, step_->Step(order, begin, lr, scaling_,
-                                              hyper.growth_interval, state_));
-    if (std::isnan(loss)) continue;  // skipped: its gradients overflowed
+    ASSIGN_OR_RETURN(
+        StepRunner::Result step,
+        step_->Step(order, begin, lr, scaling_, hyper.growth_interval, state_));
+    if (std::isnan(step.loss)) continue;  // skipped: gradients overflowed
     const int64_t rows = std::min<int64_t>(
         hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
-    epoch_loss += loss * rows;
+    epoch_loss += step.loss * rows;
     epoch_rows += rows;
+    for (size_t k = 0; k < step.correct.size(); ++k) {
+      correct[k] += step.correct[k];
+    }
   }
   state_.train_seconds += Seconds(Clock::now() - start);
   state_.trained_samples += static_cast<int64_t>(order.size());
@@ -380,6 +385,14 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   report.epoch = epoch;
   report.epochs = hyper.epochs;
   report.train_loss = epoch_rows > 0 ? epoch_loss / epoch_rows : NAN;
+  double accuracy = 0;
+  int classified = 0;
+  for (size_t k = 0; k < specs_.size(); ++k) {
+    if (!IsClassification(specs_[k].loss) || epoch_rows == 0) continue;
+    accuracy += correct[k] / static_cast<double>(epoch_rows);
+    ++classified;
+  }
+  if (classified > 0) report.train_accuracy = accuracy / classified;
   report.lr = lr;
   report.samples_per_second =
       state_.train_seconds > 0 ? state_.trained_samples / state_.train_seconds
@@ -449,6 +462,7 @@ absl::Status TrainingLoop::Epochs() {
       eval_->SetParameters(state_.params);
       ASSIGN_OR_RETURN(Evaluation v, eval_->Run(data_, Subset::kValidation));
       report.validation_loss = v.loss;
+      report.validation_accuracy = v.accuracy;
       score = v.loss;
     }
     if (callbacks_.epoch) callbacks_.epoch(report);
@@ -483,7 +497,8 @@ absl::StatusOr<TrainResult> TrainingLoop::Finish() {
                                : 0;
   if (!data_.subset(Subset::kTest).empty()) {
     eval_->SetParameters(state_.best);
-    ASSIGN_OR_RETURN(result_.test, eval_->Run(data_, Subset::kTest));
+    ASSIGN_OR_RETURN(result_.test,
+                     eval_->Run(data_, Subset::kTest, /*metrics=*/true));
   }
   result_.state = std::move(state_);
   return std::move(result_);

@@ -37,6 +37,10 @@ struct EpochReport {
   std::optional<double> validation_loss;
   double lr = 0;
   double samples_per_second = 0;
+  // Classification: the share of right rows (the mean over classification
+  // outputs) on the epoch's training batches, as the steps saw them, and
+  // on the validation subset after the epoch.
+  std::optional<double> train_accuracy, validation_accuracy;
 };
 
 // Scouting's outcome: the starting point kept (1-based) of `seeds`, with

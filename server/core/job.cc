@@ -50,8 +50,8 @@ absl::StatusOr<train::Hyperparameters> ResolveJobHyperparameters(
   absl::StatusOr<train::Hyperparameters> h =
       train::ResolveHyperparameters(given);
   if (!h.ok()) return h.status();
-  h->threads = given.count("threads") ? std::min(h->threads, max_threads)
-                                      : max_threads;
+  h->threads =
+      given.count("threads") ? std::min(h->threads, max_threads) : max_threads;
   return h;
 }
 
@@ -77,6 +77,10 @@ TestReport TestReportOf(const train::Evaluation& test, const dag::Dag& dag) {
     if (test.samples > 0 && it != test.outputs.end()) {
       o.test_loss = Finite(it->second.loss);
       o.test_accuracy = it->second.accuracy;
+    }
+    auto m = test.metrics.find(out.name);
+    if (test.samples > 0 && m != test.metrics.end()) {
+      r.metrics.emplace_back(out.name, m->second);
     }
   }
   return r;

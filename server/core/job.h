@@ -73,11 +73,13 @@ struct OutputResult {
   std::optional<double> test_loss, test_accuracy;
 };
 
-// A test's figures (every output's, and the totals).
+// A test's figures (every output's, and the totals), and each output's
+// metrics (engine/train/metrics.h) by name.
 struct TestReport {
   int64_t samples = 0;
   std::optional<double> test_loss, test_accuracy;
   std::vector<OutputResult> outputs;
+  std::vector<std::pair<std::string, train::OutputMetrics>> metrics;
 };
 
 // What `train --local -o json` reports, once a job is tested.

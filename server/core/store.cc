@@ -23,6 +23,8 @@ std::vector<std::pair<std::string, std::optional<double>>> EpochMetrics(
     const train::EpochReport& e) {
   return {{"trainLoss", e.train_loss},
           {"validationLoss", e.validation_loss},
+          {"trainAccuracy", e.train_accuracy},
+          {"validationAccuracy", e.validation_accuracy},
           {"lr", e.lr},
           {"samplesPerSecond", e.samples_per_second}};
 }

@@ -4,6 +4,7 @@
 
 #include "engine/train/hyperparameters_proto.h"
 #include "engine/train/optimizer.h"
+#include "proto/wire/metrics.h"
 
 namespace webnnm::server {
 namespace {
@@ -43,6 +44,8 @@ v1::TestEvent ToProto(const TestReport& t) {
   SetOptional(t.test_loss, &e, &v1::TestEvent::set_test_loss);
   SetOptional(t.test_accuracy, &e, &v1::TestEvent::set_test_accuracy);
   for (const OutputResult& o : t.outputs) *e.add_outputs() = ToProto(o);
+  for (const auto& [name, m] : t.metrics)
+    *e.add_metrics() = wire::ToProto(name, m);
   return e;
 }
 
@@ -52,6 +55,9 @@ TestReport FromProto(const v1::TestEvent& e) {
   if (e.has_test_loss()) t.test_loss = e.test_loss();
   if (e.has_test_accuracy()) t.test_accuracy = e.test_accuracy();
   t.outputs = FromProto(e.outputs());
+  for (const v1::OutputMetrics& m : e.metrics()) {
+    t.metrics.push_back(wire::FromProto(m));
+  }
   return t;
 }
 
@@ -66,6 +72,9 @@ v1::JobSummary ToProto(const JobSummary& s) {
   SetOptional(s.test.test_loss, &out, &v1::JobSummary::set_test_loss);
   SetOptional(s.test.test_accuracy, &out, &v1::JobSummary::set_test_accuracy);
   for (const OutputResult& o : s.test.outputs) *out.add_outputs() = ToProto(o);
+  for (const auto& [name, m] : s.test.metrics) {
+    *out.add_metrics() = wire::ToProto(name, m);
+  }
   for (const train::Decision& d : s.decisions) {
     *out.add_decisions() = server::ToProto(d);
   }
@@ -84,6 +93,9 @@ JobSummary FromProto(const v1::JobSummary& s) {
   if (s.has_test_loss()) out.test.test_loss = s.test_loss();
   if (s.has_test_accuracy()) out.test.test_accuracy = s.test_accuracy();
   out.test.outputs = FromProto(s.outputs());
+  for (const v1::OutputMetrics& m : s.metrics()) {
+    out.test.metrics.push_back(wire::FromProto(m));
+  }
   for (const v1::Decision& d : s.decisions()) {
     out.decisions.push_back({d.what(), d.why()});
   }
@@ -97,6 +109,9 @@ v1::EpochEvent ToProto(const train::EpochReport& r) {
   e.set_epochs(r.epochs);
   e.set_train_loss(r.train_loss);
   SetOptional(r.validation_loss, &e, &v1::EpochEvent::set_validation_loss);
+  SetOptional(r.train_accuracy, &e, &v1::EpochEvent::set_train_accuracy);
+  SetOptional(r.validation_accuracy, &e,
+              &v1::EpochEvent::set_validation_accuracy);
   e.set_lr(r.lr);
   e.set_samples_per_second(r.samples_per_second);
   return e;
@@ -108,6 +123,10 @@ train::EpochReport FromProto(const v1::EpochEvent& e) {
   r.epochs = e.epochs();
   r.train_loss = e.train_loss();
   if (e.has_validation_loss()) r.validation_loss = e.validation_loss();
+  if (e.has_train_accuracy()) r.train_accuracy = e.train_accuracy();
+  if (e.has_validation_accuracy()) {
+    r.validation_accuracy = e.validation_accuracy();
+  }
   r.lr = e.lr();
   r.samples_per_second = e.samples_per_second();
   return r;
@@ -116,9 +135,9 @@ train::EpochReport FromProto(const v1::EpochEvent& e) {
 }  // namespace
 
 google::protobuf::Timestamp ToProto(Time t) {
-  const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         t.time_since_epoch())
-                         .count();
+  const int64_t ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
+          .count();
   google::protobuf::Timestamp out;
   out.set_seconds(ns / 1000000000);
   out.set_nanos(static_cast<int32_t>(ns % 1000000000));

@@ -19,7 +19,7 @@ WEBNNMCTL = None
 CONFIGS = None
 KEYS = ["epochs", "bestEpoch", "trainSamplesPerSecond", "finalTrainLoss",
         "validationLoss", "testLoss", "testAccuracy", "outputs", "decisions",
-        "warnings"]
+        "warnings", "testMetrics"]
 
 
 def run(*args):
@@ -75,6 +75,24 @@ class TrainJson(unittest.TestCase):
         for d in data["decisions"]:
             self.assertEqual(list(d.keys()), ["what", "why"])
         self.assertIsInstance(data["warnings"], list)
+        # The test's metrics: per class, and a confusion matrix over the
+        # 30 test rows whose diagonal is the accuracy.
+        metrics = data["testMetrics"]["model"]
+        self.assertEqual(list(metrics), ["accuracy", "classes", "precision",
+                                         "recall", "f1", "confusionMatrix"])
+        self.assertEqual(metrics["accuracy"], data["testAccuracy"])
+        self.assertEqual(metrics["classes"],
+                         ["setosa", "versicolor", "virginica"])
+        matrix = metrics["confusionMatrix"]
+        self.assertEqual(sum(map(sum, matrix)), 30)
+        self.assertEqual(sum(matrix[i][i] for i in range(3)) / 30,
+                         data["testAccuracy"])
+        for c in range(3):
+            predicted = sum(row[c] for row in matrix)
+            precision = matrix[c][c] / predicted if predicted else 0
+            self.assertAlmostEqual(metrics["precision"][c], precision)
+            recall = matrix[c][c] / sum(matrix[c]) if sum(matrix[c]) else 0
+            self.assertAlmostEqual(metrics["recall"][c], recall)
         # Progress went to stderr, so stdout is only the JSON object.
         self.assertIn("epoch 1/5", err)
 
@@ -97,6 +115,12 @@ class TrainJson(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertIsNone(out["testAccuracy"])
         self.assertIsInstance(out["testLoss"], float)
+        # One unit: numbers; MSE's test loss is the RMSE squared.
+        metrics = out["testMetrics"]["model"]
+        self.assertEqual(list(metrics), ["mae", "rmse", "r2"])
+        self.assertAlmostEqual(metrics["rmse"] ** 2, out["testLoss"], places=5)
+        self.assertLessEqual(metrics["mae"], metrics["rmse"] + 1e-12)
+        self.assertLessEqual(metrics["r2"], 1)
 
     def test_plain_output(self):
         code, out, err = run(*iris_args())
@@ -176,7 +200,8 @@ class Snapshots(unittest.TestCase):
         self.assertEqual(code, 0, err)
         tested = json.loads(out.splitlines()[-1])
         self.assertEqual(list(tested), ["samples", "testLoss", "testAccuracy",
-                                        "outputs"])
+                                        "outputs", "testMetrics"])
+        self.assertEqual(tested["testMetrics"], trained["testMetrics"])
         self.assertEqual(tested["samples"], 30)  # 20% of 150, the saved split
         self.assertAlmostEqual(tested["testLoss"], trained["testLoss"],
                                places=6)

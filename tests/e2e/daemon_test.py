@@ -38,9 +38,10 @@ class Lifecycle(Temp):
         self.assertEqual(states, ["QUEUED", "RUNNING", "SUCCEEDED"])
         epochs = [e for e in events if e["type"] == "EPOCH"]
         self.assertEqual([e["epoch"] for e in epochs], list(range(1, 41)))
-        for key in ["epoch", "trainLoss", "validationLoss", "lr",
-                    "samplesPerSecond"]:
+        for key in ["epoch", "trainLoss", "validationLoss", "trainAccuracy",
+                    "validationAccuracy", "lr", "samplesPerSecond"]:
             self.assertIn(key, epochs[0])
+        self.assertTrue(0 <= epochs[-1]["trainAccuracy"] <= 1)
         self.assertRegex(events[0]["time"],
                          r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -60,8 +61,11 @@ class Lifecycle(Temp):
         self.assertEqual(code, 0, err)
         local = json.loads(out.splitlines()[-1])
         for key in ["bestEpoch", "finalTrainLoss", "validationLoss",
-                    "testLoss", "testAccuracy", "decisions", "warnings"]:
+                    "testLoss", "testAccuracy", "decisions", "warnings",
+                    "testMetrics"]:
             self.assertEqual(got[key], local[key], key)
+        self.assertEqual(got["testMetrics"]["model"]["accuracy"],
+                         got["testAccuracy"])
 
         # Watching from a sequence number replays from there.
         code, out, _ = d.ctl("watch", job, "--from-seq", "5", "-o", "json")
@@ -83,6 +87,13 @@ class Lifecycle(Temp):
         self.assertEqual(len(metrics["trainLoss"]), 40)
         self.assertEqual(metrics["trainLoss"][-1]["value"],
                          epochs[-1]["trainLoss"])
+        code, out, _ = d.ctl("metrics", job, "--name", "trainAccuracy",
+                             "-o", "json")
+        self.assertEqual(code, 0)
+        accuracy = json.loads(out)["metrics"]
+        self.assertEqual(list(accuracy), ["trainAccuracy"])
+        self.assertEqual([p["value"] for p in accuracy["trainAccuracy"]],
+                         [e["trainAccuracy"] for e in epochs])
 
         code, out, err = d.ctl("infer", job, "--values", "5.1,3.5,1.4,0.2",
                                "--values", "6.7,3.0,5.2,2.3", "-o", "json")

@@ -1,0 +1,21 @@
+// A test's metrics (engine/train/metrics.h) as webnnm.v1.OutputMetrics and
+// back: what webnnmd sends and webnnmctl prints.
+#ifndef WEBNNM_PROTO_WIRE_METRICS_H_
+#define WEBNNM_PROTO_WIRE_METRICS_H_
+
+#include <string>
+#include <utility>
+
+#include "engine/train/metrics.h"
+#include "webnnm/v1/webnnm.pb.h"
+
+namespace webnnm::wire {
+
+v1::OutputMetrics ToProto(const std::string& name,
+                          const train::OutputMetrics& metrics);
+std::pair<std::string, train::OutputMetrics> FromProto(
+    const v1::OutputMetrics& metrics);
+
+}  // namespace webnnm::wire
+
+#endif  // WEBNNM_PROTO_WIRE_METRICS_H_

@@ -21,9 +21,14 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
                  "Training, validation and test percentages (default "
                  "70,15,15)");
   if (standardize) {
-    cmd.add_flag("--standardize", o.standardize,
-                 "Standardize features with the training subset's "
-                 "statistics");
+    CLI::Option* on = cmd.add_flag(
+        "--standardize", o.standardize,
+        "Standardize the features (and a linear output's regression "
+        "targets) with the training subset's statistics (default: when they "
+        "are far from unit scale)");
+    CLI::Option* off = cmd.add_flag("--no-standardize", o.no_standardize,
+                                    "Never standardize the data");
+    on->excludes(off);
   }
 }
 

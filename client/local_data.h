@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/check.h"
+#include "engine/train/dataset.h"
 #include "engine/train/hyperparameters.h"
 
 namespace webnnm::client {
@@ -26,11 +27,18 @@ struct DataOptions {
   std::string label;
   bool no_header = false;
   std::string split;  // empty: the default (70,15,15) or the snapshot's
-  bool standardize = false;
+  bool standardize = false;     // --standardize
+  bool no_standardize = false;  // --no-standardize
+  // The tri-state the flags say (neither: the expert system decides).
+  train::StandardizeMode standardize_mode() const {
+    return standardize      ? train::StandardizeMode::kOn
+           : no_standardize ? train::StandardizeMode::kOff
+                            : train::StandardizeMode::kAuto;
+  }
 };
 
 // Adds --dataset (required), --label, --no-header, --split and, when
-// `standardize`, --standardize.
+// `standardize`, --standardize and --no-standardize.
 void AddDataOptions(CLI::App& cmd, DataOptions& options, bool standardize);
 
 // The hyperparameter flags given, by the table's name, as typed.

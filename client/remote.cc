@@ -157,6 +157,8 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   data->set_no_header(o.train.data.no_header);
   data->set_split(o.train.data.split);
   data->set_standardize(o.train.data.standardize);
+  data->set_standardization(
+      static_cast<v1::Standardization>(o.train.data.standardize_mode()));
   *request.mutable_hyperparameters() = train::ValuesToProto(*given);
   if (o.submit->count("--backend")) request.set_backend(o.train.backend);
   request.set_idempotency_key(o.idempotency_key);

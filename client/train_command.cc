@@ -177,7 +177,7 @@ int RunTrain(const TrainOptions& options, bool json) {
                                       .no_header = options.data.no_header},
                            .dataset_name = options.data.dataset,
                            .split = options.data.split,
-                           .standardize = options.data.standardize,
+                           .standardize = options.data.standardize_mode(),
                            .hyperparameters = *hyper,
                            .snapshot = resume ? &*resume : nullptr,
                            .backend = options.backend});

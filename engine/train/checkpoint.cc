@@ -15,6 +15,8 @@ constexpr std::string_view kMomentum = "momentum:";
 constexpr std::string_view kBest = "best:";
 constexpr std::string_view kMean = "standardize:mean";
 constexpr std::string_view kStddev = "standardize:stddev";
+// "targetStandardize:<output>:mean" and ":stddev".
+constexpr std::string_view kTarget = "targetStandardize:";
 
 void AddTensors(std::string_view prefix, const Params& params,
                 const std::map<std::string, std::vector<int64_t>>& shapes,
@@ -86,6 +88,11 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   AddTensors(kParam, st.params, s.shapes, file.tensors);
   AddTensors(kMomentum, st.momenta, s.shapes, file.tensors);
   AddTensors(kBest, st.best, s.shapes, file.tensors);
+  for (const auto& [output, t] : s.target_standardization) {
+    const auto n = static_cast<int64_t>(t.mean.size());
+    file.tensors.push_back({StrCat(kTarget, output, ":mean"), {n}, t.mean});
+    file.tensors.push_back({StrCat(kTarget, output, ":stddev"), {n}, t.stddev});
+  }
   if (!s.standardization.empty()) {
     const auto n = static_cast<int64_t>(s.standardization.mean.size());
     file.tensors.push_back({std::string(kMean), {n}, s.standardization.mean});
@@ -177,9 +184,24 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
       s.standardization.mean = std::move(t.values);
     } else if (name == kStddev) {
       s.standardization.stddev = std::move(t.values);
+    } else if (name.starts_with(kTarget) && name.ends_with(":mean")) {
+      std::string output(
+          name.substr(kTarget.size(), name.size() - kTarget.size() - 5));
+      s.target_standardization[output].mean = std::move(t.values);
+    } else if (name.starts_with(kTarget) && name.ends_with(":stddev")) {
+      std::string output(
+          name.substr(kTarget.size(), name.size() - kTarget.size() - 7));
+      s.target_standardization[output].stddev = std::move(t.values);
     } else {
       return absl::DataLossError(
           StrCat("not a valid snapshot: unknown tensor '", name, "'"));
+    }
+  }
+  for (const auto& [output, t] : s.target_standardization) {
+    if (t.mean.empty() || t.mean.size() != t.stddev.size()) {
+      return absl::DataLossError(
+          StrCat("not a valid snapshot: the target standardization of '",
+                 output, "' lacks its mean or standard deviation"));
     }
   }
   if (s.standardization.mean.size() != s.standardization.stddev.size()) {

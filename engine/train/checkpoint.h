@@ -27,6 +27,9 @@ struct ModelSnapshot {
   std::vector<std::string> classes;  // class order (classification)
   std::string split;                 // "70,15,15" (seeded by hyper.seed)
   Standardization standardization;
+  // Regression outputs trained on standardized targets, by output name:
+  // their predictions map back with these.
+  std::map<std::string, Standardization> target_standardization;
   TrainState state;
   // Parameter shapes for the tensor table (ParameterShapes(dag)); a
   // parameter without one is stored flat.

@@ -175,54 +175,99 @@ absl::Status Dataset::Split(double train_pct, double validation_pct,
   return absl::OkStatus();
 }
 
-void Dataset::Standardize() {
-  Standardization s;
-  s.mean.assign(width_, 0.0f);
-  s.stddev.assign(width_, 1.0f);
-  const std::vector<int64_t>& train = subsets_[0];
-  if (!train.empty()) {
-    for (int64_t f = 0; f < width_; ++f) {
-      double sum = 0, squares = 0;
-      for (int64_t sample : train) {
-        double v = features_[sample * width_ + f];
-        sum += v;
-        squares += v * v;
-      }
-      double n = static_cast<double>(train.size());
-      double mean = sum / n;
-      double variance = std::max(0.0, squares / n - mean * mean);
-      s.mean[f] = static_cast<float>(mean);
-      // A feature without variance is left unscaled (only centred).
-      s.stddev[f] =
-          variance > 1e-12 ? static_cast<float>(std::sqrt(variance)) : 1.0f;
-    }
+const char* StandardizeModeName(StandardizeMode mode) {
+  switch (mode) {
+    case StandardizeMode::kAuto:
+      return "auto";
+    case StandardizeMode::kOn:
+      return "on";
+    case StandardizeMode::kOff:
+      return "off";
   }
-  (void)ApplyStandardization(s);
+  return "auto";
 }
 
-absl::Status Dataset::ApplyStandardization(const Standardization& s) {
-  if (s.empty()) return absl::OkStatus();
-  if (static_cast<int64_t>(s.mean.size()) != width_ ||
-      static_cast<int64_t>(s.stddev.size()) != width_) {
-    return absl::InvalidArgumentError(
-        StrCat("the standardization has ", s.mean.size(),
-               " features; the data has ", width_));
+Standardization FeatureStatistics(const std::vector<float>& values,
+                                  int64_t width,
+                                  const std::vector<int64_t>& samples) {
+  Standardization s;
+  s.mean.assign(width, 0.0f);
+  s.stddev.assign(width, 1.0f);
+  if (samples.empty()) return s;
+  for (int64_t f = 0; f < width; ++f) {
+    double sum = 0, squares = 0;
+    for (int64_t sample : samples) {
+      double v = values[sample * width + f];
+      sum += v;
+      squares += v * v;
+    }
+    double n = static_cast<double>(samples.size());
+    double mean = sum / n;
+    double variance = std::max(0.0, squares / n - mean * mean);
+    s.mean[f] = static_cast<float>(mean);
+    // A feature without variance is left unscaled (only centred).
+    s.stddev[f] =
+        variance > 1e-12 ? static_cast<float>(std::sqrt(variance)) : 1.0f;
+  }
+  return s;
+}
+
+namespace {
+
+// `values` (count x width) standardized by `s`, checked first.
+absl::Status ApplyTo(std::vector<float>& values, int64_t width,
+                     const Standardization& s, const char* what) {
+  if (static_cast<int64_t>(s.mean.size()) != width ||
+      static_cast<int64_t>(s.stddev.size()) != width) {
+    return absl::InvalidArgumentError(StrCat("the standardization has ",
+                                             s.mean.size(), " ", what,
+                                             "; the data has ", width));
   }
   for (size_t f = 0; f < s.stddev.size(); ++f) {
     if (!(s.stddev[f] > 0) || !std::isfinite(s.stddev[f]) ||
         !std::isfinite(s.mean[f])) {
-      return absl::InvalidArgumentError(
-          StrCat("the standardization of feature ", f, " is not usable (mean ",
-                 s.mean[f], ", standard deviation ", s.stddev[f], ")"));
+      return absl::InvalidArgumentError(StrCat(
+          "the standardization of ", what, " ", f, " is not usable (mean ",
+          s.mean[f], ", standard deviation ", s.stddev[f], ")"));
     }
   }
-  for (int64_t i = 0; i < count_; ++i) {
-    for (int64_t f = 0; f < width_; ++f) {
-      float& v = features_[i * width_ + f];
-      v = (v - s.mean[f]) / s.stddev[f];
-    }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t f = i % static_cast<size_t>(width);
+    values[i] = (values[i] - s.mean[f]) / s.stddev[f];
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void Dataset::Standardize() {
+  (void)ApplyStandardization(FeatureStatistics(features_, width_, subsets_[0]));
+}
+
+absl::Status Dataset::ApplyStandardization(const Standardization& s) {
+  if (s.empty()) return absl::OkStatus();
+  absl::Status applied = ApplyTo(features_, width_, s, "features");
+  if (!applied.ok()) return applied;
   standardization_ = s;
+  return absl::OkStatus();
+}
+
+void Dataset::StandardizeTargets(size_t output) {
+  Targets& t = targets_[output];
+  (void)ApplyTargetStandardization(
+      output, FeatureStatistics(t.values, t.width, subsets_[0]));
+}
+
+absl::Status Dataset::ApplyTargetStandardization(size_t output,
+                                                 const Standardization& s) {
+  if (s.empty()) return absl::OkStatus();
+  Targets& t = targets_[output];
+  if (t.classification) {
+    return absl::InvalidArgumentError("class targets are not standardized");
+  }
+  absl::Status applied = ApplyTo(t.values, t.width, s, "target units");
+  if (!applied.ok()) return applied;
+  t.standardization = s;
   return absl::OkStatus();
 }
 

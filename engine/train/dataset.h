@@ -23,6 +23,11 @@ namespace webnnm::train {
 enum class Subset { kTraining, kValidation, kTest };
 const char* SubsetName(Subset subset);
 
+struct Standardization {
+  std::vector<float> mean, stddev;  // empty: none
+  bool empty() const { return mean.empty(); }
+};
+
 // The features of one more model input (the first input's are the
 // dataset's own features()).
 struct Features {
@@ -38,12 +43,22 @@ struct Targets {
   bool classification = false;
   std::vector<std::string> classes;  // class order (classification)
   std::vector<float> values;         // count x width
+  // Regression targets trained on standardized values: the statistics to
+  // map predictions back to the original units (empty: none).
+  Standardization standardization;
 };
 
-struct Standardization {
-  std::vector<float> mean, stddev;  // empty: none
-  bool empty() const { return mean.empty(); }
-};
+// Whether a run standardizes its data: as the expert system decides, or as
+// asked (the data request's tri-state; the command line's --standardize
+// and --no-standardize).
+enum class StandardizeMode { kAuto, kOn, kOff };
+const char* StandardizeModeName(StandardizeMode mode);  // auto, on, off
+
+// Per-feature mean and standard deviation of the training subset (a
+// feature without variance gets standard deviation 1: left unscaled).
+Standardization FeatureStatistics(const std::vector<float>& values,
+                                  int64_t width,
+                                  const std::vector<int64_t>& samples);
 
 class Dataset {
  public:
@@ -101,6 +116,11 @@ class Dataset {
   void Standardize();
   // Applies given statistics (a snapshot's) to every sample.
   absl::Status ApplyStandardization(const Standardization& s);
+  // The same for a regression output's targets (by targets index): the
+  // statistics are kept in targets()[output].standardization.
+  void StandardizeTargets(size_t output);
+  absl::Status ApplyTargetStandardization(size_t output,
+                                          const Standardization& s);
 
   // Builders (loaders use these).
   static Dataset Make(std::string source, int64_t width,

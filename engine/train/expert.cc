@@ -398,18 +398,111 @@ std::optional<double> FeatureRms(const Dataset& data) {
   return std::sqrt(sum / static_cast<double>(n));
 }
 
-std::optional<Decision> AdviseStandardization(Dataset& data, bool requested) {
-  if (requested) {
-    data.Standardize();
-    return std::nullopt;
+namespace {
+
+// The op of the last layer of an output's section ("" when it has none).
+std::string LastOp(const dag::Dag& dag, const std::string& output) {
+  for (auto it = dag.layers.rbegin(); it != dag.layers.rend(); ++it) {
+    if (it->section == output) return it->op;
   }
-  std::optional<double> rms = FeatureRms(data);
-  if (!rms || (*rms >= 0.2 && *rms <= 5)) return std::nullopt;
-  data.Standardize();
-  return Decision{"standardize the features",
-                  StrCat("their RMS is ", Fixed(*rms),
-                         ", far from unit scale; the training subset's mean "
-                         "and standard deviation are kept with the model")};
+  return "";
+}
+
+// Whether an output's values are unbounded: its last layer is linear (or
+// piecewise linear both ways), so standardized targets suit it.
+bool Unbounded(const dag::Dag& dag, const std::string& output) {
+  static const std::set<std::string> kLinear = {
+      "",       "identity",       "add",       "sub",   "mul",     "matmul",
+      "gemm",   "linear",         "leakyRelu", "prelu", "reshape", "concat",
+      "conv2d", "convTranspose2d"};
+  return kLinear.count(LastOp(dag, output)) > 0;
+}
+
+bool IntegerInput(const dag::Dag& dag) {
+  if (dag.inputs.empty()) return false;
+  const ir::DType t =
+      dag.graph.value(dag.graph.node(dag.inputs[0].node).outputs[0]).type.dtype;
+  return t != ir::DType::kFloat32 && t != ir::DType::kFloat16;
+}
+
+// The features' distance from unit scale on the training subset: the mean
+// of |μ| over features, and the RMS of σ over the features that vary.
+std::pair<double, double> Scale(const Dataset& data) {
+  const std::vector<int64_t>& train = data.subset(Subset::kTraining);
+  const int64_t width = data.width();
+  std::vector<double> sum(width, 0), squares(width, 0);
+  for (int64_t i : train) {
+    const float* f = data.features(i);
+    for (int64_t k = 0; k < width; ++k) {
+      sum[k] += f[k];
+      squares[k] += double{f[k]} * f[k];
+    }
+  }
+  const double n = std::max<double>(1, static_cast<double>(train.size()));
+  double mean = 0, variance = 0;
+  int varying = 0;
+  for (int64_t k = 0; k < width; ++k) {
+    const double m = sum[k] / n;
+    const double v = std::max(0.0, squares[k] / n - m * m);
+    mean += std::fabs(m);
+    if (v > 1e-12) {
+      variance += v;
+      ++varying;
+    }
+  }
+  return {width > 0 ? mean / static_cast<double>(width) : 0,
+          varying > 0 ? std::sqrt(variance / varying) : 1};
+}
+
+}  // namespace
+
+std::vector<Decision> AdviseStandardization(Dataset& data, StandardizeMode mode,
+                                            const dag::Dag& dag) {
+  std::vector<Decision> decisions;
+  if (mode == StandardizeMode::kOff) return decisions;
+  if (mode == StandardizeMode::kOn) {
+    data.Standardize();
+  } else if (IntegerInput(dag)) {
+    decisions.push_back({"features left as they are",
+                         "the input takes integers (token ids or pixels), "
+                         "which are never standardized"});
+  } else {
+    const auto [mean, spread] = Scale(data);
+    const bool near = mean <= 1 && spread >= 0.25 && spread <= 4;
+    if (near) {
+      decisions.push_back(
+          {"features left as they are",
+           StrCat("already near unit scale on the training subset (mean |μ| ",
+                  Fixed(mean), ", RMS of σ ", Fixed(spread), ")")});
+    } else {
+      data.Standardize();
+      decisions.push_back(
+          {"standardize the features",
+           StrCat("far from unit scale on the training subset (mean |μ| ",
+                  Fixed(mean), ", RMS of σ ", Fixed(spread),
+                  "); the training subset's mean and standard deviation are "
+                  "kept with the model")});
+    }
+  }
+  // Regression targets of unbounded outputs train standardized.
+  for (size_t k = 0; k < data.targets().size(); ++k) {
+    const Targets& t = data.targets()[k];
+    const std::string output = t.output.empty() && !dag.outputs.empty()
+                                   ? dag.outputs[0].name
+                                   : t.output;
+    if (t.classification || !Unbounded(dag, output)) continue;
+    data.StandardizeTargets(k);
+    const Standardization& s = data.targets()[k].standardization;
+    decisions.push_back(
+        {StrCat("standardize the targets of '", output, "'"),
+         StrCat("a regression output without a bounding activation trains "
+                "best on targets of unit scale (mean ",
+                Fixed(s.mean.empty() ? 0 : s.mean[0]), ", σ ",
+                Fixed(s.stddev.empty() ? 1 : s.stddev[0]),
+                s.mean.size() > 1 ? ", first unit" : "",
+                "); its predictions are mapped back to the original units")});
+  }
+  return decisions;
 }
 
 absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,

@@ -81,11 +81,19 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
               std::optional<double> feature_rms,
               std::optional<int64_t> training_samples = std::nullopt);
 
-// Standardizes `data` (training-subset statistics, kept with the model)
-// when it was not asked for but the features' RMS is outside [0.2, 5] —
-// unscaled features make the first layer's updates too large for the
-// usual learning rates — and returns the decision; nullopt otherwise.
-std::optional<Decision> AdviseStandardization(Dataset& data, bool requested);
+// Standardizes `data` with its training subset's statistics (kept with
+// the model), as `mode` says: kOn the features; kAuto the features unless
+// they are near unit scale already (the mean of |μ| over features at most
+// 1 and the RMS of σ over the varying ones within [0.25, 4]) or the model's
+// input takes integers — unscaled features make the first layer's updates
+// too large for the usual learning rates —; for kOn and kAuto also the
+// targets of every regression output whose last layer is linear (an
+// unbounded output; predictions are mapped back with the kept statistics).
+// kOff changes nothing. Returns the decisions made (none for what kOn was
+// asked to do with the features).
+std::vector<Decision> AdviseStandardization(Dataset& data,
+                                            StandardizeMode mode,
+                                            const dag::Dag& dag);
 
 // After a run: a warning when it used all its `epochs` (more than one) and
 // its last epoch had the best validation loss, so more epochs would likely

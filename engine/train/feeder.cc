@@ -251,14 +251,26 @@ absl::Status Evaluator::Measure(const Dataset& data,
     std::span<const std::byte> bytes = exe_->output(m.value_out);
     const float* values = reinterpret_cast<const float*>(bytes.data());
     const int64_t width = static_cast<int64_t>(bytes.size() / 4) / batch_;
+    // Regression figures in the targets' original units.
+    const Standardization& ts = data.targets()[m.targets].standardization;
+    std::vector<float> predicted(width), actual(width);
     for (size_t row = 0; row < rows; ++row) {
       const int64_t sample = samples[begin + row];
       const float* v = values + row * width;
       if (m.classification) {
         c[k].Add(v, data.label(sample, m.targets));
-      } else {
-        r[k].Add(v, data.target(sample, m.targets));
+        continue;
       }
+      const float* y = data.target(sample, m.targets);
+      if (ts.empty() || static_cast<int64_t>(ts.mean.size()) != width) {
+        r[k].Add(v, y);
+        continue;
+      }
+      for (int64_t u = 0; u < width; ++u) {
+        predicted[u] = v[u] * ts.stddev[u] + ts.mean[u];
+        actual[u] = y[u] * ts.stddev[u] + ts.mean[u];
+      }
+      r[k].Add(predicted.data(), actual.data());
     }
   }
   return absl::OkStatus();

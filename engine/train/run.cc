@@ -71,9 +71,9 @@ absl::Status Run::LoadData() {
   } else {
     if (split_.empty()) split_ = kDefaultSplit;
     ASSIGN_OR_RETURN(std::vector<double> split, ParseSplit(split_));
-    absl::StatusOr<Dataset> read =
-        spec_.read ? spec_.read(*spec_.dag, spec_.source)
-                   : ReadDataFor(*spec_.dag, spec_.source);
+    absl::StatusOr<Dataset> read = spec_.read
+                                       ? spec_.read(*spec_.dag, spec_.source)
+                                       : ReadDataFor(*spec_.dag, spec_.source);
     if (!read.ok()) {
       return NameTheData(read.status(), spec_.source.path, spec_.dataset_name);
     }
@@ -110,13 +110,37 @@ absl::Status Run::Standardize() {
     absl::Status applied =
         owned_->ApplyStandardization(spec_.snapshot->standardization);
     if (!applied.ok()) return absl::FailedPreconditionError(applied.message());
+    for (const auto& [output, s] : spec_.snapshot->target_standardization) {
+      const std::optional<size_t> k = TargetsOf(output);
+      if (!k) {
+        return absl::FailedPreconditionError(
+            StrCat("the snapshot standardizes the targets of '", output,
+                   "', which the data does not have"));
+      }
+      applied = owned_->ApplyTargetStandardization(*k, s);
+      if (!applied.ok()) {
+        return absl::FailedPreconditionError(applied.message());
+      }
+    }
     return absl::OkStatus();
   }
-  if (std::optional<Decision> d =
-          AdviseStandardization(*owned_, spec_.standardize)) {
-    decisions_.push_back(*std::move(d));
+  for (Decision& d :
+       AdviseStandardization(*owned_, spec_.standardize, *spec_.dag)) {
+    decisions_.push_back(std::move(d));
   }
   return absl::OkStatus();
+}
+
+std::optional<size_t> Run::TargetsOf(const std::string& output) const {
+  const std::vector<Targets>& targets = data_->targets();
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const std::string& name =
+        targets[k].output.empty() && !spec_.dag->outputs.empty()
+            ? spec_.dag->outputs[0].name
+            : targets[k].output;
+    if (name == output) return k;
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks) {
@@ -172,6 +196,12 @@ ModelSnapshot Run::Snapshot(const TrainState& state) const {
   s.classes = data_->classes();
   s.split = split_;
   s.standardization = data_->standardization();
+  for (const dag::Endpoint& e : spec_.dag->outputs) {
+    const std::optional<size_t> k = TargetsOf(e.name);
+    if (k && !data_->targets()[*k].standardization.empty()) {
+      s.target_standardization[e.name] = data_->targets()[*k].standardization;
+    }
+  }
   s.shapes = ParameterShapes(*spec_.dag);
   s.state = state;
   s.state.decisions.insert(s.state.decisions.begin(), decisions_.begin(),

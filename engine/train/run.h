@@ -68,7 +68,9 @@ struct RunSpec {
   std::string dataset_name;  // what messages call the data
   std::string dataset_ref;   // what snapshots record ("": dataset_name)
   std::string split;         // "": the snapshot's, else 70,15,15
-  bool standardize = false;  // standardize the features (a new run)
+  // Standardize the data of a new run: as the expert system decides
+  // (AdviseStandardization), or as asked.
+  StandardizeMode standardize = StandardizeMode::kAuto;
   // Training: the hyperparameters of a new run; a resumed run keeps its
   // own but `threads`. Testing: `threads`, and `batch_size` when
   // `test_batch_size` is set.
@@ -111,6 +113,8 @@ class Run {
   absl::Status FitSnapshot();
   absl::Status LoadData();
   absl::Status Standardize();
+  // Which of the data's targets feed the output `output`.
+  std::optional<size_t> TargetsOf(const std::string& output) const;
 
   RunSpec spec_;
   Hyperparameters hyper_;

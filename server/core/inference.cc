@@ -16,6 +16,8 @@ struct ServedModel {
   std::unique_ptr<NNModel> model;
   ModelSummary summary;
   train::Standardization standardization;
+  // Outputs trained on standardized targets: predictions map back.
+  std::map<std::string, train::Standardization> target_standardization;
   std::vector<std::string> classes;
   absl::Mutex mutex;  // runs
   std::map<int64_t, std::unique_ptr<Context>> contexts ABSL_GUARDED_BY(mutex);
@@ -130,13 +132,14 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   }
   served->summary = *check.summary;
   // The model checked once: NNModel takes its DAG.
-  ASSIGN_OR_RETURN(served->model,
-                   NNModel::Create({.source = snapshot.model_source,
-                                    .file = file,
-                                    .threads = threads_},
-                                   *std::move(check.dag)));
+  ASSIGN_OR_RETURN(
+      served->model,
+      NNModel::Create(
+          {.source = snapshot.model_source, .file = file, .threads = threads_},
+          *std::move(check.dag)));
   RETURN_IF_ERROR(served->model->SetParameters(snapshot.state.best));
   served->standardization = snapshot.standardization;
+  served->target_standardization = snapshot.target_standardization;
   served->classes = snapshot.classes;
   absl::MutexLock lock(&mutex_);
   models_[job_id] = served;
@@ -244,6 +247,14 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   std::vector<InferTensor> outputs;
   for (const TensorSummary& d : m.summary.outputs) {
     ASSIGN_OR_RETURN(TensorView view, context->Output(d.name));
+    auto t = m.target_standardization.find(d.name);
+    if (t != m.target_standardization.end() && !t->second.empty()) {
+      const size_t width = t->second.mean.size();
+      for (size_t k = 0; k < view.values.size(); ++k) {
+        view.values[k] = view.values[k] * t->second.stddev[k % width] +
+                         t->second.mean[k % width];
+      }
+    }
     outputs.push_back({d.name, view.shape, std::move(view.values)});
   }
   return outputs;

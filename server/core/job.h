@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/train/dataset.h"
 #include "engine/train/hyperparameters.h"
 #include "engine/train/state.h"
 #include "engine/train/trainer.h"
@@ -54,7 +55,7 @@ struct DataSpec {
   std::string label;  // CSV label column ("": the last)
   bool no_header = false;
   std::string split;  // "": the default or the snapshot's
-  bool standardize = false;
+  train::StandardizeMode standardize = train::StandardizeMode::kAuto;
 };
 
 // What a job was asked to do (a submission, kept as submitted).

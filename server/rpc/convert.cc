@@ -162,7 +162,8 @@ v1::DataSpec ToProto(const DataSpec& d) {
   out.set_label(d.label);
   out.set_no_header(d.no_header);
   out.set_split(d.split);
-  out.set_standardize(d.standardize);
+  out.set_standardization(static_cast<v1::Standardization>(d.standardize));
+  out.set_standardize(d.standardize == train::StandardizeMode::kOn);
   return out;
 }
 
@@ -171,7 +172,11 @@ DataSpec FromProto(const v1::DataSpec& d) {
           .label = d.label(),
           .no_header = d.no_header(),
           .split = d.split(),
-          .standardize = d.standardize()};
+          .standardize =
+              d.standardization() != v1::STANDARDIZATION_AUTO
+                  ? static_cast<train::StandardizeMode>(d.standardization())
+              : d.standardize() ? train::StandardizeMode::kOn
+                                : train::StandardizeMode::kAuto};
 }
 
 v1::Job ToProto(const Job& j) {

@@ -115,12 +115,25 @@ class TrainJson(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertIsNone(out["testAccuracy"])
         self.assertIsInstance(out["testLoss"], float)
-        # One unit: numbers; MSE's test loss is the RMSE squared.
+        # One unit: numbers. The linear output trained on standardized
+        # targets (a decision); its metrics are in the original units.
         metrics = out["testMetrics"]["model"]
         self.assertEqual(list(metrics), ["mae", "rmse", "r2"])
-        self.assertAlmostEqual(metrics["rmse"] ** 2, out["testLoss"], places=5)
         self.assertLessEqual(metrics["mae"], metrics["rmse"] + 1e-12)
         self.assertLessEqual(metrics["r2"], 1)
+        self.assertIn("standardize the targets of 'model'",
+                      [d["what"] for d in out["decisions"]])
+        # Without standardization MSE's test loss is the RMSE squared.
+        code, plain, err = self.last_json("train", "--local", model,
+                                          "--dataset", data, "--epochs", "3",
+                                          "--seeds", "2", "--no-standardize",
+                                          "-o", "json")
+        self.assertEqual(code, 0, err)
+        metrics = plain["testMetrics"]["model"]
+        self.assertAlmostEqual(metrics["rmse"] ** 2, plain["testLoss"],
+                               places=5)
+        self.assertNotIn("standardize the targets of 'model'",
+                         [d["what"] for d in plain["decisions"]])
 
     def test_plain_output(self):
         code, out, err = run(*iris_args())

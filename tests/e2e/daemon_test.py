@@ -168,6 +168,44 @@ class Lifecycle(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+    def test_a_regression_job_predicts_in_the_targets_units(self):
+        # y = 1000 + 50a - 30b: the linear output trains on standardized
+        # targets, and infer and the test's metrics are in y's units.
+        import random
+        rng = random.Random(1)
+        data = os.path.join(self.dir, "regression.csv")
+        with open(data, "w") as f:
+            f.write("a,b,y\n")
+            for _ in range(200):
+                a, b = rng.uniform(0, 10), rng.uniform(0, 10)
+                f.write(f"{a:.3f},{b:.3f},{1000 + 50 * a - 30 * b:.3f}\n")
+        model = os.path.join(self.dir, "regression.wnm")
+        with open(model, "w") as f:
+            f.write("model:input shape=[2];\nmodel:output shape=[1];\n"
+                    "model:layers dense(shape=[8], activation=tanh), "
+                    "dense(shape=[1], activation=identity);\n"
+                    "dense:layers matmul(w), add(b), activation();\n")
+        flags = [model, "--dataset", data, "--epochs", "200", "--optimizer",
+                 "sgdm", "--lr", "0.05", "--seeds", "5"]
+        d = self.daemon()
+        job = self.submit(d, *flags)
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        got = self.get(d, job)
+        self.assertIn("standardize the targets of 'model'",
+                      [x["what"] for x in got["decisions"]])
+        code, out, err = d.ctl("train", "--local", *flags, "-o", "json")
+        self.assertEqual(code, 0, err)
+        local = json.loads(out.splitlines()[-1])
+        self.assertEqual(got["testMetrics"], local["testMetrics"])
+        self.assertGreater(got["testMetrics"]["model"]["r2"], 0.99)
+        code, out, err = d.ctl("infer", job, "--values", "5,5", "-o", "json")
+        self.assertEqual(code, 0, err)
+        predicted = json.loads(out)["outputs"]["model"]["values"][0]
+        self.assertAlmostEqual(predicted, 1100, delta=30)
+        self.assertEqual(d.stop(), 0)
+
+
 class BadInput(Temp):
     def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
         import grpc

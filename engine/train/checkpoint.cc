@@ -73,6 +73,7 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   for (int k : st.scout_ranking) h.add_scout_ranking(k);
   h.set_restarts(st.restarts);
   h.set_init_scale(st.init_scale);
+  h.set_divergences(st.divergences);
   h.set_final_train_loss(st.final_train_loss);
   h.set_train_seconds(st.train_seconds);
   h.set_trained_samples(st.trained_samples);
@@ -153,6 +154,11 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
                                       h.scout_ranking_size(), " candidates"));
   }
   st.restarts = h.restarts();
+  if (h.divergences() < 0 || h.divergences() > kMaxDivergences) {
+    return absl::DataLossError(
+        StrCat("not a valid snapshot: ", h.divergences(), " divergences"));
+  }
+  st.divergences = h.divergences();
   if (h.has_init_scale()) {
     if (!(h.init_scale() > 0) || !std::isfinite(h.init_scale())) {
       return absl::DataLossError(

@@ -16,6 +16,11 @@
 
 namespace webnnm::train {
 
+// A run that diverges (a non-finite epoch loss) goes back to its last good
+// epoch with a tenth of its learning rate at most this many times, then
+// fails.
+inline constexpr int kMaxDivergences = 2;
+
 // A decision of the expert system or the trainer, with its reason.
 struct Decision {
   std::string what, why;
@@ -62,6 +67,9 @@ struct TrainState {
   std::vector<int> scout_ranking;
   int restarts = 0;
   double init_scale = 1;
+  // Divergence: how often the run went back to its last good epoch with a
+  // lower learning rate (hyper.lr is the lowered one).
+  int divergences = 0;
   // Metrics.
   double final_train_loss = std::numeric_limits<double>::quiet_NaN();
   double train_seconds = 0;

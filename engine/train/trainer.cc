@@ -224,6 +224,11 @@ class TrainingLoop {
   // Restarts a dead network from the next scouted candidate (or warns once
   // when none is left).
   absl::Status CheckAlive(int epoch);
+  // Whether the epoch diverged (a non-finite loss): then the state is back
+  // at `good` with a tenth of the learning rate (a decision), or, after
+  // kMaxDivergences such retries, the run fails (Aborted, with the reason).
+  absl::StatusOr<bool> Diverged(const EpochReport& report,
+                                const TrainState& good);
 
   const dag::Dag& dag_;
   const Dataset& data_;
@@ -450,10 +455,47 @@ absl::Status TrainingLoop::CheckAlive(int epoch) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> TrainingLoop::Diverged(const EpochReport& report,
+                                            const TrainState& good) {
+  // A step skipped by dynamic scaling is no divergence: its loss counts
+  // for nothing, and an epoch of skipped steps is one only once the scale
+  // cannot fall further.
+  const bool validation =
+      report.validation_loss && !std::isfinite(*report.validation_loss);
+  const bool training =
+      std::isinf(report.train_loss) ||
+      (std::isnan(report.train_loss) && (!scaling_ || state_.loss_scale <= 1));
+  if (!validation && !training) return false;
+  const double lr = config_->optimizer_params.lr;
+  const std::string why = StrCat(
+      "the ", validation ? "validation" : "training", " loss of epoch ",
+      report.epoch, " is ",
+      validation ? *report.validation_loss : report.train_loss, " at lr ", lr);
+  if (state_.divergences >= kMaxDivergences) {
+    return absl::AbortedError(
+        StrCat("training diverged: ", why, ", after ", state_.divergences,
+               " restarts from the last good epoch with a tenth of the "
+               "learning rate; try a lower lr, gradientClipping global or "
+               "standardized data"));
+  }
+  const int divergences = state_.divergences + 1;
+  state_ = good;  // the parameters, momenta, step and scale of then
+  state_.divergences = divergences;
+  state_.hyper.lr = lr / 10;
+  config_->optimizer_params.lr = lr / 10;
+  RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+  Decide({StrCat("lr ", lr / 10, " from epoch ", good.epoch + 1),
+          StrCat(why, ": the run diverged, so it goes back to epoch ",
+                 good.epoch, " with a tenth of the learning rate (retry ",
+                 divergences, " of at most ", kMaxDivergences, ")")});
+  return true;
+}
+
 absl::Status TrainingLoop::Epochs() {
   RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
   const Hyperparameters& hyper = state_.hyper;
   bool stopped = state_.since_best >= hyper.patience;
+  TrainState good = state_;  // the last good epoch's, to go back to
   while (!stopped && state_.epoch < hyper.epochs) {
     const int epoch = state_.epoch + 1;
     ASSIGN_OR_RETURN(EpochReport report, RunEpoch(epoch));
@@ -465,6 +507,8 @@ absl::Status TrainingLoop::Epochs() {
       report.validation_accuracy = v.accuracy;
       score = v.loss;
     }
+    ASSIGN_OR_RETURN(bool diverged, Diverged(report, good));
+    if (diverged) continue;
     if (callbacks_.epoch) callbacks_.epoch(report);
     stopped = EarlyStop(score, report);
     // A dead network (its output no longer depends on its input) starts
@@ -475,6 +519,7 @@ absl::Status TrainingLoop::Epochs() {
     state_.decisions = result_.decisions;
     state_.warnings = result_.warnings;
     if (callbacks_.checkpoint && !callbacks_.checkpoint(state_)) break;
+    good = state_;
   }
   return absl::OkStatus();
 }

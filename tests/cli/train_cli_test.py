@@ -170,6 +170,14 @@ class TrainErrors(unittest.TestCase):
         self.assertIn("[64]", err)
         self.assertIn("4 features", err)
 
+    def test_a_diverging_run_fails(self):
+        code, out, err = run(*iris_args("--optimizer", "sgdm", "--lr", "1e6",
+                                        "-o", "json", epochs=20))
+        self.assertEqual(code, 1, err)
+        self.assertIn("webnnmctl: training diverged: the ", err)
+        self.assertIn("a tenth of the learning rate", err)
+        self.assertNotIn("testLoss", out)  # no result is printed
+
     def test_usage_errors(self):
         model = os.path.join(CONFIGS, "models", "iris.wnm")
         dataset = os.path.join(CONFIGS, "datasets", "iris.csv")

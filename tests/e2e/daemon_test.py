@@ -145,6 +145,20 @@ class Lifecycle(Temp):
         self.assertIn("3", err)  # the line
         code, out, _ = d.ctl("list", "-o", "json")
         self.assertEqual(json.loads(out)["jobs"], [])
+        # A run that diverges ends FAILED with the reason, not SUCCEEDED.
+        flags = iris_flags(20)
+        flags[flags.index("--lr") + 1] = "1e6"
+        job = self.submit(d, *flags)
+        code, out, _ = d.ctl("watch", job, "-o", "json")
+        self.assertEqual(code, 1)
+        got = self.get(d, job)
+        self.assertEqual(got["state"], "FAILED")
+        self.assertIn("training diverged", got["error"])
+        events = json_lines(out)
+        self.assertIn(got["error"], [e.get("message") for e in events
+                                     if e["type"] == "ERROR"])
+        self.assertTrue([e for e in events if e["type"] == "DECISION"
+                         and e["what"].startswith("lr ")])
 
 
     def test_submit_takes_an_uploaded_datasets_id(self):

@@ -134,7 +134,9 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
                   "Write the snapshot here (best parameters, and the state "
                   "to resume from)");
   cmd->add_option("--resume", o.resume,
-                  "Continue the run a snapshot stopped (its hyperparameters)");
+                  "Continue the run a snapshot stopped: its hyperparameters, but "
+                  "--epochs (more: a warm restart), --lr, --patience and "
+                  "--time-budget may change");
   cmd->add_option("--stop-after-epoch", o.stop_after_epoch,
                   "Stop after this epoch, as if interrupted (resume later)")
       ->check(CLI::Range(1, 10000000));
@@ -154,8 +156,11 @@ int RunTrain(const TrainOptions& options, bool json) {
                  "use submit (and watch)\n";
     return kExitUsage;
   }
+  absl::StatusOr<train::HyperparameterValues> given =
+      ParseHyperparameterFlags(options.hyperparameters);
+  if (!given.ok()) return Fail(given.status());
   absl::StatusOr<train::Hyperparameters> hyper =
-      HyperparametersFromFlags(options.hyperparameters);
+      train::ResolveHyperparameters(*given);
   if (!hyper.ok()) return Fail(hyper.status());
   // Before anything touches OpenMP: passive waiting, the thread count.
   backends::cpu::ConfigureThreads(hyper->threads);
@@ -179,6 +184,7 @@ int RunTrain(const TrainOptions& options, bool json) {
                            .split = options.data.split,
                            .standardize = options.data.standardize_mode(),
                            .hyperparameters = *hyper,
+                           .given = *given,
                            .snapshot = resume ? &*resume : nullptr,
                            .backend = options.backend});
   if (!run.ok()) return Fail(run.status());

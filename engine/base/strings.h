@@ -1,4 +1,4 @@
-// String building that accepts std::string_view.
+// String building that accepts std::string_view, and numbers for people.
 //
 // Debian's Abseil is built with its own absl::string_view (not an alias of
 // std::string_view), so absl::StrCat rejects std::string_view arguments.
@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace webnnm {
 namespace strings_internal {
@@ -34,6 +35,11 @@ std::string StrCat(const Args&... args) {
 template <typename... Args>
 void StrAppend(std::string* out, const Args&... args) {
   out->append(StrCat(args...));
+}
+
+// A number for people: three significant digits ("0.0123", "1.5e-05").
+inline std::string FormatNumber(double value) {
+  return absl::StrFormat("%.3g", value);
 }
 
 }  // namespace webnnm

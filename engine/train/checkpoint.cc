@@ -74,12 +74,16 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   h.set_restarts(st.restarts);
   h.set_init_scale(st.init_scale);
   h.set_divergences(st.divergences);
+  h.set_cycle_step(st.cycle_step);
+  h.set_cycle_epoch(st.cycle_epoch);
+  h.set_elapsed_seconds(st.elapsed_seconds);
   h.set_final_train_loss(st.final_train_loss);
   h.set_train_seconds(st.train_seconds);
   h.set_trained_samples(st.trained_samples);
   h.set_dataset(s.dataset);
   for (const std::string& c : s.classes) h.add_classes(c);
   h.set_split(s.split);
+  h.set_data_fingerprint(s.data_fingerprint);
   for (const Decision& d : st.decisions) {
     v1::SnapshotDecision* out = h.add_decisions();
     out->set_what(d.what);
@@ -159,6 +163,15 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
         StrCat("not a valid snapshot: ", h.divergences(), " divergences"));
   }
   st.divergences = h.divergences();
+  if (h.cycle_step() < 0 || h.cycle_step() > h.step() || h.cycle_epoch() < 0 ||
+      h.cycle_epoch() > h.epoch()) {
+    return absl::DataLossError(StrCat(
+        "not a valid snapshot: the schedule's cycle begins at step ",
+        h.cycle_step(), ", epoch ", h.cycle_epoch(), ", past the run's"));
+  }
+  st.cycle_step = h.cycle_step();
+  st.cycle_epoch = h.cycle_epoch();
+  st.elapsed_seconds = h.elapsed_seconds();
   if (h.has_init_scale()) {
     if (!(h.init_scale() > 0) || !std::isfinite(h.init_scale())) {
       return absl::DataLossError(
@@ -172,6 +185,7 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   s.dataset = h.dataset();
   s.classes.assign(h.classes().begin(), h.classes().end());
   s.split = h.split();
+  s.data_fingerprint = h.data_fingerprint();
   for (const v1::SnapshotDecision& d : h.decisions()) {
     st.decisions.push_back({d.what(), d.why()});
   }

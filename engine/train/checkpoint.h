@@ -26,6 +26,9 @@ struct ModelSnapshot {
   std::string dataset;               // where the data came from
   std::vector<std::string> classes;  // class order (classification)
   std::string split;                 // "70,15,15" (seeded by hyper.seed)
+  // A fingerprint of the data as read, before standardization (0: not
+  // recorded): a resumed run must train on the same.
+  uint64_t data_fingerprint = 0;
   Standardization standardization;
   // Regression outputs trained on standardized targets, by output name:
   // their predictions map back with these.

@@ -27,6 +27,10 @@ constexpr int64_t kFewSamples = 10000;
 // hidden layer and the output) train without gradient clipping.
 constexpr int kShallowDepth = 2;
 
+// The automatic batch size's range.
+constexpr int kSmallestBatch = 16;
+constexpr int kLargestBatch = 64;
+
 // The least distance a sign-based optimizer's schedule should let a
 // parameter travel: trained weights are commonly of order 0.1 to 1.
 constexpr double kLeastTravel = 1.0;
@@ -307,6 +311,54 @@ void AdviseLossWeights(Context& c) {
   }
 }
 
+// Batch size, epochs and patience left 'auto': sized by the training set,
+// so that a 90-row set gets many epochs and a 45,000-row one about ten.
+void AdviseLength(Context& c) {
+  Hyperparameters& h = c.h();
+  const int64_t n = c.training_samples.value_or(0);
+  if (h.batch_size == 0) {
+    if (n > 0) {
+      // About 32 steps of the set per epoch, a power of two in [16, 64].
+      const double ideal = std::log2(std::max(1.0, n / 32.0));
+      h.batch_size = std::clamp(1 << static_cast<int>(std::lround(ideal)),
+                                kSmallestBatch, kLargestBatch);
+      c.Decide(StrCat("batch size ", h.batch_size),
+               StrCat(n, " training samples: about ", n / h.batch_size,
+                      " steps an epoch, the power of two nearest n / 32 in [",
+                      kSmallestBatch, ", ", kLargestBatch, "]"));
+    } else {
+      h.batch_size = 32;  // nothing to size it by
+    }
+  }
+  const bool auto_epochs = h.epochs == 0;
+  if (auto_epochs) {
+    if (n > 0) {
+      // 10 epochs at 45,000 samples, more as the set shrinks (as 1/√n).
+      h.epochs = std::clamp(
+          static_cast<int>(std::lround(10 * std::sqrt(45000.0 / n))), 10,
+          1000);
+      const int64_t steps =
+          static_cast<int64_t>(h.epochs) * ((n + h.batch_size - 1) / h.batch_size);
+      c.Decide(StrCat("epochs ", h.epochs, " (", steps, " steps)"),
+               StrCat("a budget that fits ", n,
+                      " training samples: 10 epochs at 45,000, more as the "
+                      "set is smaller (10·√(45000 / n), within 10..1000); "
+                      "the validation loss stops it earlier"));
+    } else {
+      h.epochs = 20;  // the specification's
+    }
+  }
+  if (h.patience == 0) {
+    h.patience = auto_epochs ? std::max(10, h.epochs / 4) : 500;
+    if (auto_epochs) {
+      c.Decide(StrCat("patience ", h.patience),
+               StrCat("a quarter of the ", h.epochs,
+                      " epochs planned (at least 10): a run whose validation "
+                      "loss stopped improving ends early"));
+    }
+  }
+}
+
 // The step budget of a sign-based optimizer: lion and rlion move each
 // parameter by at most about lr a step, and warmup with cosine annealing
 // averages about half the maximum, so a run travels about lr * steps / 2.
@@ -316,10 +368,11 @@ void AdviseStepBudget(Context& c) {
       h.optimizer != OptimizerKind::kRLion) {
     return;
   }
-  if (!c.training_samples || *c.training_samples <= 0 || h.batch_size <= 0) {
-    return;
+  if (!c.training_samples || *c.training_samples <= 0 || h.batch_size <= 0 ||
+      !h.lr) {
+    return;  // an automatic lr is chosen by a range test in training
   }
-  double lr = h.lr ? *h.lr : DefaultOptimizerParams(h.optimizer).lr;
+  double lr = *h.lr;
   int64_t steps = (*c.training_samples + h.batch_size - 1) / h.batch_size *
                   static_cast<int64_t>(h.epochs);
   double travel = lr * static_cast<double>(steps) / 2;
@@ -369,6 +422,7 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
   AdviseRegularization(c);
   AdviseFloat16(c);
   AdviseLossWeights(c);
+  AdviseLength(c);
   AdviseStepBudget(c);
   AdviseFeatureScale(c);
   return advice;

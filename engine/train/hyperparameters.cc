@@ -20,6 +20,13 @@ namespace {
 #define WEBNNM_INT(member)                             \
   WEBNNM_ACCESS(member, HyperValue(int64_t{h.member}), \
                 h.member = static_cast<int>(std::get<int64_t>(v)))
+// An integer whose 0 in the struct means 'auto' (the expert system's).
+#define WEBNNM_AUTO_INT(member)                                          \
+  WEBNNM_ACCESS(member,                                                  \
+                h.member == 0 ? std::nullopt                             \
+                              : std::optional<HyperValue>(               \
+                                    HyperValue(int64_t{h.member})),      \
+                h.member = static_cast<int>(std::get<int64_t>(v)))
 #define WEBNNM_REAL(member) \
   WEBNNM_ACCESS(member, HyperValue(h.member), h.member = std::get<double>(v))
 #define WEBNNM_OPTIONAL_REAL(member)                                          \
@@ -35,17 +42,20 @@ namespace {
 const std::vector<HyperparameterInfo> kTable = {
     {.name = "epochs",
      .type = HyperType::kInteger,
-     .default_text = "20",
+     .default_text = "auto",
      .min = 1,
      .max = 1e7,
-     .doc = "the maximum number of epochs",
-     WEBNNM_INT(epochs)},
+     .doc = "the maximum number of epochs; auto: a budget of steps that fits "
+            "the training set (and timeBudget)",
+     .optional = true,
+     WEBNNM_AUTO_INT(epochs)},
     {.name = "lr",
      .type = HyperType::kReal,
-     .default_text = "the optimizer's",
+     .default_text = "auto",
      .max = 1e6,
      .min_exclusive = true,
-     .doc = "the maximum learning rate (warmup, then cosine annealing)",
+     .doc = "the maximum learning rate (warmup, then cosine annealing); "
+            "auto: a range test from the scouted start",
      .optional = true,
      WEBNNM_OPTIONAL_REAL(lr)},
     {.name = "warmupEpochs",
@@ -63,11 +73,13 @@ const std::vector<HyperparameterInfo> kTable = {
      WEBNNM_INT(seeds)},
     {.name = "patience",
      .type = HyperType::kInteger,
-     .default_text = "500",
+     .default_text = "auto",
      .min = 1,
      .max = 1e7,
-     .doc = "epochs without a better validation loss before stopping",
-     WEBNNM_INT(patience)},
+     .doc = "epochs without a better validation loss before stopping; auto: "
+            "500 with given epochs, else a quarter of the budget's",
+     .optional = true,
+     WEBNNM_AUTO_INT(patience)},
     {.name = "lossWeights",
      .type = HyperType::kWeights,
      .default_text = "auto",
@@ -180,11 +192,12 @@ const std::vector<HyperparameterInfo> kTable = {
      WEBNNM_INT(threads)},
     {.name = "batchSize",
      .type = HyperType::kInteger,
-     .default_text = "32",
+     .default_text = "auto",
      .min = 1,
      .max = 1 << 20,
-     .doc = "samples per training step",
-     WEBNNM_INT(batch_size)},
+     .doc = "samples per training step; auto: from the training set's size",
+     .optional = true,
+     WEBNNM_AUTO_INT(batch_size)},
     {.name = "clipAlpha",
      .type = HyperType::kReal,
      .default_text = "0.99",
@@ -198,10 +211,20 @@ const std::vector<HyperparameterInfo> kTable = {
      .min_exclusive = true,
      .doc = "AGC's threshold on gradient to weight norms",
      WEBNNM_REAL(agc_lambda)},
+    {.name = "timeBudget",
+     .type = HyperType::kReal,
+     .default_text = "none",
+     .max = 1e7,
+     .min_exclusive = true,
+     .doc = "seconds of training: the automatic length plans within it, and "
+            "training stops at the first epoch boundary after it",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(time_budget)},
 };
 
 #undef WEBNNM_ACCESS
 #undef WEBNNM_INT
+#undef WEBNNM_AUTO_INT
 #undef WEBNNM_REAL
 #undef WEBNNM_OPTIONAL_REAL
 #undef WEBNNM_CHOICE

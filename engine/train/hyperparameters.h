@@ -36,14 +36,18 @@ enum class GradientScaling { kAuto, kOn, kOff };
 enum class GradientClipping { kAuto, kGlobal, kAgc, kOff };
 
 // The specification's training hyperparameters (names as there), plus
-// seed, threads, batchSize, clipAlpha and agcLambda. Every member has the
-// table's default; an unset optional means "the optimizer's default".
+// seed, threads, batchSize, clipAlpha, agcLambda and timeBudget. Every
+// member has the table's default; 'auto' is an unset optional or a 0 where
+// 0 is no valid value (epochs, patience, batchSize), and the optimizer's
+// defaults stand behind weightDecay, momentumFactor, beta1 and beta2. After
+// the expert system (Advise) nothing is auto but lr, which training's range
+// test resolves.
 struct Hyperparameters {
-  int epochs = 20;
-  std::optional<double> lr;  // default: the optimizer's
+  int epochs = 0;            // 0: auto (a budget that fits the data)
+  std::optional<double> lr;  // unset: auto (a range test)
   int warmup_epochs = 0;     // 0: max(1, 5% of epochs)
   int seeds = 100;
-  int patience = 500;
+  int patience = 0;  // 0: auto (500 with given epochs, else fits the budget)
   std::vector<double> loss_weights;  // empty: 'auto'
   OptimizerKind optimizer = OptimizerKind::kRLion;
   std::optional<double> weight_decay, momentum_factor, beta1, beta2;
@@ -57,9 +61,10 @@ struct Hyperparameters {
   int growth_interval = 1000;
   uint64_t seed = 1;
   int threads = 1;
-  int batch_size = 32;
+  int batch_size = 0;  // 0: auto (from the training set's size)
   double clip_alpha = 0.99;
   double agc_lambda = 0.01;
+  std::optional<double> time_budget;  // seconds; unset: none
 
   bool operator==(const Hyperparameters&) const = default;
 };

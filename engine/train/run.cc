@@ -1,7 +1,10 @@
 #include "engine/train/run.h"
 
+#include <cstring>
+
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "absl/strings/str_join.h"
 
 namespace webnnm::train {
 namespace {
@@ -62,7 +65,83 @@ absl::Status Run::FitSnapshot() {
     hyper_.batch_size = batch;
   }
   if (split_.empty()) split_ = s->split;
+  if (spec_.purpose == RunPurpose::kTrain) return ApplyResumeChanges();
   return absl::OkStatus();
+}
+
+absl::Status Run::ApplyResumeChanges() {
+  const ModelSnapshot& s = *spec_.snapshot;
+  std::vector<std::string> refused;
+  for (const auto& [name, value] : spec_.given) {
+    const HyperparameterInfo* info = FindHyperparameter(name);
+    if (info == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("unknown hyperparameter '", name, "'"));
+    }
+    if (name == "threads") continue;  // ours already
+    if (name == "epochs" || name == "lr" || name == "patience" ||
+        name == "timeBudget") {
+      RETURN_IF_ERROR(SetHyperparameter(hyper_, *info, value));
+      continue;
+    }
+    // Another hyperparameter may be given only as it was ('auto' always).
+    if (FormatHyperValue(value) == "auto") continue;
+    Hyperparameters probe = s.state.hyper;
+    RETURN_IF_ERROR(SetHyperparameter(probe, *info, value));
+    const std::optional<HyperValue> was = GetHyperparameter(s.state.hyper, *info);
+    if (GetHyperparameter(probe, *info) != was) {
+      refused.push_back(StrCat(name, " (", FormatHyperValue(value),
+                               "; the snapshot's: ",
+                               was ? FormatHyperValue(*was) : "unset", ")"));
+    }
+  }
+  if (!spec_.split.empty() && spec_.split != s.split) {
+    refused.push_back(
+        StrCat("split (", spec_.split, "; the snapshot's: ", s.split, ")"));
+  }
+  const bool standardized = !s.standardization.empty();
+  if ((spec_.standardize == StandardizeMode::kOn && !standardized) ||
+      (spec_.standardize == StandardizeMode::kOff && standardized)) {
+    refused.push_back(StrCat("standardize (",
+                             StandardizeModeName(spec_.standardize),
+                             "; the snapshot's: ", standardized ? "on" : "off",
+                             ")"));
+  }
+  if (refused.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(
+      "a resumed run keeps its model, data, split, seed, batch size, "
+      "optimizer and the rest of its hyperparameters (epochs, lr, patience "
+      "and timeBudget may change), but these differ: ",
+      absl::StrJoin(refused, ", ")));
+}
+
+uint64_t Run::DataFingerprint() const {
+  // FNV-1a over the values' 8-byte words (then the bytes left), with the
+  // sizes first.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](const void* data, size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, p + i, 8);
+      h = (h ^ word) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    for (; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  };
+  const int64_t sizes[2] = {data_->count(), data_->width()};
+  mix(sizes, sizeof sizes);
+  if (data_->count() > 0) {
+    mix(data_->features(0), sizeof(float) * data_->count() * data_->width());
+  }
+  for (const Features& f : data_->more_inputs()) {
+    mix(f.values.data(), sizeof(float) * f.values.size());
+  }
+  for (const Targets& t : data_->targets()) {
+    mix(t.values.data(), sizeof(float) * t.values.size());
+  }
+  return h == 0 ? 1 : h;
 }
 
 absl::Status Run::LoadData() {
@@ -86,6 +165,16 @@ absl::Status Run::LoadData() {
     data_ = &*owned_;
   }
   const ModelSnapshot* s = spec_.snapshot;
+  if (spec_.purpose == RunPurpose::kTrain && owned_) {
+    fingerprint_ = DataFingerprint();
+    if (s != nullptr && s->data_fingerprint != 0 &&
+        s->data_fingerprint != fingerprint_) {
+      return absl::InvalidArgumentError(StrCat(
+          "a resumed run keeps its data, but ", spec_.dataset_name,
+          " differs from the data the snapshot was trained on (",
+          s->dataset, ")"));
+    }
+  }
   if (s != nullptr && !s->classes.empty() && data_->classes() != s->classes) {
     return absl::FailedPreconditionError(
         "the dataset's classes differ from the ones the snapshot was trained "
@@ -195,6 +284,7 @@ ModelSnapshot Run::Snapshot(const TrainState& state) const {
       spec_.dataset_ref.empty() ? spec_.dataset_name : spec_.dataset_ref;
   s.classes = data_->classes();
   s.split = split_;
+  s.data_fingerprint = fingerprint_;
   s.standardization = data_->standardization();
   for (const dag::Endpoint& e : spec_.dag->outputs) {
     const std::optional<size_t> k = TargetsOf(e.name);

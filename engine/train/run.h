@@ -72,9 +72,16 @@ struct RunSpec {
   // (AdviseStandardization), or as asked.
   StandardizeMode standardize = StandardizeMode::kAuto;
   // Training: the hyperparameters of a new run; a resumed run keeps its
-  // own but `threads`. Testing: `threads`, and `batch_size` when
-  // `test_batch_size` is set.
+  // own but `threads` and what `given` changes. Testing: `threads`, and
+  // `batch_size` when `test_batch_size` is set.
   Hyperparameters hyperparameters;
+  // Training with a snapshot: the hyperparameters the caller set by name
+  // (the command line's flags). Among them epochs, lr, patience and
+  // timeBudget change the resumed run (the trainer's decisions say how);
+  // any other whose value differs from the snapshot's is refused
+  // (InvalidArgument naming each), as is a `split` or a `standardize`
+  // other than the snapshot's, and data other than its.
+  HyperparameterValues given;
   bool test_batch_size = false;
   // kTrain: the run to continue (null: a new one); kTest: what Test()
   // tests (its best parameters, data facts and hyperparameters).
@@ -111,6 +118,11 @@ class Run {
  private:
   explicit Run(const RunSpec& spec) : spec_(spec) {}
   absl::Status FitSnapshot();
+  // A resumed run's changes (spec_.given, split, standardize) over the
+  // snapshot's hyperparameters in hyper_, or the refusal.
+  absl::Status ApplyResumeChanges();
+  // A fingerprint of the data as trained on (after standardization).
+  uint64_t DataFingerprint() const;
   absl::Status LoadData();
   absl::Status Standardize();
   // Which of the data's targets feed the output `output`.
@@ -122,6 +134,7 @@ class Run {
   std::optional<Dataset> owned_;  // read here
   const Dataset* data_ = nullptr;
   std::vector<Decision> decisions_;
+  uint64_t fingerprint_ = 0;  // of the data (kTrain)
   std::unique_ptr<backends::Backend> owned_backend_;
   backends::Backend* backend_ = nullptr;
 };

@@ -70,6 +70,14 @@ struct TrainState {
   // Divergence: how often the run went back to its last good epoch with a
   // lower learning rate (hyper.lr is the lowered one).
   int divergences = 0;
+  // The learning-rate schedule's current cycle (warmup, then cosine
+  // annealing to hyper.epochs) began at this step, after this epoch: 0 and
+  // 0 but after a resume that extended the run (a warm restart).
+  int64_t cycle_step = 0;
+  int cycle_epoch = 0;
+  // Wall-clock seconds of the run so far (scouting, the range test, epochs
+  // with their validation): what timeBudget counts.
+  double elapsed_seconds = 0;
   // Metrics.
   double final_train_loss = std::numeric_limits<double>::quiet_NaN();
   double train_seconds = 0;

@@ -13,6 +13,7 @@
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
 #include "engine/train/init.h"
+#include "engine/train/range_test.h"
 #include "engine/train/scout.h"
 #include "engine/train/step_runner.h"
 
@@ -203,8 +204,20 @@ class TrainingLoop {
       : dag_(dag), data_(data), backend_(backend), callbacks_(callbacks) {}
 
   absl::Status Start(const Hyperparameters& hyper_in, const TrainState* resume);
+  // A resumed run takes `hyper_in`'s epochs, patience (unless auto), lr and
+  // timeBudget (when set) where they differ from its own, each a decision;
+  // other epochs start a new cycle of the schedule from the current step.
+  void Continue(const Hyperparameters& hyper_in);
   absl::Status Compile(bool resumed);
   absl::Status Scout();
+  // A new run's learning rate when lr is auto: a range test from the
+  // scouted start (a decision with its numbers).
+  absl::Status RangeTest();
+  // A new run's automatic length within timeBudget: fewer epochs when the
+  // planned ones would not fit (a decision).
+  absl::Status PlanTime();
+  // The learning-rate schedule of the current cycle.
+  void Schedule();
   absl::Status Epochs();
   absl::StatusOr<TrainResult> Finish();
 
@@ -221,6 +234,12 @@ class TrainingLoop {
   absl::StatusOr<EpochReport> RunEpoch(int epoch);
   // Keeps the best parameters; true when patience ran out.
   bool EarlyStop(double score, const EpochReport& report);
+  // True when timeBudget is spent (a decision).
+  bool OutOfTime(int epoch);
+  // Adds the wall time since the last call to state_.elapsed_seconds.
+  void Tick();
+  // Epoch orders from epoch 1 on, concatenated: at least `samples` long.
+  std::vector<int64_t> TrialOrder(int64_t samples) const;
   // Restarts a dead network from the next scouted candidate (or warns once
   // when none is left).
   absl::Status CheckAlive(int epoch);
@@ -245,8 +264,15 @@ class TrainingLoop {
   std::set<std::string> first_layer_;
   bool scaling_ = false;
   bool warned_dead_ = false;
-  // The schedule.
-  int64_t steps_per_epoch_ = 0, total_steps_ = 0, warmup_steps_ = 0;
+  // What the user left to the expert system (a new run).
+  bool auto_epochs_ = false, auto_patience_ = false;
+  // Seconds a step takes, when measured before training (a range test).
+  std::optional<double> seconds_per_step_;
+  Clock::time_point tick_ = Clock::now();
+  // The schedule: warmup, then cosine annealing, over the steps of the
+  // current cycle [cycle_begin_, cycle_begin_ + cycle_steps_).
+  int64_t steps_per_epoch_ = 0, cycle_begin_ = 0, cycle_steps_ = 0,
+          warmup_steps_ = 0;
 };
 
 absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
@@ -273,9 +299,12 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
     Decide({StrCat("resume after epoch ", state_.epoch, " of ",
                    state_.hyper.epochs),
             StrCat("a snapshot taken at step ", state_.step)});
+    Continue(hyper_in);
     return absl::OkStatus();
   }
   for (const Decision& d : loss_decisions) Decide(d);
+  auto_epochs_ = hyper_in.epochs == 0;
+  auto_patience_ = hyper_in.patience == 0;
   Advice advice =
       Advise(dag_, Profile(dag_), hyper_in, specs_[0], FeatureRms(data_),
              static_cast<int64_t>(data_.subset(Subset::kTraining).size()));
@@ -284,6 +313,48 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   state_.hyper = advice.resolved;
   init_scale_ = advice.input_init_scale;
   return absl::OkStatus();
+}
+
+void TrainingLoop::Continue(const Hyperparameters& hyper_in) {
+  Hyperparameters& h = state_.hyper;
+  const int at = state_.epoch;
+  if (hyper_in.lr && *hyper_in.lr != h.lr) {
+    h.lr = hyper_in.lr;
+    Decide({StrCat("lr ", FormatNumber(*h.lr), " from epoch ", at + 1),
+            "given on resume: the schedule's maximum from here on"});
+  }
+  if (hyper_in.patience != 0 && hyper_in.patience != h.patience) {
+    h.patience = hyper_in.patience;
+    Decide({StrCat("patience ", h.patience, " from epoch ", at + 1),
+            StrCat("given on resume (", state_.since_best,
+                   " epochs without improvement so far)")});
+  }
+  if (hyper_in.time_budget && hyper_in.time_budget != h.time_budget) {
+    h.time_budget = hyper_in.time_budget;
+    Decide({StrCat("time budget ", FormatNumber(*h.time_budget), " s"),
+            StrCat("given on resume; ", FormatNumber(state_.elapsed_seconds),
+                   " s of the run are spent")});
+  }
+  if (hyper_in.epochs == 0 || hyper_in.epochs == h.epochs) return;
+  const int was = h.epochs;
+  h.epochs = hyper_in.epochs;
+  if (h.epochs <= at) {
+    Decide({StrCat("epochs ", h.epochs, ": no epoch is left to train"),
+            StrCat("given on resume; the snapshot is after epoch ", at)});
+    return;
+  }
+  // A warm restart (SGDR): warmup, then cosine annealing over the epochs
+  // left, from the current step; the patience counts afresh.
+  state_.cycle_step = state_.step;
+  state_.cycle_epoch = at;
+  state_.since_best = 0;
+  Decide({StrCat("epochs ", h.epochs, " (was ", was,
+                 "): a warm restart of the schedule after epoch ", at),
+          StrCat("given on resume: from step ", state_.step,
+                 " the learning rate warms up again to its maximum ",
+                 FormatNumber(h.lr.value_or(0)),
+                 " and anneals by a cosine over the ", h.epochs - at,
+                 " epochs left; the patience counts afresh")});
 }
 
 absl::Status TrainingLoop::Compile(bool resumed) {
@@ -311,15 +382,108 @@ absl::Status TrainingLoop::Compile(bool resumed) {
     ASSIGN_OR_RETURN(scouter_, Scouter::Make(dag_, data_, specs_, *config_,
                                              hyper.threads, backend_));
   }
-  // The schedule: warmup, then cosine annealing over every step.
   const int64_t train = data_.subset(Subset::kTraining).size();
   steps_per_epoch_ = (train + hyper.batch_size - 1) / hyper.batch_size;
+  return absl::OkStatus();
+}
+
+void TrainingLoop::Schedule() {
+  const Hyperparameters& hyper = state_.hyper;
+  const int epochs = std::max(1, hyper.epochs - state_.cycle_epoch);
   const int warmup = hyper.warmup_epochs > 0
                          ? hyper.warmup_epochs
-                         : std::max(1, static_cast<int>(0.05 * hyper.epochs));
-  total_steps_ = steps_per_epoch_ * hyper.epochs;
-  warmup_steps_ = std::min<int64_t>(total_steps_, warmup * steps_per_epoch_);
+                         : std::max(1, static_cast<int>(0.05 * epochs));
+  cycle_begin_ = state_.cycle_step;
+  cycle_steps_ = steps_per_epoch_ * epochs;
+  warmup_steps_ = std::min<int64_t>(cycle_steps_, warmup * steps_per_epoch_);
+}
+
+std::vector<int64_t> TrainingLoop::TrialOrder(int64_t samples) const {
+  std::vector<int64_t> order;
+  for (int epoch = 1; static_cast<int64_t>(order.size()) < samples; ++epoch) {
+    std::vector<int64_t> more = EpochOrder(data_.subset(Subset::kTraining),
+                                           state_.hyper.seed, epoch);
+    order.insert(order.end(), more.begin(), more.end());
+  }
+  return order;
+}
+
+absl::Status TrainingLoop::RangeTest() {
+  Hyperparameters& hyper = state_.hyper;
+  if (hyper.lr) return absl::OkStatus();
+  const RateRange range = RangeFor(hyper.optimizer);
+  const int steps = RangeTestSteps(steps_per_epoch_);
+  RETURN_IF_ERROR(step_->Load(state_, hyper.seed));
+  ASSIGN_OR_RETURN(
+      RangeTestResult r,
+      RunRangeTest(*step_, state_,
+                   TrialOrder(static_cast<int64_t>(steps) * hyper.batch_size),
+                   hyper.batch_size, steps, range, scaling_));
+  seconds_per_step_ = r.seconds_per_step;
+  hyper.lr = r.lr;
+  config_->optimizer_params.lr = r.lr;
+  Decide({StrCat("lr ", FormatNumber(r.lr), " for ",
+                 OptimizerName(hyper.optimizer)),
+          StrCat("a range test over ", FormatNumber(r.lo), "..",
+                 FormatNumber(r.hi), " on ", r.steps,
+                 " steps from the scouted start: the smoothed loss fell from ",
+                 FormatNumber(r.first_loss), " to its lowest, ",
+                 FormatNumber(r.best_loss), ", at ", FormatNumber(r.best_lr),
+                 r.diverged ? " and then ran away" : "",
+                 "; a tenth of that is the maximum of the schedule")});
   return absl::OkStatus();
+}
+
+absl::Status TrainingLoop::PlanTime() {
+  Hyperparameters& hyper = state_.hyper;
+  if (!hyper.time_budget || !auto_epochs_) return absl::OkStatus();
+  if (!seconds_per_step_) {
+    const int steps = static_cast<int>(std::min<int64_t>(steps_per_epoch_, 20));
+    RETURN_IF_ERROR(step_->Load(state_, hyper.seed));
+    ASSIGN_OR_RETURN(
+        seconds_per_step_,
+        TimeSteps(*step_, state_,
+                  TrialOrder(static_cast<int64_t>(steps) * hyper.batch_size),
+                  hyper.batch_size, steps, *hyper.lr, scaling_));
+  }
+  Tick();
+  // An epoch's steps, and validation at about a third of a step's cost a
+  // sample.
+  const double per_sample = *seconds_per_step_ / hyper.batch_size;
+  const double epoch_seconds =
+      *seconds_per_step_ * steps_per_epoch_ +
+      per_sample / 3 * data_.subset(Subset::kValidation).size();
+  const double left = *hyper.time_budget - state_.elapsed_seconds;
+  const int fit =
+      left <= 0 ? 0
+                : static_cast<int>(std::min(1e9, std::floor(left / epoch_seconds)));
+  if (fit >= hyper.epochs) return absl::OkStatus();
+  const int planned = hyper.epochs;
+  hyper.epochs = std::max(1, fit);
+  Decide({StrCat("epochs ", hyper.epochs, " (time budget)"),
+          StrCat("the time budget of ", FormatNumber(*hyper.time_budget),
+                 " s leaves ", FormatNumber(std::max(0.0, left)),
+                 " s after scouting, and an epoch takes about ",
+                 FormatNumber(epoch_seconds), " s: ", planned,
+                 " epochs would not fit")});
+  if (auto_patience_) hyper.patience = std::max(10, hyper.epochs / 4);
+  return absl::OkStatus();
+}
+
+void TrainingLoop::Tick() {
+  const Clock::time_point now = Clock::now();
+  state_.elapsed_seconds += Seconds(now - tick_);
+  tick_ = now;
+}
+
+bool TrainingLoop::OutOfTime(int epoch) {
+  const std::optional<double>& budget = state_.hyper.time_budget;
+  if (!budget || state_.elapsed_seconds < *budget) return false;
+  Decide({StrCat("stop after epoch ", epoch),
+          StrCat("the time budget of ", FormatNumber(*budget), " s is spent (",
+                 FormatNumber(state_.elapsed_seconds),
+                 " s): the best epoch so far is kept")});
+  return true;
 }
 
 absl::Status TrainingLoop::Scout() {
@@ -369,7 +533,8 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   Clock::time_point start = Clock::now();
   for (int64_t s = 0; s < steps_per_epoch_; ++s) {
     const int64_t begin = s * hyper.batch_size;
-    lr = LearningRate(max_lr, state_.step, warmup_steps_, total_steps_);
+    lr = LearningRate(max_lr, state_.step - cycle_begin_, warmup_steps_,
+                      cycle_steps_);
     ASSIGN_OR_RETURN(
         StepRunner::Result step,
         step_->Step(order, begin, lr, scaling_, hyper.growth_interval, state_));
@@ -511,6 +676,8 @@ absl::Status TrainingLoop::Epochs() {
     if (diverged) continue;
     if (callbacks_.epoch) callbacks_.epoch(report);
     stopped = EarlyStop(score, report);
+    Tick();
+    if (!stopped) stopped = OutOfTime(epoch);
     // A dead network (its output no longer depends on its input) starts
     // over from the next scouted candidate, keeping the schedule's place.
     if (!stopped && scouter_ && !warned_dead_ && epoch < hyper.epochs) {
@@ -559,7 +726,12 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
   TrainingLoop loop(dag, data, backend, callbacks);
   RETURN_IF_ERROR(loop.Start(hyper, resume));
   RETURN_IF_ERROR(loop.Compile(resume != nullptr));
-  if (resume == nullptr) RETURN_IF_ERROR(loop.Scout());
+  if (resume == nullptr) {
+    RETURN_IF_ERROR(loop.Scout());
+    RETURN_IF_ERROR(loop.RangeTest());
+    RETURN_IF_ERROR(loop.PlanTime());
+  }
+  loop.Schedule();
   RETURN_IF_ERROR(loop.Epochs());
   return loop.Finish();
 }

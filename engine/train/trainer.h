@@ -82,10 +82,15 @@ struct TrainCallbacks {
 
 // Trains from scratch, or with `resume` continues a run from its state
 // (a snapshot's): the state's resolved hyperparameters are used, except
-// `threads`, taken from `hyper`; no scouting and no expert advice again
-// (the state keeps the decisions and warnings made). With the same backend
-// and thread count, a resumed run ends bit for bit where the uninterrupted
-// run does.
+// `threads`, and `hyper`'s epochs, patience (not 0), lr and timeBudget
+// (when set) where they differ from the state's, each a decision (pass the
+// state's own hyperparameters to change nothing). Other epochs than the
+// state's start a new cycle of the schedule (warmup, then cosine
+// annealing) from the current step to them: a warm restart, after which
+// the patience counts afresh. No scouting and no expert advice again (the
+// state keeps the decisions and warnings made). With the same backend,
+// thread count and hyperparameters, a resumed run ends bit for bit where
+// the uninterrupted run does.
 absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& dataset,
                                   const Hyperparameters& hyper,
                                   backends::Backend& backend,

@@ -63,7 +63,7 @@ TEST(Hyperparameters, DefaultsAndChecks) {
   v1::Hyperparameters h;
   absl::StatusOr<train::Hyperparameters> r = ResolveJobHyperparameters(train::ValuesFromProto(h), 2);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->epochs, 20);
+  EXPECT_EQ(r->epochs, 0);  // auto: the expert system's
   EXPECT_EQ(r->optimizer, train::OptimizerKind::kRLion);
   EXPECT_EQ(r->threads, 2);
   h.set_threads(8);

@@ -364,7 +364,6 @@ v1::MetricSeries ToProto(const MetricSeries& series) {
 v1::Hyperparameters ShownHyperparameters(const train::Hyperparameters& h) {
   train::Hyperparameters shown = h;
   train::OptimizerParams defaults = train::DefaultOptimizerParams(h.optimizer);
-  if (!shown.lr) shown.lr = defaults.lr;
   if (!shown.weight_decay) shown.weight_decay = defaults.weight_decay;
   if (!shown.momentum_factor) shown.momentum_factor = defaults.momentum;
   if (!shown.beta1) shown.beta1 = defaults.beta1;

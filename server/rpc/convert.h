@@ -29,9 +29,10 @@ DataSpec FromProto(const v1::DataSpec& data);
 v1::Decision ToProto(const train::Decision& d);
 
 // Resolved hyperparameters (no 'auto' left) with every field set, as
-// CheckModel shows them: the optimizer's defaults (ERRATA 16) where lr,
+// CheckModel shows them: the optimizer's defaults (ERRATA 16) where
 // weightDecay, momentumFactor, beta1 or beta2 were not given, the warmup
-// actually used.
+// actually used; lr stays unset when it is auto (training's range test
+// chooses it).
 v1::Hyperparameters ShownHyperparameters(const train::Hyperparameters& h);
 
 inline JobState FromProto(v1::JobState s) { return static_cast<JobState>(s); }

@@ -144,7 +144,8 @@ try {
   const expert = await page.textContent("#expert");
   check(expert.includes("loss CCE"), "the preview shows the expert system's loss decision");
   check((await page.getAttribute("#h-regularization", "placeholder")) !== "auto" &&
-        (await page.getAttribute("#h-lr", "placeholder")) === "0.001", "the preview fills each field with what the job would use");
+        (await page.getAttribute("#h-batchSize", "placeholder")) === "16" &&
+        (await page.getAttribute("#h-lr", "placeholder")) === "auto", "the preview fills each field with what the job would use");
   await shot("preview");
 
   // An IDX dataset uploaded from the browser (four files), previewed with
@@ -157,7 +158,7 @@ try {
   await page.fill("#model", readFileSync(join(source, "configs/models/fashion-mlp.wnm"), "utf8"));
   await page.fill("#h-optimizer", "");
   await page.click("#preview");
-  await page.waitForFunction(() => document.querySelector("#h-lr").placeholder === "0.0005");
+  await page.waitForFunction(() => document.querySelector("#h-optimizer").placeholder === "rlion");
   check(!(await page.textContent("#status")).includes("no preview"), "the daemon reads the uploaded IDX dataset for the preview");
 
   // Submit iris, watch the chart until the job succeeds.

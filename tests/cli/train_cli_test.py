@@ -236,14 +236,62 @@ class Snapshots(unittest.TestCase):
                                            "--stop-after-epoch", "3",
                                            epochs=8))
         self.assertEqual(first["epochs"], 3)
-        # The snapshot's hyperparameters rule: --epochs 2 here is ignored.
+        # The snapshot's hyperparameters rule (the same --epochs and split
+        # may be given again).
         resumed = self.train_json(
             "train", "--local", os.path.join(CONFIGS, "models", "iris.wnm"),
             "--dataset", os.path.join(CONFIGS, "datasets", "iris.csv"),
-            "--epochs", "2", "--resume", part)
+            "--epochs", "8", "--split", "60,20,20", "--resume", part)
         for key in ["epochs", "bestEpoch", "finalTrainLoss", "validationLoss",
                     "testLoss", "testAccuracy"]:
             self.assertEqual(resumed[key], whole[key], key)
+
+    def resume_args(self, snapshot, *extra):
+        return ["train", "--local",
+                os.path.join(CONFIGS, "models", "iris.wnm"),
+                "--dataset", os.path.join(CONFIGS, "datasets", "iris.csv"),
+                "--resume", snapshot, *extra]
+
+    def test_resume_with_more_epochs_continues(self):
+        done = self.path("done.wnms")
+        whole = self.train_json(*iris_args("--save", done, epochs=8))
+        self.assertEqual(whole["epochs"], 8)
+        more = self.train_json(*self.resume_args(done, "--epochs", "12",
+                                                 "--lr", "0.05"))
+        self.assertEqual(more["epochs"], 12)
+        whats = [d["what"] for d in more["decisions"]]
+        self.assertIn("epochs 12 (was 8): a warm restart of the schedule "
+                      "after epoch 8", whats)
+        self.assertIn("lr 0.05 from epoch 9", whats)
+        # Fewer epochs than were run: nothing left, tested as it is.
+        same = self.train_json(*self.resume_args(done, "--epochs", "4"))
+        self.assertEqual(same["epochs"], 8)
+        self.assertEqual(same["testLoss"], whole["testLoss"])
+
+    def test_resume_refuses_what_it_cannot_change(self):
+        done = self.path("done.wnms")
+        self.train_json(*iris_args("--save", done, epochs=3))
+        for flags, named in [
+                (["--seed", "9"], "seed (9; the snapshot's: 1)"),
+                (["--batch-size", "8", "--optimizer", "sgdm"],
+                 "batchSize (8; the snapshot's: 16), optimizer (sgdm; the "
+                 "snapshot's: rlion)"),
+                (["--split", "50,25,25"],
+                 "split (50,25,25; the snapshot's: 60,20,20)")]:
+            code, _, err = run(*self.resume_args(done, *flags))
+            self.assertEqual(code, 2, err)
+            self.assertIn("a resumed run keeps its model, data, split", err)
+            self.assertIn(named, err)
+        other = self.path("other.csv")
+        with open(os.path.join(CONFIGS, "datasets", "iris.csv")) as f:
+            lines = f.read().splitlines()
+        with open(other, "w") as f:
+            f.write("\n".join(lines[:1] + lines[1:][::-1]) + "\n")
+        code, _, err = run("train", "--local",
+                           os.path.join(CONFIGS, "models", "iris.wnm"),
+                           "--dataset", other, "--resume", done)
+        self.assertEqual(code, 2, err)
+        self.assertIn("a resumed run keeps its data", err)
 
     def test_bad_snapshots(self):
         model = os.path.join(CONFIGS, "models", "iris.wnm")

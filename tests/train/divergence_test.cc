@@ -111,7 +111,7 @@ TEST(Divergence, ResumingAfterARetryEndsAsTheUninterruptedRun) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->state.divergences, 1);
   absl::StatusOr<TrainResult> resumed =
-      Train(iris.dag, iris.data, iris.hyper, **backend, {}, &back->state);
+      Train(iris.dag, iris.data, back->state.hyper, **backend, {}, &back->state);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   EXPECT_EQ(resumed->state.params, whole->state.params);
   EXPECT_EQ(resumed->state.best, whole->state.best);

@@ -177,26 +177,32 @@ TEST(Advise, MoreParametersThanASmallSetHasSamplesGetStrongerL2) {
 TEST(Advise, ShortSignOptimizerSchedulesAreWarnings) {
   dag::Dag dag = Build(Deep(2, 8));
   DagProfile p = Profile(dag);
-  // rlion's default lr 5e-4, 34 batches of 32 a epoch, 20 epochs: 680
-  // steps travel about 0.17.
-  Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0, 1078);
+  // lr 5e-4 given, 34 batches of 32 a epoch, 20 epochs: 680 steps travel
+  // about 0.17.
+  Hyperparameters given;
+  given.lr = 5e-4;
+  given.epochs = 20;
+  given.batch_size = 32;
+  Advice a = Advise(dag, p, given, Cce(), 1.0, 1078);
   EXPECT_THAT(a.warnings,
               Contains(AllOf(HasSubstr("680 steps"), HasSubstr("about 0.17"),
                              HasSubstr("raise epochs or lr"))));
-  // Enough steps, a larger lr, another optimizer or no data: no warning.
-  Hyperparameters longer;
+  // Enough steps, a larger lr, another optimizer, no data or an automatic
+  // lr (the range test's): no warning.
+  Hyperparameters longer = given;
   longer.epochs = 200;
-  Hyperparameters faster;
+  Hyperparameters faster = given;
   faster.lr = 0.01;
-  Hyperparameters sgdm;
+  Hyperparameters sgdm = given;
   sgdm.optimizer = OptimizerKind::kSgdm;
-  for (const Hyperparameters& h : {longer, faster, sgdm}) {
+  for (const Hyperparameters& h : {longer, faster, sgdm, Hyperparameters{}}) {
     EXPECT_THAT(Advise(dag, p, h, Cce(), 1.0, 1078).warnings,
                 Not(Contains(HasSubstr("raise epochs or lr"))));
   }
-  EXPECT_THAT(Advise(dag, p, Hyperparameters{}, Cce(), 1.0).warnings,
+  EXPECT_THAT(Advise(dag, p, given, Cce(), 1.0).warnings,
               Not(Contains(HasSubstr("raise epochs or lr"))));
   Hyperparameters lion;
+  lion.lr = 1e-4;
   lion.optimizer = OptimizerKind::kLion;
   EXPECT_THAT(Advise(dag, p, lion, Cce(), 1.0, 90).warnings,
               Contains(HasSubstr("lion moves a parameter")));

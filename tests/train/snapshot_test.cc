@@ -312,10 +312,8 @@ TEST(Resume, EqualsTheUninterruptedRunBitForBit) {
   EXPECT_EQ(snapshot->state.epoch, 2);
   EXPECT_GT(snapshot->state.step, 0);
 
-  Hyperparameters other = Resumable();
-  other.epochs = 99;  // ignored: the snapshot's hyperparameters rule
-  absl::StatusOr<TrainResult> resumed =
-      Train(dag, data, other, **backend, {}, &snapshot->state);
+  absl::StatusOr<TrainResult> resumed = Train(
+      dag, data, snapshot->state.hyper, **backend, {}, &snapshot->state);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   EXPECT_EQ(resumed->epochs, 6);
   const TrainState& a = whole->state;
@@ -332,6 +330,77 @@ TEST(Resume, EqualsTheUninterruptedRunBitForBit) {
   EXPECT_EQ(whole->test.loss, resumed->test.loss);
   // It learned something, so the comparison is not between two idle runs.
   EXPECT_NE(a.params, snapshot->state.params);
+}
+
+// A resume with more epochs than the snapshot's: a warm restart of the
+// schedule from the snapshot's step (warmup to the maximum again, then a
+// cosine over the epochs left), kept in snapshots, so an extended run
+// stopped and resumed again ends as the uninterrupted extension.
+TEST(Resume, MoreEpochsContinueWithAWarmRestart) {
+  CheckResult check = CheckModel("r.wnm", kModel);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  const dag::Dag& dag = *check.dag;
+  Dataset data = Blobs();
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> six = Train(dag, data, Resumable(), **backend);
+  ASSERT_TRUE(six.ok()) << six.status();
+  ASSERT_EQ(six->epochs, 6);
+  const TrainState& done = six->state;
+
+  Hyperparameters more = done.hyper;
+  more.epochs = 10;
+  std::vector<EpochReport> epochs;
+  TrainCallbacks seen;
+  seen.epoch = [&](const EpochReport& e) { epochs.push_back(e); };
+  absl::StatusOr<TrainResult> ten =
+      Train(dag, data, more, **backend, seen, &done);
+  ASSERT_TRUE(ten.ok()) << ten.status();
+  EXPECT_EQ(ten->epochs, 10);
+  EXPECT_EQ(ten->state.hyper.epochs, 10);
+  EXPECT_EQ(ten->state.cycle_step, done.step);
+  EXPECT_EQ(ten->state.cycle_epoch, 6);
+  EXPECT_GT(ten->state.step, done.step);
+  bool restart = false;
+  for (const Decision& d : ten->decisions) {
+    restart |= d.what.find("epochs 10 (was 6): a warm restart") == 0;
+  }
+  EXPECT_TRUE(restart);
+  // Epochs 7..10: one warmup epoch back to the maximum, then down.
+  ASSERT_EQ(epochs.size(), 4u);
+  EXPECT_EQ(epochs[0].epoch, 7);
+  EXPECT_DOUBLE_EQ(epochs[0].lr, *done.hyper.lr);
+  EXPECT_LT(epochs[3].lr, epochs[1].lr);
+  EXPECT_NE(ten->state.params, done.params);
+
+  // Stopped after epoch 8 and resumed (through a snapshot's bytes) with the
+  // same 10 epochs: no second restart, the same end.
+  std::string saved;
+  TrainCallbacks stop;
+  stop.checkpoint = [&](const TrainState& state) {
+    ModelSnapshot s;
+    s.state = state;
+    s.shapes = ParameterShapes(dag);
+    saved = *EncodeModelSnapshot(s);
+    return state.epoch < 8;
+  };
+  ASSERT_TRUE(Train(dag, data, more, **backend, stop, &done).ok());
+  absl::StatusOr<ModelSnapshot> at8 = DecodeModelSnapshot(saved);
+  ASSERT_TRUE(at8.ok()) << at8.status();
+  EXPECT_EQ(at8->state.cycle_step, done.step);
+  absl::StatusOr<TrainResult> again =
+      Train(dag, data, at8->state.hyper, **backend, {}, &at8->state);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->state.params, ten->state.params);
+  EXPECT_EQ(again->state.best, ten->state.best);
+
+  // Fewer epochs than are done: nothing is left, the run is tested as is.
+  Hyperparameters fewer = done.hyper;
+  fewer.epochs = 4;
+  absl::StatusOr<TrainResult> none =
+      Train(dag, data, fewer, **backend, {}, &done);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->state.step, done.step);
+  EXPECT_EQ(none->state.params, done.params);
 }
 
 TEST(Resume, ARunFromADifferentSeedDiffers) {

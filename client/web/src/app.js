@@ -292,12 +292,12 @@ async function showCompare(ids) {
 // The hyperparameter fields: [name, type, the spec's default]. After a
 // preview, each placeholder shows what the job would train with.
 const hyperFields = [
-  ["epochs", "int", 20], ["optimizer", "text", "rlion"], ["lr", "float", ""],
-  ["batchSize", "int", 32], ["seeds", "int", 100], ["patience", "int", 500],
+  ["epochs", "int", "auto"], ["optimizer", "text", "rlion"], ["lr", "float", "auto"],
+  ["batchSize", "int", "auto"], ["seeds", "int", 100], ["patience", "int", "auto"],
   ["seed", "bigint", 1], ["warmupEpochs", "int", ""], ["weightDecay", "float", ""],
   ["regularization", "text", "auto"], ["lambda1", "float", 0], ["lambda2", "float", 0],
   ["gradientClipping", "text", "auto"], ["gradientScaling", "text", "auto"],
-  ["lossWeights", "text", "auto"], ["freeze", "float", 0],
+  ["lossWeights", "text", "auto"], ["freeze", "float", 0], ["timeBudget", "float", "none"],
 ];
 
 async function showNew() {
@@ -431,9 +431,12 @@ function showPreview(answer) {
     expert.insertAdjacentHTML("beforeend",
       '<div class="muted">(pick a dataset for the decisions that need the data)</div>');
   }
-  for (const [name] of hyperFields) {
+  // An unset value (lr: the range test chooses it in training) keeps the
+  // field's default.
+  for (const [name, , dflt] of hyperFields) {
     const v = answer.resolved[name];
-    if (v !== undefined) $(`#h-${name}`).placeholder = typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v);
+    $(`#h-${name}`).placeholder = v === undefined ? String(dflt)
+      : typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v);
   }
 }
 

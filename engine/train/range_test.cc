@@ -1,0 +1,114 @@
+#include "engine/train/range_test.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "engine/base/status_macros.h"
+
+namespace webnnm::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The smoothing of the loss curve (an exponential moving average, corrected
+// for its start as Adam's moments are).
+constexpr double kSmoothing = 0.9;
+// The sweep stops once the smoothed loss exceeds its minimum this often.
+constexpr double kRunaway = 4;
+
+}  // namespace
+
+RateRange RangeFor(OptimizerKind optimizer) {
+  switch (optimizer) {
+    case OptimizerKind::kLion:
+    case OptimizerKind::kRLion:
+      return {.lo = 1e-5, .hi = 1};
+    case OptimizerKind::kNesterov:
+    case OptimizerKind::kSgdm:
+      return {.lo = 1e-4, .hi = 10};
+  }
+  return {};
+}
+
+int RangeTestSteps(int64_t steps_per_epoch) {
+  return static_cast<int>(std::clamp<int64_t>(2 * steps_per_epoch, 50, 200));
+}
+
+RangeTestResult ChooseLearningRate(const std::vector<double>& rates,
+                                   const std::vector<double>& losses,
+                                   RateRange range) {
+  RangeTestResult r{.lo = range.lo, .hi = range.hi};
+  double average = 0;
+  bool any = false;
+  for (size_t i = 0; i < rates.size() && i < losses.size(); ++i) {
+    if (!std::isfinite(losses[i])) {
+      r.diverged = true;
+      break;
+    }
+    average = kSmoothing * average + (1 - kSmoothing) * losses[i];
+    const double smoothed =
+        average / (1 - std::pow(kSmoothing, static_cast<double>(i + 1)));
+    if (!any) {
+      r.first_loss = r.best_loss = smoothed;
+      r.best_lr = rates[i];
+      any = true;
+    } else if (smoothed < r.best_loss) {
+      r.best_loss = smoothed;
+      r.best_lr = rates[i];
+    } else if (smoothed > kRunaway * r.best_loss) {
+      r.diverged = true;
+      break;
+    }
+  }
+  if (!any) r.best_lr = range.lo;
+  r.lr = std::max(range.lo, r.best_lr / kRangeDivisor);
+  return r;
+}
+
+absl::StatusOr<RangeTestResult> RunRangeTest(StepRunner& step,
+                                             const TrainState& start,
+                                             const std::vector<int64_t>& order,
+                                             int batch, int steps,
+                                             RateRange range, bool scaling) {
+  TrainState trial = start;
+  std::vector<double> rates, losses;
+  const double growth = std::log(range.hi / range.lo) / std::max(1, steps - 1);
+  double best = INFINITY;
+  const Clock::time_point begin = Clock::now();
+  for (int k = 0; k < steps; ++k) {
+    const double lr = range.lo * std::exp(growth * k);
+    ASSIGN_OR_RETURN(StepRunner::Result result,
+                     step.Step(order, static_cast<int64_t>(k) * batch, lr,
+                               scaling, /*growth_interval=*/1 << 30, trial));
+    // A step that dynamic scaling skipped says nothing about the rate.
+    if (std::isnan(result.loss) && scaling && trial.loss_scale > 1) continue;
+    rates.push_back(lr);
+    losses.push_back(result.loss);
+    if (!std::isfinite(result.loss)) break;
+    best = std::min(best, result.loss);
+    if (result.loss > 2 * kRunaway * best) break;  // the smoothed will too
+  }
+  RangeTestResult r = ChooseLearningRate(rates, losses, range);
+  r.steps = static_cast<int>(rates.size());
+  r.seconds_per_step =
+      std::chrono::duration<double>(Clock::now() - begin).count() /
+      std::max<size_t>(1, rates.size());
+  return r;
+}
+
+absl::StatusOr<double> TimeSteps(StepRunner& step, const TrainState& start,
+                                 const std::vector<int64_t>& order, int batch,
+                                 int steps, double lr, bool scaling) {
+  TrainState trial = start;
+  const Clock::time_point begin = Clock::now();
+  for (int k = 0; k < steps; ++k) {
+    RETURN_IF_ERROR(step.Step(order, static_cast<int64_t>(k) * batch, lr,
+                              scaling, /*growth_interval=*/1 << 30, trial)
+                        .status());
+  }
+  return std::chrono::duration<double>(Clock::now() - begin).count() /
+         std::max(1, steps);
+}
+
+}  // namespace webnnm::train

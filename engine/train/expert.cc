@@ -27,9 +27,23 @@ constexpr int64_t kFewSamples = 10000;
 // hidden layer and the output) train without gradient clipping.
 constexpr int kShallowDepth = 2;
 
-// The automatic batch size's range.
+// The automatic batch size: about this many steps an epoch, a power of
+// two from kSmallestBatch to the largest for the task (a large set's
+// classification trains better in ten epochs of twice the steps: measured
+// on the Fashion-MNIST models, docs/training.md).
 constexpr int kSmallestBatch = 16;
-constexpr int kLargestBatch = 64;
+constexpr int kLargestClassificationBatch = 32;
+constexpr int kLargestRegressionBatch = 64;
+constexpr int kClassificationSteps = 32;
+constexpr int kRegressionSteps = 4;
+// The automatic epochs: kEpochsAtReference at kReferenceSamples training
+// samples, times (kReferenceSamples / n)^kEpochsExponent (measured on the
+// shipped sets: docs/training.md), within [kFewestEpochs, kMostEpochs].
+constexpr double kEpochsAtReference = 10;
+constexpr double kReferenceSamples = 45000;
+constexpr double kEpochsExponent = 0.6;
+constexpr int kFewestEpochs = 10;
+constexpr int kMostEpochs = 1000;
 
 // The least distance a sign-based optimizer's schedule should let a
 // parameter travel: trained weights are commonly of order 0.1 to 1.
@@ -312,20 +326,29 @@ void AdviseLossWeights(Context& c) {
 }
 
 // Batch size, epochs and patience left 'auto': sized by the training set,
-// so that a 90-row set gets many epochs and a 45,000-row one about ten.
+// so that a 90-row set gets hundreds of epochs and a 45,000-row one ten.
 void AdviseLength(Context& c) {
   Hyperparameters& h = c.h();
   const int64_t n = c.training_samples.value_or(0);
   if (h.batch_size == 0) {
     if (n > 0) {
-      // About 32 steps of the set per epoch, a power of two in [16, 64].
-      const double ideal = std::log2(std::max(1.0, n / 32.0));
+      // About 32 steps of the set per epoch for classification; regression
+      // targets carry noise that a batch must average, so about 4 steps.
+      const bool regression = !IsClassification(c.loss.loss);
+      const double steps = regression ? kRegressionSteps : kClassificationSteps;
+      const int largest =
+          regression ? kLargestRegressionBatch : kLargestClassificationBatch;
+      const double ideal = std::log2(std::max(1.0, n / steps));
       h.batch_size = std::clamp(1 << static_cast<int>(std::lround(ideal)),
-                                kSmallestBatch, kLargestBatch);
-      c.Decide(StrCat("batch size ", h.batch_size),
-               StrCat(n, " training samples: about ", n / h.batch_size,
-                      " steps an epoch, the power of two nearest n / 32 in [",
-                      kSmallestBatch, ", ", kLargestBatch, "]"));
+                                kSmallestBatch, largest);
+      c.Decide(
+          StrCat("batch size ", h.batch_size),
+          StrCat(n, " training samples: ", (n + h.batch_size - 1) / h.batch_size,
+                 " steps an epoch, the power of two nearest n / ", steps,
+                 " in [", kSmallestBatch, ", ", largest, "]",
+                 regression ? " (regression: larger batches average the "
+                              "targets' noise)"
+                            : ""));
     } else {
       h.batch_size = 32;  // nothing to size it by
     }
@@ -333,17 +356,20 @@ void AdviseLength(Context& c) {
   const bool auto_epochs = h.epochs == 0;
   if (auto_epochs) {
     if (n > 0) {
-      // 10 epochs at 45,000 samples, more as the set shrinks (as 1/√n).
       h.epochs = std::clamp(
-          static_cast<int>(std::lround(10 * std::sqrt(45000.0 / n))), 10,
-          1000);
-      const int64_t steps =
-          static_cast<int64_t>(h.epochs) * ((n + h.batch_size - 1) / h.batch_size);
+          static_cast<int>(std::lround(
+              kEpochsAtReference *
+              std::pow(kReferenceSamples / static_cast<double>(n),
+                       kEpochsExponent))),
+          kFewestEpochs, kMostEpochs);
+      const int64_t steps = static_cast<int64_t>(h.epochs) *
+                            ((n + h.batch_size - 1) / h.batch_size);
       c.Decide(StrCat("epochs ", h.epochs, " (", steps, " steps)"),
-               StrCat("a budget that fits ", n,
-                      " training samples: 10 epochs at 45,000, more as the "
-                      "set is smaller (10·√(45000 / n), within 10..1000); "
-                      "the validation loss stops it earlier"));
+               StrCat("a budget that fits ", n, " training samples: ",
+                      kEpochsAtReference, " epochs at 45,000, more as the set "
+                      "is smaller (10·(45000 / n)^0.6, within ",
+                      kFewestEpochs, "..", kMostEpochs,
+                      "); the validation loss stops it earlier"));
     } else {
       h.epochs = 20;  // the specification's
     }

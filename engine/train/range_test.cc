@@ -13,7 +13,10 @@ using Clock = std::chrono::steady_clock;
 
 // The smoothing of the loss curve (an exponential moving average, corrected
 // for its start as Adam's moments are).
-constexpr double kSmoothing = 0.9;
+constexpr double kSmoothing = 0.95;
+// The smoothed loss of the first steps is mostly one batch's: the minimum
+// is looked for after them.
+constexpr size_t kUntrusted = 10;
 // The sweep stops once the smoothed loss exceeds its minimum this often.
 constexpr double kRunaway = 4;
 
@@ -31,13 +34,13 @@ RateRange RangeFor(OptimizerKind optimizer) {
   return {};
 }
 
-int RangeTestSteps(int64_t steps_per_epoch) {
-  return static_cast<int>(std::clamp<int64_t>(2 * steps_per_epoch, 50, 200));
+double RangeDivisor(double sweep_epochs) {
+  return std::clamp(sweep_epochs, kFewestDivisor, kMostDivisor);
 }
 
 RangeTestResult ChooseLearningRate(const std::vector<double>& rates,
                                    const std::vector<double>& losses,
-                                   RateRange range) {
+                                   RateRange range, double divisor) {
   RangeTestResult r{.lo = range.lo, .hi = range.hi};
   double average = 0;
   bool any = false;
@@ -49,6 +52,7 @@ RangeTestResult ChooseLearningRate(const std::vector<double>& rates,
     average = kSmoothing * average + (1 - kSmoothing) * losses[i];
     const double smoothed =
         average / (1 - std::pow(kSmoothing, static_cast<double>(i + 1)));
+    if (i + 1 < kUntrusted && i + 1 < rates.size()) continue;
     if (!any) {
       r.first_loss = r.best_loss = smoothed;
       r.best_lr = rates[i];
@@ -62,7 +66,8 @@ RangeTestResult ChooseLearningRate(const std::vector<double>& rates,
     }
   }
   if (!any) r.best_lr = range.lo;
-  r.lr = std::max(range.lo, r.best_lr / kRangeDivisor);
+  r.divisor = divisor;
+  r.lr = std::max(range.lo, r.best_lr / divisor);
   return r;
 }
 
@@ -70,11 +75,11 @@ absl::StatusOr<RangeTestResult> RunRangeTest(StepRunner& step,
                                              const TrainState& start,
                                              const std::vector<int64_t>& order,
                                              int batch, int steps,
-                                             RateRange range, bool scaling) {
+                                             RateRange range, double divisor,
+                                             bool scaling) {
   TrainState trial = start;
   std::vector<double> rates, losses;
   const double growth = std::log(range.hi / range.lo) / std::max(1, steps - 1);
-  double best = INFINITY;
   const Clock::time_point begin = Clock::now();
   for (int k = 0; k < steps; ++k) {
     const double lr = range.lo * std::exp(growth * k);
@@ -86,10 +91,8 @@ absl::StatusOr<RangeTestResult> RunRangeTest(StepRunner& step,
     rates.push_back(lr);
     losses.push_back(result.loss);
     if (!std::isfinite(result.loss)) break;
-    best = std::min(best, result.loss);
-    if (result.loss > 2 * kRunaway * best) break;  // the smoothed will too
   }
-  RangeTestResult r = ChooseLearningRate(rates, losses, range);
+  RangeTestResult r = ChooseLearningRate(rates, losses, range, divisor);
   r.steps = static_cast<int>(rates.size());
   r.seconds_per_step =
       std::chrono::duration<double>(Clock::now() - begin).count() /

@@ -412,13 +412,17 @@ absl::Status TrainingLoop::RangeTest() {
   Hyperparameters& hyper = state_.hyper;
   if (hyper.lr) return absl::OkStatus();
   const RateRange range = RangeFor(hyper.optimizer);
-  const int steps = RangeTestSteps(steps_per_epoch_);
+  const int steps = kRangeTestSteps;
+  const double sweep_epochs =
+      static_cast<double>(steps) * hyper.batch_size /
+      std::max<int64_t>(1, data_.subset(Subset::kTraining).size());
   RETURN_IF_ERROR(step_->Load(state_, hyper.seed));
   ASSIGN_OR_RETURN(
       RangeTestResult r,
       RunRangeTest(*step_, state_,
                    TrialOrder(static_cast<int64_t>(steps) * hyper.batch_size),
-                   hyper.batch_size, steps, range, scaling_));
+                   hyper.batch_size, steps, range, RangeDivisor(sweep_epochs),
+                   scaling_));
   seconds_per_step_ = r.seconds_per_step;
   hyper.lr = r.lr;
   config_->optimizer_params.lr = r.lr;
@@ -430,7 +434,12 @@ absl::Status TrainingLoop::RangeTest() {
                  FormatNumber(r.first_loss), " to its lowest, ",
                  FormatNumber(r.best_loss), ", at ", FormatNumber(r.best_lr),
                  r.diverged ? " and then ran away" : "",
-                 "; a tenth of that is the maximum of the schedule")});
+                 "; that divided by ", FormatNumber(r.divisor),
+                 " is the maximum of the schedule (the sweep spanned ",
+                 FormatNumber(sweep_epochs),
+                 " epochs of the training set: the divisor is that within ",
+                 FormatNumber(kFewestDivisor), "..", FormatNumber(kMostDivisor),
+                 ")")});
   return absl::OkStatus();
 }
 

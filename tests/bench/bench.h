@@ -31,6 +31,16 @@ struct ServeBenchOptions {
 };
 int RunServe(const ServeBenchOptions& options);  // bench_serve.cc
 
+struct DefaultsBenchOptions {
+  std::string fashion = "/usr/share/datasets/fashion-mnist";
+  std::string datasets;        // configs/datasets
+  std::string models;          // configs/models
+  std::string sklearn_script;  // tests/bench/defaults_sklearn.py
+  std::string only;            // comma-separated set names; "": every set
+  bool sklearn = true;
+};
+int RunDefaults(const DefaultsBenchOptions& options);  // bench_defaults.cc
+
 }  // namespace webnnm::bench
 
 #endif  // WEBNNM_TESTS_BENCH_BENCH_H_

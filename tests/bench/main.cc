@@ -4,6 +4,7 @@
 //   webnnm-bench ops [--threads N]   our executables next to direct oneDNN
 //   webnnm-bench train               training throughput next to PyTorch
 //   webnnm-bench serve               Infer/ModelInfer latency over loopback
+//   webnnm-bench defaults            no hyperparameters, next to scikit-learn
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -62,6 +63,29 @@ int main(int argc, char** argv) {
       ->add_option("--clients", serve_options.clients,
                    "Client threads of the throughput measurement")
       ->check(CLI::Range(1, 256));
+  webnnm::bench::DefaultsBenchOptions defaults_options;
+  defaults_options.datasets = WEBNNM_SOURCE_DIR "/configs/datasets";
+  defaults_options.models = train_options.models;
+  defaults_options.sklearn_script =
+      WEBNNM_SOURCE_DIR "/tests/bench/defaults_sklearn.py";
+  CLI::App* defaults = app.add_subcommand(
+      "defaults",
+      "Training with no hyperparameters (iris, digits, wine, breast cancer, "
+      "diabetes: seeds 1-5; the Fashion-MNIST MLP and CNN) next to "
+      "scikit-learn's MLP defaults");
+  defaults->add_option("--fashion", defaults_options.fashion,
+                       "The Fashion-MNIST IDX directory");
+  defaults->add_option("--datasets", defaults_options.datasets,
+                       "The folder of the CSV sets");
+  defaults->add_option("--models", defaults_options.models,
+                       "The folder of the sets' models");
+  defaults->add_option("--only", defaults_options.only,
+                       "Comma-separated sets (iris, digits, wine, "
+                       "breast-cancer, diabetes, fashion-mlp, fashion-cnn)");
+  bool no_sklearn = false;
+  defaults->add_flag("--no-sklearn", no_sklearn, "Measure WebNNM only");
+  defaults->add_option("--sklearn-script", defaults_options.sklearn_script,
+                       "The scikit-learn side");
   bool no_pytorch = false;
   train->add_flag("--no-pytorch", no_pytorch, "Measure WebNNM only");
   try {
@@ -81,6 +105,11 @@ int main(int argc, char** argv) {
     train_options.pytorch = !no_pytorch;
     train_options.backend = backend;
     return webnnm::bench::RunTrain(train_options);
+  }
+  if (*defaults) {
+    webnnm::backends::cpu::ConfigureThreads(1);
+    defaults_options.sklearn = !no_sklearn;
+    return webnnm::bench::RunDefaults(defaults_options);
   }
   if (*serve) {
     webnnm::backends::cpu::ConfigureThreads(1);

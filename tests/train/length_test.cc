@@ -51,15 +51,28 @@ TEST(AutoLength, SizedByTheTrainingSet) {
   // 90 rows: batches of 16, many epochs, a quarter of them as patience.
   Advice small = Advise(iris.dag, p, Hyperparameters{}, cce, 1.0, 90);
   EXPECT_EQ(small.resolved.batch_size, 16);
-  EXPECT_EQ(small.resolved.epochs, 224);  // 10·√(45000 / 90)
-  EXPECT_EQ(small.resolved.patience, 56);
-  ASSERT_NE(Find(small.decisions, "epochs 224 (1344 steps)"), nullptr);
+  EXPECT_EQ(small.resolved.epochs, 416);  // 10·(45000 / 90)^0.6
+  EXPECT_EQ(small.resolved.patience, 104);
+  ASSERT_NE(Find(small.decisions, "epochs 416 (2496 steps)"), nullptr);
   EXPECT_FALSE(small.resolved.lr.has_value());  // the range test's
-  // 45,000 rows: batches of 64, ten epochs, patience 10.
+  // 45,000 rows: batches of 32 (a classification's largest), ten epochs,
+  // patience 10.
   Advice large = Advise(iris.dag, p, Hyperparameters{}, cce, 1.0, 45000);
-  EXPECT_EQ(large.resolved.batch_size, 64);
+  EXPECT_EQ(large.resolved.batch_size, 32);
   EXPECT_EQ(large.resolved.epochs, 10);
   EXPECT_EQ(large.resolved.patience, 10);
+  // A regression's batches are larger (its targets' noise), up to 64.
+  const OutputSpec mse{.name = "model",
+                       .loss = LossKind::kMeanSquaredError};
+  EXPECT_EQ(Advise(iris.dag, p, Hyperparameters{}, mse, 1.0, 265)
+                .resolved.batch_size,
+            64);
+  EXPECT_EQ(Advise(iris.dag, p, Hyperparameters{}, mse, 1.0, 45000)
+                .resolved.batch_size,
+            64);
+  EXPECT_EQ(Advise(iris.dag, p, Hyperparameters{}, cce, 1.0, 265)
+                .resolved.batch_size,
+            16);
   // Given values stay; given epochs keep the spec's patience of 500.
   Hyperparameters given;
   given.epochs = 7;
@@ -82,7 +95,10 @@ TEST(AutoLength, TheRangeTestChoosesTheLearningRate) {
   const Decision* lr = Find(r->decisions, "lr ");
   ASSERT_NE(lr, nullptr);
   EXPECT_THAT(lr->what, HasSubstr("for rlion"));
-  EXPECT_THAT(lr->why, HasSubstr("a range test over 1e-05..1 on 50 steps"));
+  EXPECT_THAT(lr->why, HasSubstr("a range test over 1e-05..1 on 200 steps"));
+  // 200 steps of 16 over iris's 105 training rows: about 30 epochs, so a
+  // tenth of the minimum's rate.
+  EXPECT_THAT(lr->why, HasSubstr("that divided by 10 is the maximum"));
   ASSERT_TRUE(r->state.hyper.lr.has_value());
   EXPECT_GE(*r->state.hyper.lr, 1e-5);
   EXPECT_LE(*r->state.hyper.lr, 0.1 * (1 + 1e-9));

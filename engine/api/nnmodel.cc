@@ -179,6 +179,7 @@ absl::StatusOr<std::unique_ptr<Context>> NNModel::CreateContext() {
 absl::Status Context::Compile() {
   ASSIGN_OR_RETURN(ir::Graph graph,
                    train::Lower(model_->dag(), {.batch = batch_,
+                                                .sequence = sequence_,
                                                 .training = false,
                                                 .float32_parameters = true}));
   backends::CompileOptions options;
@@ -198,6 +199,15 @@ absl::Status Context::SetBatchSize(int64_t batch) {
         StrCat("the batch size must be at least 1, not ", batch));
   }
   batch_ = batch;
+  return Compile();
+}
+
+absl::Status Context::SetSequenceLength(int64_t steps) {
+  if (steps < 1) {
+    return absl::InvalidArgumentError(
+        StrCat("the sequence length must be at least 1, not ", steps));
+  }
+  sequence_ = steps;
   return Compile();
 }
 

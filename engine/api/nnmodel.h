@@ -55,12 +55,16 @@ struct ModelConfig {
 
 class NNModel;
 
-// An inference context: a batch size and the model inputs' values.
+// An inference context: a batch size, a sequence length (for sequenced
+// inputs) and the model inputs' values.
 class Context {
  public:
   // The batch size (default 1); the inputs are reset to zeros.
   absl::Status SetBatchSize(int64_t batch);
   int64_t batch_size() const { return batch_; }
+  // The steps of every sequenced input (default 1); the inputs are reset.
+  absl::Status SetSequenceLength(int64_t steps);
+  int64_t sequence_length() const { return sequence_; }
 
   // Sets an input block's values (every element, row-major); without a
   // name, the first input.
@@ -82,6 +86,7 @@ class Context {
 
   NNModel* model_;
   int64_t batch_ = 1;
+  int64_t sequence_ = 1;
   std::unique_ptr<backends::Executable> exe_;
   bool ran_ = false;
 };

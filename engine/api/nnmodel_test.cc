@@ -68,6 +68,40 @@ TEST(NNModel, BatchSizesAndRandomInputs) {
   EXPECT_TRUE(varied);
 }
 
+// A sequenced input takes the context's length: an LSTM over the steps
+// sees every step given.
+TEST(NNModel, SequenceLengths) {
+  auto model = NNModel::Create({.source = R"(
+model:input shape={sequence, features: 2};
+model:output shape=[2];
+model:layers lstm(w, r, hiddenSize=2);
+)"});
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto context = (*model)->CreateContext();
+  ASSERT_TRUE(context.ok());
+  EXPECT_EQ((*context)->sequence_length(), 1);
+  ASSERT_TRUE((*context)->SetSequenceLength(3).ok());
+  EXPECT_EQ((*context)->sequence_length(), 3);
+  auto input = (*context)->Input();
+  ASSERT_TRUE(input.ok());
+  EXPECT_THAT(input->shape, ElementsAre(1, 3, 2));
+  // Two values are one step, not three.
+  absl::Status one = (*context)->SetData(std::vector<double>{1, 2});
+  EXPECT_THAT(one.message(), HasSubstr("holds 6 values"));
+  ASSERT_TRUE((*context)->SetData(std::vector<double>{1, 2, 3, 4, 5, 6}).ok());
+  ASSERT_TRUE((*model)->Run(**context).ok());
+  auto three = (*context)->Output();
+  ASSERT_TRUE(three.ok());
+  // The same first step alone ends elsewhere: the later steps count.
+  ASSERT_TRUE((*context)->SetSequenceLength(1).ok());
+  ASSERT_TRUE((*context)->SetData(std::vector<double>{1, 2}).ok());
+  ASSERT_TRUE((*model)->Run(**context).ok());
+  auto first = (*context)->Output();
+  ASSERT_TRUE(first.ok());
+  EXPECT_NE(three->values, first->values);
+  EXPECT_FALSE((*context)->SetSequenceLength(0).ok());
+}
+
 TEST(NNModel, BadInputsAreErrors) {
   auto bad = NNModel::Create({.source = "model:input shape=[4];"});
   ASSERT_FALSE(bad.ok());

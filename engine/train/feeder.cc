@@ -6,6 +6,7 @@
 #include "engine/base/float16.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/sequence.h"
 
 namespace webnnm::train {
 
@@ -202,7 +203,9 @@ absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
                                           const std::vector<OutputSpec>& specs,
                                           int64_t batch, int threads,
                                           backends::Backend& backend) {
-  ASSIGN_OR_RETURN(ir::Graph graph, BuildEvaluationGraph(dag, batch, specs));
+  ASSIGN_OR_RETURN(const int64_t sequence, SequenceLength(dag, data));
+  ASSIGN_OR_RETURN(ir::Graph graph,
+                   BuildEvaluationGraph(dag, batch, sequence, specs));
   backends::CompileOptions options;
   options.threads = threads;
   Evaluator e;
@@ -352,10 +355,14 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
 absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
                          const std::vector<OutputSpec>& specs) {
   ASSIGN_OR_RETURN(std::vector<int> inputs, MatchInputs(dag, data));
+  // A sequenced input takes any whole number of steps (SequenceLength
+  // names the input otherwise).
+  RETURN_IF_ERROR(SequenceLength(dag, data).status());
   for (size_t i = 0; i < dag.inputs.size(); ++i) {
     const dag::Endpoint& e = dag.inputs[i];
     const ir::TensorType& in =
         dag.graph.value(dag.graph.node(e.node).outputs[0]).type;
+    if (StepsOf(in).sequenced) continue;
     int64_t width = 1;
     for (int64_t d : in.FeatureShape()) width *= d;
     const int64_t have =

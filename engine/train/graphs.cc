@@ -549,6 +549,7 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
                                              const ir::Limits& limits) {
   ASSIGN_OR_RETURN(ir::Graph graph, Lower(dag,
                                           {.batch = config.batch,
+                                           .sequence = config.sequence,
                                            .training = true,
                                            .float32_parameters = true},
                                           limits));
@@ -567,13 +568,14 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
 }
 
 absl::StatusOr<ir::Graph> BuildEvaluationGraph(
-    const dag::Dag& dag, int64_t batch, const std::vector<OutputSpec>& specs,
-    const ir::Limits& limits) {
-  ASSIGN_OR_RETURN(
-      ir::Graph graph,
-      Lower(dag,
-            {.batch = batch, .training = false, .float32_parameters = true},
-            limits));
+    const dag::Dag& dag, int64_t batch, int64_t sequence,
+    const std::vector<OutputSpec>& specs, const ir::Limits& limits) {
+  ASSIGN_OR_RETURN(ir::Graph graph, Lower(dag,
+                                          {.batch = batch,
+                                           .sequence = sequence,
+                                           .training = false,
+                                           .float32_parameters = true},
+                                          limits));
   ir::GraphRewriter rewriter(graph, limits);
   ir::GraphOps ops(rewriter, "evaluation graph");
   std::map<std::string, ValueId> outputs = Outputs(graph);

@@ -62,6 +62,7 @@ inline constexpr double kUncertaintyMax = 10.0;
 
 struct StepConfig {
   int64_t batch = 32;
+  int64_t sequence = 1;  // the length of sequenced inputs (sequence.h)
   std::vector<OutputSpec> outputs;
   bool uncertainty_weights = false;  // learned s_i instead of `weight`
   OptimizerKind optimizer = OptimizerKind::kRLion;
@@ -96,9 +97,10 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
                                              const StepConfig& config,
                                              const ir::Limits& limits = {});
 
+// `sequence`: the length of sequenced inputs (sequence.h).
 absl::StatusOr<ir::Graph> BuildEvaluationGraph(
-    const dag::Dag& dag, int64_t batch, const std::vector<OutputSpec>& outputs,
-    const ir::Limits& limits = {});
+    const dag::Dag& dag, int64_t batch, int64_t sequence,
+    const std::vector<OutputSpec>& outputs, const ir::Limits& limits = {});
 
 }  // namespace webnnm::train
 

@@ -5,6 +5,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/train/init.h"
+#include "engine/train/sequence.h"
 
 namespace webnnm::train {
 namespace {
@@ -62,6 +63,7 @@ absl::StatusOr<Scouter> Scouter::Make(const dag::Dag& dag, const Dataset& data,
                                       backends::Backend& backend) {
   StepConfig scout_config = config;
   scout_config.scouting = true;
+  ASSIGN_OR_RETURN(scout_config.sequence, SequenceLength(dag, data));
   ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, scout_config));
   backends::CompileOptions options;
   options.threads = threads;

@@ -6,6 +6,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/sequence.h"
 
 namespace webnnm::train {
 
@@ -14,7 +15,9 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
                                             const StepConfig& config,
                                             int threads,
                                             backends::Backend& backend) {
-  ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, config));
+  StepConfig sequenced = config;
+  ASSIGN_OR_RETURN(sequenced.sequence, SequenceLength(dag, data));
+  ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, sequenced));
   std::vector<std::string> names;
   for (const auto& [name, id] : TrainableParameters(dag)) {
     names.push_back(name);

@@ -1,5 +1,6 @@
 #include "server/core/inference.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/api/nnmodel.h"
@@ -20,7 +21,9 @@ struct ServedModel {
   std::map<std::string, train::Standardization> target_standardization;
   std::vector<std::string> classes;
   absl::Mutex mutex;  // runs
-  std::map<int64_t, std::unique_ptr<Context>> contexts ABSL_GUARDED_BY(mutex);
+  // By batch size and sequence length.
+  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Context>> contexts
+      ABSL_GUARDED_BY(mutex);
 };
 
 namespace {
@@ -33,6 +36,24 @@ void DecodeAs(std::string_view bytes, std::vector<double>& out) {
     std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
     out[i] = static_cast<double>(v);
   }
+}
+
+// The steps of a sequenced input's tensor: its values are [batch, T,
+// step...] (or [batch, T·step]) for a step of `step` values.
+absl::StatusOr<int64_t> SequenceSteps(const TensorSummary& d,
+                                      const InferTensor& t, int64_t step) {
+  const int64_t b = t.shape.empty() ? 0 : t.shape[0];
+  const int64_t n = static_cast<int64_t>(t.values.size());
+  if (b < 1 || step < 1 || n == 0 || n % b != 0 || (n / b) % step != 0) {
+    std::string got;
+    for (int64_t e : t.shape) got += StrCat(got.empty() ? "" : ", ", e);
+    return absl::InvalidArgumentError(
+        StrCat("input '", d.name, "' is a sequence of steps of ", step,
+               " values: it needs shape [batch, steps, ...] with batch x "
+               "steps x ", step, " values; got shape [", got, "] with ", n,
+               " values"));
+  }
+  return n / b / step;
 }
 
 }  // namespace
@@ -167,6 +188,7 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     given[name] = &t;
   }
   int64_t batch = -1;
+  int64_t steps = -1;  // of the sequenced inputs
   int64_t total = 0;
   for (const TensorSummary& d : declared) {
     auto it = given.find(d.name);
@@ -174,15 +196,18 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
       return absl::InvalidArgumentError(
           StrCat("input '", d.name, "' is missing"));
     }
-    if (d.sequenced) {
-      return absl::UnimplementedError(
-          StrCat("input '", d.name,
-                 "' is a sequence; serving sequences is "
-                 "not supported yet"));
-    }
     int64_t sample = 1;
     for (int64_t e : d.shape) sample *= e;
     const InferTensor& t = *it->second;
+    if (d.sequenced) {
+      ASSIGN_OR_RETURN(const int64_t s, SequenceSteps(d, t, sample));
+      if (steps >= 0 && s != steps) {
+        return absl::InvalidArgumentError(
+            "every sequenced input needs the same number of steps");
+      }
+      steps = s;
+      sample *= s;
+    }
     total += static_cast<int64_t>(t.values.size());
     if (total > max_elements) {
       return absl::ResourceExhaustedError(
@@ -220,11 +245,16 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   if (batch > 65536) {
     return absl::ResourceExhaustedError("batches are limited to 65536");
   }
+  if (steps > 65536) {
+    return absl::ResourceExhaustedError("sequences are limited to 65536 steps");
+  }
+  steps = std::max<int64_t>(steps, 1);
   absl::MutexLock lock(&m.mutex);
-  std::unique_ptr<Context>& context = m.contexts[batch];
+  std::unique_ptr<Context>& context = m.contexts[{batch, steps}];
   if (!context) {
     ASSIGN_OR_RETURN(context, m.model->CreateContext());
     RETURN_IF_ERROR(context->SetBatchSize(batch));
+    RETURN_IF_ERROR(context->SetSequenceLength(steps));
   }
   for (size_t i = 0; i < declared.size(); ++i) {
     const TensorSummary& d = declared[i];
@@ -233,9 +263,11 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     const train::Standardization& s = m.standardization;
     if (i == 0 && !s.empty()) {
       size_t width = s.mean.size();
-      if (values.size() % width != 0) {
-        return absl::InvalidArgumentError(
-            "the input does not match the snapshot's standardization");
+      if (values.size() != width * static_cast<size_t>(batch)) {
+        return absl::InvalidArgumentError(StrCat(
+            "input '", d.name, "': the model standardizes samples of ", width,
+            " values, as it was trained; got ",
+            values.size() / static_cast<size_t>(batch), " a sample"));
       }
       for (size_t k = 0; k < values.size(); ++k) {
         values[k] = (values[k] - s.mean[k % width]) / s.stddev[k % width];

@@ -1,8 +1,9 @@
 // webnnm-bench train: training throughput of our trainer next to PyTorch
 // on the same workloads, one thread each (docs/performance.md).
 //
-// Workloads: the spec's basic-model (784-128-80-40-10) and the small CNN
-// (configs/models/fashion-cnn.wnm) for one epoch of Fashion-MNIST at batch
+// Workloads: the spec's basic-model (784-128-80-40-10), the small CNN
+// (configs/models/fashion-cnn.wnm) and the LSTM over image rows
+// (configs/models/fashion-lstm.wnm) for one epoch of Fashion-MNIST at batch
 // 64 each, and the iris test-model (4-3-3) at batch 16,
 // both with sgdm (lr 0.05, momentum 0.9, weight decay 1e-4). Our figure is
 // the trainer's own trainSamplesPerSecond: training steps only (feeding,
@@ -81,13 +82,15 @@ absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
 std::map<std::string, ordered_json> RunPytorch(const std::string& script,
                                                const std::string& fashion,
                                                const std::string& iris,
-                                               int iris_steps) {
+                                               int iris_steps,
+                                               const std::string& only) {
   std::map<std::string, ordered_json> lines;
   std::string command =
       "OMP_WAIT_POLICY=PASSIVE OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 "
       "/usr/bin/python3 '" +
       script + "' --fashion '" + fashion + "' --iris '" + iris +
-      "' --iris-steps " + std::to_string(iris_steps);
+      "' --iris-steps " + std::to_string(iris_steps) +
+      (only.empty() ? "" : " --only '" + only + "'");
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return lines;
   char buffer[4096];
@@ -132,6 +135,7 @@ int RunTrain(const TrainBenchOptions& o) {
   Workload workloads[] = {
       {"mlp784", o.models + "/fashion-mlp.wnm", &*fashion, true, 64, 1},
       {"cnn", o.models + "/fashion-cnn.wnm", &*fashion, true, 64, 1},
+      {"lstm", o.models + "/fashion-lstm.wnm", &*fashion, true, 64, 1},
       {"iris", o.models + "/iris.wnm", &*iris, false, 16, iris_epochs}};
   for (Workload& w : workloads) {
     if (!o.only.empty() && o.only != w.name) continue;
@@ -155,7 +159,8 @@ int RunTrain(const TrainBenchOptions& o) {
   }
   if (o.pytorch) {
     std::map<std::string, ordered_json> theirs =
-        RunPytorch(o.pytorch_script, o.fashion, o.iris, iris_epochs * 10);
+        RunPytorch(o.pytorch_script, o.fashion, o.iris, iris_epochs * 10,
+                   o.only);
     for (const auto& [name, m] : ours) {
       auto it = theirs.find(name);
       if (it == theirs.end()) continue;

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   train->add_option("--pytorch-script", train_options.pytorch_script,
                     "The PyTorch side");
   train->add_option("--only", train_options.only, "One workload")
-      ->check(CLI::IsMember({"mlp784", "cnn", "iris"}));
+      ->check(CLI::IsMember({"mlp784", "cnn", "lstm", "iris"}));
   webnnm::bench::ServeBenchOptions serve_options;
   serve_options.iris = train_options.iris;
   serve_options.models = train_options.models;

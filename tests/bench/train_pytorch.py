@@ -3,6 +3,7 @@
 timed the same way, printed as JSON lines.
 
   train_pytorch.py [--fashion DIR] [--iris CSV] [--iris-steps N]
+                   [--only mlp784|cnn|lstm|iris]
 
 Workloads (one thread, float32, SGD with momentum as sgdm):
   - mlp784: the specification's basic-model 784-128-80-40-10 (relu, softmax
@@ -10,6 +11,9 @@ Workloads (one thread, float32, SGD with momentum as sgdm):
   - cnn: configs/models/fashion-cnn.wnm (3x3 convolutions of 8 and 16
     channels, each with relu and 2x2 max pooling, then dense 10) on one
     epoch of Fashion-MNIST, batch 64;
+  - lstm: configs/models/fashion-lstm.wnm (an LSTM of 64 over the 28 rows
+    of 28 pixels, its last hidden state into dense 10) on one epoch of
+    Fashion-MNIST, batch 64;
   - iris: the specification's test-model 4-3-3 on iris, batch 16, N steps.
 Each line: {"bench":"train","workload":...,"framework":"pytorch",
 "samplesPerSecond":...,"stepsPerSecond":...,"steps":...}.
@@ -71,6 +75,17 @@ def cnn():
         torch.nn.Flatten(), torch.nn.Linear(400, 10))
 
 
+class Lstm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(28, 64, batch_first=True)
+        self.dense = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        _, (h, _) = self.lstm(x.reshape(-1, 28, 28))
+        return self.dense(h[-1])
+
+
 def train(model, x, y, batch, steps, lr):
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9,
                           weight_decay=1e-4)
@@ -102,18 +117,23 @@ def main():
     parser.add_argument("--fashion", default="/usr/share/datasets/fashion-mnist")
     parser.add_argument("--iris", default="configs/datasets/iris.csv")
     parser.add_argument("--iris-steps", type=int, default=20000)
+    parser.add_argument("--only", default="")
     args = parser.parse_args()
     torch.manual_seed(1)
+    wanted = lambda name: not args.only or args.only == name
     x, y = fashion(args.fashion)
     steps = (x.shape[0] + 63) // 64
-    sps, stps = train(mlp([784, 128, 80, 40, 10]), x, y, 64, steps, 0.05)
-    print(json.dumps({"bench": "train", "workload": "mlp784",
-                      "framework": "pytorch", "samplesPerSecond": sps,
-                      "stepsPerSecond": stps, "steps": steps}), flush=True)
-    sps, stps = train(cnn(), x, y, 64, steps, 0.05)
-    print(json.dumps({"bench": "train", "workload": "cnn",
-                      "framework": "pytorch", "samplesPerSecond": sps,
-                      "stepsPerSecond": stps, "steps": steps}), flush=True)
+    for name, model in [("mlp784", lambda: mlp([784, 128, 80, 40, 10])),
+                        ("cnn", cnn), ("lstm", Lstm)]:
+        if not wanted(name):
+            continue
+        sps, stps = train(model(), x, y, 64, steps, 0.05)
+        print(json.dumps({"bench": "train", "workload": name,
+                          "framework": "pytorch", "samplesPerSecond": sps,
+                          "stepsPerSecond": stps, "steps": steps}),
+              flush=True)
+    if not wanted("iris"):
+        return
     x, y = iris(args.iris)
     sps, stps = train(mlp([4, 3, 3]), x, y, 16, args.iris_steps, 0.05)
     print(json.dumps({"bench": "train", "workload": "iris",

@@ -51,6 +51,16 @@ dense:layers matmul(w), add(b), activation();
 """
 
 
+SEQUENCE_MODEL = """
+model:input shape={sequence, features: 8};
+model:output shape=[10];
+model:layers
+    lstm(w, r, hiddenSize=16, bias=b, recurrentBias=rb),
+    dense(shape=[10], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+"""
+
+
 class TrainJson(unittest.TestCase):
     def last_json(self, *args):
         code, out, err = run(*args)
@@ -134,6 +144,27 @@ class TrainJson(unittest.TestCase):
                                places=5)
         self.assertNotIn("standardize the targets of 'model'",
                          [d["what"] for d in plain["decisions"]])
+
+    def test_a_sequence_model_trains_over_the_rows(self):
+        # digits' 64 pixels into {sequence, features: 8}: 8 steps of 8.
+        model = write(SEQUENCE_MODEL, ".wnm")
+        code, out, err = self.last_json(
+            "train", "--local", model, "--dataset",
+            os.path.join(CONFIGS, "datasets", "digits.csv"), "--label",
+            "digit", "--epochs", "4", "--seeds", "2", "-o", "json")
+        self.assertEqual(code, 0, err)
+        self.assertGreater(out["testAccuracy"], 0.5)  # chance: 0.1
+        # 60 values are no whole number of steps of 8: exit 1, named.
+        rows = "\n".join(",".join(str((i * k) % 5) for k in range(60)) +
+                         f",{i % 2}" for i in range(20))
+        data = write(",".join(f"p{k}" for k in range(60)) + ",y\n" + rows +
+                     "\n", ".csv")
+        code, _, err = run("train", "--local", model, "--dataset", data,
+                           "--epochs", "1", "--seeds", "1")
+        self.assertEqual(code, 1, err)
+        self.assertIn("the model input 'model' is a sequence of steps of 8 "
+                      "values ([8] a step), but the dataset's samples have 60 "
+                      "features: not a whole number of steps", err)
 
     def test_plain_output(self):
         code, out, err = run(*iris_args())

@@ -220,6 +220,46 @@ class Lifecycle(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+    def test_a_sequence_job_trains_and_serves_over_its_steps(self):
+        # digits' 64 pixels into {sequence, features: 8}: an LSTM over 8
+        # rows of 8; the daemon's job equals train --local, and infer
+        # takes a row's 64 values as 8 steps (or 8 steps of [8] each).
+        model = os.path.join(self.dir, "rows.wnm")
+        with open(model, "w") as f:
+            f.write("model:input shape={sequence, features: 8};\n"
+                    "model:output shape=[10];\n"
+                    "model:layers lstm(w, r, hiddenSize=16, bias=b, "
+                    "recurrentBias=rb), dense(shape=[10], "
+                    "activation=softmax);\n"
+                    "dense:layers matmul(w), add(b), activation();\n")
+        flags = [model, "--dataset", config("datasets", "digits.csv"),
+                 "--label", "digit", "--epochs", "4", "--seeds", "2"]
+        d = self.daemon()
+        job = self.submit(d, *flags)
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        got = self.get(d, job)
+        self.assertEqual(got["state"], "SUCCEEDED")
+        code, out, err = d.ctl("train", "--local", *flags, "-o", "json")
+        self.assertEqual(code, 0, err)
+        local = json.loads(out.splitlines()[-1])
+        self.assertEqual(got["testMetrics"], local["testMetrics"])
+        self.assertGreater(got["testAccuracy"], 0.5)
+        with open(config("datasets", "digits.csv")) as f:
+            row = f.read().splitlines()[1].split(",")[:-1]
+        code, out, err = d.ctl("infer", job, "--values", ",".join(row),
+                               "-o", "json")
+        self.assertEqual(code, 0, err)
+        probabilities = json.loads(out)["outputs"]["model"]["values"]
+        self.assertEqual(len(probabilities), 10)
+        self.assertAlmostEqual(sum(probabilities), 1, places=4)
+        # 60 values are no whole number of steps of 8.
+        code, _, err = d.ctl("infer", job, "--values", ",".join(row[:60]))
+        self.assertNotEqual(code, 0)
+        self.assertIn("is a sequence of steps of 8 values", err)
+        self.assertEqual(d.stop(), 0)
+
+
 class BadInput(Temp):
     def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
         import grpc

@@ -9,118 +9,13 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
+#include "engine/ir/elements.h"
 #include "engine/train/init.h"
 #include "engine/train/lower.h"
 #include "engine/train/run.h"
 
 namespace webnnm {
 namespace {
-
-template <typename T>
-T Saturate(double v) {
-  if (std::isnan(v)) return T(0);
-  double lo = static_cast<double>(std::numeric_limits<T>::lowest());
-  double hi = static_cast<double>(std::numeric_limits<T>::max());
-  return static_cast<T>(std::clamp(std::nearbyint(v), lo, hi));
-}
-
-template <typename T>
-void Put(std::byte* out, size_t i, T v) {
-  std::memcpy(out + i * sizeof(T), &v, sizeof(T));
-}
-
-template <typename T>
-double Get(const std::byte* in, size_t i) {
-  T v;
-  std::memcpy(&v, in + i * sizeof(T), sizeof(T));
-  return static_cast<double>(v);
-}
-
-// Writes `values` into a tensor's storage of type `dtype` (integers
-// rounded and saturated; int4/uint4 stored one per byte).
-void WriteElements(std::span<std::byte> out, ir::DType dtype,
-                   std::span<const double> values) {
-  std::byte* p = out.data();
-  for (size_t i = 0; i < values.size(); ++i) {
-    const double v = values[i];
-    switch (dtype) {
-      case ir::DType::kFloat32:
-        Put<float>(p, i, static_cast<float>(v));
-        break;
-      case ir::DType::kFloat16:
-        Put<uint16_t>(p, i, DoubleToHalf(v));
-        break;
-      case ir::DType::kInt32:
-        Put<int32_t>(p, i, Saturate<int32_t>(v));
-        break;
-      case ir::DType::kUint32:
-        Put<uint32_t>(p, i, Saturate<uint32_t>(v));
-        break;
-      case ir::DType::kInt64:
-        Put<int64_t>(p, i, Saturate<int64_t>(v));
-        break;
-      case ir::DType::kUint64:
-        Put<uint64_t>(p, i, Saturate<uint64_t>(v));
-        break;
-      case ir::DType::kInt8:
-        Put<int8_t>(p, i, Saturate<int8_t>(v));
-        break;
-      case ir::DType::kUint8:
-        Put<uint8_t>(p, i, Saturate<uint8_t>(v));
-        break;
-      case ir::DType::kInt4:
-        Put<int8_t>(p, i,
-                    static_cast<int8_t>(std::clamp(
-                        static_cast<int>(Saturate<int8_t>(v)), -8, 7)));
-        break;
-      case ir::DType::kUint4:
-        Put<uint8_t>(p, i,
-                     static_cast<uint8_t>(std::clamp(
-                         static_cast<int>(Saturate<uint8_t>(v)), 0, 15)));
-        break;
-    }
-  }
-}
-
-std::vector<double> ReadElements(std::span<const std::byte> in, ir::DType dtype,
-                                 size_t count) {
-  std::vector<double> values(count);
-  const std::byte* p = in.data();
-  for (size_t i = 0; i < count; ++i) {
-    switch (dtype) {
-      case ir::DType::kFloat32:
-        values[i] = Get<float>(p, i);
-        break;
-      case ir::DType::kFloat16: {
-        uint16_t bits;
-        std::memcpy(&bits, p + 2 * i, 2);
-        values[i] = HalfToFloat(bits);
-        break;
-      }
-      case ir::DType::kInt32:
-        values[i] = Get<int32_t>(p, i);
-        break;
-      case ir::DType::kUint32:
-        values[i] = Get<uint32_t>(p, i);
-        break;
-      case ir::DType::kInt64:
-        values[i] = Get<int64_t>(p, i);
-        break;
-      case ir::DType::kUint64:
-        values[i] = Get<uint64_t>(p, i);
-        break;
-      case ir::DType::kInt8:
-      case ir::DType::kInt4:
-        values[i] = Get<int8_t>(p, i);
-        break;
-      case ir::DType::kUint8:
-      case ir::DType::kUint4:
-        values[i] = Get<uint8_t>(p, i);
-        break;
-    }
-  }
-  return values;
-}
 
 int64_t Elements(const backends::TensorSpec& spec) {
   int64_t n = 1;
@@ -256,7 +151,7 @@ absl::Status Context::SetData(std::string_view block,
         "the input '", name, "' holds ", Elements(spec), " values (shape ",
         ir::ShapeToString(spec.shape), "); ", data.size(), " were given"));
   }
-  WriteElements(exe_->input(i), spec.dtype, data);
+  ir::WriteElements(exe_->input(i), spec.dtype, data);
   return absl::OkStatus();
 }
 
@@ -290,7 +185,7 @@ absl::StatusOr<TensorView> Context::Input(std::string_view name) const {
   }
   const backends::TensorSpec& spec = exe_->inputs()[i];
   return TensorView{block, spec.dtype, spec.shape,
-                    ReadElements(exe_->input(i), spec.dtype, Elements(spec))};
+                    ir::ReadElements(exe_->input(i), spec.dtype, Elements(spec))};
 }
 
 absl::StatusOr<TensorView> Context::Output(std::string_view name) const {
@@ -306,7 +201,7 @@ absl::StatusOr<TensorView> Context::Output(std::string_view name) const {
   }
   const backends::TensorSpec& spec = exe_->outputs()[i];
   return TensorView{block, spec.dtype, spec.shape,
-                    ReadElements(exe_->output(i), spec.dtype, Elements(spec))};
+                    ir::ReadElements(exe_->output(i), spec.dtype, Elements(spec))};
 }
 
 absl::Status NNModel::Run(Context& context) {

@@ -6,6 +6,7 @@
 #include "engine/base/float16.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/ir/elements.h"
 #include "engine/train/sequence.h"
 
 namespace webnnm::train {
@@ -134,7 +135,7 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
           StrCat("a graph lacks the model input '", in.name, "'"));
     }
     const int64_t element =
-        exe.inputs()[in.exe_input].dtype == ir::DType::kFloat16 ? 2 : 4;
+        ir::RuntimeElementSize(exe.inputs()[in.exe_input].dtype);
     const int64_t size = static_cast<int64_t>(exe.input(in.exe_input).size());
     if (size != batch_ * in.width * element) {
       return absl::InvalidArgumentError(StrCat(
@@ -165,7 +166,10 @@ absl::Status Feeder::Fill(backends::Executable& exe,
                         : data_.more_inputs()[in.source].values.data() + s * w;
       std::memcpy(row, from, w * sizeof(float));
     }
-    WriteValues(exe, in.exe_input, in.values.data(), in.values.size());
+    // In the input's own type: integers (token ids, uint8 pixels) as
+    // integers (CheckShapes saw that they are).
+    ir::WriteElements(exe.input(in.exe_input), exe.inputs()[in.exe_input].dtype,
+                      std::span<const float>(in.values));
   }
   WriteFloats(exe, mask_, mask_values_.data(), mask_values_.size());
   for (Output& o : outputs_) {
@@ -352,6 +356,26 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
   return e;
 }
 
+namespace {
+
+// An integer input's values must be integers its type holds.
+absl::Status CheckIntegers(const std::string& input, ir::DType dtype,
+                           const float* values, int64_t samples,
+                           int64_t width) {
+  const double lo = ir::MinValue(dtype), hi = ir::MaxValue(dtype);
+  for (int64_t k = 0; k < samples * width; ++k) {
+    const double v = values[k];
+    if (v == std::nearbyint(v) && v >= lo && v <= hi) continue;
+    return absl::InvalidArgumentError(StrCat(
+        "the model input '", input, "' takes ", ir::DTypeName(dtype),
+        " values, but sample ", k / width + 1, " holds ", v, " at feature ",
+        k % width + 1, " (integers from ", lo, " to ", hi, ")"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
                          const std::vector<OutputSpec>& specs) {
   ASSIGN_OR_RETURN(std::vector<int> inputs, MatchInputs(dag, data));
@@ -362,16 +386,24 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
     const dag::Endpoint& e = dag.inputs[i];
     const ir::TensorType& in =
         dag.graph.value(dag.graph.node(e.node).outputs[0]).type;
+    const int64_t have_values =
+        inputs[i] < 0 ? data.width() : data.more_inputs()[inputs[i]].width;
+    if (!ir::IsFloat(in.dtype)) {
+      const float* values = inputs[i] < 0
+                                ? data.features(0)
+                                : data.more_inputs()[inputs[i]].values.data();
+      RETURN_IF_ERROR(CheckIntegers(e.name, in.dtype, values, data.count(),
+                                    have_values));
+    }
     if (StepsOf(in).sequenced) continue;
     int64_t width = 1;
     for (int64_t d : in.FeatureShape()) width *= d;
-    const int64_t have =
-        inputs[i] < 0 ? data.width() : data.more_inputs()[inputs[i]].width;
-    if (width != have) {
+    if (width != have_values) {
       return absl::InvalidArgumentError(StrCat(
           "the model input '", e.name, "' has shape ",
           ir::ShapeToString(in.FeatureShape()), " (", width,
-          " values) but the dataset's samples have ", have, " features"));
+          " values) but the dataset's samples have ", have_values,
+          " features"));
     }
   }
   ASSIGN_OR_RETURN(std::vector<size_t> match, MatchTargets(data, specs));

@@ -23,12 +23,15 @@ void LowerType(ir::TensorType& type, const LowerOptions& options) {
   for (int64_t& d : type.shape) d = Concrete(d, options);
 }
 
-// The attributes that hold sizes the DAG keeps symbolic.
+// The attributes that hold sizes the DAG keeps symbolic
+// (reshape/expand `newShape`, and slice `sizes`, whose batch and sequence
+// entries keep those dimensions whole).
 void LowerAttrs(ir::Attrs& attrs, const LowerOptions& options) {
-  if (attrs.Has("newShape")) {
-    std::vector<int64_t> shape = attrs.GetInts("newShape", {});
+  for (const char* name : {"newShape", "sizes"}) {
+    if (!attrs.Has(name)) continue;
+    std::vector<int64_t> shape = attrs.GetInts(name, {});
     for (int64_t& d : shape) d = Concrete(d, options);
-    attrs.Set("newShape", shape);
+    attrs.Set(name, shape);
   }
   if (attrs.Has("steps")) {
     attrs.Set("steps", Concrete(attrs.GetInt("steps", 1), options));

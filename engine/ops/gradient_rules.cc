@@ -54,6 +54,12 @@ absl::StatusOr<ValueId> SumBlocks(GradientBuilder& g, ValueId a,
 absl::StatusOr<ValueId> ApplyTransposedAlongAxis(GradientBuilder& g, ValueId v,
                                                  int axis, ValueId matrix) {
   int rank = g.type(v).rank();
+  if (rank == 1) {  // matmul takes rank 2 at least: [1, out] x [out, n]
+    const int64_t n = g.type(matrix).shape[1];
+    ASSIGN_OR_RETURN(ValueId row, g.Reshape(v, {1, g.type(v).shape[0]}));
+    ASSIGN_OR_RETURN(ValueId product, g.Matmul(row, matrix));
+    return g.Reshape(product, {n});
+  }
   std::vector<int> perm(rank);
   for (int i = 0; i < rank; ++i) perm[i] = i;
   std::swap(perm[axis], perm[rank - 1]);

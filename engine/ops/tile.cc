@@ -11,19 +11,25 @@ namespace webnnm::ops {
 namespace {
 
 absl::Status TileGradient(GradientBuilder& g) {
-  // [r0 d0, r1 d1, ...] -> [r0, d0, r1, d1, ...], summed over the r axes.
+  // One repeated axis at a time, so that no intermediate exceeds rank 4
+  // whatever the input's rank: [before, r d, after] -> [before, r, d,
+  // after], summed over r -> [before, d, after].
   const std::vector<int64_t> shape = g.shape(g.x(0));
   std::vector<int64_t> reps = g.attrs().GetInts("repetitions", {});
-  std::vector<int64_t> split;
-  std::vector<int> rep_axes;
+  std::vector<int64_t> current = g.shape(g.dy());
+  ValueId grad = g.dy();
   for (size_t i = 0; i < shape.size(); ++i) {
-    split.push_back(reps[i]);
-    split.push_back(shape[i]);
-    if (reps[i] != 1) rep_axes.push_back(static_cast<int>(2 * i));
+    if (reps[i] == 1) continue;
+    int64_t before = 1, after = 1;
+    for (size_t k = 0; k < i; ++k) before *= current[k];
+    for (size_t k = i + 1; k < current.size(); ++k) after *= current[k];
+    ASSIGN_OR_RETURN(ValueId split,
+                     g.Reshape(grad, {before, reps[i], shape[i], after}));
+    ASSIGN_OR_RETURN(grad, g.ReduceSum(split, {1}, false));
+    current[i] = shape[i];
+    ASSIGN_OR_RETURN(grad, g.Reshape(grad, current));
   }
-  ASSIGN_OR_RETURN(ValueId r, g.Reshape(g.dy(), split));
-  ASSIGN_OR_RETURN(ValueId summed, g.ReduceSum(r, rep_axes, true));
-  return g.Set(0, g.Reshape(summed, shape));
+  return g.Set(0, grad);
 }
 
 absl::StatusOr<Types> InferTile(const InferContext& c) {

@@ -1096,7 +1096,8 @@ def movement_cases():
         add("transpose", {"x": U(*s)}, op("transpose", ("input", "x"), **options))
     for s, options in [([2, 3], {}), ([2, 3, 4], {"axes": [1, 2]}), ([3, 4], {"axes": [0]}), ([2, 3], {"axes": []})]:
         add("reverse", {"x": U(*s)}, op("reverse", ("input", "x"), **options))
-    for s, reps in [([2, 3], [2, 1]), ([2, 3], [1, 3]), ([2, 1, 2], [2, 3, 2]), ([3], [4])]:
+    for s, reps in [([2, 3], [2, 1]), ([2, 3], [1, 3]), ([2, 1, 2], [2, 3, 2]), ([3], [4]),
+                    ([2, 1, 2, 1, 2], [1, 2, 2, 3, 1])]:
         add("tile", {"x": U(*s)}, op("tile", ("input", "x"), ("repetitions", reps)))
     for s, options in [([3, 4], {}), ([4, 3], {"upper": False}), ([2, 3, 3], {"diagonal": 1}),
                        ([3, 5], {"upper": False, "diagonal": -1}), ([4, 4], {"upper": True, "diagonal": -2})]:
@@ -1113,7 +1114,8 @@ def movement_cases():
     for s, begin, end, options in [([2, 3], [1, 2], [2, 1], {}), ([2, 3], [0, 1], [1, 0], {"mode": "constant", "value": 0.5}),
                                    ([1, 3, 3, 1], [0, 2, 2, 0], [0, 2, 2, 0], {"mode": "edge"}),
                                    ([2, 4], [1, 2], [1, 3], {"mode": "reflection"}),
-                                   ([3, 4, 2], [0, 1, 1], [2, 1, 0], {"mode": "edge"})]:
+                                   ([3, 4, 2], [0, 1, 1], [2, 1, 0], {"mode": "edge"}),
+                                   ([5], [2], [1], {"mode": "reflection"})]:
         add("pad", {"x": U(*s)}, op("pad", ("input", "x"), ("beginningPadding", begin), ("endingPadding", end), **options))
 
     # Gather family (repeated indices: gradients must be accumulated).

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/check_report.h"
+#include "client/predict_command.h"
 #include "client/remote.h"
 #include "client/test_command.h"
 #include "client/train_command.h"
@@ -74,6 +75,11 @@ int main(int argc, char** argv) {
   CLI::App* test = webnnm::client::AddTestCommand(app, test_options);
   test->fallthrough();
 
+  webnnm::client::PredictOptions predict_options;
+  CLI::App* predict =
+      webnnm::client::AddPredictCommand(app, predict_options);
+  predict->fallthrough();
+
   webnnm::client::RemoteOptions remote;
   webnnm::client::AddRemoteCommands(app, remote);
   remote.submit->fallthrough();
@@ -94,6 +100,10 @@ int main(int argc, char** argv) {
   }
   if (*test) {
     return webnnm::client::RunTest(test_options, global.output == "json");
+  }
+  if (*predict) {
+    return webnnm::client::RunPredict(predict_options,
+                                      global.output == "json");
   }
   int code = webnnm::client::RunRemote(remote, global.output == "json");
   return code >= 0 ? code : kExitUsage;

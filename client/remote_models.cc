@@ -70,6 +70,13 @@ int Infer(Client& client, RemoteOptions& o, bool json) {
         predictions.push_back(classes[best]);
       }
       out["predictions"] = predictions;
+    } else if (classes.size() == 2 && per == 1) {
+      // One sigmoid unit: the probability of the second class.
+      Json predictions = Json::array();
+      for (int64_t b = 0; b < batch; ++b) {
+        predictions.push_back(classes[t.values(b) >= 0.5 ? 1 : 0]);
+      }
+      out["predictions"] = predictions;
     }
     outputs[t.name()] = out;
   }

@@ -84,6 +84,7 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   for (const std::string& c : s.classes) h.add_classes(c);
   h.set_split(s.split);
   h.set_data_fingerprint(s.data_fingerprint);
+  h.set_label_column(s.label_column);
   for (const Decision& d : st.decisions) {
     v1::SnapshotDecision* out = h.add_decisions();
     out->set_what(d.what);
@@ -186,6 +187,7 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   s.classes.assign(h.classes().begin(), h.classes().end());
   s.split = h.split();
   s.data_fingerprint = h.data_fingerprint();
+  s.label_column = h.label_column();
   for (const v1::SnapshotDecision& d : h.decisions()) {
     st.decisions.push_back({d.what(), d.why()});
   }

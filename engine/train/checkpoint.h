@@ -29,6 +29,9 @@ struct ModelSnapshot {
   // A fingerprint of the data as read, before standardization (0: not
   // recorded): a resumed run must train on the same.
   uint64_t data_fingerprint = 0;
+  // The CSV column the labels came from ("": not CSV, or not recorded):
+  // what prediction leaves out of a file's features.
+  std::string label_column;
   Standardization standardization;
   // Regression outputs trained on standardized targets, by output name:
   // their predictions map back with these.

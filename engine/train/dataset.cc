@@ -6,9 +6,11 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "engine/base/philox.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/csv.h"
 
@@ -289,9 +291,24 @@ bool ParseNumber(const std::string& text, double& value) {
 
 }  // namespace
 
-absl::StatusOr<Dataset> LoadCsv(const std::string& path,
-                                const CsvOptions& options,
-                                bool classification) {
+namespace {
+
+// A CSV file's numeric columns but one: the rows' features, the left-out
+// column's texts and the column names (what LoadCsv and LoadCsvFeatures
+// share). `label` empty: the last column; `required` false: a `label` the
+// file lacks leaves every column a feature.
+struct CsvColumns {
+  std::vector<std::string> names;
+  std::optional<size_t> label_column;
+  std::vector<std::string> labels;
+  std::vector<float> features;
+  int64_t width = 0;
+  std::vector<int> lines;  // of the data rows
+};
+
+absl::StatusOr<CsvColumns> ReadCsvColumns(const std::string& path,
+                                          const CsvOptions& options,
+                                          bool required) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
   std::stringstream buffer;
@@ -301,54 +318,81 @@ absl::StatusOr<Dataset> LoadCsv(const std::string& path,
   if (table->records.empty()) {
     return absl::InvalidArgumentError(StrCat(path, ": no rows"));
   }
-  size_t columns = table->records.front().size();
-  if (columns < 2) {
+  const size_t columns = table->records.front().size();
+  if (required && columns < 2) {
     return absl::InvalidArgumentError(
         StrCat(path,
                ": needs at least one feature column and a label "
                "column"));
   }
-  std::vector<std::string> names;
+  CsvColumns c;
   size_t first = 0;
   if (options.header) {
-    names = table->records.front();
+    c.names = table->records.front();
     first = 1;
   } else {
-    for (size_t c = 0; c < columns; ++c) names.push_back(StrCat("c", c));
+    for (size_t k = 0; k < columns; ++k) c.names.push_back(StrCat("c", k));
   }
-  size_t label_column = columns - 1;
   if (!options.label.empty()) {
-    auto it = std::find(names.begin(), names.end(), options.label);
-    if (it == names.end()) {
+    auto it = std::find(c.names.begin(), c.names.end(), options.label);
+    if (it != c.names.end()) {
+      c.label_column = static_cast<size_t>(it - c.names.begin());
+    } else if (required) {
       std::string known;
-      for (const std::string& n : names)
+      for (const std::string& n : c.names)
         known += (known.empty() ? "" : ", ") + n;
       return absl::InvalidArgumentError(StrCat(
           path, ": no column '", options.label, "' (columns: ", known, ")"));
     }
-    label_column = static_cast<size_t>(it - names.begin());
+  } else if (required) {
+    c.label_column = columns - 1;
   }
-  int64_t rows = static_cast<int64_t>(table->records.size() - first);
+  const int64_t rows = static_cast<int64_t>(table->records.size() - first);
   if (rows <= 0)
     return absl::InvalidArgumentError(StrCat(path, ": no data rows"));
-  int64_t width = static_cast<int64_t>(columns - 1);
-  std::vector<float> features;
-  features.reserve(rows * width);
-  std::vector<std::string> labels;
+  c.width = static_cast<int64_t>(columns) - (c.label_column ? 1 : 0);
+  if (c.width < 1) {
+    return absl::InvalidArgumentError(StrCat(path, ": no feature columns"));
+  }
+  c.features.reserve(rows * c.width);
   for (size_t r = first; r < table->records.size(); ++r) {
     const std::vector<std::string>& record = table->records[r];
-    for (size_t c = 0; c < columns; ++c) {
-      if (c == label_column) continue;
+    for (size_t k = 0; k < columns; ++k) {
+      if (c.label_column && k == *c.label_column) continue;
       double v;
-      if (!ParseNumber(record[c], v)) {
+      if (!ParseNumber(record[k], v)) {
         return absl::InvalidArgumentError(
-            StrCat(path, ":", table->lines[r], ": column '", names[c],
-                   "' holds '", record[c], "', not a number"));
+            StrCat(path, ":", table->lines[r], ": column '", c.names[k],
+                   "' holds '", record[k], "', not a number"));
       }
-      features.push_back(static_cast<float>(v));
+      c.features.push_back(static_cast<float>(v));
     }
-    labels.push_back(record[label_column]);
+    if (c.label_column) c.labels.push_back(record[*c.label_column]);
+    c.lines.push_back(table->lines[r]);
   }
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<Dataset> LoadCsvFeatures(const std::string& path,
+                                        const CsvOptions& options) {
+  ASSIGN_OR_RETURN(CsvColumns c,
+                   ReadCsvColumns(path, options, /*required=*/false));
+  Dataset d = Dataset::Make(path, c.width, std::move(c.features), 1,
+                            std::vector<float>(c.lines.size(), 0.0f), false,
+                            {});
+  return d;
+}
+
+absl::StatusOr<Dataset> LoadCsv(const std::string& path,
+                                const CsvOptions& options,
+                                bool classification) {
+  ASSIGN_OR_RETURN(CsvColumns c,
+                   ReadCsvColumns(path, options, /*required=*/true));
+  const std::vector<std::string>& labels = c.labels;
+  const std::vector<std::string>& names = c.names;
+  const size_t label_column = *c.label_column;
   std::vector<float> targets;
   std::vector<std::string> classes;
   if (classification) {
@@ -381,15 +425,18 @@ absl::StatusOr<Dataset> LoadCsv(const std::string& path,
       double v;
       if (!ParseNumber(labels[r], v)) {
         return absl::InvalidArgumentError(StrCat(
-            path, ":", table->lines[r + first], ": the label '", labels[r],
+            path, ":", c.lines[r], ": the label '", labels[r],
             "' of column '", names[label_column],
             "' is not a number, and the model's loss is a regression loss"));
       }
       targets.push_back(static_cast<float>(v));
     }
   }
-  return Dataset::Make(path, width, std::move(features), 1, std::move(targets),
-                       classification, std::move(classes));
+  Dataset d = Dataset::Make(path, c.width, std::move(c.features), 1,
+                            std::move(targets), classification,
+                            std::move(classes));
+  d.SetLabelColumn(names[label_column]);
+  return d;
 }
 
 }  // namespace webnnm::train

@@ -104,6 +104,9 @@ class Dataset {
   }
   const Standardization& standardization() const { return standardization_; }
   const std::string& source() const { return source_; }
+  // The CSV column the first output's targets came from ("" otherwise).
+  const std::string& label_column() const { return label_column_; }
+  void SetLabelColumn(std::string name) { label_column_ = std::move(name); }
 
   // Splits the samples: validation and test counts are
   // floor(n * pct / 100 + 0.5) (per class when stratified), training gets
@@ -133,6 +136,7 @@ class Dataset {
 
  private:
   std::string source_;
+  std::string label_column_;
   int64_t count_ = 0, width_ = 0;
   std::vector<float> features_;
   std::string first_input_;
@@ -151,6 +155,12 @@ struct CsvOptions {
 // regression targets).
 absl::StatusOr<Dataset> LoadCsv(const std::string& path,
                                 const CsvOptions& options, bool classification);
+
+// Reads a CSV file's features only, every row in file order (prediction):
+// every column but the one named `options.label` when the file has it
+// (empty or absent: every column is a feature). The targets are zeros.
+absl::StatusOr<Dataset> LoadCsvFeatures(const std::string& path,
+                                        const CsvOptions& options);
 
 // Reads an MNIST-style IDX directory (train-/t10k- images and labels,
 // gzipped or not): uint8 pixels scaled to [0, 1], classes 0..9 by label

@@ -202,6 +202,18 @@ absl::Status Feeder::Fill(backends::Executable& exe,
   return absl::OkStatus();
 }
 
+ClassRule ClassRuleOf(const dag::Dag& dag, const OutputSpec& spec) {
+  ClassRule rule;
+  rule.units = OutputWidth(dag, spec.name);
+  const OutputActivation a = ActivationOf(dag, spec.name);
+  rule.threshold = a == OutputActivation::kSigmoid ||
+                           spec.loss == LossKind::kBinaryCrossEntropy
+                       ? 0.5
+                       : 0.0;
+  if (spec.loss == LossKind::kHinge) rule.threshold = 0.0;
+  return rule;
+}
+
 absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
                                           const Dataset& data,
                                           const std::vector<OutputSpec>& specs,
@@ -227,13 +239,7 @@ absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
     m.value_out = e.exe_->FindOutput("value:" + spec.name);
     m.targets = match[k];
     m.classification = IsClassification(spec.loss);
-    m.rule.units = OutputWidth(dag, spec.name);
-    const OutputActivation a = ActivationOf(dag, spec.name);
-    m.rule.threshold = a == OutputActivation::kSigmoid ||
-                               spec.loss == LossKind::kBinaryCrossEntropy
-                           ? 0.5
-                           : 0.0;
-    if (spec.loss == LossKind::kHinge) m.rule.threshold = 0.0;
+    m.rule = ClassRuleOf(dag, spec);
     // Classes are measured where each unit is a class (or one unit two).
     const size_t classes = data.targets()[m.targets].classes.size();
     if (m.classification && m.rule.units > 1 &&

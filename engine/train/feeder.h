@@ -31,6 +31,10 @@ float ReadScalar(const backends::Executable& exe, int output);
 // The number of values per sample of the DAG's output `name`.
 int64_t OutputWidth(const dag::Dag& dag, const std::string& name);
 
+// How a class is read from the output of `spec`: its units, and for one
+// unit the threshold (0.5 after a sigmoid or for BCE, else 0).
+ClassRule ClassRuleOf(const dag::Dag& dag, const OutputSpec& spec);
+
 // Which of the dataset's targets feeds each output spec: the only targets
 // for a model's only output, else the targets named after the output.
 absl::StatusOr<std::vector<size_t>> MatchTargets(

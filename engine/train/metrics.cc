@@ -14,15 +14,17 @@ ClassificationAccumulator::ClassificationAccumulator(
   confusion_.assign(classes_.size(), std::vector<int64_t>(classes_.size(), 0));
 }
 
-void ClassificationAccumulator::Add(const float* values, int64_t label) {
+int64_t PredictedClass(const float* values, const ClassRule& rule) {
+  if (rule.units == 1) return values[0] >= rule.threshold ? 1 : 0;
   int64_t predicted = 0;
-  if (rule_.units == 1) {
-    predicted = values[0] >= rule_.threshold ? 1 : 0;
-  } else {
-    for (int64_t u = 1; u < rule_.units; ++u) {
-      if (values[u] > values[predicted]) predicted = u;  // first of ties
-    }
+  for (int64_t u = 1; u < rule.units; ++u) {
+    if (values[u] > values[predicted]) predicted = u;  // first of ties
   }
+  return predicted;
+}
+
+void ClassificationAccumulator::Add(const float* values, int64_t label) {
+  const int64_t predicted = PredictedClass(values, rule_);
   const int64_t n = static_cast<int64_t>(classes_.size());
   if (label < 0 || label >= n || predicted >= n) return;
   ++confusion_[label][predicted];

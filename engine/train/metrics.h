@@ -43,6 +43,11 @@ struct ClassRule {
   double threshold = 0.5;
 };
 
+// The class `rule` predicts from an output's values: one unit against
+// the threshold (class 1 at or above it), else the largest unit (the first
+// of ties).
+int64_t PredictedClass(const float* values, const ClassRule& rule);
+
 class ClassificationAccumulator {
  public:
   ClassificationAccumulator(std::vector<std::string> classes, ClassRule rule);

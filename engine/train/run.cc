@@ -285,6 +285,7 @@ ModelSnapshot Run::Snapshot(const TrainState& state) const {
   s.classes = data_->classes();
   s.split = split_;
   s.data_fingerprint = fingerprint_;
+  s.label_column = data_->label_column();
   s.standardization = data_->standardization();
   for (const dag::Endpoint& e : spec_.dag->outputs) {
     const std::optional<size_t> k = TargetsOf(e.name);

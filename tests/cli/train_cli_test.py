@@ -349,6 +349,95 @@ class Snapshots(unittest.TestCase):
         self.assertIn("the snapshot's parameter", err)
 
 
+class Predict(unittest.TestCase):
+    """`predict --local`: every sample in file order, as CSV or JSON lines."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def test_classification_csv_and_json_lines(self):
+        model = os.path.join(CONFIGS, "models", "iris.wnm")
+        data = os.path.join(CONFIGS, "datasets", "iris.csv")
+        snapshot = self.path("iris.wnms")
+        code, _, err = run(*iris_args("--save", snapshot, epochs=60))
+        self.assertEqual(code, 0, err)
+        out_csv = self.path("predictions.csv")
+        code, out, err = run("predict", "--local", model, "--load", snapshot,
+                             "--dataset", data, "--output", out_csv)
+        self.assertEqual(code, 0, err)
+        self.assertIn("predicted 150 samples", out)
+        with open(out_csv) as f:
+            rows = f.read().splitlines()
+        self.assertEqual(rows[0], "model:class,model:setosa,"
+                                  "model:versicolor,model:virginica")
+        self.assertEqual(len(rows), 151)
+        with open(data) as f:
+            truth = [r.split(",")[-1] for r in f.read().splitlines()[1:]]
+        predicted = [r.split(",")[0] for r in rows[1:]]
+        right = sum(p == t for p, t in zip(predicted, truth))
+        self.assertGreater(right, 120)  # a trained model, file order kept
+        for r in rows[1:]:
+            p = [float(v) for v in r.split(",")[1:]]
+            self.assertAlmostEqual(sum(p), 1, places=5)
+        # JSON lines on standard output: the same classes, in order.
+        code, out, err = run("-o", "json", "predict", "--local", model,
+                             "--load", snapshot, "--dataset", data)
+        self.assertEqual(code, 0, err)
+        lines = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual([l["index"] for l in lines], list(range(150)))
+        self.assertEqual([l["model"]["class"] for l in lines], predicted)
+        self.assertEqual(list(lines[0]["model"]), ["class", "probabilities"])
+        # The features alone (no label column) predict the same.
+        features = self.path("features.csv")
+        with open(data) as f, open(features, "w") as g:
+            for r in f.read().splitlines():
+                g.write(",".join(r.split(",")[:-1]) + "\n")
+        code, out, err = run("predict", "--local", model, "--load", snapshot,
+                             "--dataset", features)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out.splitlines(), rows)
+        # Bad requests: a feature count the model does not take (exit 1), an
+        # output format we do not write (2), a missing file (2).
+        narrow = self.path("narrow.csv")
+        with open(narrow, "w") as f:
+            f.write("a,b\n1,2\n")
+        code, _, err = run("predict", "--local", model, "--load", snapshot,
+                           "--dataset", narrow)
+        self.assertEqual(code, 1, err)
+        self.assertIn("2 features", err)
+        code, _, err = run("predict", "--local", model, "--load", snapshot,
+                           "--dataset", data, "--output", self.path("p.txt"))
+        self.assertEqual(code, 2, err)
+        self.assertEqual(run("predict", "--local", model, "--load", snapshot,
+                             "--dataset", "/nonexistent.csv")[0], 2)
+
+    def test_regression_values_are_in_the_targets_units(self):
+        model = write(REGRESSION_MODEL, ".wnm")
+        rows = [(i % 7, i % 5, 100 + 10 * (i % 7) - 3 * (i % 5))
+                for i in range(120)]
+        data = write("a,b,y\n" + "\n".join(f"{a},{b},{y}" for a, b, y in rows)
+                     + "\n", ".csv")
+        snapshot = self.path("r.wnms")
+        code, _, err = run("train", "--local", model, "--dataset", data,
+                           "--epochs", "200", "--optimizer", "sgdm", "--lr",
+                           "0.05", "--seeds", "3", "--save", snapshot)
+        self.assertEqual(code, 0, err)
+        code, out, err = run("-o", "json", "predict", "--local", model,
+                             "--load", snapshot, "--dataset", data)
+        self.assertEqual(code, 0, err)
+        lines = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual(len(lines), 120)
+        errors = [abs(l["model"]["value"] - y) for l, (_, _, y) in
+                  zip(lines, rows)]
+        self.assertLess(sum(errors) / len(errors), 3)  # targets 88..160
+        code, out, err = run("predict", "--local", model, "--load", snapshot,
+                             "--dataset", data)
+        self.assertEqual(out.splitlines()[0], "model")
+
+
 if __name__ == "__main__":
     WEBNNMCTL, CONFIGS = sys.argv[1], sys.argv[2]
     unittest.main(argv=sys.argv[:1], verbosity=2)

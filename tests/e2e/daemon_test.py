@@ -260,6 +260,60 @@ class Lifecycle(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+    def test_infer_names_the_class_of_a_sigmoid_unit(self):
+        model = os.path.join(self.dir, "binary.wnm")
+        with open(model, "w") as f:
+            f.write("model:input shape=[30];\nmodel:output shape=[1];\n"
+                    "model:layers dense(shape=[8], activation=relu), "
+                    "dense(shape=[1], activation=sigmoid);\n"
+                    "dense:layers matmul(w), add(b), activation();\n")
+        data = config("datasets", "breast-cancer.csv")
+        d = self.daemon()
+        job = self.submit(d, model, "--dataset", data, "--epochs", "20",
+                          "--seeds", "2")
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        with open(data) as f:
+            row = f.read().splitlines()[1].split(",")
+        code, out, err = d.ctl("infer", job, "--values", ",".join(row[:-1]),
+                               "-o", "json")
+        self.assertEqual(code, 0, err)
+        served = json.loads(out)
+        self.assertEqual(served["classes"], ["benign", "malignant"])
+        self.assertIn(served["outputs"]["model"]["predictions"][0],
+                      served["classes"])
+        self.assertEqual(d.stop(), 0)
+
+    def test_predict_over_a_file_equals_infer_one_by_one(self):
+        d = self.daemon()
+        job = self.submit(d, *iris_flags(40))
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        snapshot = os.path.join(self.dir, "iris.wnms")
+        code, _, err = d.ctl("snapshot", "export", job, "-f", snapshot)
+        self.assertEqual(code, 0, err)
+        data = config("datasets", "iris.csv")
+        code, out, err = d.ctl("-o", "json", "predict", "--local",
+                               config("models", "iris.wnm"), "--load",
+                               snapshot, "--dataset", data)
+        self.assertEqual(code, 0, err)
+        predictions = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual(len(predictions), 150)
+        with open(data) as f:
+            rows = f.read().splitlines()[1:]
+        for i in (0, 60, 149):
+            values = ",".join(rows[i].split(",")[:-1])
+            code, out, err = d.ctl("infer", job, "--values", values, "-o",
+                                   "json")
+            self.assertEqual(code, 0, err)
+            served = json.loads(out)["outputs"]["model"]["values"]
+            local = predictions[i]["model"]["probabilities"]
+            self.assertEqual(len(served), len(local))
+            for a, b in zip(served, local):
+                self.assertAlmostEqual(a, b, delta=1e-6)
+        self.assertEqual(d.stop(), 0)
+
+
 class BadInput(Temp):
     def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
         import grpc

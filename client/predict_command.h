@@ -1,0 +1,35 @@
+// `webnnmctl predict --local FILE --load SNAPSHOT --dataset PATH
+// [--output OUT.csv] [-o json]`: predicts every sample of a dataset in file
+// order through a snapshot's best parameters (engine/api/predict.h), with
+// the snapshot's standardization, class names and the targets' units.
+// Without --output the predictions go to standard output: CSV, or one JSON
+// object per sample with -o json (docs/cli.md).
+#ifndef WEBNNM_CLIENT_PREDICT_COMMAND_H_
+#define WEBNNM_CLIENT_PREDICT_COMMAND_H_
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "client/local_data.h"
+
+namespace webnnm::client {
+
+struct PredictOptions {
+  std::string file;
+  bool local = false;
+  std::string load;
+  DataOptions data;
+  std::string output;  // a .csv file; empty: standard output
+  std::string backend = "cpu";
+  HyperparameterFlags hyperparameters;  // threads and batchSize only
+};
+
+CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& options);
+
+// Returns the exit code.
+int RunPredict(const PredictOptions& options, bool json);
+
+}  // namespace webnnm::client
+
+#endif  // WEBNNM_CLIENT_PREDICT_COMMAND_H_

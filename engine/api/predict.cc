@@ -1,0 +1,150 @@
+#include "engine/api/predict.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/api/nnmodel.h"
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/train/feeder.h"
+#include "engine/train/metrics.h"
+#include "engine/train/sequence.h"
+#include "engine/train/trainer.h"
+
+namespace webnnm {
+namespace {
+
+absl::StatusOr<train::Dataset> ReadFeatures(const PredictRequest& r) {
+  const std::string& path = r.source.path;
+  if (std::filesystem::is_directory(path)) return train::LoadIdx(path);
+  return train::LoadCsvFeatures(
+      path, {.label = r.source.label.empty() ? r.snapshot->label_column
+                                             : r.source.label,
+             .header = !r.source.no_header});
+}
+
+// How each output reads: classification (with its class rule and names)
+// or regression (with the statistics that map it back).
+struct OutputReading {
+  OutputPredictions out;
+  train::ClassRule rule;
+  const train::Standardization* back = nullptr;
+};
+
+absl::StatusOr<std::vector<OutputReading>> Readings(const PredictRequest& r) {
+  const train::ModelSnapshot& s = *r.snapshot;
+  ASSIGN_OR_RETURN(std::vector<train::OutputSpec> specs,
+                   train::OutputSpecs(*r.dag, s.state.hyper, nullptr));
+  std::vector<OutputReading> readings;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    OutputReading o;
+    o.out.name = specs[k].name;
+    o.out.units = train::OutputWidth(*r.dag, specs[k].name);
+    o.out.classification = train::IsClassification(specs[k].loss);
+    if (o.out.classification) {
+      o.rule = train::ClassRuleOf(*r.dag, specs[k]);
+      const int64_t n = std::max<int64_t>(2, o.out.units);
+      if (k == 0 && static_cast<int64_t>(s.classes.size()) == n) {
+        o.out.classes = s.classes;
+      } else {
+        for (int64_t c = 0; c < n; ++c) o.out.classes.push_back(StrCat(c));
+      }
+    }
+    auto back = s.target_standardization.find(specs[k].name);
+    if (back != s.target_standardization.end() && !back->second.empty()) {
+      o.back = &back->second;
+    }
+    readings.push_back(std::move(o));
+  }
+  return readings;
+}
+
+// Appends `rows` samples of `values` (rows of `units`, maybe more rows).
+void Append(OutputReading& o, const std::vector<double>& values,
+            int64_t rows) {
+  const int64_t units = o.out.units;
+  std::vector<float> row(units);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t u = 0; u < units; ++u) {
+      double v = values[i * units + u];
+      if (o.back) v = v * o.back->stddev[u % o.back->stddev.size()] +
+                      o.back->mean[u % o.back->mean.size()];
+      o.out.values.push_back(v);
+      row[u] = static_cast<float>(values[i * units + u]);
+    }
+    if (o.out.classification) {
+      o.out.predicted.push_back(train::PredictedClass(row.data(), o.rule));
+    }
+  }
+}
+
+// Data or a snapshot that does not suit the model: FailedPrecondition, as
+// Run::Prepare says it (NotFound stays).
+absl::Status Unsuited(const absl::Status& s) {
+  if (s.ok() || absl::IsNotFound(s)) return s;
+  return absl::FailedPreconditionError(s.message());
+}
+
+}  // namespace
+
+absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
+  if (r.dag == nullptr || r.snapshot == nullptr || r.batch < 1) {
+    return absl::InvalidArgumentError("predict needs a model and a snapshot");
+  }
+  const dag::Dag& dag = *r.dag;
+  if (dag.inputs.size() != 1) {
+    return absl::FailedPreconditionError(
+        StrCat("a dataset file feeds a model with one input; this one has ",
+               dag.inputs.size()));
+  }
+  RETURN_IF_ERROR(Unsuited(train::CheckSnapshotFits(*r.snapshot, dag)));
+  absl::StatusOr<train::Dataset> read = ReadFeatures(r);
+  if (!read.ok()) return Unsuited(read.status());
+  train::Dataset& data = *read;
+  // The input's size, its steps and integer values, as for training.
+  RETURN_IF_ERROR(Unsuited(train::CheckShapes(dag, data, {})));
+  absl::StatusOr<int64_t> steps = train::SequenceLength(dag, data);
+  if (!steps.ok()) return Unsuited(steps.status());
+  if (!r.snapshot->standardization.empty()) {
+    RETURN_IF_ERROR(Unsuited(
+        data.ApplyStandardization(r.snapshot->standardization)));
+  }
+  ASSIGN_OR_RETURN(std::vector<OutputReading> readings, Readings(r));
+
+  ASSIGN_OR_RETURN(std::unique_ptr<NNModel> model,
+                   NNModel::Create({.source = r.model_source,
+                                    .backend = r.backend,
+                                    .threads = r.threads},
+                                   dag));
+  const train::Params& best = r.snapshot->state.best.empty()
+                                  ? r.snapshot->state.params
+                                  : r.snapshot->state.best;
+  RETURN_IF_ERROR(model->SetParameters(best));
+  const int64_t batch = std::min<int64_t>(r.batch, std::max<int64_t>(
+                                                       1, data.count()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Context> context, model->CreateContext());
+  RETURN_IF_ERROR(context->SetBatchSize(batch));
+  RETURN_IF_ERROR(context->SetSequenceLength(*steps));
+  const int64_t width = data.width();
+  std::vector<double> rows(batch * width);
+  for (int64_t begin = 0; begin < data.count(); begin += batch) {
+    const int64_t n = std::min(batch, data.count() - begin);
+    std::fill(rows.begin(), rows.end(), 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      const float* f = data.features(begin + i);
+      std::copy(f, f + width, rows.begin() + i * width);
+    }
+    RETURN_IF_ERROR(context->SetData(dag.inputs[0].name, rows));
+    RETURN_IF_ERROR(model->Run(*context));
+    for (OutputReading& o : readings) {
+      ASSIGN_OR_RETURN(TensorView view, context->Output(o.out.name));
+      Append(o, view.values, n);
+    }
+  }
+  Predictions p;
+  p.samples = data.count();
+  for (OutputReading& o : readings) p.outputs.push_back(std::move(o.out));
+  return p;
+}
+
+}  // namespace webnnm

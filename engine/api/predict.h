@@ -1,0 +1,62 @@
+// Predictions over a whole dataset: every sample in file order (no split),
+// through a snapshot's best parameters, with its standardization, class
+// names for classification outputs and regression values in the targets'
+// original units. What `webnnmctl predict --local` writes (docs/cli.md).
+//
+// The data is a CSV file (its label column left out when the file has it:
+// the one `source.label` names, else the snapshot's) or an IDX directory
+// (its train files, then its t10k files). A sample is fed as in training
+// (sequenced inputs take the samples' length); batches of `batch` rows.
+//
+// Errors: NotFound for a missing path; FailedPrecondition for bad data
+// (file and line), a feature count the model does not take, or a snapshot
+// of other parameters (as Run::Prepare says them).
+#ifndef WEBNNM_ENGINE_API_PREDICT_H_
+#define WEBNNM_ENGINE_API_PREDICT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/dag/dag.h"
+#include "engine/train/checkpoint.h"
+#include "engine/train/data_source.h"
+
+namespace webnnm {
+
+struct PredictRequest {
+  const dag::Dag* dag = nullptr;  // checked (borrowed)
+  std::string model_source;       // its text
+  const train::ModelSnapshot* snapshot = nullptr;  // borrowed
+  train::DataSource source;
+  std::string backend = "cpu";
+  int threads = 1;
+  int64_t batch = 256;
+};
+
+// One output's predictions.
+struct OutputPredictions {
+  std::string name;
+  bool classification = false;
+  // Classification: the class names in class order, and per sample the
+  // predicted class's index.
+  std::vector<std::string> classes;
+  std::vector<int64_t> predicted;
+  // Per sample: the output's `units` values (a classification output's
+  // probabilities as the model gives them; for one unit, the probability
+  // of the second class), or regression values in the targets' units.
+  int64_t units = 1;
+  std::vector<double> values;
+};
+
+struct Predictions {
+  int64_t samples = 0;
+  std::vector<OutputPredictions> outputs;  // in the model's order
+};
+
+absl::StatusOr<Predictions> Predict(const PredictRequest& request);
+
+}  // namespace webnnm
+
+#endif  // WEBNNM_ENGINE_API_PREDICT_H_

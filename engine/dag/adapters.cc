@@ -38,6 +38,47 @@ bool DagBuilder::AdaptRecurrentInput(const model::Layer& layer,
   return true;
 }
 
+bool DagBuilder::AdaptRecurrentStates(const model::Layer& layer,
+                                      std::vector<ir::ValueId>& operands,
+                                      const ir::Attrs& attrs) {
+  const ir::OpDef& op = *layer.op;
+  const int64_t directions =
+      attrs.GetString("direction", "forward") == "both" ? 2 : 1;
+  for (size_t slot = 0; slot < op.operands.size() && slot < operands.size();
+       ++slot) {
+    const std::string_view name = op.operands[slot].name;
+    if (name != "initialHiddenState" && name != "initialCellState") continue;
+    if (operands[slot] == ir::kNoValue) continue;
+    const ir::TensorType type = graph_.value(operands[slot]).type;
+    if (type.rank() != 2 || type.shape[0] != ir::kBatchDim) continue;
+    const int64_t width = type.shape[1];
+    const int64_t hidden = attrs.GetInt("hiddenSize", width / directions);
+    if (width != directions * hidden) {
+      diagnostics_.Error(
+          layer.op_range,
+          StrCat("'", name, "' of ", op.name, " must have shape [batch, ",
+                 directions * hidden, "] (directions x hiddenSize), not ",
+                 type.ToString(), layer.context));
+      return false;
+    }
+    // [batch, dirs * hidden] -> [batch, dirs, hidden] -> [dirs, batch,
+    // hidden].
+    ir::Attrs reshape, perm;
+    reshape.Set("newShape",
+                std::vector<int64_t>{ir::kBatchDim, directions, hidden});
+    perm.Set("permutation", std::vector<int64_t>{1, 0, 2});
+    absl::StatusOr<ir::ValueId> v =
+        rewriter_.Add(ir::OpKind::kReshape, {operands[slot]}, reshape);
+    if (v.ok()) v = rewriter_.Add(ir::OpKind::kTranspose, {*v}, perm);
+    if (!v.ok()) {
+      ReportRuleError(layer, v.status());
+      return false;
+    }
+    operands[slot] = *v;
+  }
+  return true;
+}
+
 std::optional<std::vector<ir::ValueId>> DagBuilder::AdaptRecurrentOutputs(
     const model::Layer& layer, const std::vector<ir::ValueId>& outputs) {
   const ir::Node& node = graph_.node(graph_.value(outputs[0]).producer);

@@ -202,6 +202,7 @@ void DagBuilder::BuildLayer(const model::Layer& layer) {
   if (op.category == ir::OpCategory::kRecurrent &&
       (op.kind == ir::OpKind::kGru || op.kind == ir::OpKind::kLstm)) {
     if (!AdaptRecurrentInput(layer, operands[0], bound->attrs)) return fail();
+    if (!AdaptRecurrentStates(layer, operands, bound->attrs)) return fail();
   }
   if (!FillImplicitOperands(layer, bound->attrs, operands)) return fail();
   if (!SolveParameters(layer, bound->attrs, operands)) return fail();

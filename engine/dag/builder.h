@@ -70,6 +70,12 @@ class DagBuilder {
   // [batch, sequence, features] -> [steps, batch, features].
   bool AdaptRecurrentInput(const model::Layer& layer, ir::ValueId& input,
                            ir::Attrs& attrs);
+  // gru/lstm initial states in the model layout, [batch, directions ·
+  // hiddenSize] (the specification's), -> WebNN's [directions, batch,
+  // hiddenSize]; states given in WebNN's layout stay.
+  bool AdaptRecurrentStates(const model::Layer& layer,
+                            std::vector<ir::ValueId>& operands,
+                            const ir::Attrs& attrs);
   // gru/lstm: the last hidden state (or the sequence) in the model layout.
   std::optional<std::vector<ir::ValueId>> AdaptRecurrentOutputs(
       const model::Layer& layer, const std::vector<ir::ValueId>& outputs);

@@ -107,5 +107,59 @@ TEST(Sequence, AGruTrainsOverTheWholeSequence) {
   ExpectTrainsOverTheWholeSequence("gru");
 }
 
+// The specification's initialHiddenState is [batch, hiddenSize]: a second
+// input feeds it, and a label that only that state decides trains through
+// the recurrence (three steps of noise after it).
+TEST(Sequence, AnInitialHiddenStateIsBatchByHidden) {
+  CheckResult check = CheckModel("h.wnm", R"(
+h0:input shape=[8];
+model:input shape={sequence, features: 2};
+model:output shape=[2];
+model:layers
+    lstm(w, r, hiddenSize=8, initialHiddenState=h0),
+    dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  ASSERT_TRUE(check.ok) << check.rendered;
+  testing::Noise noise(11);
+  const int n = 400;
+  std::vector<float> steps, states, labels;
+  for (int i = 0; i < n; ++i) {
+    for (int v = 0; v < 3 * 2; ++v) steps.push_back(noise());
+    for (int v = 0; v < 8; ++v) states.push_back(2 * noise());
+    labels.push_back(states[static_cast<size_t>(i) * 8] > 0 ? 1 : 0);
+  }
+  Dataset data = Dataset::Make("states", 6, std::move(steps), 1,
+                               std::move(labels), true, {"no", "yes"});
+  data.SetFirstInput("model");
+  ASSERT_TRUE(data.AddFeatures({.input = "h0", .width = 8, .values = states})
+                  .ok());
+  ASSERT_TRUE(data.Split(60, 20, 20, 2).ok());
+  Hyperparameters h;
+  h.epochs = 60;
+  h.seeds = 3;
+  h.batch_size = 16;
+  h.optimizer = OptimizerKind::kSgdm;
+  h.lr = 0.1;
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r = Train(*check.dag, data, h, **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(*r->test.accuracy, 0.85);
+  // A state of another width is named.
+  CheckResult wrong = CheckModel("w.wnm", R"(
+h0:input shape=[6];
+model:input shape={sequence, features: 2};
+model:output shape=[2];
+model:layers
+    lstm(w, r, hiddenSize=8, initialHiddenState=h0),
+    dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_THAT(wrong.rendered,
+              HasSubstr("'initialHiddenState' of lstm must have shape "
+                        "[batch, 8] (directions x hiddenSize)"));
+}
+
 }  // namespace
 }  // namespace webnnm::train

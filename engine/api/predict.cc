@@ -16,6 +16,10 @@ namespace {
 
 absl::StatusOr<train::Dataset> ReadFeatures(const PredictRequest& r) {
   const std::string& path = r.source.path;
+  if (train::IsNpz(path)) {
+    return absl::InvalidArgumentError(
+        "predict reads CSV files and IDX folders; .npz archives not yet");
+  }
   if (std::filesystem::is_directory(path)) return train::LoadIdx(path);
   return train::LoadCsvFeatures(
       path, {.label = r.source.label.empty() ? r.snapshot->label_column

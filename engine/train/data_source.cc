@@ -3,7 +3,11 @@
 #include <filesystem>
 #include <sstream>
 
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/feeder.h"
+#include "engine/train/npz.h"
+#include "engine/train/sequence.h"
 #include "engine/train/trainer.h"
 
 namespace webnnm::train {
@@ -36,18 +40,57 @@ absl::Status CheckSingleInputOutput(const dag::Dag& dag) {
       dag.inputs.size(), " inputs and ", dag.outputs.size(), " outputs"));
 }
 
-bool ReadsClasses(const dag::Dag& dag) {
-  if (dag.outputs.empty()) return false;
+namespace {
+
+// A declared loss decides; else the chosen loss or the activation.
+bool OutputReadsClasses(const dag::Dag& dag, const dag::Endpoint& output) {
   absl::StatusOr<OutputSpec> spec =
-      ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
-  OutputActivation activation = ActivationOf(dag, dag.outputs[0].name);
+      ChooseLoss(dag, output.name, output.loss, nullptr);
+  if (!output.loss.empty() && spec.ok()) return IsClassification(spec->loss);
+  OutputActivation activation = ActivationOf(dag, output.name);
   return (spec.ok() && IsClassification(spec->loss)) ||
          activation == OutputActivation::kSoftmax ||
          activation == OutputActivation::kSigmoid;
 }
 
+// What an .npz archive must hold for the model.
+NpzSpec NpzSpecFor(const dag::Dag& dag) {
+  NpzSpec spec;
+  for (const dag::Endpoint& e : dag.inputs) {
+    const InputSteps steps =
+        StepsOf(dag.graph.value(dag.graph.node(e.node).outputs[0]).type);
+    spec.inputs.push_back({.name = e.name,
+                           .step_values = steps.step_values,
+                           .sequenced = steps.sequenced});
+  }
+  for (const dag::Endpoint& e : dag.outputs) {
+    spec.outputs.push_back({.name = e.name,
+                            .classification = OutputReadsClasses(dag, e),
+                            .units = OutputWidth(dag, e.name)});
+  }
+  return spec;
+}
+
+}  // namespace
+
+bool IsNpz(const std::string& path) { return path.ends_with(".npz"); }
+
+bool ReadsClasses(const dag::Dag& dag) {
+  if (dag.outputs.empty()) return false;
+  return OutputReadsClasses(dag, dag.outputs[0]);
+}
+
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                                     const DataSource& source) {
+  if (IsNpz(source.path)) {
+    for (const dag::Endpoint& e : dag.outputs) {
+      RETURN_IF_ERROR(
+          ChooseLoss(dag, e.name, e.loss, nullptr).status());
+    }
+    NpzSpec spec = NpzSpecFor(dag);
+    if (source.max_bytes > 0) spec.max_bytes = source.max_bytes;
+    return LoadNpz(source.path, spec);
+  }
   if (absl::Status s = CheckSingleInputOutput(dag); !s.ok()) return s;
   absl::StatusOr<OutputSpec> spec =
       ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);

@@ -2,6 +2,7 @@
 // --local` and the daemon's jobs share.
 //
 // A CSV file or an IDX directory feeds a model with one input and one
+// output; an .npz archive (npz.h) feeds any model, an array per input and
 // output. How labels are read follows the model: classes when its loss is a
 // classification loss or its output activation is softmax or sigmoid,
 // otherwise regression targets. The split is seeded; an IDX directory's
@@ -9,6 +10,7 @@
 #ifndef WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
 #define WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,10 +21,16 @@
 namespace webnnm::train {
 
 struct DataSource {
-  std::string path;   // a CSV file or an IDX directory
+  std::string path;   // a CSV file, an IDX directory or a NumPy .npz file
   std::string label;  // the CSV label column; empty: the last
   bool no_header = false;
+  // The most bytes an .npz archive's arrays may hold decompressed (0: the
+  // default, 4 GiB).
+  int64_t max_bytes = 0;
 };
+
+// Whether `path` names a NumPy .npz archive (by its extension).
+bool IsNpz(const std::string& path);
 
 inline constexpr char kDefaultSplit[] = "70,15,15";
 

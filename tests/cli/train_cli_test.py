@@ -166,6 +166,36 @@ class TrainJson(unittest.TestCase):
                       "values ([8] a step), but the dataset's samples have 60 "
                       "features: not a whole number of steps", err)
 
+    def test_two_inputs_and_two_outputs_from_an_npz(self):
+        # The shipped multimodal model on its generated archive
+        # (scripts/make-multimodal-npz): an image and a sound, a class and a
+        # score, with every output's test metrics.
+        code, out, err = self.last_json(
+            "train", "--local",
+            os.path.join(CONFIGS, "models", "multimodal.wnm"), "--dataset",
+            os.path.join(CONFIGS, "datasets", "multimodal.npz"), "-o", "json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(list(out["outputs"]), ["label", "score"])
+        label = out["testMetrics"]["label"]
+        self.assertEqual(label["classes"], ["0", "1", "2", "3", "4", "5"])
+        self.assertGreater(label["accuracy"], 0.8)  # chance: 1/6
+        self.assertEqual(list(out["testMetrics"]["score"]),
+                         ["mae", "rmse", "r2"])
+        self.assertGreater(out["testMetrics"]["score"]["r2"], 0.5)
+        # A missing array is named with the archive's arrays.
+        bad = self.path_in_temp("bad.npz")
+        import zipfile
+        with zipfile.ZipFile(bad, "w") as z:
+            z.writestr("image.npy", b"not an array")
+        code, _, err = run("train", "--local",
+                           os.path.join(CONFIGS, "models", "multimodal.wnm"),
+                           "--dataset", bad, "--epochs", "1")
+        self.assertEqual(code, 1, err)
+        self.assertIn("not a .npy array", err)
+
+    def path_in_temp(self, name):
+        return os.path.join(tempfile.mkdtemp(), name)
+
     def test_plain_output(self):
         code, out, err = run(*iris_args())
         self.assertEqual(code, 0, err)

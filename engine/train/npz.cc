@@ -1,0 +1,433 @@
+#include "engine/train/npz.h"
+
+#include <zip.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "engine/base/float16.h"
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/ir/tensor_type.h"
+
+namespace webnnm::train {
+namespace {
+
+absl::Status Bad(const std::string& name, const std::string& what) {
+  return absl::InvalidArgumentError(StrCat(name, ": ", what));
+}
+
+// The text after `key` in the header's dict, past blanks.
+std::optional<std::string_view> After(std::string_view header,
+                                      std::string_view key) {
+  const size_t at = header.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = header.substr(at + key.size());
+  while (!rest.empty() && (rest[0] == ' ' || rest[0] == ':')) {
+    rest.remove_prefix(1);
+  }
+  return rest;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseShape(std::string_view rest,
+                                                const std::string& name) {
+  if (rest.empty() || rest[0] != '(') return Bad(name, "no shape tuple");
+  const size_t close = rest.find(')');
+  if (close == std::string_view::npos) return Bad(name, "no shape tuple");
+  std::vector<int64_t> shape;
+  std::string_view inside = rest.substr(1, close - 1);
+  while (!inside.empty()) {
+    while (!inside.empty() && (inside[0] == ' ' || inside[0] == ',')) {
+      inside.remove_prefix(1);
+    }
+    if (inside.empty()) break;
+    int64_t v = 0;
+    size_t digits = 0;
+    while (digits < inside.size() && inside[digits] >= '0' &&
+           inside[digits] <= '9') {
+      if (v > (int64_t{1} << 40)) return Bad(name, "a shape too large");
+      v = v * 10 + (inside[digits] - '0');
+      ++digits;
+    }
+    if (digits == 0) return Bad(name, "a shape of non-numbers");
+    shape.push_back(v);
+    inside.remove_prefix(digits);
+  }
+  return shape;
+}
+
+template <typename T>
+void Convert(const char* data, size_t count, std::vector<double>& out) {
+  out.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    T v;
+    std::memcpy(&v, data + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<double>(v);
+  }
+}
+
+absl::Status ConvertValues(NpyArray& a, const char* data, size_t count,
+                           const std::string& name) {
+  using K = NpyArray::Kind;
+  switch (a.kind) {
+    case K::kFloat:
+      if (a.element_bytes == 2) {
+        a.values.resize(count);
+        for (size_t i = 0; i < count; ++i) {
+          uint16_t bits;
+          std::memcpy(&bits, data + 2 * i, 2);
+          a.values[i] = HalfToFloat(bits);
+        }
+      } else if (a.element_bytes == 4) {
+        Convert<float>(data, count, a.values);
+      } else if (a.element_bytes == 8) {
+        Convert<double>(data, count, a.values);
+      } else {
+        return Bad(name, StrCat("float of ", a.element_bytes,
+                                " bytes is not supported"));
+      }
+      return absl::OkStatus();
+    case K::kSigned:
+      if (a.element_bytes == 1) Convert<int8_t>(data, count, a.values);
+      if (a.element_bytes == 2) Convert<int16_t>(data, count, a.values);
+      if (a.element_bytes == 4) Convert<int32_t>(data, count, a.values);
+      if (a.element_bytes == 8) Convert<int64_t>(data, count, a.values);
+      break;
+    case K::kUnsigned:
+    case K::kBool:
+      if (a.element_bytes == 1) Convert<uint8_t>(data, count, a.values);
+      if (a.element_bytes == 2) Convert<uint16_t>(data, count, a.values);
+      if (a.element_bytes == 4) Convert<uint32_t>(data, count, a.values);
+      if (a.element_bytes == 8) Convert<uint64_t>(data, count, a.values);
+      break;
+  }
+  if (a.values.size() != count) {
+    return Bad(name, StrCat("integers of ", a.element_bytes,
+                            " bytes are not supported"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseDescr(std::string_view descr, NpyArray& a,
+                        const std::string& name) {
+  if (descr.size() < 3) return Bad(name, "a malformed dtype");
+  const char order = descr[0];
+  const char type = descr[1];
+  int bytes = 0;
+  for (char c : descr.substr(2)) {
+    if (c < '0' || c > '9' || bytes > 100) {
+      return Bad(name, StrCat("dtype '", descr, "' is not supported"));
+    }
+    bytes = bytes * 10 + (c - '0');
+  }
+  if (order == '>' && bytes > 1) {
+    return Bad(name, StrCat("dtype '", descr,
+                            "' is big-endian; save it little-endian"));
+  }
+  if (order != '<' && order != '|' && order != '=' && order != '>') {
+    return Bad(name, StrCat("dtype '", descr, "' is not supported"));
+  }
+  using K = NpyArray::Kind;
+  switch (type) {
+    case 'f': a.kind = K::kFloat; break;
+    case 'i': a.kind = K::kSigned; break;
+    case 'u': a.kind = K::kUnsigned; break;
+    case 'b': a.kind = K::kBool; break;
+    default:
+      return Bad(name, StrCat("dtype '", descr, "' is not supported (floats, "
+                              "integers and bool are)"));
+  }
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) {
+    return Bad(name, StrCat("dtype '", descr, "' is not supported"));
+  }
+  a.element_bytes = bytes;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes,
+                                  const std::string& name) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY") {
+    return Bad(name, "not a .npy array (no \\x93NUMPY magic)");
+  }
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_length = 0, start = 0;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) |
+                    static_cast<unsigned char>(bytes[9]) << 8;
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return Bad(name, "a truncated header");
+    for (int i = 3; i >= 0; --i) {
+      header_length =
+          header_length << 8 | static_cast<unsigned char>(bytes[8 + i]);
+    }
+    start = 12;
+  } else {
+    return Bad(name, StrCat(".npy format version ", major,
+                            " is not supported"));
+  }
+  if (header_length > bytes.size() - start) {
+    return Bad(name, "a truncated header");
+  }
+  const std::string_view header = bytes.substr(start, header_length);
+  NpyArray a;
+  std::optional<std::string_view> descr = After(header, "'descr'");
+  if (!descr || descr->empty() || (*descr)[0] != '\'') {
+    return Bad(name, "no dtype in the header");
+  }
+  const size_t close = descr->find('\'', 1);
+  if (close == std::string_view::npos) return Bad(name, "a malformed dtype");
+  RETURN_IF_ERROR(ParseDescr(descr->substr(1, close - 1), a, name));
+  std::optional<std::string_view> fortran = After(header, "'fortran_order'");
+  if (!fortran) return Bad(name, "no fortran_order in the header");
+  if (fortran->starts_with("True")) {
+    return Bad(name, "Fortran order is not supported; save it in C order");
+  }
+  std::optional<std::string_view> shape = After(header, "'shape'");
+  if (!shape) return Bad(name, "no shape in the header");
+  ASSIGN_OR_RETURN(a.shape, ParseShape(*shape, name));
+  uint64_t count = 1;
+  for (int64_t d : a.shape) {
+    if (d != 0 && count > (uint64_t{1} << 50) / static_cast<uint64_t>(d)) {
+      return Bad(name, "a shape too large");
+    }
+    count *= static_cast<uint64_t>(d);
+  }
+  const std::string_view data = bytes.substr(start + header_length);
+  if (data.size() != count * a.element_bytes) {
+    return Bad(name, StrCat("the header's shape needs ",
+                            count * a.element_bytes, " bytes of data, but "
+                            "the array holds ", data.size()));
+  }
+  RETURN_IF_ERROR(ConvertValues(a, data.data(), count, name));
+  return a;
+}
+
+namespace {
+
+// The archive's .npy entries, by array name (the entry without ".npy").
+struct Archive {
+  std::map<std::string, std::string> arrays;  // name -> bytes
+  std::vector<std::string> names;             // as listed
+};
+
+absl::StatusOr<Archive> ReadArchive(const std::string& path,
+                                    int64_t max_bytes) {
+  if (!std::filesystem::exists(path)) {
+    return absl::NotFoundError(StrCat("cannot read ", path));
+  }
+  int error = 0;
+  std::unique_ptr<zip_t, int (*)(zip_t*)> zip(
+      zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &error), zip_close);
+  if (!zip) {
+    zip_error_t e;
+    zip_error_init_with_code(&e, error);
+    std::string what = zip_error_strerror(&e);
+    zip_error_fini(&e);
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not a NumPy .npz archive (", what, ")"));
+  }
+  Archive a;
+  const zip_int64_t entries = zip_get_num_entries(zip.get(), 0);
+  int64_t total = 0;
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    zip_stat_t st;
+    if (zip_stat_index(zip.get(), i, 0, &st) != 0 ||
+        !(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_NAME)) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": a corrupt archive (entry ", i, ")"));
+    }
+    std::string entry = st.name;
+    if (!entry.ends_with(".npy")) continue;
+    const std::string name = entry.substr(0, entry.size() - 4);
+    // Sizes as declared, checked before anything is allocated.
+    total += static_cast<int64_t>(std::min<zip_uint64_t>(st.size, INT64_MAX / 2));
+    if (static_cast<int64_t>(st.size) > max_bytes || total > max_bytes) {
+      return absl::InvalidArgumentError(StrCat(
+          path, ": the arrays hold more than ", max_bytes,
+          " bytes decompressed (the dataset limit); '", name, "' alone ",
+          st.size));
+    }
+    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
+        zip_fopen_index(zip.get(), i, 0), zip_fclose);
+    if (!file) {
+      return absl::InvalidArgumentError(StrCat(
+          path, ": cannot read '", entry, "' (", zip_strerror(zip.get()), ")"));
+    }
+    std::string bytes(st.size, '\0');
+    const zip_int64_t got = zip_fread(file.get(), bytes.data(), st.size);
+    if (got < 0 || static_cast<zip_uint64_t>(got) != st.size) {
+      return absl::InvalidArgumentError(StrCat(
+          path, ": '", entry, "' is corrupt (", zip_file_strerror(file.get()),
+          ")"));
+    }
+    a.names.push_back(name);
+    a.arrays[name] = std::move(bytes);
+  }
+  return a;
+}
+
+// The first of `names` the archive holds, parsed.
+absl::StatusOr<NpyArray> Find(const Archive& a, const std::string& path,
+                              const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    auto it = a.arrays.find(name);
+    if (it != a.arrays.end()) {
+      return ParseNpy(it->second, StrCat(path, ": ", it->first));
+    }
+  }
+  std::string wanted, known;
+  for (const std::string& n : names) {
+    wanted += StrCat(wanted.empty() ? "" : " or ", "'", n, "'");
+  }
+  for (const std::string& n : a.names) known += (known.empty() ? "" : ", ") + n;
+  return absl::InvalidArgumentError(StrCat(path, ": no array ", wanted,
+                                           " (arrays: ",
+                                           known.empty() ? "none" : known, ")"));
+}
+
+// Values per sample of an array of N samples.
+absl::StatusOr<int64_t> PerSample(const NpyArray& a, const std::string& what,
+                                  std::optional<int64_t>& samples) {
+  if (a.shape.empty()) {
+    return absl::InvalidArgumentError(StrCat(what, " is a scalar, not [N, ...]"));
+  }
+  if (samples && *samples != a.shape[0]) {
+    return absl::InvalidArgumentError(StrCat(what, " has ", a.shape[0],
+                                             " samples, the others ", *samples));
+  }
+  samples = a.shape[0];
+  int64_t per = 1;
+  for (size_t i = 1; i < a.shape.size(); ++i) per *= a.shape[i];
+  return per;
+}
+
+// Float32 values of an array, refusing integers float32 cannot hold.
+absl::StatusOr<std::vector<float>> Floats(const NpyArray& a,
+                                          const std::string& what) {
+  std::vector<float> out(a.values.size());
+  constexpr double kExact = 16777216.0;  // 2^24
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const double v = a.values[i];
+    if (a.kind != NpyArray::Kind::kFloat && std::fabs(v) > kExact) {
+      return absl::InvalidArgumentError(StrCat(
+          what, " holds ", v, " at element ", i,
+          ": integers beyond 2^24 do not stay exact"));
+    }
+    out[i] = static_cast<float>(v);
+  }
+  return out;
+}
+
+// A classification output's labels: class indices and the class names.
+absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
+                               int64_t units) {
+  Targets t;
+  t.classification = true;
+  std::set<double> distinct;
+  for (double v : a.values) {
+    if (v != std::nearbyint(v)) {
+      return absl::InvalidArgumentError(StrCat(
+          what, " holds ", v, ": a classification output takes integer or "
+          "bool labels"));
+    }
+    distinct.insert(v);
+  }
+  std::vector<double> classes(distinct.begin(), distinct.end());
+  const int64_t k = std::max<int64_t>(2, units);
+  if (!classes.empty() && classes.front() >= 0 && classes.back() < k) {
+    classes.clear();
+    for (int64_t c = 0; c < k; ++c) classes.push_back(static_cast<double>(c));
+  }
+  std::map<double, int64_t> index;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    index[classes[c]] = static_cast<int64_t>(c);
+    t.classes.push_back(StrCat(static_cast<int64_t>(classes[c])));
+  }
+  for (double v : a.values) t.values.push_back(static_cast<float>(index[v]));
+  return t;
+}
+
+}  // namespace
+
+absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
+  if (spec.inputs.empty() || spec.outputs.empty()) {
+    return absl::InvalidArgumentError("the model has no inputs or outputs");
+  }
+  ASSIGN_OR_RETURN(Archive archive, ReadArchive(path, spec.max_bytes));
+  std::optional<int64_t> samples;
+  std::vector<Features> inputs;
+  for (const NpzSpec::Input& in : spec.inputs) {
+    if (archive.arrays.count(in.name + "_lengths")) {
+      return absl::InvalidArgumentError(StrCat(
+          path, ": '", in.name, "_lengths': ragged sequences are not read "
+          "yet; pad them to one length"));
+    }
+    std::vector<std::string> names = {in.name};
+    if (spec.inputs.size() == 1) names.push_back("x");
+    ASSIGN_OR_RETURN(NpyArray a, Find(archive, path, names));
+    const std::string what = StrCat(path, ": the input '", in.name, "'");
+    ASSIGN_OR_RETURN(const int64_t per, PerSample(a, what, samples));
+    if (in.sequenced ? (per == 0 || per % in.step_values != 0)
+                     : per != in.step_values) {
+      return absl::InvalidArgumentError(StrCat(
+          what, " has ", per, " values a sample (shape ",
+          ir::ShapeToString(a.shape), "), but the model takes ",
+          in.sequenced ? "steps of " : "", in.step_values));
+    }
+    ASSIGN_OR_RETURN(std::vector<float> values, Floats(a, what));
+    inputs.push_back({.input = in.name, .width = per, .values = std::move(values)});
+  }
+  std::vector<Targets> targets;
+  for (const NpzSpec::Output& out : spec.outputs) {
+    // An output named as an input (one block both) reads <name>_target.
+    bool shared = false;
+    for (const NpzSpec::Input& in : spec.inputs) shared |= in.name == out.name;
+    std::vector<std::string> names = {shared ? out.name + "_target" : out.name};
+    if (spec.outputs.size() == 1) names.push_back("y");
+    ASSIGN_OR_RETURN(NpyArray a, Find(archive, path, names));
+    const std::string what = StrCat(path, ": the output '", out.name, "'");
+    ASSIGN_OR_RETURN(const int64_t per, PerSample(a, what, samples));
+    Targets t;
+    if (out.classification) {
+      if (per != 1) {
+        return absl::InvalidArgumentError(StrCat(
+            what, " has ", per, " values a sample: a classification output "
+            "takes one label a sample ([N] or [N, 1])"));
+      }
+      ASSIGN_OR_RETURN(t, Labels(a, what, out.units));
+    } else {
+      if (per != out.units) {
+        return absl::InvalidArgumentError(StrCat(
+            what, " has ", per, " values a sample, but the output has ",
+            out.units, " units"));
+      }
+      ASSIGN_OR_RETURN(t.values, Floats(a, what));
+      t.width = per;
+    }
+    t.output = out.name;
+    targets.push_back(std::move(t));
+  }
+  Targets& first = targets[0];
+  Dataset d = Dataset::Make(path, inputs[0].width, std::move(inputs[0].values),
+                            first.width, std::move(first.values),
+                            first.classification, std::move(first.classes));
+  d.SetFirstInput(spec.inputs[0].name);
+  d.SetFirstOutput(spec.outputs[0].name);
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    RETURN_IF_ERROR(d.AddFeatures(std::move(inputs[i])));
+  }
+  for (size_t k = 1; k < targets.size(); ++k) {
+    RETURN_IF_ERROR(d.AddTargets(std::move(targets[k])));
+  }
+  return d;
+}
+
+}  // namespace webnnm::train

@@ -1,0 +1,72 @@
+// NumPy datasets: an .npz archive (stored or deflate-compressed, read with
+// libzip) of .npy arrays named after the model's inputs and outputs — an
+// output named as an input (a model whose one block is both) reads
+// `<name>_target` — with `x` and `y` accepted for a model's only input and
+// only output.
+//
+// ParseNpy() reads one array: format versions 1-3, C order, little-endian
+// (or single-byte) float16/32/64, signed and unsigned integers of 8-64
+// bits and bool. LoadNpz() makes a Dataset of the arrays: every array's
+// first dimension is the samples (the same N for all); an input's array is
+// [N, ...] with the input's feature shape, or [N, T, ...] for a sequenced
+// input (T steps of its step shape); a classification output's array is
+// [N] (or [N, 1]) of integer or bool labels — classes 0..K-1 for an output
+// of K units when every label is one of them, else the sorted distinct
+// labels — and a regression output's [N] or [N, units] of numbers. Values
+// are kept as float32: an integer beyond 2^24 in magnitude is refused (it
+// would not stay exact).
+//
+// Errors (InvalidArgument, naming the archive and the array): not a zip
+// archive or a corrupt one, an array missing (the archive's arrays are
+// listed), a malformed or unsupported .npy, shapes that disagree with the
+// model or with each other, an array or all of them together larger than
+// `max_bytes` decompressed (refused before anything is read: no zip
+// bombs), ragged sequences (`<name>_lengths`, not read yet). NotFound for a
+// missing file.
+#ifndef WEBNNM_ENGINE_TRAIN_NPZ_H_
+#define WEBNNM_ENGINE_TRAIN_NPZ_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/train/dataset.h"
+
+namespace webnnm::train {
+
+struct NpyArray {
+  enum class Kind { kFloat, kSigned, kUnsigned, kBool };
+  Kind kind = Kind::kFloat;
+  int element_bytes = 4;
+  std::vector<int64_t> shape;  // () for a scalar
+  std::vector<double> values;  // every element, C order
+};
+
+// `name` names the array in errors.
+absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes,
+                                  const std::string& name);
+
+// What LoadNpz reads for a model.
+struct NpzSpec {
+  struct Input {
+    std::string name;
+    int64_t step_values = 1;  // values per sample, or per step if sequenced
+    bool sequenced = false;
+  };
+  struct Output {
+    std::string name;
+    bool classification = false;
+    int64_t units = 1;
+  };
+  std::vector<Input> inputs;
+  std::vector<Output> outputs;
+  int64_t max_bytes = int64_t{1} << 32;
+};
+
+absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec);
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_NPZ_H_

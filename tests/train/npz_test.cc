@@ -1,0 +1,275 @@
+// NumPy datasets: .npy arrays of every dtype NumPy writes for numbers, in
+// stored and deflate-compressed .npz archives written here with libzip;
+// inputs and outputs by name (x and y for a model's only ones), sequences,
+// integer inputs kept exact, and every refusal named.
+#include "engine/train/npz.h"
+
+#include <zip.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/base/float16.h"
+#include "engine/check.h"
+#include "engine/train/data_source.h"
+#include "engine/train/feeder.h"
+#include "engine/train/trainer.h"
+
+namespace webnnm::train {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A .npy file: `descr` ('<f4', '|u1', ...), the shape, and the values
+// written in that type.
+std::string Npy(const std::string& descr, const std::vector<int64_t>& shape,
+                const std::vector<double>& values, bool fortran = false) {
+  std::string dims;
+  for (int64_t d : shape) dims += std::to_string(d) + ", ";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " +
+                       (fortran ? "True" : "False") + ", 'shape': (" + dims +
+                       "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  const char type = descr[1];
+  const int bytes = std::stoi(descr.substr(2));
+  for (double v : values) {
+    char b[8];
+    if (type == 'f' && bytes == 2) {
+      uint16_t h = DoubleToHalf(v);
+      std::memcpy(b, &h, 2);
+    } else if (type == 'f' && bytes == 4) {
+      float f = static_cast<float>(v);
+      std::memcpy(b, &f, 4);
+    } else if (type == 'f') {
+      std::memcpy(b, &v, 8);
+    } else if (type == 'i' || type == 'u' || type == 'b') {
+      const int64_t i = static_cast<int64_t>(v);
+      std::memcpy(b, &i, bytes);  // little-endian: the low bytes
+    }
+    out.append(b, bytes);
+  }
+  return out;
+}
+
+class NpzTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("webnnm-npz-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // An archive of `arrays` (name -> .npy bytes), deflated unless `stored`.
+  std::string Write(const std::map<std::string, std::string>& arrays,
+                    bool stored = false) {
+    const std::string path = (dir_ / ("d" + std::to_string(n_++) + ".npz"));
+    int error = 0;
+    zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+    EXPECT_NE(z, nullptr);
+    for (const auto& [name, bytes] : arrays) {
+      zip_source_t* s = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
+      const zip_int64_t i =
+          zip_file_add(z, (name + ".npy").c_str(), s, ZIP_FL_OVERWRITE);
+      EXPECT_GE(i, 0);
+      zip_set_file_compression(z, i, stored ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
+                               0);
+    }
+    EXPECT_EQ(zip_close(z), 0);
+    return path;
+  }
+
+  std::filesystem::path dir_;
+  int n_ = 0;
+};
+
+NpzSpec OneInOneOut(int64_t width, bool classification = true) {
+  return {.inputs = {{.name = "model", .step_values = width}},
+          .outputs = {{.name = "model",
+                       .classification = classification,
+                       .units = 3}}};
+}
+
+TEST_F(NpzTest, EveryNumericDtypeIsReadExactly) {
+  const std::vector<double> values = {0, 1, 2, 3, 4, 5};
+  for (const char* descr : {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4", "<i8",
+                            "|u1", "<u2", "<u4", "<u8"}) {
+    for (bool stored : {false, true}) {
+      const std::string path =
+          Write({{"x", Npy(descr, {3, 2}, values)},
+                 {"y", Npy("<i8", {3}, {0, 2, 1})}},
+                stored);
+      absl::StatusOr<Dataset> d = LoadNpz(path, OneInOneOut(2));
+      ASSERT_TRUE(d.ok()) << descr << ": " << d.status();
+      EXPECT_EQ(d->count(), 3);
+      EXPECT_EQ(d->width(), 2);
+      EXPECT_THAT(std::vector<float>(d->features(0), d->features(0) + 6),
+                  ElementsAre(0, 1, 2, 3, 4, 5))
+          << descr;
+      // Labels 0..2 for an output of 3 units: classes "0", "1", "2".
+      EXPECT_THAT(d->classes(), ElementsAre("0", "1", "2"));
+      EXPECT_EQ(d->label(1), 2);
+    }
+  }
+  // bool labels: two classes.
+  const std::string path = Write({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})},
+                                  {"y", Npy("|b1", {2}, {1, 0})}});
+  NpzSpec spec = OneInOneOut(2);
+  spec.outputs[0].units = 1;
+  absl::StatusOr<Dataset> d = LoadNpz(path, spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(d->classes(), ElementsAre("0", "1"));
+  EXPECT_EQ(d->label(0), 1);
+}
+
+TEST_F(NpzTest, InputsAndOutputsByNameWithSequences) {
+  // Two inputs (one a sequence of 3 steps of 2), two outputs.
+  const std::string path = Write(
+      {{"image", Npy("<f4", {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})},
+       {"sound", Npy("<f4", {2, 3, 2}, {1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6})},
+       {"label", Npy("<i4", {2}, {7, 3})},
+       {"score", Npy("<f8", {2, 1}, {0.5, 0.25})}});
+  NpzSpec spec{
+      .inputs = {{.name = "image", .step_values = 4},
+                 {.name = "sound", .step_values = 2, .sequenced = true}},
+      .outputs = {{.name = "label", .classification = true, .units = 2},
+                  {.name = "score", .units = 1}}};
+  absl::StatusOr<Dataset> d = LoadNpz(path, spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->first_input(), "image");
+  ASSERT_EQ(d->more_inputs().size(), 1u);
+  EXPECT_EQ(d->more_inputs()[0].input, "sound");
+  EXPECT_EQ(d->more_inputs()[0].width, 6);
+  // Labels 7 and 3 are not 0..1: the distinct labels in numeric order.
+  EXPECT_THAT(d->classes(), ElementsAre("3", "7"));
+  EXPECT_EQ(d->label(0), 1);
+  ASSERT_EQ(d->targets().size(), 2u);
+  EXPECT_EQ(d->targets()[1].output, "score");
+  EXPECT_THAT(d->targets()[1].values, ElementsAre(0.5f, 0.25f));
+  // x and y stand for the names only with one input and one output.
+  spec.inputs[0].name = "x";
+  EXPECT_THAT(LoadNpz(path, spec).status().message(),
+              HasSubstr("no array 'x' (arrays: image, label, score, sound)"));
+}
+
+TEST_F(NpzTest, RefusalsNameTheArray) {
+  const std::string y = Npy("<i8", {2}, {0, 1});
+  auto message = [&](const std::map<std::string, std::string>& arrays,
+                     NpzSpec spec = OneInOneOut(2)) {
+    return std::string(LoadNpz(Write(arrays), spec).status().message());
+  };
+  EXPECT_THAT(message({{"x", Npy(">f4", {2, 2}, {1, 2, 3, 4})}, {"y", y}}),
+              HasSubstr("x: dtype '>f4' is big-endian"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4}, true)}, {"y", y}}),
+      HasSubstr("Fortran order is not supported"));
+  EXPECT_THAT(message({{"x", Npy("<c8", {2, 2}, {})}, {"y", y}}),
+              HasSubstr("dtype '<c8' is not supported"));
+  EXPECT_THAT(message({{"x", Npy("<f4", {2, 3}, {1, 2, 3, 4, 5, 6})},
+                       {"y", y}}),
+              HasSubstr("the input 'model' has 3 values a sample (shape [2, "
+                        "3]), but the model takes 2"));
+  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
+                       {"y", y}}),
+              HasSubstr("the output 'model' has 2 samples, the others 3"));
+  EXPECT_THAT(message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})}}),
+              HasSubstr("no array 'model_target' or 'y' (arrays: x)"));
+  EXPECT_THAT(message({{"x", Npy("<i8", {2, 2}, {1, 2, 3, 1 << 25})},
+                       {"y", y}}),
+              HasSubstr("integers beyond 2^24 do not stay exact"));
+  EXPECT_THAT(message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})},
+                       {"y", Npy("<f4", {2}, {0.5, 1})}}),
+              HasSubstr("a classification output takes integer or bool"));
+  // A truncated array: the header says more data than there is.
+  std::string cut = Npy("<f4", {2, 2}, {1, 2, 3, 4});
+  cut.resize(cut.size() - 4);
+  EXPECT_THAT(message({{"x", cut}, {"y", y}}),
+              HasSubstr("needs 16 bytes of data, but the array holds 12"));
+  // Ragged sequences are not read yet.
+  EXPECT_THAT(message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})},
+                       {"model_lengths", Npy("<i8", {2}, {1, 2})},
+                       {"y", y}}),
+              HasSubstr("ragged sequences are not read yet"));
+  // Not a zip archive; a missing file.
+  const std::string text = (dir_ / "text.npz");
+  std::ofstream(text) << "a,b\n1,2\n";
+  EXPECT_THAT(LoadNpz(text, OneInOneOut(2)).status().message(),
+              HasSubstr("not a NumPy .npz archive"));
+  EXPECT_TRUE(absl::IsNotFound(
+      LoadNpz((dir_ / "none.npz"), OneInOneOut(2)).status()));
+}
+
+// The decompressed sizes are checked before anything is read: a small
+// archive of zeros that inflates past the limit is refused.
+TEST_F(NpzTest, TheDecompressedSizeIsLimited) {
+  const std::string path =
+      Write({{"x", Npy("<f4", {100000, 2}, std::vector<double>(200000, 0))},
+             {"y", Npy("<i8", {100000}, std::vector<double>(100000, 0))}});
+  EXPECT_LT(std::filesystem::file_size(path), 20000u);  // a bomb in small
+  NpzSpec spec = OneInOneOut(2);
+  spec.max_bytes = 1 << 20;
+  EXPECT_THAT(LoadNpz(path, spec).status().message(),
+              HasSubstr("the arrays hold more than 1048576 bytes "
+                        "decompressed (the dataset limit)"));
+  spec.max_bytes = 4 << 20;
+  EXPECT_TRUE(LoadNpz(path, spec).ok());
+}
+
+// Through the run path: ReadDataFor reads an archive for any model, an
+// output named as an input reads <name>_target, and an int32 input gets
+// its integers exactly.
+TEST_F(NpzTest, AModelReadsItsArrays) {
+  CheckResult check = CheckModel("m.wnm", R"(
+ids:input int32 shape=[2];
+ids:layers cast(dataType=float32);
+model:input shape=[2];
+model:output shape=[2];
+model:layers
+    concat([model, ids], axis=features),
+    dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  ASSERT_TRUE(check.ok) << check.rendered;
+  const std::map<std::string, std::string> features = {
+      {"model", Npy("<f4", {2, 2}, {0.5, 1, 1.5, 2})},
+      {"ids", Npy("<i2", {2, 2}, {7, -3, 100, 4})}};
+  std::map<std::string, std::string> arrays = features;
+  arrays["model_target"] = Npy("<i8", {2}, {0, 1});
+  absl::StatusOr<Dataset> d = ReadDataFor(*check.dag, {.path = Write(arrays)});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->more_inputs().size(), 1u);
+  // The model's first input, ids, is the dataset's own features.
+  EXPECT_EQ(d->first_input(), "ids");
+  EXPECT_THAT(std::vector<float>(d->features(0), d->features(0) + 4),
+              ElementsAre(7, -3, 100, 4));
+  EXPECT_EQ(d->more_inputs()[0].input, "model");
+  EXPECT_TRUE(CheckShapes(*check.dag, *d,
+                          {OutputSpec{.name = "model",
+                                      .loss = LossKind::kCategoricalCrossEntropy}})
+                  .ok());
+  // Without <name>_target the input's array is not taken for the labels.
+  arrays = features;
+  d = ReadDataFor(*check.dag, {.path = Write(arrays)});
+  ASSERT_FALSE(d.ok());
+  EXPECT_THAT(d.status().message(),
+              HasSubstr("no array 'model_target' or 'y' (arrays: ids, model)"));
+}
+
+}  // namespace
+}  // namespace webnnm::train

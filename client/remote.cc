@@ -24,7 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Uploads a CSV file or an IDX folder unless the daemon has its content.
+// Uploads a CSV file, an IDX folder or an .npz archive unless the daemon
+// has its content.
 int UploadDataset(Client& client, const std::string& path,
                   const std::string& name, bool quiet, v1::Dataset* out) {
   std::vector<std::string> files;
@@ -42,7 +43,8 @@ int UploadDataset(Client& client, const std::string& path,
       return 2;
     }
   } else if (fs::is_regular_file(path)) {
-    format = v1::DATASET_FORMAT_CSV;
+    format = path.ends_with(".npz") ? v1::DATASET_FORMAT_NPZ
+                                    : v1::DATASET_FORMAT_CSV;
     files.push_back(path);
   } else {
     std::cerr << "webnnmctl: cannot read '" << path << "'\n";

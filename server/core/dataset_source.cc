@@ -22,10 +22,11 @@ absl::StatusOr<StoredData> FindStoredData(Store& store,
   StoredData data{.source = {.label = spec.label, .no_header = spec.no_header},
                   .id = dataset->id,
                   .name = dataset->name};
-  if (dataset->format == DatasetFormat::kCsv) {
+  if (dataset->format == DatasetFormat::kCsv ||
+      dataset->format == DatasetFormat::kNpz) {
     if (dataset->files.size() != 1) {
       return absl::DataLossError(
-          StrCat("the stored CSV dataset ", dataset->id, " has no file"));
+          StrCat("the stored dataset ", dataset->id, " has no file"));
     }
     data.source.path = (folder / dataset->files[0]).string();
   } else {

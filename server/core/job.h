@@ -43,7 +43,7 @@ enum class EventType {
   kTest = 7,
   kError = 8,
 };
-enum class DatasetFormat { kUnspecified = 0, kCsv = 1, kIdx = 2 };
+enum class DatasetFormat { kUnspecified = 0, kCsv = 1, kIdx = 2, kNpz = 3 };
 
 // "QUEUED", "TRAIN": as webnnmctl prints them.
 const char* StateName(JobState state);

@@ -145,8 +145,9 @@ grpc::Status WebnnmService::UploadDataset(
   if (request->upload_id().empty()) {
     // A new upload.
     if (request->format() != v1::DATASET_FORMAT_CSV &&
-        request->format() != v1::DATASET_FORMAT_IDX) {
-      return invalid("the dataset format must be CSV or IDX");
+        request->format() != v1::DATASET_FORMAT_IDX &&
+        request->format() != v1::DATASET_FORMAT_NPZ) {
+      return invalid("the dataset format must be CSV, IDX or NPZ");
     }
     if (!IsHex64(request->sha256())) {
       return invalid("sha256 must be 64 lowercase hex digits");
@@ -191,14 +192,20 @@ grpc::Status WebnnmService::UploadDataset(
   if (!request->data().empty() || !request->file_name().empty()) {
     const std::string& name = request->file_name();
     bool idx = upload->dataset.format == DatasetFormat::kIdx;
+    bool npz = upload->dataset.format == DatasetFormat::kNpz;
     if (idx ? !kIdxFiles.count(name) : !PlainFileName(name)) {
       return invalid(idx ? StrCat("'", name,
                                   "' is not one of the IDX files "
                                   "(train-images-idx3-ubyte[.gz], ...)")
                          : StrCat("'", name, "' is not a plain file name"));
     }
+    if (npz && !name.ends_with(".npz")) {
+      return invalid(StrCat("an NPZ dataset's file name ends with .npz, not '",
+                            name, "'"));
+    }
     if (!idx && !upload->files.empty() && !upload->files.count(name)) {
-      return invalid("a CSV dataset is one file");
+      return invalid(npz ? "an NPZ dataset is one file"
+                         : "a CSV dataset is one file");
     }
     absl::Status appended =
         AppendChunk(*upload, upload->folder / name, upload->files[name],

@@ -260,6 +260,35 @@ class Lifecycle(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+    def test_a_two_input_model_trains_from_an_uploaded_npz(self):
+        # multimodal.wnm (an image and a sound; a class and a score) on its
+        # shipped archive: submit uploads it as NPZ; the job equals train
+        # --local, with every output's metrics.
+        flags = [config("models", "multimodal.wnm"), "--dataset",
+                 config("datasets", "multimodal.npz"), "--epochs", "60",
+                 "--seeds", "5"]
+        d = self.daemon()
+        job = self.submit(d, *flags)
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        got = self.get(d, job)
+        self.assertEqual(got["state"], "SUCCEEDED")
+        self.assertEqual(sorted(got["testMetrics"]), ["label", "score"])
+        code, out, err = d.ctl("train", "--local", *flags, "-o", "json")
+        self.assertEqual(code, 0, err)
+        local = json.loads(out.splitlines()[-1])
+        self.assertEqual(got["testMetrics"]["label"],
+                         local["testMetrics"]["label"])
+        for key in ("mae", "rmse", "r2"):
+            self.assertAlmostEqual(got["testMetrics"]["score"][key],
+                                   local["testMetrics"]["score"][key],
+                                   delta=1e-5)
+        self.assertGreater(got["testMetrics"]["label"]["accuracy"], 0.8)
+        code, out, err = d.ctl("dataset", "list", "-o", "json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["datasets"][0]["format"], "NPZ")
+        self.assertEqual(d.stop(), 0)
+
     def test_infer_names_the_class_of_a_sigmoid_unit(self):
         model = os.path.join(self.dir, "binary.wnm")
         with open(model, "w") as f:

@@ -448,22 +448,25 @@ async function sha256Hex(bytes) {
 const idxNames = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
   "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"];
 
-// Uploads the picked files — one CSV file, or the four IDX files (gzipped
-// or not) — unless the daemon has their content, then picks the dataset.
+// Uploads the picked files — one CSV file, one NumPy .npz archive, or the
+// four IDX files (gzipped or not) — unless the daemon has their content,
+// then picks the dataset.
 async function uploadPicked() {
   const files = [...$("#file").files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (files.length === 0) return;
   const isIdx = (f) => idxNames.includes(f.name.replace(/\.gz$/, ""));
   let format;
-  if (files.length === 1 && !isIdx(files[0])) {
+  if (files.length === 1 && files[0].name.endsWith(".npz")) {
+    format = DatasetFormat.NPZ;
+  } else if (files.length === 1 && !isIdx(files[0])) {
     format = DatasetFormat.CSV;
   } else if (files.length === 4 && files.every(isIdx) &&
              idxNames.every((n) => files.some((f) => f.name.replace(/\.gz$/, "") === n))) {
     format = DatasetFormat.IDX;
   } else {
-    throw new Error(`pick one CSV file, or the four IDX files (${idxNames.join(", ")}[.gz])`);
+    throw new Error(`pick one CSV or .npz file, or the four IDX files (${idxNames.join(", ")}[.gz])`);
   }
-  const name = format === DatasetFormat.CSV ? files[0].name : "idx";
+  const name = format === DatasetFormat.IDX ? "idx" : files[0].name;
   const id = await uploadDataset(name, format, files);
   const select = $("#dataset");
   if (![...select.options].some((o) => o.value === id)) {

@@ -381,6 +381,10 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   }
   exe->context_.set_use_dnnl(!options.reference_kernels);
   exe->context_.set_dnnl_minimum_elements(options.library_minimum_elements);
+  // oneDNN picks an implementation for the threads it sees when a
+  // primitive is made: make them for the threads Run() will give them (a
+  // daemon's worker thread otherwise sees OpenMP's default, every core).
+  exe->context_.EnterThreads();
   Compiler compiler(graph, options, *exe);
   RETURN_IF_ERROR(compiler.Plan());
   RETURN_IF_ERROR(compiler.AllocateMemory());

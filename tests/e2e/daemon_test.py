@@ -263,10 +263,12 @@ class Lifecycle(Temp):
     def test_a_two_input_model_trains_from_an_uploaded_npz(self):
         # multimodal.wnm (an image and a sound; a class and a score) on its
         # shipped archive: submit uploads it as NPZ; the job equals train
-        # --local, with every output's metrics.
+        # --local, with every output's metrics (one thread each: the
+        # daemon's jobs default to its thread count, and oneDNN's
+        # convolutions and recurrences round differently on two).
         flags = [config("models", "multimodal.wnm"), "--dataset",
                  config("datasets", "multimodal.npz"), "--epochs", "60",
-                 "--seeds", "5"]
+                 "--seeds", "5", "--threads", "1"]
         d = self.daemon()
         job = self.submit(d, *flags)
         code, _, err = d.ctl("watch", job)
@@ -277,12 +279,7 @@ class Lifecycle(Temp):
         code, out, err = d.ctl("train", "--local", *flags, "-o", "json")
         self.assertEqual(code, 0, err)
         local = json.loads(out.splitlines()[-1])
-        self.assertEqual(got["testMetrics"]["label"],
-                         local["testMetrics"]["label"])
-        for key in ("mae", "rmse", "r2"):
-            self.assertAlmostEqual(got["testMetrics"]["score"][key],
-                                   local["testMetrics"]["score"][key],
-                                   delta=1e-5)
+        self.assertEqual(got["testMetrics"], local["testMetrics"])
         self.assertGreater(got["testMetrics"]["label"]["accuracy"], 0.8)
         code, out, err = d.ctl("dataset", "list", "-o", "json")
         self.assertEqual(code, 0, err)

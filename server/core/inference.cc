@@ -28,6 +28,8 @@ struct ServedModel {
 
 namespace {
 
+constexpr size_t kContextsPerModel = 16;
+
 template <typename T>
 void DecodeAs(std::string_view bytes, std::vector<double>& out) {
   out.resize(bytes.size() / sizeof(T));
@@ -250,6 +252,12 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   }
   steps = std::max<int64_t>(steps, 1);
   absl::MutexLock lock(&m.mutex);
+  // A compiled context per batch size and length, a few at a time (a
+  // client cannot make the daemon keep one for every shape it sends).
+  if (m.contexts.size() >= kContextsPerModel &&
+      !m.contexts.count({batch, steps})) {
+    m.contexts.erase(m.contexts.begin());
+  }
   std::unique_ptr<Context>& context = m.contexts[{batch, steps}];
   if (!context) {
     ASSIGN_OR_RETURN(context, m.model->CreateContext());

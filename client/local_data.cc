@@ -10,8 +10,10 @@ namespace webnnm::client {
 
 void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
   cmd.add_option("--dataset", o.dataset,
-                 "A CSV file, or a directory of IDX files (submit: or the id "
-                 "of a dataset on the daemon)")
+                 "A CSV file, a NumPy .npz archive, a directory of IDX files, "
+                 "or (--local) an image folder: one subfolder per class of "
+                 ".png/.jpg/.jpeg files (submit: or the id of a dataset on "
+                 "the daemon)")
       ->required();
   cmd.add_option("--label", o.label,
                  "The CSV label column (default: the last)");
@@ -29,7 +31,19 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
     CLI::Option* off = cmd.add_flag("--no-standardize", o.no_standardize,
                                     "Never standardize the data");
     on->excludes(off);
+    cmd.add_option("--impute", o.impute,
+                   "Fill missing CSV feature values (empty, NA, N/A, NaN) "
+                   "with the training subset's mean or median of each "
+                   "feature, kept with the model for test and predict "
+                   "(default none: refused, naming the line and column)")
+        ->check(CLI::IsMember({"none", "mean", "median"}));
   }
+}
+
+void AddResizeFlag(CLI::App& cmd, DataOptions& o) {
+  cmd.add_flag("--resize", o.resize,
+               "Image folders: resize images of another size to the model "
+               "input's height and width (bilinear) instead of refusing them");
 }
 
 void AddHyperparameterFlags(CLI::App& cmd, HyperparameterFlags& given,

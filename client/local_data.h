@@ -26,9 +26,14 @@ struct DataOptions {
   std::string dataset;
   std::string label;
   bool no_header = false;
+  bool resize = false;  // --resize: image folders' images to the model's size
   std::string split;  // empty: the default (70,15,15) or the snapshot's
   bool standardize = false;     // --standardize
   bool no_standardize = false;  // --no-standardize
+  std::string impute = "none";  // --impute none|mean|median
+  train::ImputeMode impute_mode() const {
+    return train::ParseImputeMode(impute).value_or(train::ImputeMode::kNone);
+  }
   // The tri-state the flags say (neither: the expert system decides).
   train::StandardizeMode standardize_mode() const {
     return standardize      ? train::StandardizeMode::kOn
@@ -38,8 +43,12 @@ struct DataOptions {
 };
 
 // Adds --dataset (required), --label, --no-header, --split and, when
-// `standardize`, --standardize and --no-standardize.
+// `standardize`, --standardize, --no-standardize and --impute.
 void AddDataOptions(CLI::App& cmd, DataOptions& options, bool standardize);
+
+// Adds --resize (image folders; the local commands only: the daemon does
+// not read image folders yet).
+void AddResizeFlag(CLI::App& cmd, DataOptions& options);
 
 // The hyperparameter flags given, by the table's name, as typed.
 using HyperparameterFlags = std::map<std::string, std::string>;

@@ -9,66 +9,10 @@
 
 #include "backends/cpu/cpu_context.h"
 #include "engine/api/predict.h"
+#include "engine/api/predict_output.h"
 
 namespace webnnm::client {
 namespace {
-
-// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string Field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-std::string Number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
-}
-
-// A classification output's probability of each class for sample i (one
-// unit: 1 - p and p).
-std::vector<double> Probabilities(const OutputPredictions& o, int64_t i) {
-  if (o.units == 1) {
-    const double p = o.values[i];
-    return {1 - p, p};
-  }
-  return {o.values.begin() + i * o.units, o.values.begin() + (i + 1) * o.units};
-}
-
-void WriteCsv(const Predictions& p, std::ostream& out) {
-  std::string header;
-  auto column = [&](const std::string& name) {
-    header += (header.empty() ? "" : ",") + Field(name);
-  };
-  for (const OutputPredictions& o : p.outputs) {
-    if (o.classification) {
-      column(o.name + ":class");
-      for (const std::string& c : o.classes) column(o.name + ":" + c);
-    } else if (o.units == 1) {
-      column(o.name);
-    } else {
-      for (int64_t u = 0; u < o.units; ++u) column(o.name + ":" + std::to_string(u));
-    }
-  }
-  out << header << "\n";
-  for (int64_t i = 0; i < p.samples; ++i) {
-    std::string row;
-    auto cell = [&](const std::string& text) {
-      row += (row.empty() ? "" : ",") + text;
-    };
-    for (const OutputPredictions& o : p.outputs) {
-      if (o.classification) {
-        cell(Field(o.classes[o.predicted[i]]));
-        for (double v : Probabilities(o, i)) cell(Number(v));
-      } else {
-        for (int64_t u = 0; u < o.units; ++u) cell(Number(o.values[i * o.units + u]));
-      }
-    }
-    out << row << "\n";
-  }
-}
 
 void WriteJsonLines(const Predictions& p, std::ostream& out) {
   for (int64_t i = 0; i < p.samples; ++i) {
@@ -78,7 +22,7 @@ void WriteJsonLines(const Predictions& p, std::ostream& out) {
       nlohmann::ordered_json v;
       if (o.classification) {
         v["class"] = o.classes[o.predicted[i]];
-        v["probabilities"] = Probabilities(o, i);
+        v["probabilities"] = ClassProbabilities(o, i);
       } else if (o.units == 1) {
         v["value"] = o.values[i];
       } else {
@@ -101,8 +45,9 @@ CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& o) {
   cmd->add_option("--load", o.load, "The snapshot to predict with")
       ->required();
   AddDataOptions(*cmd, o.data, /*standardize=*/false);
+  AddResizeFlag(*cmd, o.data);
   cmd->add_option("--output", o.output,
-                  "Write the predictions to this .csv file");
+                  "Write the predictions to this .csv or .npz file");
   cmd->add_option("--backend", o.backend, "Backend: cpu or vulkan");
   AddHyperparameterFlags(*cmd, o.hyperparameters, {"threads", "batchSize"});
   return cmd;
@@ -113,9 +58,9 @@ int RunPredict(const PredictOptions& options, bool json) {
     std::cerr << "webnnmctl: predict needs --local\n";
     return kExitUsage;
   }
-  if (!options.output.empty() && !options.output.ends_with(".csv")) {
-    std::cerr << "webnnmctl: --output takes a .csv file (NumPy .npz output "
-                 "is not available yet): "
+  const bool npz = options.output.ends_with(".npz");
+  if (!options.output.empty() && !npz && !options.output.ends_with(".csv")) {
+    std::cerr << "webnnmctl: --output takes a .csv or a .npz file, not "
               << options.output << "\n";
     return kExitUsage;
   }
@@ -133,7 +78,8 @@ int RunPredict(const PredictOptions& options, bool json) {
                          .snapshot = &*snapshot,
                          .source = {.path = options.data.dataset,
                                     .label = options.data.label,
-                                    .no_header = options.data.no_header},
+                                    .no_header = options.data.no_header,
+                                    .resize = options.data.resize},
                          .backend = options.backend,
                          .threads = hyper->threads};
   if (options.hyperparameters.count("batchSize")) {
@@ -145,12 +91,20 @@ int RunPredict(const PredictOptions& options, bool json) {
     if (json) {
       WriteJsonLines(*p, std::cout);
     } else {
-      WriteCsv(*p, std::cout);
+      std::cout << PredictionsCsv(*p);
     }
     return kExitOk;
   }
+  std::string bytes;
+  if (npz) {
+    absl::StatusOr<std::string> encoded = PredictionsNpz(*p);
+    if (!encoded.ok()) return Fail(encoded.status());
+    bytes = *std::move(encoded);
+  } else {
+    bytes = PredictionsCsv(*p);
+  }
   std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
-  WriteCsv(*p, out);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) {
     std::cerr << "webnnmctl: cannot write " << options.output << "\n";

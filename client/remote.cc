@@ -161,6 +161,9 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   data->set_standardize(o.train.data.standardize);
   data->set_standardization(
       static_cast<v1::Standardization>(o.train.data.standardize_mode()));
+  if (o.train.data.impute_mode() != train::ImputeMode::kNone) {
+    data->set_impute(o.train.data.impute);
+  }
   *request.mutable_hyperparameters() = train::ValuesToProto(*given);
   if (o.submit->count("--backend")) request.set_backend(o.train.backend);
   request.set_idempotency_key(o.idempotency_key);

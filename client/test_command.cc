@@ -55,6 +55,7 @@ CLI::App* AddTestCommand(CLI::App& app, TestOptions& o) {
   cmd->add_flag("--local", o.local, "Test in this process");
   cmd->add_option("--load", o.load, "The snapshot to test")->required();
   AddDataOptions(*cmd, o.data, /*standardize=*/true);  // same flags as train
+  AddResizeFlag(*cmd, o.data);
   cmd->add_option("--backend", o.backend, "Backend: cpu or vulkan");
   AddHyperparameterFlags(*cmd, o.hyperparameters, {"threads", "batchSize"});
   return cmd;
@@ -87,7 +88,8 @@ int RunTest(const TestOptions& options, bool json) {
        .model_source = model.source,
        .source = {.path = options.data.dataset,
                   .label = options.data.label,
-                  .no_header = options.data.no_header},
+                  .no_header = options.data.no_header,
+                  .resize = options.data.resize},
        .dataset_name = options.data.dataset,
        .split = options.data.split,
        .hyperparameters = *hyper,

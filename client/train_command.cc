@@ -141,6 +141,7 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
                   "Stop after this epoch, as if interrupted (resume later)")
       ->check(CLI::Range(1, 10000000));
   AddTrainFlags(*cmd, o);
+  AddResizeFlag(*cmd, o.data);
   return cmd;
 }
 
@@ -179,10 +180,12 @@ int RunTrain(const TrainOptions& options, bool json) {
                            .model_source = model.source,
                            .source = {.path = options.data.dataset,
                                       .label = options.data.label,
-                                      .no_header = options.data.no_header},
+                                      .no_header = options.data.no_header,
+                                      .resize = options.data.resize},
                            .dataset_name = options.data.dataset,
                            .split = options.data.split,
                            .standardize = options.data.standardize_mode(),
+                           .impute = options.data.impute_mode(),
                            .hyperparameters = *hyper,
                            .given = *given,
                            .snapshot = resume ? &*resume : nullptr,

@@ -76,7 +76,8 @@ absl::Status Context::Compile() {
                    train::Lower(model_->dag(), {.batch = batch_,
                                                 .sequence = sequence_,
                                                 .training = false,
-                                                .float32_parameters = true}));
+                                                .float32_parameters = true,
+                                                .step_mask = step_mask_}));
   backends::CompileOptions options;
   options.threads = model_->config_.threads;
   ASSIGN_OR_RETURN(exe_, model_->backend_->Compile(graph, options));
@@ -104,6 +105,37 @@ absl::Status Context::SetSequenceLength(int64_t steps) {
   }
   sequence_ = steps;
   return Compile();
+}
+
+absl::Status Context::SetStepLengths(std::span<const int64_t> lengths) {
+  if (static_cast<int64_t>(lengths.size()) > batch_) {
+    return absl::InvalidArgumentError(StrCat(
+        lengths.size(), " step lengths for a batch of ", batch_));
+  }
+  for (int64_t length : lengths) {
+    if (length < 1 || length > sequence_) {
+      return absl::InvalidArgumentError(
+          StrCat("a row's length must be within 1..", sequence_,
+                 " (the sequence length), not ", length));
+    }
+  }
+  if (!step_mask_) {
+    step_mask_ = true;
+    absl::Status compiled = Compile();
+    if (!compiled.ok()) {
+      step_mask_ = false;
+      RETURN_IF_ERROR(Compile());
+      return compiled;
+    }
+  }
+  const int input = exe_->FindInput(train::kStepMaskInput);
+  if (input < 0) return absl::InternalError("the context lacks a step mask");
+  std::vector<float> mask(sequence_ * batch_, 0.0f);
+  for (size_t r = 0; r < lengths.size(); ++r) {
+    for (int64_t t = 0; t < lengths[r]; ++t) mask[t * batch_ + r] = 1.0f;
+  }
+  std::memcpy(exe_->input(input).data(), mask.data(), mask.size() * 4);
+  return absl::OkStatus();
 }
 
 namespace {

@@ -65,6 +65,13 @@ class Context {
   // The steps of every sequenced input (default 1); the inputs are reset.
   absl::Status SetSequenceLength(int64_t steps);
   int64_t sequence_length() const { return sequence_; }
+  // Ragged sequences: each row's real steps (1..the sequence length; rows
+  // past `lengths` are padding). The first call recompiles the context
+  // with a step mask (train/lower.h: the lstm and gru layers keep their
+  // state over the padded steps), which resets the inputs: call it before
+  // SetData. InvalidArgument for a length out of range or more lengths
+  // than rows, or a model with no lstm or gru to mask.
+  absl::Status SetStepLengths(std::span<const int64_t> lengths);
 
   // Sets an input block's values (every element, row-major); without a
   // name, the first input.
@@ -87,6 +94,7 @@ class Context {
   NNModel* model_;
   int64_t batch_ = 1;
   int64_t sequence_ = 1;
+  bool step_mask_ = false;
   std::unique_ptr<backends::Executable> exe_;
   bool ran_ = false;
 };

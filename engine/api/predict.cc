@@ -17,14 +17,25 @@ namespace {
 absl::StatusOr<train::Dataset> ReadFeatures(const PredictRequest& r) {
   const std::string& path = r.source.path;
   if (train::IsNpz(path)) {
-    return absl::InvalidArgumentError(
-        "predict reads CSV files and IDX folders; .npz archives not yet");
+    train::NpzSpec spec = train::NpzSpecFor(*r.dag);
+    spec.targets_optional = true;
+    return train::LoadNpz(path, spec);
   }
-  if (std::filesystem::is_directory(path)) return train::LoadIdx(path);
+  if (std::filesystem::is_directory(path) || r.dag->inputs.size() != 1) {
+    // An image folder or IDX directory, or a model only an .npz feeds: as
+    // for training.
+    if (r.dag->inputs.size() != 1 && !std::filesystem::is_directory(path)) {
+      return absl::FailedPreconditionError(StrCat(
+          "a CSV file feeds a model with one input; this one has ",
+          r.dag->inputs.size(), " (an .npz archive feeds any)"));
+    }
+    return train::ReadDataFor(*r.dag, r.source);
+  }
   return train::LoadCsvFeatures(
       path, {.label = r.source.label.empty() ? r.snapshot->label_column
                                              : r.source.label,
-             .header = !r.source.no_header});
+             .header = !r.source.no_header,
+             .keep_missing = !r.snapshot->imputation.empty()});
 }
 
 // How each output reads: classification (with its class rule and names)
@@ -96,11 +107,6 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
     return absl::InvalidArgumentError("predict needs a model and a snapshot");
   }
   const dag::Dag& dag = *r.dag;
-  if (dag.inputs.size() != 1) {
-    return absl::FailedPreconditionError(
-        StrCat("a dataset file feeds a model with one input; this one has ",
-               dag.inputs.size()));
-  }
   RETURN_IF_ERROR(Unsuited(train::CheckSnapshotFits(*r.snapshot, dag)));
   absl::StatusOr<train::Dataset> read = ReadFeatures(r);
   if (!read.ok()) return Unsuited(read.status());
@@ -109,6 +115,7 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
   RETURN_IF_ERROR(Unsuited(train::CheckShapes(dag, data, {})));
   absl::StatusOr<int64_t> steps = train::SequenceLength(dag, data);
   if (!steps.ok()) return Unsuited(steps.status());
+  RETURN_IF_ERROR(Unsuited(data.ApplyImputation(r.snapshot->imputation)));
   if (!r.snapshot->standardization.empty()) {
     RETURN_IF_ERROR(Unsuited(
         data.ApplyStandardization(r.snapshot->standardization)));
@@ -129,16 +136,32 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
   ASSIGN_OR_RETURN(std::unique_ptr<Context> context, model->CreateContext());
   RETURN_IF_ERROR(context->SetBatchSize(batch));
   RETURN_IF_ERROR(context->SetSequenceLength(*steps));
-  const int64_t width = data.width();
-  std::vector<double> rows(batch * width);
+  absl::StatusOr<std::vector<int>> matched = train::MatchInputs(dag, data);
+  if (!matched.ok()) return Unsuited(matched.status());
+  const std::vector<int>& sources = *matched;
+  std::vector<double> rows;
+  std::vector<int64_t> lengths;
   for (int64_t begin = 0; begin < data.count(); begin += batch) {
     const int64_t n = std::min(batch, data.count() - begin);
-    std::fill(rows.begin(), rows.end(), 0.0);
-    for (int64_t i = 0; i < n; ++i) {
-      const float* f = data.features(begin + i);
-      std::copy(f, f + width, rows.begin() + i * width);
+    if (data.ragged()) {  // first: it may recompile, resetting the inputs
+      lengths.assign(data.lengths().begin() + begin,
+                     data.lengths().begin() + begin + n);
+      RETURN_IF_ERROR(Unsuited(context->SetStepLengths(lengths)));
     }
-    RETURN_IF_ERROR(context->SetData(dag.inputs[0].name, rows));
+    for (size_t k = 0; k < dag.inputs.size(); ++k) {
+      const int64_t width = sources[k] < 0
+                                ? data.width()
+                                : data.more_inputs()[sources[k]].width;
+      rows.assign(batch * width, 0.0);
+      for (int64_t i = 0; i < n; ++i) {
+        const float* f =
+            sources[k] < 0 ? data.features(begin + i)
+                           : data.more_inputs()[sources[k]].values.data() +
+                                 (begin + i) * width;
+        std::copy(f, f + width, rows.begin() + i * width);
+      }
+      RETURN_IF_ERROR(context->SetData(dag.inputs[k].name, rows));
+    }
     RETURN_IF_ERROR(model->Run(*context));
     for (OutputReading& o : readings) {
       ASSIGN_OR_RETURN(TensorView view, context->Output(o.out.name));

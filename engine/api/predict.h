@@ -4,9 +4,13 @@
 // original units. What `webnnmctl predict --local` writes (docs/cli.md).
 //
 // The data is a CSV file (its label column left out when the file has it:
-// the one `source.label` names, else the snapshot's) or an IDX directory
-// (its train files, then its t10k files). A sample is fed as in training
-// (sequenced inputs take the samples' length); batches of `batch` rows.
+// the one `source.label` names, else the snapshot's; missing values filled
+// with the snapshot's imputation), an IDX directory (its train files, then
+// its t10k files), an image folder, or a NumPy .npz archive (an array per
+// model input; the outputs' arrays may be absent) for a model of any
+// number of inputs. A sample is fed as in training (sequenced inputs take
+// the samples' length; ragged sequences their lengths, masked); batches of
+// `batch` rows.
 //
 // Errors: NotFound for a missing path; FailedPrecondition for bad data
 // (file and line), a feature count the model does not take, or a snapshot

@@ -227,8 +227,20 @@ absl::StatusOr<ValueId> Direction(Builder& b, ValueId v, int64_t d) {
   return b.Reshape(one, std::vector<int64_t>(shape.begin() + 1, shape.end()));
 }
 
-// Runs a gru (lstm when `lstm`) over its steps; replaces the node.
-absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm) {
+// The state after a step under step mask m [B, 1]: m·next + (1 - m)·kept,
+// exactly `next` where m is 1 and `kept` where it is 0.
+absl::StatusOr<ValueId> Masked(Builder& b, ValueId m, ValueId keep_share,
+                               ValueId next, ValueId kept) {
+  ASSIGN_OR_RETURN(ValueId taken, b.Op(OpKind::kMul, {m, next}));
+  ASSIGN_OR_RETURN(ValueId held, b.Op(OpKind::kMul, {keep_share, kept}));
+  return b.Add(taken, held);
+}
+
+// Runs a gru (lstm when `lstm`) over its steps; replaces the node. With a
+// step mask ([steps, batch, 1]), a masked step keeps the state it found
+// and places zeros in the output sequence.
+absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm,
+                            ValueId mask = kNoValue) {
   const ir::Node node = rw.graph().node(id);  // a copy: the graph grows
   Builder b(rw);
   ASSIGN_OR_RETURN(Spec spec, ReadSpec(node, lstm));
@@ -245,6 +257,24 @@ absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm) {
     ASSIGN_OR_RETURN(ValueId step,
                      b.Slice(input, {t, 0, 0}, {1, batch, width}));
     ASSIGN_OR_RETURN(inputs[t], b.Reshape(step, {batch, width}));
+  }
+  // Per step: the mask [B, 1] and 1 - mask, in the input's type.
+  std::vector<ValueId> take(steps, kNoValue), keep(steps, kNoValue);
+  if (mask != kNoValue) {
+    if (b.Shape(mask) != std::vector<int64_t>{steps, batch, 1}) {
+      return absl::InvalidArgumentError(StrCat(
+          "the step mask must be [", steps, ", ", batch, ", 1], not ",
+          ir::ShapeToString(b.Shape(mask))));
+    }
+    ir::Attrs cast;
+    cast.Set("type", std::string(ir::DTypeName(dtype)));
+    ASSIGN_OR_RETURN(ValueId typed, b.Op(OpKind::kCast, {mask}, cast));
+    for (int64_t t = 0; t < steps; ++t) {
+      ASSIGN_OR_RETURN(ValueId step, b.Slice(typed, {t, 0, 0}, {1, batch, 1}));
+      ASSIGN_OR_RETURN(take[t], b.Reshape(step, {batch, 1}));
+      ASSIGN_OR_RETURN(keep[t], b.Op(OpKind::kSub, {rw.Scalar(1, dtype),
+                                                    take[t]}));
+    }
   }
   std::vector<std::vector<ValueId>> sequence(steps);  // [t][d]: [1, 1, B, H]
   std::vector<ValueId> hiddens, cells;                // [1, B, H] each
@@ -271,15 +301,27 @@ absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm) {
     }
     for (int64_t s = 0; s < steps; ++s) {
       int64_t t = backward ? steps - 1 - s : s;
+      ValueId h_next, c_next = kNoValue;
       if (lstm) {
         ASSIGN_OR_RETURN(auto hc, LstmStep(b, inputs[t], h, c, p, spec));
-        h = hc.first;
-        c = hc.second;
+        h_next = hc.first;
+        c_next = hc.second;
       } else {
-        ASSIGN_OR_RETURN(h, GruStep(b, inputs[t], h, p, spec));
+        ASSIGN_OR_RETURN(h_next, GruStep(b, inputs[t], h, p, spec));
+      }
+      ValueId out = h_next;
+      if (mask != kNoValue) {
+        ASSIGN_OR_RETURN(h, Masked(b, take[t], keep[t], h_next, h));
+        if (lstm) {
+          ASSIGN_OR_RETURN(c, Masked(b, take[t], keep[t], c_next, c));
+        }
+        ASSIGN_OR_RETURN(out, b.Op(OpKind::kMul, {take[t], h_next}));
+      } else {
+        h = h_next;
+        c = c_next;
       }
       ASSIGN_OR_RETURN(ValueId placed,
-                       b.Reshape(h, {1, 1, batch, spec.hidden}));
+                       b.Reshape(out, {1, 1, batch, spec.hidden}));
       sequence[t].push_back(placed);
     }
     ASSIGN_OR_RETURN(ValueId hidden, b.Reshape(h, {1, batch, spec.hidden}));
@@ -341,6 +383,16 @@ absl::Status UnrollLstm(ir::GraphRewriter& rw, ir::NodeId id) {
 
 absl::Status UnrollGru(ir::GraphRewriter& rw, ir::NodeId id) {
   return UnrollSequence(rw, id, false);
+}
+
+absl::Status UnrollMasked(ir::GraphRewriter& rw, ir::NodeId id,
+                          ir::ValueId mask) {
+  const ir::OpKind kind = rw.graph().node(id).op->kind;
+  if (kind != OpKind::kLstm && kind != OpKind::kGru) {
+    return absl::InvalidArgumentError(
+        StrCat(rw.graph().node(id).op->name, " runs over no sequence"));
+  }
+  return UnrollSequence(rw, id, kind == OpKind::kLstm, mask);
 }
 
 }  // namespace webnnm::ops

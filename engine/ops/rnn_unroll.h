@@ -25,6 +25,15 @@ absl::Status UnrollGruCell(ir::GraphRewriter& rewriter, ir::NodeId node);
 absl::Status UnrollLstm(ir::GraphRewriter& rewriter, ir::NodeId node);
 absl::Status UnrollGru(ir::GraphRewriter& rewriter, ir::NodeId node);
 
+// Replace `node` (lstm or gru) by its steps under a step mask: `mask` is a
+// [steps, batch, 1] value, 1 for a row's real steps and 0 for its padding.
+// A masked step leaves the hidden (and cell) state as it found it, so each
+// direction's final state is the state after the row's last real step
+// (backward: the padding at the end is passed over first and leaves the
+// initial state), and its place in the output sequence holds zeros.
+absl::Status UnrollMasked(ir::GraphRewriter& rewriter, ir::NodeId node,
+                          ir::ValueId mask);
+
 }  // namespace webnnm::ops
 
 #endif  // WEBNNM_ENGINE_OPS_RNN_UNROLL_H_

@@ -1,6 +1,7 @@
 #include "engine/train/checkpoint.h"
 
 #include <cmath>
+#include <optional>
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -15,6 +16,7 @@ constexpr std::string_view kMomentum = "momentum:";
 constexpr std::string_view kBest = "best:";
 constexpr std::string_view kMean = "standardize:mean";
 constexpr std::string_view kStddev = "standardize:stddev";
+constexpr std::string_view kImpute = "impute:values";
 // "targetStandardize:<output>:mean" and ":stddev".
 constexpr std::string_view kTarget = "targetStandardize:";
 
@@ -85,6 +87,7 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   h.set_split(s.split);
   h.set_data_fingerprint(s.data_fingerprint);
   h.set_label_column(s.label_column);
+  if (!s.imputation.empty()) h.set_impute(ImputeModeName(s.imputation.mode));
   for (const Decision& d : st.decisions) {
     v1::SnapshotDecision* out = h.add_decisions();
     out->set_what(d.what);
@@ -98,6 +101,10 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
     const auto n = static_cast<int64_t>(t.mean.size());
     file.tensors.push_back({StrCat(kTarget, output, ":mean"), {n}, t.mean});
     file.tensors.push_back({StrCat(kTarget, output, ":stddev"), {n}, t.stddev});
+  }
+  if (!s.imputation.empty()) {
+    const auto n = static_cast<int64_t>(s.imputation.values.size());
+    file.tensors.push_back({std::string(kImpute), {n}, s.imputation.values});
   }
   if (!s.standardization.empty()) {
     const auto n = static_cast<int64_t>(s.standardization.mean.size());
@@ -206,6 +213,8 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
       s.standardization.mean = std::move(t.values);
     } else if (name == kStddev) {
       s.standardization.stddev = std::move(t.values);
+    } else if (name == kImpute) {
+      s.imputation.values = std::move(t.values);
     } else if (name.starts_with(kTarget) && name.ends_with(":mean")) {
       std::string output(
           name.substr(kTarget.size(), name.size() - kTarget.size() - 5));
@@ -226,6 +235,15 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
                  output, "' lacks its mean or standard deviation"));
     }
   }
+  const std::optional<ImputeMode> impute =
+      h.impute().empty() ? std::optional<ImputeMode>(ImputeMode::kNone)
+                         : ParseImputeMode(h.impute());
+  if (!impute || (*impute == ImputeMode::kNone) != s.imputation.empty()) {
+    return absl::DataLossError(StrCat(
+        "not a valid snapshot: the imputation '", h.impute(),
+        "' does not match its values (", s.imputation.values.size(), ")"));
+  }
+  s.imputation.mode = *impute;
   if (s.standardization.mean.size() != s.standardization.stddev.size()) {
     return absl::DataLossError(
         "not a valid snapshot: the standardization mean and standard "

@@ -33,6 +33,8 @@ struct ModelSnapshot {
   // what prediction leaves out of a file's features.
   std::string label_column;
   Standardization standardization;
+  // How missing feature values are filled (empty: they are refused).
+  Imputation imputation;
   // Regression outputs trained on standardized targets, by output name:
   // their predictions map back with these.
   std::map<std::string, Standardization> target_standardization;

@@ -6,6 +6,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/feeder.h"
+#include "engine/train/image_folder.h"
 #include "engine/train/npz.h"
 #include "engine/train/sequence.h"
 #include "engine/train/trainer.h"
@@ -53,7 +54,10 @@ bool OutputReadsClasses(const dag::Dag& dag, const dag::Endpoint& output) {
          activation == OutputActivation::kSigmoid;
 }
 
-// What an .npz archive must hold for the model.
+}  // namespace
+
+bool IsNpz(const std::string& path) { return path.ends_with(".npz"); }
+
 NpzSpec NpzSpecFor(const dag::Dag& dag) {
   NpzSpec spec;
   for (const dag::Endpoint& e : dag.inputs) {
@@ -71,9 +75,22 @@ NpzSpec NpzSpecFor(const dag::Dag& dag) {
   return spec;
 }
 
-}  // namespace
 
-bool IsNpz(const std::string& path) { return path.ends_with(".npz"); }
+absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
+                                           const DataSource& source) {
+  RETURN_IF_ERROR(CheckSingleInputOutput(dag));
+  const dag::Endpoint& input = dag.inputs[0];
+  absl::StatusOr<ImageFolderSpec> spec = ImageFolderSpecFor(
+      dag.graph.value(dag.graph.node(input.node).outputs[0]).type);
+  if (!spec.ok()) {
+    return absl::FailedPreconditionError(
+        StrCat(source.path, " is an image folder, but the model input '",
+               input.name, "' takes no images: ", spec.status().message()));
+  }
+  spec->resize = source.resize;
+  if (source.max_bytes > 0) spec->max_bytes = source.max_bytes;
+  return LoadImageFolder(source.path, *spec);
+}
 
 bool ReadsClasses(const dag::Dag& dag) {
   if (dag.outputs.empty()) return false;
@@ -95,11 +112,14 @@ absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
   absl::StatusOr<OutputSpec> spec =
       ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
   if (!spec.ok()) return spec.status();
+  if (IsImageFolder(source.path)) return ReadImageFolderFor(dag, source);
   if (std::filesystem::is_directory(source.path)) {
     return LoadIdx(source.path);
   }
   return LoadCsv(source.path,
-                 {.label = source.label, .header = !source.no_header},
+                 {.label = source.label,
+                  .header = !source.no_header,
+                  .keep_missing = source.keep_missing},
                  ReadsClasses(dag));
 }
 
@@ -108,8 +128,10 @@ absl::Status SplitData(Dataset& data, const DataSource& source,
   if (split.size() != 3) {
     return absl::InvalidArgumentError("a split has three percentages");
   }
-  return data.Split(split[0], split[1], split[2], seed,
-                    /*fixed_test=*/std::filesystem::is_directory(source.path));
+  // Only an IDX directory brings its own test subset (its t10k files).
+  const bool idx = std::filesystem::is_directory(source.path) &&
+                   !IsImageFolder(source.path);
+  return data.Split(split[0], split[1], split[2], seed, /*fixed_test=*/idx);
 }
 
 }  // namespace webnnm::train

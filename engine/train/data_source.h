@@ -1,12 +1,15 @@
 // Reading a dataset for a model: what `webnnmctl train --local`, `test
 // --local` and the daemon's jobs share.
 //
-// A CSV file or an IDX directory feeds a model with one input and one
-// output; an .npz archive (npz.h) feeds any model, an array per input and
-// output. How labels are read follows the model: classes when its loss is a
-// classification loss or its output activation is softmax or sigmoid,
-// otherwise regression targets. The split is seeded; an IDX directory's
-// test subset is its t10k files (the split's test share is ignored).
+// A CSV file, an IDX directory or an image folder (image_folder.h: class
+// subfolders of PNG and JPEG files, for a model whose one input is an
+// image) feeds a model with one input and one output; an .npz archive
+// (npz.h) feeds any model, an array per input and output. How labels are
+// read follows the model: classes when its loss is a classification loss or
+// its output activation is softmax or sigmoid, otherwise regression targets
+// (an image folder's are always classes). The split is seeded; an IDX
+// directory's test subset is its t10k files (the split's test share is
+// ignored).
 #ifndef WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
 #define WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
 
@@ -17,20 +20,32 @@
 #include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
 #include "engine/train/dataset.h"
+#include "engine/train/npz.h"
 
 namespace webnnm::train {
 
 struct DataSource {
-  std::string path;   // a CSV file, an IDX directory or a NumPy .npz file
+  // A CSV file, an IDX directory, an image folder or a NumPy .npz file.
+  std::string path;
   std::string label;  // the CSV label column; empty: the last
   bool no_header = false;
-  // The most bytes an .npz archive's arrays may hold decompressed (0: the
-  // default, 4 GiB).
+  // CSV: missing feature values become NaN (to impute, dataset.h) instead
+  // of an error.
+  bool keep_missing = false;
+  // An image folder: resize images of another size to the model's
+  // (bilinearly) rather than refuse them.
+  bool resize = false;
+  // The most bytes an .npz archive's arrays may hold decompressed, or an
+  // image folder's images decoded (0: the default, 4 GiB).
   int64_t max_bytes = 0;
 };
 
 // Whether `path` names a NumPy .npz archive (by its extension).
 bool IsNpz(const std::string& path);
+
+// What an .npz archive must hold for the model: an array per input (its
+// step size, whether sequenced) and per output (classes or units).
+NpzSpec NpzSpecFor(const dag::Dag& dag);
 
 inline constexpr char kDefaultSplit[] = "70,15,15";
 
@@ -50,6 +65,15 @@ bool ReadsClasses(const dag::Dag& dag);
 // and line for bad data), unsplit.
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                                     const DataSource& source);
+
+// Reads the image folder `source.path` (image_folder.h) for the model's
+// one input: its layout, channels, height and width, `source.resize` and
+// `source.max_bytes`. FailedPrecondition when the model has not one input
+// and one output or its input takes no images (saying what an image folder
+// feeds); LoadImageFolder's errors otherwise. ReadDataFor calls it for a
+// path IsImageFolder() accepts; predicting can too.
+absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
+                                           const DataSource& source);
 
 // Splits `data` read from `source` by `split` percentages, seeded.
 absl::Status SplitData(Dataset& data, const DataSource& source,

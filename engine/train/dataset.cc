@@ -1,9 +1,11 @@
 #include "engine/train/dataset.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -242,8 +244,47 @@ absl::Status ApplyTo(std::vector<float>& values, int64_t width,
 
 }  // namespace
 
+absl::Status Dataset::SetLengths(std::vector<int64_t> lengths, int64_t steps,
+                                 bool first_input_sequenced) {
+  if (static_cast<int64_t>(lengths.size()) != count_) {
+    return absl::InvalidArgumentError(
+        StrCat("ragged sequences need one length per sample: ", count_,
+               " samples, ", lengths.size(), " lengths"));
+  }
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] < 1 || lengths[i] > steps) {
+      return absl::InvalidArgumentError(
+          StrCat("sample ", i, " has length ", lengths[i],
+                 ": lengths must be within 1..", steps, " (the steps)"));
+    }
+  }
+  if (first_input_sequenced && width_ % steps != 0) {
+    return absl::InvalidArgumentError(StrCat(
+        "the first input's ", width_, " values are no ", steps, " steps"));
+  }
+  lengths_ = std::move(lengths);
+  steps_ = steps;
+  first_sequenced_ = first_input_sequenced;
+  return absl::OkStatus();
+}
+
 void Dataset::Standardize() {
-  (void)ApplyStandardization(FeatureStatistics(features_, width_, subsets_[0]));
+  Standardization s = FeatureStatistics(features_, width_, subsets_[0]);
+  if (ragged() && first_sequenced_) {
+    // A step's feature over the samples that reach the step only.
+    const int64_t step = width_ / steps_;
+    for (int64_t f = 0; f < width_; ++f) {
+      std::vector<int64_t> reaching;
+      for (int64_t sample : subsets_[0]) {
+        if (f / step < lengths_[sample]) reaching.push_back(sample);
+      }
+      if (reaching.size() == subsets_[0].size()) continue;
+      Standardization one = FeatureStatistics(features_, width_, reaching);
+      s.mean[f] = one.mean[f];
+      s.stddev[f] = one.stddev[f];
+    }
+  }
+  (void)ApplyStandardization(s);
 }
 
 absl::Status Dataset::ApplyStandardization(const Standardization& s) {
@@ -251,6 +292,86 @@ absl::Status Dataset::ApplyStandardization(const Standardization& s) {
   absl::Status applied = ApplyTo(features_, width_, s, "features");
   if (!applied.ok()) return applied;
   standardization_ = s;
+  if (ragged() && first_sequenced_) {  // the padding stays zero
+    const int64_t step = width_ / steps_;
+    for (int64_t i = 0; i < count_; ++i) {
+      std::fill(features_.begin() + i * width_ + lengths_[i] * step,
+                features_.begin() + (i + 1) * width_, 0.0f);
+    }
+  }
+  return absl::OkStatus();
+}
+
+const char* ImputeModeName(ImputeMode mode) {
+  switch (mode) {
+    case ImputeMode::kMean:
+      return "mean";
+    case ImputeMode::kMedian:
+      return "median";
+    case ImputeMode::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::optional<ImputeMode> ParseImputeMode(std::string_view text) {
+  for (ImputeMode m : {ImputeMode::kNone, ImputeMode::kMean,
+                       ImputeMode::kMedian}) {
+    if (text == ImputeModeName(m)) return m;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> Dataset::MissingPerFeature() const {
+  std::vector<int64_t> missing(width_, 0);
+  for (size_t i = 0; i < features_.size(); ++i) {
+    if (std::isnan(features_[i])) ++missing[i % width_];
+  }
+  return missing;
+}
+
+void Dataset::Impute(ImputeMode mode) {
+  if (mode == ImputeMode::kNone) return;
+  Imputation imputation{.mode = mode};
+  imputation.values.assign(width_, 0.0f);
+  std::vector<float> present;
+  for (int64_t f = 0; f < width_; ++f) {
+    present.clear();
+    for (int64_t sample : subsets_[0]) {
+      const float v = features_[sample * width_ + f];
+      if (!std::isnan(v)) present.push_back(v);
+    }
+    if (present.empty()) continue;
+    if (mode == ImputeMode::kMean) {
+      double sum = 0;
+      for (float v : present) sum += v;
+      imputation.values[f] = static_cast<float>(sum / present.size());
+    } else {  // the middle value, or the mean of the two middle ones
+      const size_t half = present.size() / 2;
+      std::nth_element(present.begin(), present.begin() + half, present.end());
+      double median = present[half];
+      if (present.size() % 2 == 0) {
+        median = (median + *std::max_element(present.begin(),
+                                              present.begin() + half)) /
+                 2;
+      }
+      imputation.values[f] = static_cast<float>(median);
+    }
+  }
+  (void)ApplyImputation(imputation);
+}
+
+absl::Status Dataset::ApplyImputation(const Imputation& imputation) {
+  if (imputation.empty()) return absl::OkStatus();
+  if (static_cast<int64_t>(imputation.values.size()) != width_) {
+    return absl::InvalidArgumentError(
+        StrCat("the imputation has ", imputation.values.size(),
+               " features; the data has ", width_));
+  }
+  for (size_t i = 0; i < features_.size(); ++i) {
+    if (std::isnan(features_[i])) features_[i] = imputation.values[i % width_];
+  }
+  imputation_ = imputation;
   return absl::OkStatus();
 }
 
@@ -290,6 +411,22 @@ bool ParseNumber(const std::string& text, double& value) {
 }
 
 }  // namespace
+
+bool IsMissingField(std::string_view field) {
+  const size_t start = field.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return true;
+  field = field.substr(start, field.find_last_not_of(" \t") - start + 1);
+  auto is = [&](std::string_view word) {
+    if (field.size() != word.size()) return false;
+    for (size_t i = 0; i < word.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(field[i])) != word[i]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  return is("na") || is("n/a") || is("nan");
+}
 
 namespace {
 
@@ -360,12 +497,27 @@ absl::StatusOr<CsvColumns> ReadCsvColumns(const std::string& path,
     for (size_t k = 0; k < columns; ++k) {
       if (c.label_column && k == *c.label_column) continue;
       double v;
+      if (IsMissingField(record[k])) {
+        if (!options.keep_missing) {
+          return absl::InvalidArgumentError(StrCat(
+              path, ":", table->lines[r], ": column '", c.names[k],
+              "' is missing a value ('", record[k], "'); train with --impute "
+              "mean or median to fill missing values"));
+        }
+        c.features.push_back(std::numeric_limits<float>::quiet_NaN());
+        continue;
+      }
       if (!ParseNumber(record[k], v)) {
         return absl::InvalidArgumentError(
             StrCat(path, ":", table->lines[r], ": column '", c.names[k],
                    "' holds '", record[k], "', not a number"));
       }
       c.features.push_back(static_cast<float>(v));
+    }
+    if (c.label_column && IsMissingField(record[*c.label_column])) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ":", table->lines[r], ": the label column '",
+                 c.names[*c.label_column], "' is missing a value"));
     }
     if (c.label_column) c.labels.push_back(record[*c.label_column]);
     c.lines.push_back(table->lines[r]);

@@ -13,7 +13,9 @@
 #define WEBNNM_ENGINE_TRAIN_DATASET_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -53,6 +55,21 @@ struct Targets {
 // and --no-standardize).
 enum class StandardizeMode { kAuto, kOn, kOff };
 const char* StandardizeModeName(StandardizeMode mode);  // auto, on, off
+
+// Missing values (a CSV file's empty, NA, N/A, NaN fields): refused by
+// default; imputed (`--impute mean|median`) with the training subset's
+// mean or median of the feature's present values, kept with the model so
+// testing and prediction fill their own missing values the same way.
+enum class ImputeMode { kNone, kMean, kMedian };
+const char* ImputeModeName(ImputeMode mode);  // none, mean, median
+// "none", "mean", "median"; nullopt otherwise.
+std::optional<ImputeMode> ParseImputeMode(std::string_view text);
+
+struct Imputation {
+  ImputeMode mode = ImputeMode::kNone;
+  std::vector<float> values;  // per feature of the first input; empty: none
+  bool empty() const { return values.empty(); }
+};
 
 // Per-feature mean and standard deviation of the training subset (a
 // feature without variance gets standard deviation 1: left unscaled).
@@ -125,6 +142,30 @@ class Dataset {
   absl::Status ApplyTargetStandardization(size_t output,
                                           const Standardization& s);
 
+  // Missing values, kept as NaN by a loader asked to (CsvOptions): how many
+  // the features hold, per feature.
+  std::vector<int64_t> MissingPerFeature() const;
+  // Fills them with the training subset's statistics of each feature's
+  // present values (0 for a feature with none there) and keeps them.
+  void Impute(ImputeMode mode);
+  // Fills them with given values (a snapshot's); InvalidArgument when the
+  // widths differ.
+  absl::Status ApplyImputation(const Imputation& imputation);
+  const Imputation& imputation() const { return imputation_; }
+
+  // Ragged sequences: each sample's number of real steps out of `steps`
+  // (empty: every sample has them all). The sequenced inputs' steps past a
+  // sample's length are padding: fed as zeros and masked (lower.h). When
+  // the first input is sequenced, its standardization's statistics of a
+  // step's feature count only the samples that reach that step.
+  const std::vector<int64_t>& lengths() const { return lengths_; }
+  bool ragged() const { return !lengths_.empty(); }
+  int64_t steps() const { return steps_; }
+  // InvalidArgument unless there is one length per sample, each in
+  // [1, steps].
+  absl::Status SetLengths(std::vector<int64_t> lengths, int64_t steps,
+                          bool first_input_sequenced);
+
   // Builders (loaders use these).
   static Dataset Make(std::string source, int64_t width,
                       std::vector<float> features, int64_t target_width,
@@ -144,12 +185,23 @@ class Dataset {
   std::vector<Targets> targets_ = std::vector<Targets>(1);
   std::vector<int64_t> subsets_[3];
   Standardization standardization_;
+  Imputation imputation_;
+  std::vector<int64_t> lengths_;
+  int64_t steps_ = 1;
+  bool first_sequenced_ = false;
 };
 
 struct CsvOptions {
   std::string label;   // the label column's name; empty: the last column
   bool header = true;  // false: columns are c0, c1, ...
+  // Missing feature values become NaN (to impute) instead of an error
+  // naming the file, line and column; a missing label is always an error.
+  bool keep_missing = false;
 };
+
+// Whether a CSV field is a missing value: empty (or blanks), NA, N/A, NaN
+// (any case).
+bool IsMissingField(std::string_view field);
 
 // Reads a CSV file. `classification` says how labels are read (classes or
 // regression targets).

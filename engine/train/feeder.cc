@@ -7,6 +7,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/ir/elements.h"
+#include "engine/train/lower.h"
 #include "engine/train/sequence.h"
 
 namespace webnnm::train {
@@ -145,6 +146,14 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
     in.values.assign(batch_ * in.width, 0.0f);
   }
   mask_values_.assign(batch_, 0.0f);
+  if (data_.ragged()) {
+    step_mask_ = exe.FindInput(kStepMaskInput);
+    if (step_mask_ < 0) {
+      return absl::InternalError("a graph for ragged sequences lacks the "
+                                 "step mask");
+    }
+    step_mask_values_.assign(data_.steps() * batch_, 0.0f);
+  }
   return absl::OkStatus();
 }
 
@@ -172,6 +181,17 @@ absl::Status Feeder::Fill(backends::Executable& exe,
                       std::span<const float>(in.values));
   }
   WriteFloats(exe, mask_, mask_values_.data(), mask_values_.size());
+  if (step_mask_ >= 0) {  // [T, B, 1]: 1 for each row's real steps
+    std::fill(step_mask_values_.begin(), step_mask_values_.end(), 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t length = data_.lengths()[samples[begin + r]];
+      for (int64_t t = 0; t < length; ++t) {
+        step_mask_values_[t * batch_ + r] = 1.0f;
+      }
+    }
+    WriteFloats(exe, step_mask_, step_mask_values_.data(),
+                step_mask_values_.size());
+  }
   for (Output& o : outputs_) {
     const Targets& t = data_.targets()[o.targets];
     const bool sparse = o.spec.loss == LossKind::kSparseCategoricalCrossEntropy;
@@ -221,7 +241,8 @@ absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
                                           backends::Backend& backend) {
   ASSIGN_OR_RETURN(const int64_t sequence, SequenceLength(dag, data));
   ASSIGN_OR_RETURN(ir::Graph graph,
-                   BuildEvaluationGraph(dag, batch, sequence, specs));
+                   BuildEvaluationGraph(dag, batch, sequence, data.ragged(),
+                                        specs));
   backends::CompileOptions options;
   options.threads = threads;
   Evaluator e;

@@ -1,7 +1,8 @@
 // Feeding a dataset to compiled graphs (internal to engine/train): a
 // Feeder writes a batch of samples into an executable's model inputs, the
 // target of each trained output and the row mask (padded rows of a short
-// last batch are masked); an Evaluator runs the evaluation graph over a
+// last batch are masked) — and, for ragged sequences, the step mask of
+// each row's real steps; an Evaluator runs the evaluation graph over a
 // subset and sums each output's loss and correct rows.
 #ifndef WEBNNM_ENGINE_TRAIN_FEEDER_H_
 #define WEBNNM_ENGINE_TRAIN_FEEDER_H_
@@ -87,6 +88,8 @@ class Feeder {
   std::vector<Output> outputs_;
   int mask_ = -1;
   std::vector<float> mask_values_;
+  int step_mask_ = -1;  // ragged sequences: "stepMask" [T, B, 1]
+  std::vector<float> step_mask_values_;
   absl::Status match_;
 };
 

@@ -551,7 +551,8 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
                                           {.batch = config.batch,
                                            .sequence = config.sequence,
                                            .training = true,
-                                           .float32_parameters = true},
+                                           .float32_parameters = true,
+                                           .step_mask = config.step_mask},
                                           limits));
   StepBuilder step(graph, dag, config, limits);
   RETURN_IF_ERROR(step.Inputs());
@@ -568,13 +569,14 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
 }
 
 absl::StatusOr<ir::Graph> BuildEvaluationGraph(
-    const dag::Dag& dag, int64_t batch, int64_t sequence,
+    const dag::Dag& dag, int64_t batch, int64_t sequence, bool step_mask,
     const std::vector<OutputSpec>& specs, const ir::Limits& limits) {
   ASSIGN_OR_RETURN(ir::Graph graph, Lower(dag,
                                           {.batch = batch,
                                            .sequence = sequence,
                                            .training = false,
-                                           .float32_parameters = true},
+                                           .float32_parameters = true,
+                                           .step_mask = step_mask},
                                           limits));
   ir::GraphRewriter rewriter(graph, limits);
   ir::GraphOps ops(rewriter, "evaluation graph");

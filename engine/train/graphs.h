@@ -11,7 +11,8 @@
 //
 //   inputs   every model input (by block name); "target:<output>"; "mask"
 //            [B] (1 for rows with data); "lr", "scale", "clipMu",
-//            "clipSigma", "clipK", "clipFirst" (scalars, float32); every
+//            "clipSigma", "clipK", "clipFirst" (scalars, float32);
+//            "stepMask" [T, B, 1] with ragged sequences; every
 //            trainable parameter (by name) and "momentum:<name>"; with
 //            uncertainty weighting "uncertainty:<output>" and its momentum
 //            (updated s_i are clamped to [kUncertaintyMin,
@@ -63,6 +64,9 @@ inline constexpr double kUncertaintyMax = 10.0;
 struct StepConfig {
   int64_t batch = 32;
   int64_t sequence = 1;  // the length of sequenced inputs (sequence.h)
+  // Ragged sequences: the "stepMask" input masks the recurrent layers'
+  // padded steps (LowerOptions::step_mask).
+  bool step_mask = false;
   std::vector<OutputSpec> outputs;
   bool uncertainty_weights = false;  // learned s_i instead of `weight`
   OptimizerKind optimizer = OptimizerKind::kRLion;
@@ -97,9 +101,10 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
                                              const StepConfig& config,
                                              const ir::Limits& limits = {});
 
-// `sequence`: the length of sequenced inputs (sequence.h).
+// `sequence`: the length of sequenced inputs (sequence.h); `step_mask`
+// as in StepConfig.
 absl::StatusOr<ir::Graph> BuildEvaluationGraph(
-    const dag::Dag& dag, int64_t batch, int64_t sequence,
+    const dag::Dag& dag, int64_t batch, int64_t sequence, bool step_mask,
     const std::vector<OutputSpec>& outputs, const ir::Limits& limits = {});
 
 }  // namespace webnnm::train

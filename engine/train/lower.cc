@@ -9,6 +9,7 @@
 #include "engine/ir/infer.h"
 #include "engine/ir/op_def.h"
 #include "engine/ir/rewriter.h"
+#include "engine/ops/rnn_unroll.h"
 
 namespace webnnm::train {
 namespace {
@@ -55,6 +56,51 @@ absl::Status PromoteFloat16Parameters(ir::Graph& graph,
     graph.ReplaceUses(v, half);
     graph.node(graph.value(half).producer).operands[0] = v;
   }
+  return absl::OkStatus();
+}
+
+// Adds the step mask input and unrolls every lstm and gru over the
+// sequence under it (lower.h).
+absl::Status MaskSteps(const dag::Dag& dag, ir::Graph& graph,
+                       const LowerOptions& options, const ir::Limits& limits) {
+  for (const dag::Endpoint& e : dag.outputs) {
+    for (int64_t d :
+         dag.graph.value(dag.graph.node(e.node).outputs[0]).type.shape) {
+      if (d != ir::kSequenceDim) continue;
+      return absl::InvalidArgumentError(StrCat(
+          "the output '", e.name, "' has a sequence dimension: ragged "
+          "sequences (per-sample lengths) train models whose outputs have "
+          "none (the last state of an lstm or gru, say)"));
+    }
+  }
+  ir::GraphRewriter rw(graph, limits);
+  ir::GraphOps ops(rw, "step mask");
+  const ir::ValueId mask = ops.Input(
+      kStepMaskInput, ir::TensorType{.dtype = ir::DType::kFloat32,
+                                     .shape = {options.sequence,
+                                               options.batch, 1}});
+  ASSIGN_OR_RETURN(std::vector<ir::NodeId> order, graph.TopologicalOrder());
+  int masked = 0;
+  for (ir::NodeId id : order) {
+    const ir::Node& node = graph.node(id);
+    if (node.dead || node.kind != ir::NodeKind::kOp) continue;
+    if (node.op->kind != ir::OpKind::kLstm &&
+        node.op->kind != ir::OpKind::kGru) {
+      continue;
+    }
+    if (graph.value(node.operands[0]).type.shape[0] != options.sequence) {
+      continue;
+    }
+    rw.SetOrigin(node.range, node.layer);
+    RETURN_IF_ERROR(ops::UnrollMasked(rw, id, mask));
+    ++masked;
+  }
+  if (masked == 0) {
+    return absl::InvalidArgumentError(
+        "ragged sequences (per-sample lengths) are masked in the lstm and "
+        "gru layers that run over them, and this model has none");
+  }
+  rw.ApplyReplacements();
   return absl::OkStatus();
 }
 
@@ -145,6 +191,9 @@ absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,
         break;
       }
     }
+  }
+  if (options.step_mask) {
+    RETURN_IF_ERROR(MaskSteps(dag, graph, options, limits));
   }
   if (options.float32_parameters) {
     RETURN_IF_ERROR(PromoteFloat16Parameters(graph, limits));

@@ -25,7 +25,16 @@ struct LowerOptions {
   // (float32 master parameters: the optimizer updates float32 values, the
   // forward pass computes in float16 as the model says).
   bool float32_parameters = false;
+  // Ragged sequences: an input kStepMaskInput, [sequence, batch, 1]
+  // float32, is 1 for each row's real steps and 0 for its padding, and
+  // every lstm and gru over the sequence is unrolled under it
+  // (ops::UnrollMasked: padded steps leave the state unchanged). An output
+  // with a sequence dimension, or no such layer, is InvalidArgument.
+  // Other operations see the padded steps as they are fed (zeros).
+  bool step_mask = false;
 };
+
+inline constexpr char kStepMaskInput[] = "stepMask";
 
 absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,
                                 const LowerOptions& options,

@@ -355,6 +355,46 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
   return t;
 }
 
+// A sequenced input's per-sample lengths (`<name>_lengths`, or `x_lengths`
+// beside `x`), if the archive has them: integers within 1..steps.
+absl::StatusOr<std::optional<std::vector<int64_t>>> Lengths(
+    const Archive& archive, const std::string& path,
+    const std::vector<std::string>& names, int64_t samples, int64_t steps) {
+  for (const std::string& name : names) {
+    auto it = archive.arrays.find(name + "_lengths");
+    if (it == archive.arrays.end()) continue;
+    const std::string what = StrCat(path, ": '", it->first, "'");
+    ASSIGN_OR_RETURN(NpyArray a, ParseNpy(it->second, what));
+    if (a.shape.size() != 1 || a.shape[0] != samples) {
+      return absl::InvalidArgumentError(StrCat(
+          what, " must be [", samples, "] (a length per sample), not ",
+          ir::ShapeToString(a.shape)));
+    }
+    std::vector<int64_t> lengths;
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      const double v = a.values[i];
+      if (v != std::nearbyint(v) || v < 1 || v > static_cast<double>(steps)) {
+        return absl::InvalidArgumentError(StrCat(
+            what, " holds ", v, " for sample ", i, ": lengths are whole "
+            "numbers of steps within 1..", steps));
+      }
+      lengths.push_back(static_cast<int64_t>(v));
+    }
+    return std::optional<std::vector<int64_t>>(std::move(lengths));
+  }
+  return std::optional<std::vector<int64_t>>();
+}
+
+// Zeroes each sample's steps past its length (step_values a step).
+void ZeroPadding(std::vector<float>& values, int64_t width, int64_t step_values,
+                 const std::vector<int64_t>& lengths) {
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    std::fill(values.begin() + static_cast<int64_t>(i) * width +
+                  lengths[i] * step_values,
+              values.begin() + static_cast<int64_t>(i + 1) * width, 0.0f);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
@@ -364,12 +404,13 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
   ASSIGN_OR_RETURN(Archive archive, ReadArchive(path, spec.max_bytes));
   std::optional<int64_t> samples;
   std::vector<Features> inputs;
+  // Ragged sequences: the lengths, the input that gave them and its steps;
+  // each sequenced input's index in `inputs` and steps.
+  std::optional<std::vector<int64_t>> lengths;
+  std::string ragged_input;
+  int64_t ragged_steps = 0;
+  std::vector<std::pair<size_t, int64_t>> sequenced;
   for (const NpzSpec::Input& in : spec.inputs) {
-    if (archive.arrays.count(in.name + "_lengths")) {
-      return absl::InvalidArgumentError(StrCat(
-          path, ": '", in.name, "_lengths': ragged sequences are not read "
-          "yet; pad them to one length"));
-    }
     std::vector<std::string> names = {in.name};
     if (spec.inputs.size() == 1) names.push_back("x");
     ASSIGN_OR_RETURN(NpyArray a, Find(archive, path, names));
@@ -383,7 +424,35 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
           in.sequenced ? "steps of " : "", in.step_values));
     }
     ASSIGN_OR_RETURN(std::vector<float> values, Floats(a, what));
+    if (in.sequenced) {
+      const int64_t steps = per / in.step_values;
+      ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> these,
+                       Lengths(archive, path, names, *samples, steps));
+      if (these) {
+        if (lengths && (*lengths != *these || steps != ragged_steps)) {
+          return absl::InvalidArgumentError(StrCat(
+              what, ": its lengths differ from '", ragged_input,
+              "''s; the sequenced inputs of a sample share one length"));
+        }
+        lengths = std::move(these);
+        ragged_steps = steps;
+        ragged_input = in.name;
+      }
+      sequenced.push_back({inputs.size(), steps});
+    }
     inputs.push_back({.input = in.name, .width = per, .values = std::move(values)});
+  }
+  if (lengths) {
+    for (const auto& [index, steps] : sequenced) {
+      if (steps != ragged_steps) {
+        return absl::InvalidArgumentError(StrCat(
+            path, ": the input '", inputs[index].input, "' has ", steps,
+            " steps and '", ragged_input, "' ", ragged_steps,
+            "; ragged sequences share one padded length"));
+      }
+      ZeroPadding(inputs[index].values, inputs[index].width,
+                  inputs[index].width / steps, *lengths);
+    }
   }
   std::vector<Targets> targets;
   for (const NpzSpec::Output& out : spec.outputs) {
@@ -392,6 +461,16 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
     for (const NpzSpec::Input& in : spec.inputs) shared |= in.name == out.name;
     std::vector<std::string> names = {shared ? out.name + "_target" : out.name};
     if (spec.outputs.size() == 1) names.push_back("y");
+    if (spec.targets_optional &&
+        std::none_of(names.begin(), names.end(), [&](const std::string& n) {
+          return archive.arrays.count(n) > 0;
+        })) {
+      targets.push_back({.output = out.name,
+                         .width = out.units,
+                         .values = std::vector<float>(
+                             *samples * out.units, 0.0f)});
+      continue;
+    }
     ASSIGN_OR_RETURN(NpyArray a, Find(archive, path, names));
     const std::string what = StrCat(path, ": the output '", out.name, "'");
     ASSIGN_OR_RETURN(const int64_t per, PerSample(a, what, samples));
@@ -426,6 +505,10 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
   }
   for (size_t k = 1; k < targets.size(); ++k) {
     RETURN_IF_ERROR(d.AddTargets(std::move(targets[k])));
+  }
+  if (lengths) {
+    RETURN_IF_ERROR(d.SetLengths(std::move(*lengths), ragged_steps,
+                                 spec.inputs[0].sequenced));
   }
   return d;
 }

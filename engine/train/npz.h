@@ -9,7 +9,11 @@
 // bits and bool. LoadNpz() makes a Dataset of the arrays: every array's
 // first dimension is the samples (the same N for all); an input's array is
 // [N, ...] with the input's feature shape, or [N, T, ...] for a sequenced
-// input (T steps of its step shape); a classification output's array is
+// input (T steps of its step shape) — with an optional `<name>_lengths`
+// (or `x_lengths`) array [N] of each sample's real steps within 1..T for
+// ragged sequences, padded to T in the array (the padding is zeroed; the
+// lengths go to Dataset::SetLengths and apply to every sequenced input,
+// which must all have T steps); a classification output's array is
 // [N] (or [N, 1]) of integer or bool labels — classes 0..K-1 for an output
 // of K units when every label is one of them, else the sorted distinct
 // labels — and a regression output's [N] or [N, units] of numbers. Values
@@ -21,7 +25,8 @@
 // listed), a malformed or unsupported .npy, shapes that disagree with the
 // model or with each other, an array or all of them together larger than
 // `max_bytes` decompressed (refused before anything is read: no zip
-// bombs), ragged sequences (`<name>_lengths`, not read yet). NotFound for a
+// bombs), lengths that are no whole numbers within 1..T or that differ
+// between two inputs. NotFound for a
 // missing file.
 #ifndef WEBNNM_ENGINE_TRAIN_NPZ_H_
 #define WEBNNM_ENGINE_TRAIN_NPZ_H_
@@ -63,6 +68,8 @@ struct NpzSpec {
   std::vector<Input> inputs;
   std::vector<Output> outputs;
   int64_t max_bytes = int64_t{1} << 32;
+  // Prediction: an output whose array is missing gets zero targets.
+  bool targets_optional = false;
 };
 
 absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec);

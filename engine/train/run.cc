@@ -34,6 +34,7 @@ absl::StatusOr<std::unique_ptr<Run>> Run::Prepare(const RunSpec& spec) {
   RETURN_IF_ERROR(ValidateHyperparameters(spec.hyperparameters));
   RETURN_IF_ERROR(run->FitSnapshot());
   RETURN_IF_ERROR(run->LoadData());
+  RETURN_IF_ERROR(run->Impute());
   RETURN_IF_ERROR(run->Standardize());
   if (spec.open_backend != nullptr) {
     run->backend_ = spec.open_backend;
@@ -150,9 +151,13 @@ absl::Status Run::LoadData() {
   } else {
     if (split_.empty()) split_ = kDefaultSplit;
     ASSIGN_OR_RETURN(std::vector<double> split, ParseSplit(split_));
+    DataSource source = spec_.source;
+    source.keep_missing =
+        spec_.impute != ImputeMode::kNone ||
+        (spec_.snapshot != nullptr && !spec_.snapshot->imputation.empty());
     absl::StatusOr<Dataset> read = spec_.read
-                                       ? spec_.read(*spec_.dag, spec_.source)
-                                       : ReadDataFor(*spec_.dag, spec_.source);
+                                       ? spec_.read(*spec_.dag, source)
+                                       : ReadDataFor(*spec_.dag, source);
     if (!read.ok()) {
       return NameTheData(read.status(), spec_.source.path, spec_.dataset_name);
     }
@@ -189,6 +194,36 @@ absl::Status Run::LoadData() {
     return absl::InvalidArgumentError(
         "the training subset is empty (see split)");
   }
+  return absl::OkStatus();
+}
+
+absl::Status Run::Impute() {
+  if (owned_ == std::nullopt) return absl::OkStatus();  // the caller's data
+  const std::vector<int64_t> missing = owned_->MissingPerFeature();
+  int64_t total = 0, features = 0;
+  for (int64_t m : missing) {
+    total += m;
+    features += m > 0;
+  }
+  if (spec_.snapshot != nullptr) {
+    const Imputation& kept = spec_.snapshot->imputation;
+    if (kept.empty()) return absl::OkStatus();
+    absl::Status applied = owned_->ApplyImputation(kept);
+    if (!applied.ok()) return absl::FailedPreconditionError(applied.message());
+    return absl::OkStatus();
+  }
+  if (spec_.impute == ImputeMode::kNone) return absl::OkStatus();
+  owned_->Impute(spec_.impute);
+  std::string why =
+      total == 0 ? "no feature value is missing; the statistics are kept for "
+                   "the files tested and predicted later"
+                 : StrCat(total, " missing values in ", features,
+                          features == 1 ? " feature" : " features",
+                          " filled with the training subset's ",
+                          ImputeModeName(spec_.impute),
+                          " of each feature's present values");
+  decisions_.push_back(
+      {StrCat("impute ", ImputeModeName(spec_.impute)), why});
   return absl::OkStatus();
 }
 
@@ -287,6 +322,7 @@ ModelSnapshot Run::Snapshot(const TrainState& state) const {
   s.data_fingerprint = fingerprint_;
   s.label_column = data_->label_column();
   s.standardization = data_->standardization();
+  s.imputation = data_->imputation();
   for (const dag::Endpoint& e : spec_.dag->outputs) {
     const std::optional<size_t> k = TargetsOf(e.name);
     if (k && !data_->targets()[*k].standardization.empty()) {

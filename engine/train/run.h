@@ -7,8 +7,9 @@
 // step, once: it checks the hyperparameters, fits the snapshot to the model,
 // picks the seed (the snapshot's, else the hyperparameters') and the split
 // (the one given, the snapshot's, else 70,15,15), reads and splits the data,
-// standardizes it (as asked, as the snapshot says, or as the expert system
-// decides, a decision) and opens the backend. Then
+// imputes its missing values (as asked or as the snapshot says, a
+// decision), standardizes it (as asked, as the snapshot says, or as the
+// expert system decides, a decision) and opens the backend. Then
 //   - Train() trains from scratch, or continues the snapshot's run, and tests
 //     the best epoch, reporting through TrainCallbacks (decisions, warnings,
 //     scouting, epochs, checkpoints, the test);
@@ -71,6 +72,10 @@ struct RunSpec {
   // Standardize the data of a new run: as the expert system decides
   // (AdviseStandardization), or as asked.
   StandardizeMode standardize = StandardizeMode::kAuto;
+  // Fill a CSV file's missing feature values in a new run (dataset.h; a
+  // decision): kNone refuses them. A snapshot's imputation applies to the
+  // data of a resumed run, a test and a prediction, whatever this says.
+  ImputeMode impute = ImputeMode::kNone;
   // Training: the hyperparameters of a new run; a resumed run keeps its
   // own but `threads` and what `given` changes. Testing: `threads`, and
   // `batch_size` when `test_batch_size` is set.
@@ -125,6 +130,8 @@ class Run {
   uint64_t DataFingerprint() const;
   absl::Status LoadData();
   absl::Status Standardize();
+  // Imputes missing values (a new run) or applies the snapshot's.
+  absl::Status Impute();
   // Which of the data's targets feed the output `output`.
   std::optional<size_t> TargetsOf(const std::string& output) const;
 

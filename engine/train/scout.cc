@@ -64,6 +64,7 @@ absl::StatusOr<Scouter> Scouter::Make(const dag::Dag& dag, const Dataset& data,
   StepConfig scout_config = config;
   scout_config.scouting = true;
   ASSIGN_OR_RETURN(scout_config.sequence, SequenceLength(dag, data));
+  scout_config.step_mask = data.ragged();
   ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, scout_config));
   backends::CompileOptions options;
   options.threads = threads;

@@ -17,6 +17,7 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
                                             backends::Backend& backend) {
   StepConfig sequenced = config;
   ASSIGN_OR_RETURN(sequenced.sequence, SequenceLength(dag, data));
+  sequenced.step_mask = data.ragged();
   ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, sequenced));
   std::vector<std::string> names;
   for (const auto& [name, id] : TrainableParameters(dag)) {

@@ -20,9 +20,18 @@ int64_t BytesOf(const train::Dataset& d) {
 
 absl::StatusOr<train::Dataset> DataCache::Read(
     const dag::Dag& dag, const train::DataSource& source) {
-  const std::string key =
+  // What the reading depends on: the source's options and the model's
+  // inputs and outputs (an .npz archive's arrays, an image folder's size).
+  std::string key =
       StrCat(source.path, "\n", source.label, "\n", source.no_header, "\n",
+             source.keep_missing, "\n", source.resize, "\n",
              train::ReadsClasses(dag));
+  for (const dag::Endpoint& e : dag.inputs) {
+    key += StrCat("\n", e.name, " ",
+                  dag.graph.value(dag.graph.node(e.node).outputs[0])
+                      .type.ToString());
+  }
+  for (const dag::Endpoint& e : dag.outputs) key += StrCat("\n>", e.name);
   {
     absl::MutexLock lock(&mutex_);
     auto it = entries_.find(key);

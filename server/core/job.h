@@ -56,6 +56,7 @@ struct DataSpec {
   bool no_header = false;
   std::string split;  // "": the default or the snapshot's
   train::StandardizeMode standardize = train::StandardizeMode::kAuto;
+  train::ImputeMode impute = train::ImputeMode::kNone;
 };
 
 // What a job was asked to do (a submission, kept as submitted).

@@ -403,6 +403,7 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
        .dataset_ref = data.id,
        .split = request.data.split,
        .standardize = request.data.standardize,
+       .impute = request.data.impute,
        .hyperparameters = hyper,
        .snapshot = resume ? &*resume : nullptr,
        .backend = request.backend.empty() ? options_.default_backend

@@ -164,6 +164,9 @@ v1::DataSpec ToProto(const DataSpec& d) {
   out.set_split(d.split);
   out.set_standardization(static_cast<v1::Standardization>(d.standardize));
   out.set_standardize(d.standardize == train::StandardizeMode::kOn);
+  if (d.impute != train::ImputeMode::kNone) {
+    out.set_impute(train::ImputeModeName(d.impute));
+  }
   return out;
 }
 
@@ -176,7 +179,10 @@ DataSpec FromProto(const v1::DataSpec& d) {
               d.standardization() != v1::STANDARDIZATION_AUTO
                   ? static_cast<train::StandardizeMode>(d.standardization())
               : d.standardize() ? train::StandardizeMode::kOn
-                                : train::StandardizeMode::kAuto};
+                                : train::StandardizeMode::kAuto,
+          // Checked on submission (CheckImpute); unknown reads as none.
+          .impute = train::ParseImputeMode(d.impute())
+                        .value_or(train::ImputeMode::kNone)};
 }
 
 v1::Job ToProto(const Job& j) {

@@ -171,6 +171,7 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
                            .dataset_name = data.name,
                            .split = request.data.split,
                            .standardize = request.data.standardize,
+                           .impute = request.data.impute,
                            .hyperparameters = hyper,
                            .snapshot = snapshot ? &*snapshot : nullptr,
                            .backend = ""});
@@ -218,6 +219,7 @@ void WebnnmService::Preview(const Principal& who,
                                .dataset_name = data.name,
                                .split = spec.split,
                                .standardize = spec.standardize,
+                               .impute = spec.impute,
                                .hyperparameters = hyper,
                                .backend = ""}));
       ASSIGN_OR_RETURN(preview, run->PreviewTraining());
@@ -236,6 +238,11 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
                                       const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
   AUTHENTICATE(who);
+  const std::string& impute = request->data().impute();
+  if (!impute.empty() && !train::ParseImputeMode(impute)) {
+    return ToGrpc(absl::InvalidArgumentError(StrCat(
+        "data.impute must be mean, median or none, not '", impute, "'")));
+  }
   JobRequest submitted = FromProto(*request);
   if (!submitted.idempotency_key.empty()) {
     if (submitted.idempotency_key.size() > 200) {

@@ -466,6 +466,181 @@ class Predict(unittest.TestCase):
         code, out, err = run("predict", "--local", model, "--load", snapshot,
                              "--dataset", data)
         self.assertEqual(out.splitlines()[0], "model")
+    def test_npz_inputs_several_outputs_and_npz_output(self):
+        model = os.path.join(CONFIGS, "models", "multimodal.wnm")
+        data = os.path.join(CONFIGS, "datasets", "multimodal.npz")
+        snapshot = self.path("mm.wnms")
+        code, _, err = run("train", "--local", model, "--dataset", data,
+                           "--seeds", "5", "--save", snapshot)
+        self.assertEqual(code, 0, err)
+        code, out, err = run("predict", "--local", model, "--load", snapshot,
+                             "--dataset", data)
+        self.assertEqual(code, 0, err)
+        rows = out.splitlines()
+        self.assertEqual(rows[0], "label:class," + ",".join(
+            f"label:{c}" for c in range(6)) + ",score")
+        self.assertEqual(len(rows), 301)
+        out_npz = self.path("mm.npz")
+        code, out, err = run("-o", "json", "predict", "--local", model,
+                             "--load", snapshot, "--dataset", data,
+                             "--output", out_npz)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out), {"samples": 300,
+                                           "output": out_npz})
+        arrays = read_npz(out_npz)
+        self.assertEqual(sorted(arrays), ["label", "label_class",
+                                          "label_classes", "score"])
+        self.assertEqual(arrays["label"][0], "<f4")
+        self.assertEqual(arrays["label"][1], [300, 6])
+        self.assertEqual(arrays["label_class"][1], [300])
+        self.assertEqual(arrays["label_classes"][2],
+                         ["0", "1", "2", "3", "4", "5"])
+        self.assertEqual(arrays["score"][1], [300, 1])
+        # The classes agree with the CSV's, sample by sample.
+        self.assertEqual([str(c) for c in arrays["label_class"][2]],
+                         [r.split(",")[0] for r in rows[1:]])
+
+    def test_ragged_sequences_predict_alike_in_any_batch(self):
+        model = os.path.join(CONFIGS, "models", "ragged-lstm.wnm")
+        data = os.path.join(CONFIGS, "datasets", "ragged.npz")
+        snapshot = self.path("rg.wnms")
+        code, _, err = run("train", "--local", model, "--dataset", data,
+                           "--seeds", "3", "--epochs", "20", "--save",
+                           snapshot)
+        self.assertEqual(code, 0, err)
+        outputs = []
+        for batch in ("1", "7", "256"):
+            code, out, err = run("predict", "--local", model, "--load",
+                                 snapshot, "--dataset", data, "--batch-size",
+                                 batch)
+            self.assertEqual(code, 0, err)
+            outputs.append(out)
+        # The same classes, and probabilities within float rounding (a
+        # larger batch may take other kernels).
+        tables = [[r.split(",") for r in o.splitlines()[1:]] for o in outputs]
+        self.assertEqual(len(tables[0]), 600)
+        for table in tables[1:]:
+            self.assertEqual([r[0] for r in table], [r[0] for r in tables[0]])
+            worst = max(abs(float(a) - float(b))
+                        for r, q in zip(table, tables[0])
+                        for a, b in zip(r[1:], q[1:]))
+            self.assertLess(worst, 1e-5)
+        # Each sequence predicts as it would alone, unpadded: write the
+        # first five at their own lengths, one archive each.
+        source = read_npz(data)
+        lengths = source["x_lengths"][2]
+        steps = source["x"][1][1]
+        for i in range(5):
+            length = lengths[i]
+            values = source["x"][2][i * steps * 2:(i * steps + length) * 2]
+            alone = self.path(f"alone{i}.npz")
+            write_npz(alone, {"x": ("<f4", [1, length, 2], values)})
+            code, out, err = run("predict", "--local", model, "--load",
+                                 snapshot, "--dataset", alone)
+            self.assertEqual(code, 0, err)
+            row = out.splitlines()[1].split(",")
+            self.assertEqual(row[0], tables[0][i][0])
+            for a, b in zip(row[1:], tables[0][i][1:]):
+                self.assertAlmostEqual(float(a), float(b), places=5)
+
+
+def read_npz(path):
+    """{name: (descr, shape, values)} of an .npz of '<f4', '<i8' and '<U'
+    arrays, without NumPy."""
+    import ast
+    import struct
+    import zipfile
+    arrays = {}
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            raw = z.read(name)
+            assert raw[:6] == b"\x93NUMPY", name
+            length = struct.unpack("<H", raw[8:10])[0]
+            header = ast.literal_eval(raw[10:10 + length].decode("latin1"))
+            body = raw[10 + length:]
+            descr, shape = header["descr"], list(header["shape"])
+            count = 1
+            for d in shape:
+                count *= d
+            if descr == "<f4":
+                values = list(struct.unpack(f"<{count}f", body))
+            elif descr == "<f2":
+                values = list(struct.unpack(f"<{count}e", body))
+            elif descr == "<i8":
+                values = list(struct.unpack(f"<{count}q", body))
+            else:
+                width = int(descr[2:])
+                values = [body[i * 4 * width:(i + 1) * 4 * width]
+                          .decode("utf-32-le").rstrip("\0")
+                          for i in range(count)]
+            arrays[name[:-4]] = (descr, shape, values)
+    return arrays
+
+
+def write_npz(path, arrays):
+    """Writes {name: (descr, shape, values)} ('<f4' or '<i8') as an .npz."""
+    import struct
+    import zipfile
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, (descr, shape, values) in arrays.items():
+            dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1
+                                                        else "")
+            header = (f"{{'descr': '{descr}', 'fortran_order': False, "
+                      f"'shape': ({dims}), }}")
+            header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+            code = "f" if descr == "<f4" else "q"
+            body = struct.pack(f"<{len(values)}{code}", *values)
+            z.writestr(name + ".npy", b"\x93NUMPY\x01\x00" +
+                       struct.pack("<H", len(header)) + header.encode() +
+                       body)
+
+
+class Impute(unittest.TestCase):
+    """Missing CSV values: refused by default with file, line and column;
+    `--impute mean|median` fills them from the training subset, a decision
+    kept with the model that `test` and `predict` apply to their files."""
+
+    def test_refused_then_imputed_and_kept(self):
+        model = write(REGRESSION_MODEL, ".wnm")
+        lines = ["a,b,y"]
+        for i in range(120):
+            a, b = i % 7, i % 5
+            y = 10 + 2 * a - 3 * b
+            # Every 10th row misses a, every 15th b (empty, NA, NaN, N/A).
+            fa = ["", "NA", "NaN", "n/a"][i // 10 % 4] if i % 10 == 3 else a
+            fb = "NA" if i % 15 == 4 else b
+            lines.append(f"{fa},{fb},{y}")
+        data = write("\n".join(lines) + "\n", ".csv")
+        code, out, err = run("train", "--local", model, "--dataset", data,
+                             "--epochs", "2")
+        self.assertEqual(code, 1, err)
+        self.assertIn(":5: column 'a' is missing a value ('')", err)
+        self.assertIn("--impute", err)
+        self.assertEqual(run("train", "--local", model, "--dataset", data,
+                             "--impute", "mode")[0], 2)
+        snapshot = tempfile.mktemp(suffix=".wnms")
+        code, out, err = run("-o", "json", "train", "--local", model,
+                             "--dataset", data, "--impute", "median",
+                             "--epochs", "150", "--optimizer", "sgdm",
+                             "--lr", "0.05", "--seeds", "2", "--save",
+                             snapshot)
+        self.assertEqual(code, 0, err)
+        result = json.loads(out.splitlines()[-1])
+        imputed = [d for d in result["decisions"]
+                   if d["what"] == "impute median"]
+        self.assertEqual(len(imputed), 1, result["decisions"])
+        self.assertIn("20 missing values in 2 features", imputed[0]["why"])
+        self.assertGreater(result["testMetrics"]["model"]["r2"], 0.7)
+        # test and predict fill the same file's gaps from the snapshot.
+        code, out, err = run("-o", "json", "test", "--local", model,
+                             "--load", snapshot, "--dataset", data)
+        self.assertEqual(code, 0, err)
+        code, out, err = run("-o", "json", "predict", "--local", model,
+                             "--load", snapshot, "--dataset", data)
+        self.assertEqual(code, 0, err)
+        values = [json.loads(l)["model"]["value"] for l in out.splitlines()]
+        self.assertEqual(len(values), 120)
+        self.assertTrue(all(v == v for v in values))  # no NaN
 
 
 if __name__ == "__main__":

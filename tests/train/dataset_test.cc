@@ -108,6 +108,53 @@ TEST(CsvDataset, BadDataNamesFileAndLine) {
   EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(CsvDataset, MissingValuesAreRefusedOrKeptToImpute) {
+  EXPECT_TRUE(IsMissingField(""));
+  EXPECT_TRUE(IsMissingField("  "));
+  EXPECT_TRUE(IsMissingField("NA"));
+  EXPECT_TRUE(IsMissingField(" nan "));
+  EXPECT_TRUE(IsMissingField("N/A"));
+  EXPECT_FALSE(IsMissingField("0"));
+  EXPECT_FALSE(IsMissingField("nana"));
+  const std::string path =
+      Write("missing.csv", "x,z,y\n1,10,a\nNA,20,b\n3,,a\n8,40,b\n");
+  auto refused = LoadCsv(path, {}, true);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("missing.csv:3: column 'x' is missing a value "
+                        "('NA'); train with --impute mean or median"));
+  auto label = LoadCsv(Write("nolabel.csv", "x,y\n1,a\n2,NA\n"),
+                       {.keep_missing = true}, true);
+  EXPECT_THAT(label.status().message(),
+              HasSubstr("nolabel.csv:3: the label column 'y' is missing a "
+                        "value"));
+
+  auto d = LoadCsv(path, {.keep_missing = true}, true);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(d->MissingPerFeature(), ElementsAre(1, 1));
+  // The statistics come from the training subset only: samples 0-2.
+  d->SetSubset(Subset::kTraining, {0, 1, 2});
+  Dataset median = *d;
+  d->Impute(ImputeMode::kMean);
+  EXPECT_THAT(d->imputation().values, ElementsAre(2.0f, 15.0f));
+  EXPECT_FLOAT_EQ(d->features(1)[0], 2.0f);
+  EXPECT_FLOAT_EQ(d->features(2)[1], 15.0f);
+  EXPECT_THAT(d->MissingPerFeature(), ElementsAre(0, 0));
+  median.SetSubset(Subset::kTraining, {0, 1, 2, 3});
+  median.Impute(ImputeMode::kMedian);
+  // x: 1, 3, 8 -> 3; z: 10, 20, 40 -> 20.
+  EXPECT_THAT(median.imputation().values, ElementsAre(3.0f, 20.0f));
+  EXPECT_EQ(median.imputation().mode, ImputeMode::kMedian);
+  // Another file filled with kept values; widths must agree.
+  auto other = LoadCsv(path, {.keep_missing = true}, true);
+  ASSERT_TRUE(other->ApplyImputation(median.imputation()).ok());
+  EXPECT_FLOAT_EQ(other->features(1)[0], 3.0f);
+  EXPECT_FALSE(
+      other->ApplyImputation({ImputeMode::kMean, {1.0f}}).ok());
+  EXPECT_EQ(ParseImputeMode("median"), ImputeMode::kMedian);
+  EXPECT_EQ(ParseImputeMode("mode"), std::nullopt);
+}
+
 Dataset Classes(int per_class_a, int per_class_b) {
   std::vector<float> features, targets;
   for (int i = 0; i < per_class_a + per_class_b; ++i) {

@@ -201,11 +201,6 @@ TEST_F(NpzTest, RefusalsNameTheArray) {
   cut.resize(cut.size() - 4);
   EXPECT_THAT(message({{"x", cut}, {"y", y}}),
               HasSubstr("needs 16 bytes of data, but the array holds 12"));
-  // Ragged sequences are not read yet.
-  EXPECT_THAT(message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})},
-                       {"model_lengths", Npy("<i8", {2}, {1, 2})},
-                       {"y", y}}),
-              HasSubstr("ragged sequences are not read yet"));
   // Not a zip archive; a missing file.
   const std::string text = (dir_ / "text.npz");
   std::ofstream(text) << "a,b\n1,2\n";
@@ -213,6 +208,55 @@ TEST_F(NpzTest, RefusalsNameTheArray) {
               HasSubstr("not a NumPy .npz archive"));
   EXPECT_TRUE(absl::IsNotFound(
       LoadNpz((dir_ / "none.npz"), OneInOneOut(2)).status()));
+}
+
+// Ragged sequences: `<name>_lengths` (or x_lengths) gives each sample's
+// real steps; the padding is zeroed whatever the file holds.
+TEST_F(NpzTest, RaggedSequencesReadTheirLengths) {
+  NpzSpec spec{.inputs = {{.name = "model", .step_values = 2,
+                           .sequenced = true}},
+               .outputs = {{.name = "model", .classification = true,
+                            .units = 2}}};
+  const std::string x =
+      Npy("<f4", {2, 3, 2}, {1, 2, 3, 4, 9, 9, 5, 6, 9, 9, 9, 9});
+  const std::string y = Npy("<i8", {2}, {0, 1});
+  absl::StatusOr<Dataset> d =
+      LoadNpz(Write({{"x", x}, {"x_lengths", Npy("<i4", {2}, {2, 1})},
+                     {"y", y}}),
+              spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_TRUE(d->ragged());
+  EXPECT_THAT(d->lengths(), ElementsAre(2, 1));
+  EXPECT_EQ(d->steps(), 3);
+  EXPECT_THAT(std::vector<float>(d->features(0), d->features(0) + 6),
+              ElementsAre(1, 2, 3, 4, 0, 0));
+  EXPECT_THAT(std::vector<float>(d->features(1), d->features(1) + 6),
+              ElementsAre(5, 6, 0, 0, 0, 0));
+  // By the input's name too; no lengths: not ragged.
+  d = LoadNpz(Write({{"model", x}, {"model_lengths", Npy("<u1", {2}, {3, 3})},
+                     {"y", y}}),
+              spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(d->lengths(), ElementsAre(3, 3));
+  d = LoadNpz(Write({{"x", x}, {"y", y}}), spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_FALSE(d->ragged());
+  auto message = [&](const std::string& lengths) {
+    return std::string(
+        LoadNpz(Write({{"x", x}, {"x_lengths", lengths}, {"y", y}}), spec)
+            .status()
+            .message());
+  };
+  EXPECT_THAT(message(Npy("<i8", {2}, {0, 2})),
+              HasSubstr("x_lengths' holds 0 for sample 0: lengths are whole "
+                        "numbers of steps within 1..3"));
+  EXPECT_THAT(message(Npy("<i8", {2}, {4, 2})),
+              HasSubstr("holds 4 for sample 0"));
+  EXPECT_THAT(message(Npy("<f4", {2}, {1.5, 2})),
+              HasSubstr("holds 1.5 for sample 0"));
+  EXPECT_THAT(message(Npy("<i8", {3}, {1, 2, 3})),
+              HasSubstr("x_lengths' must be [2] (a length per sample), not "
+                        "[3]"));
 }
 
 // The decompressed sizes are checked before anything is read: a small

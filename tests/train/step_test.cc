@@ -245,7 +245,8 @@ dense:layers matmul(w), add(b), activation();
   CheckResult check = CheckModel("c.wnm", kClassifier);
   ASSERT_TRUE(check.ok) << check.rendered;
   auto graph = BuildEvaluationGraph(
-      *check.dag, 4, 1, {Spec("model", LossKind::kCategoricalCrossEntropy)});
+      *check.dag, 4, 1, false,
+      {Spec("model", LossKind::kCategoricalCrossEntropy)});
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto runner = GraphRunner::Compile(*graph);
   ASSERT_TRUE(runner.ok()) << runner.status();

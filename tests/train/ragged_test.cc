@@ -1,0 +1,279 @@
+// Ragged sequences: a batch of sequences of different lengths, padded to
+// the longest and masked (LowerOptions::step_mask), gives the same loss and
+// the same update as the loop over the unpadded sequences one by one —
+// whatever the padding holds — for lstm, gru and both directions; and a
+// model trains on ragged data through the whole path (Train, Evaluator).
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/backend.h"
+#include "engine/check.h"
+#include "engine/train/graphs.h"
+#include "engine/train/init.h"
+#include "engine/train/lower.h"
+#include "engine/train/trainer.h"
+#include "tests/train/run_graph.h"
+#include "tests/train/synthetic_data.h"
+
+namespace webnnm::train {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::GraphRunner;
+using testing::Values;
+
+constexpr int64_t kFeatures = 3;
+
+std::string Model(const std::string& layer) {
+  return R"(
+model:name ragged;
+model:input shape={sequence, features: 3};
+model:output shape=[2];
+model:layers
+    )" + layer + R"(,
+    dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)";
+}
+
+StepConfig Config(int64_t batch, int64_t sequence, bool step_mask) {
+  StepConfig config;
+  config.batch = batch;
+  config.sequence = sequence;
+  config.step_mask = step_mask;
+  config.outputs = {OutputSpec{.name = "model",
+                               .loss = LossKind::kCategoricalCrossEntropy}};
+  config.optimizer = OptimizerKind::kSgdm;
+  config.optimizer_params = DefaultOptimizerParams(OptimizerKind::kSgdm);
+  return config;
+}
+
+// The parameters (and zero momenta) by input name.
+Values InitialState(const dag::Dag& dag) {
+  Values state;
+  uint32_t index = 0;
+  for (const auto& [name, id] : TrainableParameters(dag)) {
+    const ir::Node& node = dag.graph.node(id);
+    int64_t count = 1;
+    for (int64_t d : dag.graph.value(node.outputs[0]).type.shape) count *= d;
+    std::vector<float> init = InitialValues(node.parameter, count, 3, index++);
+    state[name] = std::vector<double>(init.begin(), init.end());
+    state["momentum:" + name] = std::vector<double>(count, 0.0);
+  }
+  return state;
+}
+
+// One training step of `config` from `state` on `batch`: the outputs.
+absl::StatusOr<Values> Step(const dag::Dag& dag, const StepConfig& config,
+                            const Values& state, const Values& batch) {
+  absl::StatusOr<ir::Graph> graph = BuildTrainingGraph(dag, config);
+  if (!graph.ok()) return graph.status();
+  absl::StatusOr<GraphRunner> runner = GraphRunner::Compile(*graph);
+  if (!runner.ok()) return runner.status();
+  Values inputs = state;
+  for (const auto& [k, v] : batch) inputs[k] = v;
+  inputs["lr"] = {0.5};
+  inputs["scale"] = {1};
+  inputs["clipMu"] = {0};
+  inputs["clipSigma"] = {0};
+  inputs["clipK"] = {4};
+  inputs["clipFirst"] = {1};
+  return runner->Run(inputs);
+}
+
+// Four sequences of lengths 5, 2, 4 and 1 (3 values a step) and their
+// one-hot targets.
+struct Sequences {
+  std::vector<int64_t> lengths = {5, 2, 4, 1};
+  std::vector<std::vector<double>> steps;  // per sample, length × 3
+  std::vector<int> labels = {1, 0, 0, 1};
+};
+
+Sequences MakeSequences() {
+  Sequences s;
+  testing::Noise noise(17);
+  for (int64_t length : s.lengths) {
+    std::vector<double> values;
+    for (int64_t v = 0; v < length * kFeatures; ++v) values.push_back(noise());
+    s.steps.push_back(values);
+  }
+  return s;
+}
+
+void ExpectPaddedEqualsTheLoop(const std::string& layer) {
+  SCOPED_TRACE(layer);
+  CheckResult check = CheckModel("r.wnm", Model(layer));
+  ASSERT_TRUE(check.ok) << check.rendered;
+  const dag::Dag& dag = *check.dag;
+  const Values state = InitialState(dag);
+  const Sequences s = MakeSequences();
+  const int64_t n = static_cast<int64_t>(s.lengths.size()), longest = 5;
+
+  // The padded batch: [B, T, 3] with garbage past each length (masking must
+  // make it irrelevant), the step mask [T, B, 1].
+  Values padded;
+  padded["stepMask"].assign(longest * n, 0.0);
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t t = 0; t < longest; ++t) {
+      for (int64_t f = 0; f < kFeatures; ++f) {
+        const bool real = t < s.lengths[r];
+        padded["model"].push_back(real ? s.steps[r][t * kFeatures + f]
+                                       : 50.0 * (f + 1));
+      }
+      if (t < s.lengths[r]) padded["stepMask"][t * n + r] = 1.0;
+    }
+    padded["target:model"].push_back(s.labels[r] == 0 ? 1 : 0);
+    padded["target:model"].push_back(s.labels[r] == 1 ? 1 : 0);
+    padded["mask"].push_back(1);
+  }
+  absl::StatusOr<Values> together =
+      Step(dag, Config(n, longest, true), state, padded);
+  ASSERT_TRUE(together.ok()) << together.status();
+
+  // The loop: each sequence alone at its own length, unmasked.
+  double loss = 0;
+  std::map<std::string, std::vector<double>> mean_update;
+  for (int64_t r = 0; r < n; ++r) {
+    Values one;
+    one["model"] = s.steps[r];
+    one["target:model"] = {s.labels[r] == 0 ? 1.0 : 0.0,
+                           s.labels[r] == 1 ? 1.0 : 0.0};
+    one["mask"] = {1};
+    absl::StatusOr<Values> alone =
+        Step(dag, Config(1, s.lengths[r], false), state, one);
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    loss += (*alone)["loss"][0] / n;
+    for (const auto& [name, id] : TrainableParameters(dag)) {
+      const std::vector<double>& after = (*alone)["new:" + name];
+      std::vector<double>& sum = mean_update[name];
+      sum.resize(after.size(), 0.0);
+      for (size_t k = 0; k < after.size(); ++k) {
+        sum[k] += (after[k] - state.at(name)[k]) / n;
+      }
+    }
+  }
+  EXPECT_NEAR((*together)["loss"][0], loss, 1e-5);
+  // SGD from zero momentum: an update is linear in its gradient, so the
+  // batch's (the mean gradient's) is the mean of the sequences' updates.
+  for (const auto& [name, id] : TrainableParameters(dag)) {
+    const std::vector<double>& after = (*together)["new:" + name];
+    ASSERT_EQ(after.size(), mean_update[name].size()) << name;
+    double largest = 0;
+    for (size_t k = 0; k < after.size(); ++k) {
+      const double update = after[k] - state.at(name)[k];
+      largest = std::max(largest, std::fabs(update));
+      EXPECT_NEAR(update, mean_update[name][k], 1e-5) << name << "[" << k
+                                                      << "]";
+    }
+    EXPECT_GT(largest, 1e-4) << name << " did not move";
+  }
+}
+
+TEST(Ragged, AnLstmBatchEqualsTheLoopOverUnpaddedSequences) {
+  ExpectPaddedEqualsTheLoop(
+      "lstm(w, r, hiddenSize=4, bias=b, recurrentBias=rb)");
+}
+
+TEST(Ragged, AGruBatchEqualsTheLoopOverUnpaddedSequences) {
+  ExpectPaddedEqualsTheLoop(
+      "gru(w, r, hiddenSize=4, bias=b, recurrentBias=rb)");
+}
+
+TEST(Ragged, BothDirectionsEqualTheLoopOverUnpaddedSequences) {
+  ExpectPaddedEqualsTheLoop(
+      "lstm(w, r, hiddenSize=4, bias=b, recurrentBias=rb, direction=both)");
+}
+
+TEST(Ragged, ModelsThatCannotBeMaskedAreRefused) {
+  // An output over the steps (a dense layer per step).
+  CheckResult steps = CheckModel("f.wnm", R"(
+model:input shape={sequence, features: 3};
+model:output shape={sequence, features: 2};
+model:layers dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  ASSERT_TRUE(steps.ok) << steps.rendered;
+  absl::StatusOr<ir::Graph> g =
+      BuildTrainingGraph(*steps.dag, Config(2, 4, true));
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(),
+              HasSubstr("the output 'model' has a sequence dimension: ragged "
+                        "sequences (per-sample lengths) train models whose "
+                        "outputs have none"));
+  // Unmasked, the same model lowers.
+  EXPECT_TRUE(BuildTrainingGraph(*steps.dag, Config(2, 4, false)).ok());
+}
+
+// The label is the sign of the last real step's first value: only a model
+// whose state stops at each sample's own end can read it (the padding,
+// zeros, follows it).
+TEST(Ragged, AModelTrainsOnRaggedSequences) {
+  CheckResult check = CheckModel(
+      "r.wnm", Model("lstm(w, r, hiddenSize=8, bias=b, recurrentBias=rb)"));
+  ASSERT_TRUE(check.ok) << check.rendered;
+  testing::Noise noise(23);
+  const int n = 500, longest = 6;
+  std::vector<float> values;
+  std::vector<float> labels;
+  std::vector<int64_t> lengths;
+  for (int i = 0; i < n; ++i) {
+    const int64_t length = 1 + (i * 7) % longest;
+    lengths.push_back(length);
+    float last = 0;
+    for (int64_t t = 0; t < longest; ++t) {
+      for (int64_t f = 0; f < kFeatures; ++f) {
+        const float v = t < length ? 2 * noise() : 0.0f;
+        if (t == length - 1 && f == 0) last = v;
+        values.push_back(v);
+      }
+    }
+    labels.push_back(last > 0 ? 1 : 0);
+  }
+  Dataset data = Dataset::Make("ragged", longest * kFeatures,
+                               std::move(values), 1, std::move(labels), true,
+                               {"negative", "positive"});
+  ASSERT_TRUE(data.SetLengths(lengths, longest, true).ok());
+  ASSERT_TRUE(data.Split(60, 20, 20, 4).ok());
+  Hyperparameters h;
+  h.epochs = 40;
+  h.seeds = 3;
+  h.batch_size = 16;
+  h.optimizer = OptimizerKind::kSgdm;
+  h.lr = 0.1;
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r = Train(*check.dag, data, h, **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(*r->test.accuracy, 0.9);
+}
+
+TEST(Ragged, LengthsAreChecked) {
+  // Two samples of two steps of 3: 1..6 (one real step) and 7..12.
+  std::vector<float> values;
+  for (int v = 1; v <= 12; ++v) values.push_back(static_cast<float>(v));
+  Dataset data = Dataset::Make("d", 6, std::move(values), 1, {0, 1}, true,
+                               {"a", "b"});
+  EXPECT_THAT(data.SetLengths({1}, 2, true).message(),
+              HasSubstr("one length per sample: 2 samples, 1 lengths"));
+  EXPECT_THAT(data.SetLengths({1, 3}, 2, true).message(),
+              HasSubstr("sample 1 has length 3: lengths must be within 1..2"));
+  ASSERT_TRUE(data.SetLengths({1, 2}, 2, true).ok());
+  EXPECT_TRUE(data.ragged());
+  // A second step's statistics count only the sample that reaches it, and
+  // standardization leaves the padding zero.
+  data.SetSubset(Subset::kTraining, {0, 1});
+  data.Standardize();
+  EXPECT_FLOAT_EQ(data.standardization().mean[0], 4.0f);
+  EXPECT_FLOAT_EQ(data.standardization().stddev[0], 3.0f);
+  EXPECT_FLOAT_EQ(data.standardization().mean[3], 10.0f);
+  EXPECT_FLOAT_EQ(data.features(1)[0], 1.0f);
+  EXPECT_EQ(data.features(0)[3], 0.0f);
+  EXPECT_EQ(data.features(0)[5], 0.0f);
+}
+
+}  // namespace
+}  // namespace webnnm::train

@@ -102,8 +102,18 @@ int main(int argc, char** argv) {
     return webnnm::client::RunTest(test_options, global.output == "json");
   }
   if (*predict) {
-    return webnnm::client::RunPredict(predict_options,
-                                      global.output == "json");
+    const bool json = global.output == "json";
+    if (!predict_options.local && predict_options.load.empty()) {
+      // Usage is checked as for --local first (the output's extension).
+      const std::string& out = predict_options.output;
+      if (!out.empty() && !out.ends_with(".csv") && !out.ends_with(".npz")) {
+        std::cerr << "webnnmctl: --output takes a .csv or a .npz file, not "
+                  << out << "\n";
+        return kExitUsage;
+      }
+      return webnnm::client::RunRemotePredict(remote, predict_options, json);
+    }
+    return webnnm::client::RunPredict(predict_options, json);
   }
   int code = webnnm::client::RunRemote(remote, global.output == "json");
   return code >= 0 ? code : kExitUsage;

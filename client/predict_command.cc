@@ -40,10 +40,14 @@ void WriteJsonLines(const Predictions& p, std::ostream& out) {
 CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "predict", "Predict every sample of a dataset with a snapshot");
-  cmd->add_option("FILE", o.file, "The model file (.wnm)")->required();
-  cmd->add_flag("--local", o.local, "Predict in this process");
-  cmd->add_option("--load", o.load, "The snapshot to predict with")
+  cmd->add_option("FILE", o.file,
+                  "The model file (.wnm) with --local, else the job id")
       ->required();
+  cmd->add_flag("--local", o.local,
+                "Predict in this process (else the daemon predicts with the "
+                "job FILE's newest snapshot)");
+  cmd->add_option("--load", o.load,
+                  "The snapshot to predict with (--local)");
   AddDataOptions(*cmd, o.data, /*standardize=*/false);
   AddResizeFlag(*cmd, o.data);
   cmd->add_option("--output", o.output,
@@ -54,8 +58,9 @@ CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& o) {
 }
 
 int RunPredict(const PredictOptions& options, bool json) {
-  if (!options.local) {
-    std::cerr << "webnnmctl: predict needs --local\n";
+  if (options.local == options.load.empty()) {
+    std::cerr << "webnnmctl: predict --local takes --load SNAPSHOT; predict "
+                 "JOB (the daemon's) takes none\n";
     return kExitUsage;
   }
   const bool npz = options.output.ends_with(".npz");

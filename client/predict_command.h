@@ -1,9 +1,11 @@
 // `webnnmctl predict --local FILE --load SNAPSHOT --dataset PATH
-// [--output OUT.csv] [-o json]`: predicts every sample of a dataset in file
-// order through a snapshot's best parameters (engine/api/predict.h), with
-// the snapshot's standardization, class names and the targets' units.
-// Without --output the predictions go to standard output: CSV, or one JSON
-// object per sample with -o json (docs/cli.md).
+// [--output OUT.csv|OUT.npz] [-o json]`: predicts every sample of a dataset
+// in file order through a snapshot's best parameters (engine/api/predict.h),
+// with the snapshot's imputation and standardization, class names and the
+// targets' units; `webnnmctl predict JOB --dataset PATH|ID` asks the
+// daemon's Predict the same of a job (remote_predict.cc). Without --output
+// the predictions go to standard output: CSV, or one JSON object per
+// sample with -o json (docs/cli.md).
 #ifndef WEBNNM_CLIENT_PREDICT_COMMAND_H_
 #define WEBNNM_CLIENT_PREDICT_COMMAND_H_
 
@@ -12,11 +14,12 @@
 #include <CLI/CLI.hpp>
 
 #include "client/local_data.h"
+#include "client/remote.h"
 
 namespace webnnm::client {
 
 struct PredictOptions {
-  std::string file;
+  std::string file;  // the model file (--local), else the job id
   bool local = false;
   std::string load;
   DataOptions data;
@@ -29,6 +32,9 @@ CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& options);
 
 // Returns the exit code.
 int RunPredict(const PredictOptions& options, bool json);
+// Without --local: the daemon's Predict of job `options.file`.
+int RunRemotePredict(const RemoteOptions& remote,
+                     const PredictOptions& options, bool json);
 
 }  // namespace webnnm::client
 

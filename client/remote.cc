@@ -109,27 +109,6 @@ int UploadDataset(Client& client, const std::string& path,
   return 0;
 }
 
-// The dataset `arg` names: a CSV file or IDX folder (uploaded unless the
-// daemon has its content), else the id of a dataset the daemon holds.
-int ResolveDataset(Client& client, const std::string& arg, bool quiet,
-                   v1::Dataset* out) {
-  if (fs::exists(arg)) return UploadDataset(client, arg, "", quiet, out);
-  v1::ListDatasetsResponse list;
-  grpc::Status s = client.stub().ListDatasets(
-      client.Context().get(), v1::ListDatasetsRequest(), &list);
-  if (!s.ok()) return client.Error(s);
-  for (const v1::Dataset& d : list.datasets()) {
-    if (d.dataset_id() == arg) {
-      *out = d;
-      return 0;
-    }
-  }
-  std::cerr << "webnnmctl: '" << arg
-            << "' is neither a dataset file or folder nor the id of a "
-               "dataset on the daemon (see webnnmctl dataset list)\n";
-  return 2;
-}
-
 int Submit(Client& client, RemoteOptions& o, bool json) {
   // Refused here as the daemon would refuse them, before any upload.
   absl::StatusOr<train::HyperparameterValues> given =
@@ -181,6 +160,27 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
 }
 
 }  // namespace
+
+// The dataset `arg` names: a CSV file or IDX folder (uploaded unless the
+// daemon has its content), else the id of a dataset the daemon holds.
+int ResolveDataset(Client& client, const std::string& arg, bool quiet,
+                   v1::Dataset* out) {
+  if (fs::exists(arg)) return UploadDataset(client, arg, "", quiet, out);
+  v1::ListDatasetsResponse list;
+  grpc::Status s = client.stub().ListDatasets(
+      client.Context().get(), v1::ListDatasetsRequest(), &list);
+  if (!s.ok()) return client.Error(s);
+  for (const v1::Dataset& d : list.datasets()) {
+    if (d.dataset_id() == arg) {
+      *out = d;
+      return 0;
+    }
+  }
+  std::cerr << "webnnmctl: '" << arg
+            << "' is neither a dataset file or folder nor the id of a "
+               "dataset on the daemon (see webnnmctl dataset list)\n";
+  return 2;
+}
 
 void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   app.add_option("--server", o.server,

@@ -53,6 +53,12 @@ class Client {
   std::unique_ptr<v1::Webnnm::Stub> stub_;
 };
 
+// The dataset `arg` names: a file or folder (uploaded unless the daemon
+// has its content), else the id of a dataset the daemon holds; 0 or the
+// exit code (remote.cc).
+int ResolveDataset(Client& client, const std::string& arg, bool quiet,
+                   v1::Dataset* out);
+
 // The commands; each returns the exit code (0, 1 on failure, 2 on usage).
 // remote_jobs.cc:
 int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,

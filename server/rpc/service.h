@@ -82,6 +82,9 @@ class WebnnmService final : public v1::Webnnm::Service {
   grpc::Status Infer(grpc::ServerContext* context,
                      const v1::InferRequest* request,
                      v1::InferResponse* response) override;
+  grpc::Status Predict(grpc::ServerContext* context,
+                       const v1::PredictRequest* request,
+                       grpc::ServerWriter<v1::PredictChunk>* writer) override;
 
  // An upload in progress (service_internal.h).
   struct Upload;

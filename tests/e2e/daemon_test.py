@@ -337,6 +337,63 @@ class Lifecycle(Temp):
             self.assertEqual(len(served), len(local))
             for a, b in zip(served, local):
                 self.assertAlmostEqual(a, b, delta=1e-6)
+        # The daemon's Predict over the uploaded file: the same JSON lines,
+        # the same CSV as predict --local writes.
+        code, out, err = d.ctl("-o", "json", "predict", job, "--dataset",
+                               data)
+        self.assertEqual(code, 0, err)
+        remote = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual(len(remote), 150)
+        for a, b in zip(remote, predictions):
+            self.assertEqual(a["model"]["class"], b["model"]["class"])
+            for p, q in zip(a["model"]["probabilities"],
+                            b["model"]["probabilities"]):
+                self.assertAlmostEqual(p, q, delta=1e-6)
+        local_csv = os.path.join(self.dir, "local.csv")
+        remote_csv = os.path.join(self.dir, "remote.csv")
+        code, _, err = d.ctl("predict", "--local", config("models", "iris.wnm"),
+                             "--load", snapshot, "--dataset", data,
+                             "--output", local_csv)
+        self.assertEqual(code, 0, err)
+        code, out, err = d.ctl("predict", job, "--dataset", data, "--output",
+                               remote_csv)
+        self.assertEqual(code, 0, err)
+        self.assertIn("predicted 150 samples", out)
+        with open(local_csv) as f, open(remote_csv) as g:
+            self.assertEqual(f.read().splitlines()[0],
+                             g.read().splitlines()[0])
+        # Errors: an unknown job, a job that is not finished, a wrong output.
+        code, _, err = d.ctl("predict", "j-nope", "--dataset", data)
+        self.assertEqual(code, 1)
+        self.assertIn("j-nope", err)
+        self.assertEqual(d.ctl("predict", job, "--dataset", data, "--output",
+                               "x.txt")[0], 2)
+        self.assertEqual(d.stop(), 0)
+
+    def test_predict_a_two_input_model_from_an_npz_upload(self):
+        d = self.daemon()
+        data = config("datasets", "multimodal.npz")
+        job = self.submit(d, config("models", "multimodal.wnm"), "--dataset",
+                          data, "--seeds", "3")
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        out_npz = os.path.join(self.dir, "p.npz")
+        code, out, err = d.ctl("-o", "json", "predict", job, "--dataset",
+                               data, "--output", out_npz)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["samples"], 300)
+        import zipfile
+        with zipfile.ZipFile(out_npz) as z:
+            self.assertEqual(sorted(z.namelist()),
+                             ["label.npy", "label_class.npy",
+                              "label_classes.npy", "score.npy"])
+        code, out, err = d.ctl("-o", "json", "predict", job, "--dataset",
+                               data)
+        self.assertEqual(code, 0, err)
+        first = json.loads(out.splitlines()[0])
+        self.assertEqual(sorted(first), ["index", "label", "score"])
+        self.assertEqual(len(first["label"]["probabilities"]), 6)
+        self.assertIsInstance(first["score"]["value"], float)
         self.assertEqual(d.stop(), 0)
 
 

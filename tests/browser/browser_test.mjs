@@ -181,6 +181,40 @@ try {
   check(download.suggestedFilename() === `${first}.wnms` &&
         downloaded.equals(readFileSync(join(work, "exported.wnms"))), "a downloaded snapshot equals webnnmctl's export");
 
+  // Predictions of the whole dataset, downloaded: the daemon's CSV, as
+  // webnnmctl predict gets it.
+  await page.selectOption("#predict-dataset", irisId);
+  const [predicted] = await Promise.all([page.waitForEvent("download"), page.click("#predict")]);
+  const csv = readFileSync(await predicted.path(), "utf8");
+  check(predicted.suggestedFilename() === `${first}-predictions.csv` &&
+        csv === ctl("predict", first, "--dataset", irisId), "a downloaded prediction equals webnnmctl predict's");
+  check(csv.split("\n")[0] === "model:class,model:setosa,model:versicolor,model:virginica" &&
+        csv.trim().split("\n").length === 151, "the predictions name the classes, a row per sample");
+  check((await page.textContent("#predicted")).includes("150 samples predicted"), "the page says how many samples it predicted");
+
+  // A two-input, two-output model from an .npz uploaded in the browser:
+  // trained, each output's test figures shown, predictions as an .npz.
+  await page.goto(`http://${http}/#/new`);
+  await page.fill("#model", readFileSync(join(source, "configs/models/multimodal.wnm"), "utf8"));
+  await page.setInputFiles("#file", join(source, "configs/datasets/multimodal.npz"));
+  await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("uploaded"));
+  await page.fill("#h-seeds", "5");
+  await page.click("#submit");
+  await page.waitForURL(/#\/job\//);
+  const multimodal = decodeURIComponent(page.url().split("#/job/")[1]);
+  await page.waitForFunction(() => document.querySelector("#state")?.textContent === "SUCCEEDED", null, { timeout: 120000 });
+  await page.waitForSelector(".output-metrics[data-output=score]");
+  const figures = await page.$$eval(".output-metrics", (rows) => rows.map((r) => r.textContent));
+  check(figures.length === 2 && figures[0].startsWith("label: accuracy") && figures[1].includes("R²"),
+    "a two-output job shows each output's test figures");
+  await page.selectOption("#predict-format", "npz");
+  const [npz] = await Promise.all([page.waitForEvent("download"), page.click("#predict")]);
+  const archive = readFileSync(await npz.path());
+  check(npz.suggestedFilename() === `${multimodal}-predictions.npz` && archive.subarray(0, 2).toString() === "PK" &&
+        ["label.npy", "label_class.npy", "label_classes.npy", "score.npy"].every((n) => archive.includes(n)),
+  "a two-input model's predictions download as an .npz of every output");
+  await shot("multimodal");
+
   // A second job, then both compared.
   const second = await submitIris(20);
   await page.waitForFunction(() => document.querySelector("#state")?.textContent === "SUCCEEDED", null, { timeout: 120000 });

@@ -10,6 +10,7 @@ import {
   EventType,
   JobKind,
   JobState,
+  PredictFormat,
   Webnnm,
 } from "../gen/webnnm/v1/webnnm_pb.js";
 
@@ -168,8 +169,18 @@ async function showJob(jobId) {
       <div class="card"><h3>Inference</h3>
         <p><input id="values" size="40" placeholder="comma-separated inputs, e.g. 5.1,3.5,1.4,0.2"></p>
         <p><button id="infer">Infer</button></p><pre id="inference" class="mono"></pre></div>
+      <div class="card"><h3>Predict a dataset</h3>
+        <p><select id="predict-dataset"></select>
+          <select id="predict-format"><option value="csv">CSV</option><option value="npz">NumPy .npz</option></select></p>
+        <p><button id="predict">Predict and download</button></p><p id="predicted"></p></div>
       <div class="card"><h3>Job</h3><pre id="details" class="mono"></pre></div>
     </div>`;
+  guard(async () => {
+    const { datasets } = await api.listDatasets({});
+    $("#predict-dataset").innerHTML = datasets.map((d) => html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join("");
+    if (job.datasetId) $("#predict-dataset").value = job.datasetId;
+  });
+  $("#predict").onclick = () => guard(() => predictDataset(jobId));
   $("#details").textContent = JSON.stringify({
     model: job.modelName, dataset: job.datasetId,
     kind: String(JobKind[job.kind] ?? job.kind).replace(/^JOB_KIND_/, ""), backend: job.backend,
@@ -241,6 +252,14 @@ async function showJob(jobId) {
           const t = e.detail.value;
           $("#test").textContent = `${t.samples} samples · loss ${fixed(t.testLoss)}` +
             (t.testAccuracy !== undefined ? ` · accuracy ${fixed(t.testAccuracy)}` : "");
+          // Every output's figures: accuracy, or each unit's MAE, RMSE, R².
+          for (const m of t.metrics) {
+            const figures = m.classification
+              ? `accuracy ${fixed(m.accuracy)} · F1 ${m.f1.map((v) => fixed(v, 2)).join(" ")}`
+              : `MAE ${m.mae.map((v) => fixed(v)).join(" ")} · RMSE ${m.rmse.map((v) => fixed(v)).join(" ")} · R² ${m.r2.map((v) => fixed(v)).join(" ")}`;
+            $("#test").insertAdjacentHTML("beforeend",
+              html`<div class="output-metrics" data-output="${m.name}"><b>${m.name}</b>: ${figures}</div>`);
+          }
           break;
         }
         case "error":
@@ -265,6 +284,33 @@ async function downloadSnapshot(jobId) {
   a.download = `${jobId}.wnms`;
   a.click();
   URL.revokeObjectURL(url);
+}
+
+// The daemon's predictions of every sample of the picked dataset, as a
+// downloaded CSV or .npz file.
+async function predictDataset(jobId) {
+  const datasetId = $("#predict-dataset").value;
+  if (!datasetId) throw new Error("upload a dataset first (New job)");
+  const npz = $("#predict-format").value === "npz";
+  status("predicting…");
+  const parts = [];
+  let head;
+  for await (const chunk of api.predict({
+    jobId, data: { datasetId }, format: npz ? PredictFormat.NPZ : PredictFormat.CSV,
+  })) {
+    head ??= chunk;
+    parts.push(chunk.data);
+  }
+  const url = URL.createObjectURL(new Blob(parts, { type: head.contentType }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = head.fileName;
+  a.click();
+  URL.revokeObjectURL(url);
+  $("#predicted").textContent = `${head.samples} samples predicted (${head.outputs.map((o) =>
+    o.classification ? `${o.name}: ${o.classes.length} classes`
+      : `${o.name}: ${o.units} ${o.units === 1n ? "value" : "values"}`).join(", ")})`;
+  status(`downloaded ${head.fileName}`);
 }
 
 async function showCompare(ids) {

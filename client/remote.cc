@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "client/format.h"
 #include "client/job_json.h"
 #include "client/remote_client.h"
+#include "engine/base/strings.h"
+#include "engine/train/image_folder.h"
 #include "engine/train/hyperparameters_proto.h"
 #include "proto/wire/names.h"
 #include "proto/wire/sha256.h"
@@ -30,7 +33,36 @@ int UploadDataset(Client& client, const std::string& path,
                   const std::string& name, bool quiet, v1::Dataset* out) {
   std::vector<std::string> files;
   v1::DatasetFormat format;
-  if (fs::is_directory(path)) {
+  // An image folder goes zipped (its class folders' images, in a temporary
+  // file removed at the end); a .zip file as it is.
+  struct Remove {
+    std::string path, folder;
+    ~Remove() {
+      std::error_code ignored;
+      if (!folder.empty()) fs::remove_all(folder, ignored);
+    }
+  } zipped;
+  if (train::IsImageFolder(path)) {
+    absl::StatusOr<std::string> zip =
+        train::ZipImageFolder(path, int64_t{4} << 30);
+    if (!zip.ok()) {
+      std::cerr << "webnnmctl: " << zip.status().message() << "\n";
+      return 2;
+    }
+    const fs::path folder = fs::temp_directory_path() /
+                            StrCat("webnnmctl-", ::getpid(), "-",
+                                   std::chrono::steady_clock::now()
+                                       .time_since_epoch()
+                                       .count());
+    fs::create_directories(folder);
+    std::string stem = fs::path(path).lexically_normal().filename().string();
+    if (stem.empty() || stem == ".") stem = "images";
+    zipped.folder = folder.string();
+    zipped.path = (folder / (stem + ".zip")).string();
+    std::ofstream(zipped.path, std::ios::binary).write(zip->data(), zip->size());
+    files.push_back(zipped.path);
+    format = v1::DATASET_FORMAT_IMAGES;
+  } else if (fs::is_directory(path)) {
     format = v1::DATASET_FORMAT_IDX;
     for (const char* n : wire::kIdxFileNames) {
       if (fs::exists(fs::path(path) / n)) {
@@ -43,8 +75,9 @@ int UploadDataset(Client& client, const std::string& path,
       return 2;
     }
   } else if (fs::is_regular_file(path)) {
-    format = path.ends_with(".npz") ? v1::DATASET_FORMAT_NPZ
-                                    : v1::DATASET_FORMAT_CSV;
+    format = path.ends_with(".npz")   ? v1::DATASET_FORMAT_NPZ
+             : path.ends_with(".zip") ? v1::DATASET_FORMAT_IMAGES
+                                      : v1::DATASET_FORMAT_CSV;
     files.push_back(path);
   } else {
     std::cerr << "webnnmctl: cannot read '" << path << "'\n";
@@ -143,6 +176,7 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   if (o.train.data.impute_mode() != train::ImputeMode::kNone) {
     data->set_impute(o.train.data.impute);
   }
+  data->set_resize(o.train.data.resize);
   *request.mutable_hyperparameters() = train::ValuesToProto(*given);
   if (o.submit->count("--backend")) request.set_backend(o.train.backend);
   request.set_idempotency_key(o.idempotency_key);
@@ -193,6 +227,7 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.submit->add_option("FILE", o.train.file, "The model file (.wnm)")
       ->required();
   AddTrainFlags(*o.submit, o.train);
+  AddResizeFlag(*o.submit, o.train.data);
   o.submit->add_option("--idempotency-key", o.idempotency_key,
                        "Submitting again with this key returns the first job");
 
@@ -257,7 +292,9 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.dataset->require_subcommand(1);
   o.dataset->fallthrough();
   o.dataset_upload = o.dataset->add_subcommand(
-      "upload", "Upload a CSV file or an IDX folder (once per content)");
+      "upload",
+      "Upload a CSV file, an IDX folder, a NumPy .npz, or an image folder "
+      "(zipped on the way; or a .zip of one), once per content");
   o.dataset_upload->add_option("PATH", o.path, "The CSV file or IDX folder")
       ->required();
   o.dataset_upload->add_option("--name", o.name,

@@ -61,6 +61,7 @@ int RunRemotePredict(const RemoteOptions& remote, const PredictOptions& o,
   request.mutable_data()->set_dataset_id(dataset.dataset_id());
   request.mutable_data()->set_label(o.data.label);
   request.mutable_data()->set_no_header(o.data.no_header);
+  request.mutable_data()->set_resize(o.data.resize);
   request.set_format(npz ? v1::PREDICT_FORMAT_NPZ : v1::PREDICT_FORMAT_CSV);
   std::unique_ptr<grpc::ClientContext> context = client.Context(false);
   auto reader = client.stub().Predict(context.get(), request);

@@ -7,6 +7,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/feeder.h"
+#include "engine/train/image_folder.h"
 #include "engine/train/metrics.h"
 #include "engine/train/sequence.h"
 #include "engine/train/trainer.h"
@@ -21,10 +22,12 @@ absl::StatusOr<train::Dataset> ReadFeatures(const PredictRequest& r) {
     spec.targets_optional = true;
     return train::LoadNpz(path, spec);
   }
-  if (std::filesystem::is_directory(path) || r.dag->inputs.size() != 1) {
+  if (std::filesystem::is_directory(path) || train::IsImageArchive(path) ||
+      r.dag->inputs.size() != 1) {
     // An image folder or IDX directory, or a model only an .npz feeds: as
     // for training.
-    if (r.dag->inputs.size() != 1 && !std::filesystem::is_directory(path)) {
+    if (r.dag->inputs.size() != 1 && !std::filesystem::is_directory(path) &&
+        !train::IsImageArchive(path)) {
       return absl::FailedPreconditionError(StrCat(
           "a CSV file feeds a model with one input; this one has ",
           r.dag->inputs.size(), " (an .npz archive feeds any)"));

@@ -84,11 +84,15 @@ absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
       dag.graph.value(dag.graph.node(input.node).outputs[0]).type);
   if (!spec.ok()) {
     return absl::FailedPreconditionError(
-        StrCat(source.path, " is an image folder, but the model input '",
+        StrCat(source.path,
+               IsImageArchive(source.path) ? " is a zipped image folder"
+                                           : " is an image folder",
+               ", but the model input '",
                input.name, "' takes no images: ", spec.status().message()));
   }
   spec->resize = source.resize;
   if (source.max_bytes > 0) spec->max_bytes = source.max_bytes;
+  if (IsImageArchive(source.path)) return LoadImageArchive(source.path, *spec);
   return LoadImageFolder(source.path, *spec);
 }
 
@@ -112,7 +116,9 @@ absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
   absl::StatusOr<OutputSpec> spec =
       ChooseLoss(dag, dag.outputs[0].name, dag.outputs[0].loss, nullptr);
   if (!spec.ok()) return spec.status();
-  if (IsImageFolder(source.path)) return ReadImageFolderFor(dag, source);
+  if (IsImageFolder(source.path) || IsImageArchive(source.path)) {
+    return ReadImageFolderFor(dag, source);
+  }
   if (std::filesystem::is_directory(source.path)) {
     return LoadIdx(source.path);
   }

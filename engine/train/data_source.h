@@ -25,7 +25,8 @@
 namespace webnnm::train {
 
 struct DataSource {
-  // A CSV file, an IDX directory, an image folder or a NumPy .npz file.
+  // A CSV file, an IDX directory, an image folder (or a .zip of one) or a
+  // NumPy .npz file.
   std::string path;
   std::string label;  // the CSV label column; empty: the last
   bool no_header = false;
@@ -71,7 +72,8 @@ absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
 // `source.max_bytes`. FailedPrecondition when the model has not one input
 // and one output or its input takes no images (saying what an image folder
 // feeds); LoadImageFolder's errors otherwise. ReadDataFor calls it for a
-// path IsImageFolder() accepts; predicting can too.
+// path IsImageFolder() or IsImageArchive() accepts (a .zip: LoadImageArchive);
+// predicting can too.
 absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
                                            const DataSource& source);
 

@@ -14,6 +14,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include <png.h>
+#include <zip.h>
 // clang-format on
 
 #include <algorithm>
@@ -21,6 +22,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -28,6 +32,7 @@
 #include "engine/base/checked_math.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/npz_write.h"
 
 namespace webnnm::train {
 namespace {
@@ -494,10 +499,14 @@ absl::StatusOr<ImageFolderSpec> ImageFolderSpecFor(
   return spec;
 }
 
-absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
-                                        const ImageFolderSpec& spec) {
-  RETURN_IF_ERROR(CheckSpec(dir, spec));
-  ASSIGN_OR_RETURN(std::vector<ClassFiles> classes, ListClasses(dir));
+namespace {
+
+// The samples of `classes` (each file read by `read`), as LoadImageFolder
+// and LoadImageArchive make them; `where` names the folder or archive.
+absl::StatusOr<Dataset> LoadImages(
+    const std::string& where, const std::vector<ClassFiles>& classes,
+    const std::function<absl::StatusOr<std::string>(const std::string&)>& read,
+    const ImageFolderSpec& spec) {
   int64_t count = 0;
   for (const ClassFiles& c : classes) count += c.paths.size();
   const int64_t sample = spec.channels * spec.height * spec.width;
@@ -505,8 +514,8 @@ absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
       CheckedMul(count, sample * int64_t{sizeof(float)});
   if (!bytes || *bytes > spec.max_bytes) {
     return absl::InvalidArgumentError(StrCat(
-        dir, ": ", count, " images of ", spec.channels, "x", spec.height, "x",
-        spec.width, " float32 values take more than the dataset limit of ",
+        where, ": ", count, " images of ", spec.channels, "x", spec.height,
+        "x", spec.width, " float32 values take more than the dataset limit of ",
         spec.max_bytes, " bytes"));
   }
   std::vector<float> features(count * sample), targets;
@@ -514,7 +523,7 @@ absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
   std::vector<std::string> names;
   for (size_t k = 0; k < classes.size(); ++k) {
     for (const std::string& path : classes[k].paths) {
-      ASSIGN_OR_RETURN(std::string file, ReadFile(path, spec.max_bytes));
+      ASSIGN_OR_RETURN(std::string file, read(path));
       ASSIGN_OR_RETURN(Image image, Decode(path, file, spec));
       Place(ToChannels(image, spec.channels), image.header, spec,
             features.data() + targets.size() * sample);
@@ -522,8 +531,160 @@ absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
     }
     names.push_back(classes[k].name);
   }
-  return Dataset::Make(dir, sample, std::move(features), 1, std::move(targets),
-                       true, std::move(names));
+  return Dataset::Make(where, sample, std::move(features), 1,
+                       std::move(targets), true, std::move(names));
+}
+
+// An archive's image entries by class: CLASS/FILE, or TOP/CLASS/FILE when
+// every entry is under one top folder (a zipped image folder). Dot-names
+// and other files are ignored, as in a folder.
+absl::StatusOr<std::vector<ClassFiles>> ArchiveClasses(
+    const std::string& path, const std::vector<std::string>& entries) {
+  std::vector<std::vector<std::string>> parts;
+  for (const std::string& e : entries) {
+    std::vector<std::string> p;
+    size_t start = 0;
+    for (size_t at = e.find('/'); at != std::string::npos;
+         start = at + 1, at = e.find('/', start)) {
+      p.push_back(e.substr(start, at - start));
+    }
+    p.push_back(e.substr(start));
+    if (p.back().empty()) continue;  // a folder entry
+    parts.push_back(std::move(p));
+  }
+  bool one_top = !parts.empty();
+  for (const auto& p : parts) {
+    one_top &= p.size() == 3 && p[0] == parts[0][0];
+  }
+  std::map<std::string, ClassFiles> by_class;
+  for (const auto& p : parts) {
+    const size_t skip = one_top ? 1 : 0;
+    if (p.size() != skip + 2) continue;  // not CLASS/FILE
+    const std::string& cls = p[skip];
+    const std::string& file = p[skip + 1];
+    if (IsDotName(cls) || IsDotName(file) || !IsImageName(file)) continue;
+    ClassFiles& c = by_class[cls];
+    c.name = cls;
+    std::string entry = one_top ? p[0] + "/" : "";
+    c.paths.push_back(entry + cls + "/" + file);
+  }
+  if (by_class.size() < 2) {
+    return absl::InvalidArgumentError(StrCat(
+        path, by_class.empty()
+                  ? ": no CLASS/FILE.png or .jpg entries"
+                  : StrCat(": one class folder ('", by_class.begin()->first,
+                           "')"),
+        "; ", kExpected));
+  }
+  std::vector<ClassFiles> classes;
+  for (auto& [name, c] : by_class) {
+    std::sort(c.paths.begin(), c.paths.end());
+    classes.push_back(std::move(c));
+  }
+  return classes;
+}
+
+struct ZipCloser {
+  void operator()(zip_t* z) const { zip_discard(z); }
+};
+
+}  // namespace
+
+absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
+                                        const ImageFolderSpec& spec) {
+  RETURN_IF_ERROR(CheckSpec(dir, spec));
+  ASSIGN_OR_RETURN(std::vector<ClassFiles> classes, ListClasses(dir));
+  return LoadImages(
+      dir, classes,
+      [&](const std::string& path) { return ReadFile(path, spec.max_bytes); },
+      spec);
+}
+
+bool IsImageArchive(const std::string& path) { return path.ends_with(".zip"); }
+
+absl::StatusOr<std::string> ZipImageFolder(const std::string& dir,
+                                           int64_t max_bytes) {
+  ASSIGN_OR_RETURN(std::vector<ClassFiles> classes, ListClasses(dir));
+  std::vector<std::pair<std::string, std::string>> files;
+  int64_t total = 0;
+  for (const ClassFiles& c : classes) {
+    for (const std::string& path : c.paths) {
+      ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, max_bytes));
+      total += static_cast<int64_t>(bytes.size());
+      if (total > max_bytes) {
+        return absl::InvalidArgumentError(StrCat(
+            dir, ": the images hold more than ", max_bytes, " bytes"));
+      }
+      files.emplace_back(
+          StrCat(c.name, "/", fs::path(path).filename().string()),
+          std::move(bytes));
+    }
+  }
+  return EncodeZip(files);
+}
+
+absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
+                                         const ImageFolderSpec& spec) {
+  RETURN_IF_ERROR(CheckSpec(path, spec));
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    return absl::NotFoundError(StrCat(path, ": no such file"));
+  }
+  int code = 0;
+  std::unique_ptr<zip_t, ZipCloser> zip(
+      zip_open(path.c_str(), ZIP_RDONLY, &code));
+  if (zip == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not a zip archive of class folders of images"));
+  }
+  const zip_int64_t n = zip_get_num_entries(zip.get(), 0);
+  std::vector<std::string> entries;
+  std::map<std::string, zip_uint64_t> sizes;
+  for (zip_int64_t i = 0; i < n; ++i) {
+    zip_stat_t st;
+    if (zip_stat_index(zip.get(), i, 0, &st) != 0 ||
+        !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE)) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": entry ", i, " is unreadable"));
+    }
+    entries.push_back(st.name);
+    sizes[st.name] = st.size;
+  }
+  ASSIGN_OR_RETURN(std::vector<ClassFiles> classes,
+                   ArchiveClasses(path, entries));
+  const std::string prefix = path + ":";  // errors name ARCHIVE:ENTRY
+  // Every entry's declared size, and all together, against the limit
+  // before anything is inflated.
+  uint64_t total = 0;
+  for (const ClassFiles& c : classes) {
+    for (const std::string& e : c.paths) total += sizes[e];
+  }
+  for (ClassFiles& c : classes) {
+    for (std::string& e : c.paths) e = prefix + e;
+  }
+  if (total > static_cast<uint64_t>(spec.max_bytes)) {
+    return absl::InvalidArgumentError(StrCat(
+        path, ": the images hold more than ", spec.max_bytes,
+        " bytes decompressed (the dataset limit)"));
+  }
+  auto read = [&](const std::string& name) -> absl::StatusOr<std::string> {
+    const std::string entry = name.substr(prefix.size());
+    zip_file_t* f = zip_fopen(zip.get(), entry.c_str(), 0);
+    if (f == nullptr) {
+      return absl::InvalidArgumentError(StrCat(name, ": cannot be opened"));
+    }
+    std::string bytes(sizes[entry], '\0');
+    const zip_int64_t got = zip_fread(f, bytes.data(), bytes.size());
+    char probe;
+    const zip_int64_t more = zip_fread(f, &probe, 1);
+    zip_fclose(f);
+    if (got != static_cast<zip_int64_t>(bytes.size()) || more != 0) {
+      return absl::InvalidArgumentError(
+          StrCat(name, ": corrupt (its size or data do not match)"));
+    }
+    return bytes;
+  };
+  return LoadImages(path, classes, read, spec);
 }
 
 }  // namespace webnnm::train

@@ -84,6 +84,23 @@ absl::StatusOr<ImageFolderSpec> ImageFolderSpecFor(
 absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
                                         const ImageFolderSpec& spec);
 
+// Image folders zipped: a .zip archive of CLASS/FILE entries (or
+// TOP/CLASS/FILE, every entry under one top folder: a zipped image
+// folder), read as LoadImageFolder reads a folder — what the daemon stores
+// for an uploaded image dataset. The entries' declared sizes are checked
+// against `max_bytes` before any is inflated, and an entry whose data does
+// not match its size is refused naming ARCHIVE:ENTRY.
+bool IsImageArchive(const std::string& path);  // by its .zip extension
+absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
+                                         const ImageFolderSpec& spec);
+
+// The zip archive of image folder `dir`: each class folder's image files
+// as CLASS/FILE (what LoadImageFolder reads, nothing else), the same
+// bytes for the same files; the files together at most `max_bytes`
+// (InvalidArgument otherwise, or for a folder that is no image folder).
+absl::StatusOr<std::string> ZipImageFolder(const std::string& dir,
+                                           int64_t max_bytes);
+
 }  // namespace webnnm::train
 
 #endif  // WEBNNM_ENGINE_TRAIN_IMAGE_FOLDER_H_

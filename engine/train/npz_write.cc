@@ -104,7 +104,8 @@ std::string EncodeNpy(const NpyOut& a) {
   return out + header + a.data;
 }
 
-absl::StatusOr<std::string> EncodeNpz(const std::vector<NpyOut>& arrays) {
+absl::StatusOr<std::string> EncodeZip(
+    const std::vector<std::pair<std::string, std::string>>& files) {
   zip_error_t error;
   zip_error_init(&error);
   zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
@@ -115,23 +116,21 @@ absl::StatusOr<std::string> EncodeNpz(const std::vector<NpyOut>& arrays) {
     return absl::InternalError("libzip: cannot open an archive in memory");
   }
   zip_source_keep(buffer);  // past zip_close, to read the bytes
-  std::vector<std::string> files;  // alive until zip_close reads them
-  files.reserve(arrays.size());
-  for (const NpyOut& a : arrays) {
-    files.push_back(EncodeNpy(a));
-    zip_source_t* s = zip_source_buffer(archive, files.back().data(),
-                                        files.back().size(), 0);
+  for (const auto& [name, data] : files) {
+    zip_source_t* s = zip_source_buffer(archive, data.data(), data.size(), 0);
     const zip_int64_t index =
         s == nullptr ? -1
-                     : zip_file_add(archive, (a.name + ".npy").c_str(), s,
+                     : zip_file_add(archive, name.c_str(), s,
                                     ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8);
     if (index < 0) {
       if (s != nullptr) zip_source_free(s);
       zip_discard(archive);
       zip_source_free(buffer);
-      return absl::InternalError(StrCat("libzip: cannot add ", a.name));
+      return absl::InternalError(StrCat("libzip: cannot add ", name));
     }
     zip_set_file_compression(archive, index, ZIP_CM_DEFLATE, 0);
+    // A fixed time: the same files make the same bytes (and hash).
+    zip_file_set_mtime(archive, index, 315532800, 0);  // 1980-01-01
   }
   if (zip_close(archive) != 0) {
     zip_discard(archive);
@@ -149,6 +148,12 @@ absl::StatusOr<std::string> EncodeNpz(const std::vector<NpyOut>& arrays) {
   zip_source_free(buffer);
   if (bytes.empty()) return absl::InternalError("libzip: cannot read back");
   return bytes;
+}
+
+absl::StatusOr<std::string> EncodeNpz(const std::vector<NpyOut>& arrays) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const NpyOut& a : arrays) files.emplace_back(a.name + ".npy", EncodeNpy(a));
+  return EncodeZip(files);
 }
 
 }  // namespace webnnm::train

@@ -1,11 +1,13 @@
-// Writing NumPy archives: .npy arrays (format 1.0, C order, little-endian)
-// in a deflate-compressed .npz built in memory with libzip — what
-// `predict --output OUT.npz` and the daemon's prediction downloads give.
+// Writing zip archives in memory with libzip: NumPy .npy arrays (format
+// 1.0, C order, little-endian) in a deflated .npz — what `predict --output
+// OUT.npz` and the daemon's prediction downloads give — and zipped image
+// folders (what `webnnmctl dataset upload DIR` sends).
 #ifndef WEBNNM_ENGINE_TRAIN_NPZ_WRITE_H_
 #define WEBNNM_ENGINE_TRAIN_NPZ_WRITE_H_
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -31,7 +33,13 @@ NpyOut UnicodeArray(std::string name, const std::vector<std::string>& texts);
 // The .npy file of one array.
 std::string EncodeNpy(const NpyOut& array);
 
-// The .npz archive's bytes; Internal when libzip fails.
+// A deflated zip archive of (name, content) files, in memory, every entry
+// dated 1980-01-01 so the same files give the same bytes; Internal when
+// libzip fails.
+absl::StatusOr<std::string> EncodeZip(
+    const std::vector<std::pair<std::string, std::string>>& files);
+
+// The .npz archive's bytes (EncodeZip of NAME.npy files).
 absl::StatusOr<std::string> EncodeNpz(const std::vector<NpyOut>& arrays);
 
 }  // namespace webnnm::train

@@ -9,7 +9,8 @@ namespace webnnm::server {
 
 absl::StatusOr<StoredData> FindStoredData(Store& store,
                                           const std::string& principal,
-                                          const DataSpec& spec) {
+                                          const DataSpec& spec,
+                                          int64_t max_bytes) {
   if (spec.dataset_id.empty()) {
     return absl::InvalidArgumentError("no dataset given (data.dataset_id)");
   }
@@ -19,11 +20,15 @@ absl::StatusOr<StoredData> FindStoredData(Store& store,
     return absl::NotFoundError(StrCat("no dataset ", spec.dataset_id));
   }
   const std::filesystem::path folder = store.DatasetFolder(dataset->sha256);
-  StoredData data{.source = {.label = spec.label, .no_header = spec.no_header},
+  StoredData data{.source = {.label = spec.label,
+                             .no_header = spec.no_header,
+                             .resize = spec.resize,
+                             .max_bytes = max_bytes},
                   .id = dataset->id,
                   .name = dataset->name};
   if (dataset->format == DatasetFormat::kCsv ||
-      dataset->format == DatasetFormat::kNpz) {
+      dataset->format == DatasetFormat::kNpz ||
+      dataset->format == DatasetFormat::kImages) {
     if (dataset->files.size() != 1) {
       return absl::DataLossError(
           StrCat("the stored dataset ", dataset->id, " has no file"));

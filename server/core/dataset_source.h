@@ -23,10 +23,12 @@ struct StoredData {
 // The dataset `spec` names, if `principal` may see it (`principal` empty:
 // anyone's). InvalidArgument when no dataset is named, NotFound "no dataset
 // ID" when there is none (or it is another principal's), DataLoss for a
-// stored CSV dataset without its file.
+// stored CSV dataset without its file. `max_bytes` (0: the engine's
+// default) limits what an .npz or image dataset holds decoded.
 absl::StatusOr<StoredData> FindStoredData(Store& store,
                                           const std::string& principal,
-                                          const DataSpec& spec);
+                                          const DataSpec& spec,
+                                          int64_t max_bytes = 0);
 
 }  // namespace webnnm::server
 

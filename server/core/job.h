@@ -43,7 +43,13 @@ enum class EventType {
   kTest = 7,
   kError = 8,
 };
-enum class DatasetFormat { kUnspecified = 0, kCsv = 1, kIdx = 2, kNpz = 3 };
+enum class DatasetFormat {
+  kUnspecified = 0,
+  kCsv = 1,
+  kIdx = 2,
+  kNpz = 3,
+  kImages = 4,  // one .zip of an image folder
+};
 
 // "QUEUED", "TRAIN": as webnnmctl prints them.
 const char* StateName(JobState state);
@@ -57,6 +63,7 @@ struct DataSpec {
   std::string split;  // "": the default or the snapshot's
   train::StandardizeMode standardize = train::StandardizeMode::kAuto;
   train::ImputeMode impute = train::ImputeMode::kNone;
+  bool resize = false;  // image datasets: resize to the model's size
 };
 
 // What a job was asked to do (a submission, kept as submitted).

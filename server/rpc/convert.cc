@@ -167,6 +167,7 @@ v1::DataSpec ToProto(const DataSpec& d) {
   if (d.impute != train::ImputeMode::kNone) {
     out.set_impute(train::ImputeModeName(d.impute));
   }
+  out.set_resize(d.resize);
   return out;
 }
 
@@ -182,7 +183,8 @@ DataSpec FromProto(const v1::DataSpec& d) {
                                 : train::StandardizeMode::kAuto,
           // Checked on submission (CheckImpute); unknown reads as none.
           .impute = train::ParseImputeMode(d.impute())
-                        .value_or(train::ImputeMode::kNone)};
+                        .value_or(train::ImputeMode::kNone),
+          .resize = d.resize()};
 }
 
 v1::Job ToProto(const Job& j) {

@@ -137,7 +137,8 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
   }
   // An unknown dataset first: it costs nothing to find.
   ASSIGN_OR_RETURN(StoredData data,
-                   FindStoredData(store_, who.Filter(), request.data));
+                   FindStoredData(store_, who.Filter(), request.data,
+                                  limits_.max_dataset_bytes));
   std::string model_text = request.model_text;
   std::string file_name =
       request.file_name.empty() ? "model.wnm" : request.file_name;
@@ -210,7 +211,8 @@ void WebnnmService::Preview(const Principal& who,
       ASSIGN_OR_RETURN(preview, train::PreviewTraining(dag, hyper, nullptr));
     } else {
       ASSIGN_OR_RETURN(StoredData data,
-                       FindStoredData(store_, who.Filter(), spec));
+                       FindStoredData(store_, who.Filter(), spec,
+                                      limits_.max_dataset_bytes));
       ASSIGN_OR_RETURN(
           std::unique_ptr<train::Run> run,
           train::Run::Prepare({.dag = &dag,

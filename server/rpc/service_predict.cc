@@ -60,8 +60,11 @@ grpc::Status WebnnmService::Predict(grpc::ServerContext* context,
   }
   absl::StatusOr<Served> served = ServedSnapshot(store_, request->job_id());
   if (!served.ok()) return ToGrpc(served.status());
+  // Images resize as the job's did, or as asked.
+  DataSpec spec = FromProto(request->data());
+  spec.resize |= job->request.data.resize;
   absl::StatusOr<StoredData> data =
-      FindStoredData(store_, who.Filter(), FromProto(request->data()));
+      FindStoredData(store_, who.Filter(), spec, limits_.max_dataset_bytes);
   if (!data.ok()) return ToGrpc(data.status());
   absl::StatusOr<Predictions> p =
       webnnm::Predict({.dag = &*served->check.dag,

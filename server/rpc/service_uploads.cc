@@ -56,6 +56,39 @@ absl::Status FsyncPath(const fs::path& path, bool directory) {
   return absl::OkStatus();
 }
 
+// Whether `name` may be a file of `upload` (by its format and the files
+// it already has); InvalidArgument saying why not.
+absl::Status CheckFileName(const WebnnmService::Upload& upload,
+                           const std::string& name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(upload.mutex) {
+  auto invalid = [](const std::string& why) {
+    return absl::InvalidArgumentError(why);
+  };
+  bool idx = upload.dataset.format == DatasetFormat::kIdx;
+  bool npz = upload.dataset.format == DatasetFormat::kNpz;
+  bool images = upload.dataset.format == DatasetFormat::kImages;
+  if (idx ? !kIdxFiles.count(name) : !PlainFileName(name)) {
+    return invalid(idx ? StrCat("'", name,
+                                "' is not one of the IDX files "
+                                "(train-images-idx3-ubyte[.gz], ...)")
+                       : StrCat("'", name, "' is not a plain file name"));
+  }
+  if (npz && !name.ends_with(".npz")) {
+    return invalid(StrCat("an NPZ dataset's file name ends with .npz, not '",
+                          name, "'"));
+  }
+  if (images && !name.ends_with(".zip")) {
+    return invalid(StrCat("an IMAGES dataset is a .zip of an image folder, "
+                          "not '", name, "'"));
+  }
+  if (!idx && !upload.files.empty() && !upload.files.count(name)) {
+    return invalid(npz      ? "an NPZ dataset is one file"
+                   : images ? "an IMAGES dataset is one .zip file"
+                            : "a CSV dataset is one file");
+  }
+  return absl::OkStatus();
+}
+
 // Appends `data` at `offset` of `file` (which holds `have` bytes).
 absl::Status AppendChunk(WebnnmService::Upload& upload, const fs::path& file,
                          int64_t& have, int64_t offset, std::string_view data)
@@ -146,8 +179,9 @@ grpc::Status WebnnmService::UploadDataset(
     // A new upload.
     if (request->format() != v1::DATASET_FORMAT_CSV &&
         request->format() != v1::DATASET_FORMAT_IDX &&
-        request->format() != v1::DATASET_FORMAT_NPZ) {
-      return invalid("the dataset format must be CSV, IDX or NPZ");
+        request->format() != v1::DATASET_FORMAT_NPZ &&
+        request->format() != v1::DATASET_FORMAT_IMAGES) {
+      return invalid("the dataset format must be CSV, IDX, NPZ or IMAGES");
     }
     if (!IsHex64(request->sha256())) {
       return invalid("sha256 must be 64 lowercase hex digits");
@@ -191,21 +225,8 @@ grpc::Status WebnnmService::UploadDataset(
   response->set_upload_id(request->upload_id());
   if (!request->data().empty() || !request->file_name().empty()) {
     const std::string& name = request->file_name();
-    bool idx = upload->dataset.format == DatasetFormat::kIdx;
-    bool npz = upload->dataset.format == DatasetFormat::kNpz;
-    if (idx ? !kIdxFiles.count(name) : !PlainFileName(name)) {
-      return invalid(idx ? StrCat("'", name,
-                                  "' is not one of the IDX files "
-                                  "(train-images-idx3-ubyte[.gz], ...)")
-                         : StrCat("'", name, "' is not a plain file name"));
-    }
-    if (npz && !name.ends_with(".npz")) {
-      return invalid(StrCat("an NPZ dataset's file name ends with .npz, not '",
-                            name, "'"));
-    }
-    if (!idx && !upload->files.empty() && !upload->files.count(name)) {
-      return invalid(npz ? "an NPZ dataset is one file"
-                         : "a CSV dataset is one file");
+    if (absl::Status named = CheckFileName(*upload, name); !named.ok()) {
+      return ToGrpc(named);
     }
     absl::Status appended =
         AppendChunk(*upload, upload->folder / name, upload->files[name],

@@ -370,6 +370,71 @@ class Lifecycle(Temp):
                                "x.txt")[0], 2)
         self.assertEqual(d.stop(), 0)
 
+    def test_an_image_folder_uploads_zipped_trains_and_predicts(self):
+        # 8x8 gray PNGs: class "left" bright on the left half, "right" on
+        # the right, a little noise; one 12x12 image needs --resize.
+        import random
+        import struct
+        import zlib
+        rng = random.Random(3)
+
+        def png(pixels, w, h):
+            def chunk(kind, data):
+                return (struct.pack(">I", len(data)) + kind + data +
+                        struct.pack(">I", zlib.crc32(kind + data)))
+            rows = b"".join(b"\0" + bytes(pixels[y * w:(y + 1) * w])
+                            for y in range(h))
+            return (b"\x89PNG\r\n\x1a\n" +
+                    chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+        folder = os.path.join(self.dir, "halves")
+        for cls in ("left", "right"):
+            os.makedirs(os.path.join(folder, cls))
+            for i in range(30):
+                size = 12 if i == 0 and cls == "left" else 8
+                pixels = []
+                for y in range(size):
+                    for x in range(size):
+                        bright = (x < size // 2) == (cls == "left")
+                        pixels.append(min(255, (200 if bright else 30) +
+                                          rng.randrange(20)))
+                with open(os.path.join(folder, cls, f"{i:02d}.png"), "wb") as f:
+                    f.write(png(pixels, size, size))
+        model = os.path.join(self.dir, "halves.wnm")
+        with open(model, "w") as f:
+            f.write("model:input shape={channels: 1, height: 8, width: 8};\n"
+                    "model:output shape=[2];\n"
+                    "model:layers reshape(newShape=[64]), "
+                    "dense(shape=[2], activation=softmax);\n"
+                    "dense:layers matmul(w), add(b), activation();\n")
+        d = self.daemon()
+        code, out, err = d.ctl("dataset", "upload", folder, "-o", "json")
+        self.assertEqual(code, 0, err)
+        uploaded = json.loads(out)
+        self.assertEqual(uploaded["format"], "IMAGES")
+        # Again: the same content, the same dataset (zipped alike).
+        code, out, err = d.ctl("dataset", "upload", folder, "-o", "json")
+        self.assertEqual(json.loads(out)["datasetId"], uploaded["datasetId"])
+        # The 12x12 image is refused, naming it, unless resized.
+        code, _, err = d.ctl("submit", model, "--dataset",
+                             uploaded["datasetId"], "--epochs", "5")
+        self.assertEqual(code, 1)
+        self.assertIn("left/00.png", err)
+        job = self.submit(d, model, "--dataset", uploaded["datasetId"],
+                          "--resize", "--epochs", "40", "--seeds", "3",
+                          "--optimizer", "sgdm", "--lr", "0.1")
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        self.assertGreaterEqual(self.get(d, job)["testAccuracy"], 0.9)
+        code, out, err = d.ctl("predict", job, "--dataset",
+                               uploaded["datasetId"])
+        self.assertEqual(code, 0, err)
+        rows = out.splitlines()
+        self.assertEqual(rows[0], "model:class,model:left,model:right")
+        self.assertEqual(len(rows), 61)
+        self.assertEqual(d.stop(), 0)
+
     def test_predict_a_two_input_model_from_an_npz_upload(self):
         d = self.daemon()
         data = config("datasets", "multimodal.npz")

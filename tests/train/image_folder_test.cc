@@ -5,6 +5,7 @@
 // image bombs and bad folders refused by name; the spec read off a model's
 // input, ReadDataFor's dispatch and split, and a short training run.
 #include "engine/train/image_folder.h"
+#include "engine/train/npz_write.h"
 
 // clang-format off: jpeglib.h needs <cstdio> first.
 #include <csetjmp>
@@ -23,6 +24,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/data_source.h"
 #include "engine/train/trainer.h"
@@ -534,6 +536,67 @@ TEST_F(ImageFolderTest, AModelReadsAndTrainsOnAnImageFolder) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->test.accuracy.has_value());
   EXPECT_GT(*r->test.accuracy, 0.9);
+}
+
+// A zipped image folder (what the daemon stores for an upload) reads as
+// the folder does, whether its entries are CLASS/FILE or under one top
+// folder; sizes are checked before inflating, and entries are named.
+TEST_F(ImageFolderTest, AZippedImageFolderReadsAsTheFolder) {
+  const fs::path folder = dir_ / "halves";
+  fs::create_directories(folder);
+  TwoHalves(folder, 6);
+  WriteBytes(folder / "left" / "notes.txt", "ignored");
+  CheckResult check = CheckModel("halves.wnm", kHalves);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  absl::StatusOr<Dataset> plain =
+      ReadDataFor(*check.dag, {.path = folder.string()});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  absl::StatusOr<std::string> zipped = ZipImageFolder(folder.string(), 1 << 20);
+  ASSERT_TRUE(zipped.ok()) << zipped.status();
+  EXPECT_EQ(*zipped, *ZipImageFolder(folder.string(), 1 << 20));  // stable
+  const fs::path archive = dir_ / "halves.zip";
+  WriteBytes(archive, *zipped);
+  absl::StatusOr<Dataset> read =
+      ReadDataFor(*check.dag, {.path = archive.string()});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->classes(), plain->classes());
+  ASSERT_EQ(read->count(), plain->count());
+  for (int64_t i = 0; i < read->count(); ++i) {
+    EXPECT_EQ(read->label(i), plain->label(i));
+    EXPECT_EQ(std::vector<float>(read->features(i), read->features(i) + 64),
+              std::vector<float>(plain->features(i), plain->features(i) + 64));
+  }
+  // Entries under one top folder, as `zip -r halves.zip halves/` makes.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const char* cls : {"left", "right"}) {
+    for (const auto& e : fs::directory_iterator(folder / cls)) {
+      files.emplace_back(StrCat("halves/", cls, "/",
+                                e.path().filename().string()),
+                         ReadBytes(e.path()));
+    }
+  }
+  WriteBytes(archive, *EncodeZip(files));
+  read = ReadDataFor(*check.dag, {.path = archive.string()});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->count(), plain->count());
+  // The limit counts declared sizes; a corrupt entry is named.
+  absl::StatusOr<Dataset> big =
+      ReadDataFor(*check.dag, {.path = archive.string(), .max_bytes = 100});
+  EXPECT_THAT(big.status().message(), HasSubstr("bytes decompressed"));
+  WriteBytes(archive, *EncodeZip({{"a/x.png", "not a png"},
+                                  {"b/y.png", files[0].second}}));
+  read = ReadDataFor(*check.dag, {.path = archive.string()});
+  EXPECT_THAT(read.status().message(), HasSubstr("halves.zip:a/x.png"));
+  WriteBytes(archive, *EncodeZip({{"a/x.png", "1"}}));
+  EXPECT_THAT(ReadDataFor(*check.dag, {.path = archive.string()})
+                  .status()
+                  .message(),
+              HasSubstr("one class folder ('a')"));
+  WriteBytes(archive, "not a zip");
+  EXPECT_THAT(ReadDataFor(*check.dag, {.path = archive.string()})
+                  .status()
+                  .message(),
+              HasSubstr("not a zip archive"));
 }
 
 TEST_F(ImageFolderTest, ReadDataForRefusesAModelWithoutAnImageInput) {

@@ -361,12 +361,14 @@ async function showNew() {
       <div class="card"><h3>Data</h3>
         <p><select id="dataset"><option value="">(pick a dataset)</option>${raw(datasets.map((d) =>
           html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join(""))}</select></p>
-        <p>or upload a CSV file, or the four files of an IDX dataset:
+        <p>or upload a CSV file, a NumPy .npz, a .zip of an image folder (a folder per class), or the four files of an IDX dataset:
           <input id="file" type="file" multiple></p>
         <div class="fields">
           <label>label column<input id="label"></label>
           <label>split<input id="split" placeholder="70,15,15"></label>
           <label>standardize<input id="standardize" type="checkbox"></label>
+          <label>impute<select id="impute"><option value="">none</option><option>mean</option><option>median</option></select></label>
+          <label>resize images<input id="resize" type="checkbox"></label>
         </div>
         <h3>Hyperparameters</h3>
         <div class="fields">${raw(hyperFields.map(([name, , dflt]) =>
@@ -431,6 +433,7 @@ function dataSpec() {
   return {
     datasetId: $("#dataset").value, label: $("#label").value, split: $("#split").value,
     standardize: $("#standardize").checked,
+    impute: $("#impute").value, resize: $("#resize").checked,
   };
 }
 
@@ -504,13 +507,15 @@ async function uploadPicked() {
   let format;
   if (files.length === 1 && files[0].name.endsWith(".npz")) {
     format = DatasetFormat.NPZ;
+  } else if (files.length === 1 && files[0].name.endsWith(".zip")) {
+    format = DatasetFormat.IMAGES;  // a zipped image folder
   } else if (files.length === 1 && !isIdx(files[0])) {
     format = DatasetFormat.CSV;
   } else if (files.length === 4 && files.every(isIdx) &&
              idxNames.every((n) => files.some((f) => f.name.replace(/\.gz$/, "") === n))) {
     format = DatasetFormat.IDX;
   } else {
-    throw new Error(`pick one CSV or .npz file, or the four IDX files (${idxNames.join(", ")}[.gz])`);
+    throw new Error(`pick one CSV, .npz or .zip (an image folder) file, or the four IDX files (${idxNames.join(", ")}[.gz])`);
   }
   const name = format === DatasetFormat.IDX ? "idx" : files[0].name;
   const id = await uploadDataset(name, format, files);

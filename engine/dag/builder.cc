@@ -206,6 +206,10 @@ void DagBuilder::BuildLayer(const model::Layer& layer) {
   }
   if (!FillImplicitOperands(layer, bound->attrs, operands)) return fail();
   if (!SolveParameters(layer, bound->attrs, operands)) return fail();
+  int global = 0;
+  if (!AdaptFeatureIndexing(layer, operands, bound->attrs, global)) {
+    return fail();
+  }
 
   std::vector<const ir::TensorType*> types;
   for (ir::ValueId v : operands) {
@@ -235,6 +239,11 @@ void DagBuilder::BuildLayer(const model::Layer& layer) {
         AdaptRecurrentOutputs(layer, outputs);
     if (!adapted) return fail();
     outputs = *adapted;
+  }
+  if (global > 0) {
+    std::optional<ir::ValueId> back = GlobalFirst(layer, outputs[0], global);
+    if (!back) return fail();
+    outputs[0] = *back;
   }
   if (!ApplyLayerPin(layer, graph_.value(outputs[0]).type)) return fail();
   layer_results_[layer.id] = outputs;

@@ -79,6 +79,20 @@ class DagBuilder {
   // gru/lstm: the last hidden state (or the sequence) in the model layout.
   std::optional<std::vector<ir::ValueId>> AdaptRecurrentOutputs(
       const model::Layer& layer, const std::vector<ir::ValueId>& outputs);
+  // ---- index_adapters.cc ------------------------------------------------
+  // gatherElements, scatterElements, gatherND, scatterND index the
+  // features: the input's (and updates') batch and sequence dimensions go
+  // last, element-wise indices are expanded over them, `axis` counts the
+  // features; `global` says how many dimensions GlobalFirst() brings back
+  // to the front of the result (0: nothing was adapted).
+  bool AdaptFeatureIndexing(const model::Layer& layer,
+                            std::vector<ir::ValueId>& operands,
+                            ir::Attrs& attrs, int& global);
+  std::optional<ir::ValueId> GlobalFirst(const model::Layer& layer,
+                                         ir::ValueId result, int global);
+  absl::StatusOr<ir::ValueId> GlobalLast(ir::ValueId v, int global);
+  absl::StatusOr<ir::ValueId> ExpandOverGlobal(
+      ir::ValueId v, const std::vector<int64_t>& global);
   // Zeros for absent cell states; running statistics for batch
   // normalization without mean and variance.
   bool FillImplicitOperands(const model::Layer& layer, const ir::Attrs& attrs,

@@ -1,0 +1,150 @@
+// What the model language adds around gatherElements, scatterElements,
+// gatherND and scatterND: their indices and coordinates address the
+// features only (the specification's examples; docs/language.md), so a
+// constant index tensor needs no batch. The input (and a scatter's
+// updates) are transposed to put the batch and sequence dimensions last,
+// an element-wise index tensor is expanded over them, the operation runs
+// on the features in front, and its result is transposed back.
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/dag/builder.h"
+
+namespace webnnm::dag {
+namespace {
+
+bool IndexesFeatures(ir::OpKind kind) {
+  return kind == ir::OpKind::kGatherElements ||
+         kind == ir::OpKind::kScatterElements ||
+         kind == ir::OpKind::kGatherND || kind == ir::OpKind::kScatterND;
+}
+
+// The leading batch and sequence dimensions of `type`.
+int LeadingGlobal(const ir::TensorType& type) {
+  int g = 0;
+  while (g < type.rank() && ir::IsSymbolic(type.shape[g])) ++g;
+  return g;
+}
+
+bool HasSymbolic(const ir::TensorType& type) {
+  for (int64_t d : type.shape) {
+    if (ir::IsSymbolic(d)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<ir::ValueId> DagBuilder::GlobalLast(ir::ValueId v, int global) {
+  const int r = graph_.value(v).type.rank();
+  std::vector<int64_t> perm;
+  for (int i = global; i < r; ++i) perm.push_back(i);
+  for (int i = 0; i < global; ++i) perm.push_back(i);
+  ir::Attrs attrs;
+  attrs.Set("permutation", perm);
+  return rewriter_.Add(ir::OpKind::kTranspose, {v}, attrs);
+}
+
+absl::StatusOr<ir::ValueId> DagBuilder::ExpandOverGlobal(
+    ir::ValueId v, const std::vector<int64_t>& global) {
+  std::vector<int64_t> shape = graph_.value(v).type.shape;
+  std::vector<int64_t> ones = shape, wide = shape;
+  for (int64_t d : global) {
+    ones.push_back(1);
+    wide.push_back(d);
+  }
+  ir::Attrs reshape, expand;
+  reshape.Set("newShape", ones);
+  expand.Set("newShape", wide);
+  ASSIGN_OR_RETURN(ir::ValueId r,
+                   rewriter_.Add(ir::OpKind::kReshape, {v}, reshape));
+  return rewriter_.Add(ir::OpKind::kExpand, {r}, expand);
+}
+
+bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
+                                      std::vector<ir::ValueId>& operands,
+                                      ir::Attrs& attrs, int& global) {
+  global = 0;
+  const ir::OpKind kind = layer.op->kind;
+  if (!IndexesFeatures(kind) || operands.size() < 2 ||
+      operands[1] == ir::kNoValue) {
+    return true;
+  }
+  const ir::TensorType input = graph_.value(operands[0]).type;
+  const ir::TensorType indices = graph_.value(operands[1]).type;
+  const int g = LeadingGlobal(input);
+  const bool elements = kind == ir::OpKind::kGatherElements ||
+                        kind == ir::OpKind::kScatterElements;
+  // Indices that hold the batch themselves keep WebNN's meaning.
+  if (g == 0 || HasSymbolic(indices) ||
+      (elements && indices.rank() != input.rank() - g)) {
+    return true;
+  }
+  const std::vector<int64_t> dims(input.shape.begin(), input.shape.begin() + g);
+  auto failed = [&](const absl::Status& s) {
+    ReportRuleError(layer, s);
+    return false;
+  };
+  if (elements) {
+    const int64_t axis = attrs.GetInt("axis", g);
+    if (axis < g) {
+      diagnostics_.Error(layer.op_range,
+                         StrCat(layer.op->name, " indexes the features: its "
+                                "axis cannot be the batch or the sequence",
+                                layer.context));
+      return false;
+    }
+    attrs.Set("axis", axis - g);
+    absl::StatusOr<ir::ValueId> wide = ExpandOverGlobal(operands[1], dims);
+    if (!wide.ok()) return failed(wide.status());
+    operands[1] = *wide;
+  }
+  absl::StatusOr<ir::ValueId> moved = GlobalLast(operands[0], g);
+  if (!moved.ok()) return failed(moved.status());
+  operands[0] = *moved;
+  if (operands.size() > 2 && operands[2] != ir::kNoValue &&
+      graph_.value(operands[2]).typed) {
+    ir::Value& value = graph_.value(operands[2]);
+    if (!elements && indices.rank() >= 1 && indices.shape.back() >= 1 &&
+        g + indices.shape.back() <= input.rank() &&
+        graph_.node(value.producer).kind == ir::NodeKind::kParameter) {
+      // A trainable update per coordinate, over the features: indices'
+      // leading dimensions, then the input's features past the k indexed.
+      std::vector<int64_t> shape(indices.shape.begin(),
+                                 indices.shape.end() - 1);
+      shape.insert(shape.end(), input.shape.begin() + g + indices.shape.back(),
+                   input.shape.end());
+      value.type.shape = shape;
+      value.type.names.clear();
+      ir::FillDefaultNames(value.type);
+    }
+    const ir::TensorType& updates = value.type;
+    absl::StatusOr<ir::ValueId> u =
+        LeadingGlobal(updates) == g ? GlobalLast(operands[2], g)
+        : HasSymbolic(updates)      ? absl::StatusOr<ir::ValueId>(operands[2])
+                                    : ExpandOverGlobal(operands[2], dims);
+    if (!u.ok()) return failed(u.status());
+    operands[2] = *u;
+  }
+  global = g;
+  return true;
+}
+
+std::optional<ir::ValueId> DagBuilder::GlobalFirst(const model::Layer& layer,
+                                                   ir::ValueId result,
+                                                   int global) {
+  const int r = graph_.value(result).type.rank();
+  std::vector<int64_t> perm;
+  for (int i = r - global; i < r; ++i) perm.push_back(i);
+  for (int i = 0; i < r - global; ++i) perm.push_back(i);
+  ir::Attrs attrs;
+  attrs.Set("permutation", perm);
+  absl::StatusOr<ir::ValueId> t =
+      rewriter_.Add(ir::OpKind::kTranspose, {result}, attrs);
+  if (!t.ok()) {
+    ReportRuleError(layer, t.status());
+    return std::nullopt;
+  }
+  return *t;
+}
+
+}  // namespace webnnm::dag

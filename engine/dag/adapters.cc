@@ -27,6 +27,20 @@ bool DagBuilder::AdaptRecurrentInput(const model::Layer& layer,
     return false;
   }
   input = *steps_first;
+  if (attrs.Has("steps") && type.shape[1] == ir::kSequenceDim) {
+    // The specification's required steps= on a sequenced input declares
+    // the length the data must have; the graphs take it from the data.
+    const int64_t declared = attrs.GetInt("steps", 0);
+    if (declared_steps_ != 0 && declared_steps_ != declared) {
+      diagnostics_.Error(layer.op_range,
+                         StrCat(layer.op->name, " declares steps=", declared,
+                                " but another recurrent layer steps=",
+                                declared_steps_, layer.context));
+      return false;
+    }
+    declared_steps_ = declared;
+    attrs.Set("steps", type.shape[1]);
+  }
   if (!attrs.Has("steps")) attrs.Set("steps", type.shape[1]);
   if (!attrs.Has("hiddenSize") && pins_[layer.id] &&
       !pins_[layer.id]->dims.empty()) {

@@ -111,6 +111,7 @@ class DagBuilder {
   Diagnostics& diagnostics_;
   const ir::Limits& limits_;
   ir::Graph graph_;
+  int64_t declared_steps_ = 0;  // Dag::declared_steps
   ir::GraphRewriter rewriter_;
 
   std::vector<std::vector<ir::ValueId>> layer_results_;  // per layer

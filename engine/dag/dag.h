@@ -60,6 +60,9 @@ struct Dag {
   std::vector<Endpoint> outputs;
   std::vector<ir::NodeId> parameters;  // trainable ones first, in name order
   std::vector<LayerInfo> layers;       // model layers that were kept
+  // The steps a recurrent layer's `steps=` declares for a sequenced input
+  // (0: none): the data's sequences must have as many (sequence.h).
+  int64_t declared_steps = 0;
 };
 
 std::optional<Dag> Build(const model::Model& model, Diagnostics& diagnostics,

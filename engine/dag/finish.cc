@@ -215,6 +215,7 @@ void DagBuilder::AnnotateInit() {
 Dag DagBuilder::Finish() {
   Dag dag;
   dag.name = model_.name;
+  dag.declared_steps = declared_steps_;
   std::vector<ir::NodeId> map = graph_.Compact();
   for (Endpoint e : inputs_) {
     e.node = map[e.node];

@@ -1,10 +1,15 @@
 // gemm: y = alpha * A' * B' + beta * C for 2-D A and B, where A' and B' are
 // A and B transposed when aTranspose / bTranspose.
 // Operands: a, b (float32, float16; rank 2), c (optional; broadcasts to
-// [M, N]). Options: alpha, beta (default 1), aTranspose, bTranspose
+// [M, N]). Batched matrices (the specification's): an `a` of rank 3 or
+// more is a stack of matrices in its last two dimensions (the leading ones
+// kept), multiplied by the one 2-D `b`, [..., M, N]; the DAG decomposes it
+// into matmul, mul and add (WebNN's gemm is 2-D only). Options: alpha, beta (default 1), aTranspose, bTranspose
 // (default false). A trainable b gets [K, N] ([N, K] when bTranspose), N
 // from the layer's declared output shape; a trainable c gets [N] (zeros).
 // Result: the operands' type, [M, N].
+#include "engine/ir/graph_ops.h"
+#include "engine/ir/rewriter.h"
 #include "engine/ops/gradient_rules.h"
 #include "engine/ops/rules.h"
 
@@ -59,14 +64,17 @@ absl::Status GemmGradient(GradientBuilder& g) {
 }
 
 absl::StatusOr<Types> InferGemm(const InferContext& c) {
-  absl::Status status = CheckRankIs(c, 0, 2);
+  absl::Status status = c.operand(0).rank() >= 2
+                            ? absl::OkStatus()
+                            : CheckRankIs(c, 0, 2);
   if (status.ok()) status = CheckRankIs(c, 1, 2);
   if (!status.ok()) return status;
   const TensorType& a = c.operand(0);
   const TensorType& b = c.operand(1);
   bool ta = c.attrs.GetBool("aTranspose", false);
   bool tb = c.attrs.GetBool("bTranspose", false);
-  int64_t m = a.shape[ta ? 1 : 0], k_a = a.shape[ta ? 0 : 1];
+  const int r = a.rank();  // the matrices: the last two dimensions
+  int64_t m = a.shape[r - (ta ? 1 : 2)], k_a = a.shape[r - (ta ? 2 : 1)];
   int64_t k_b = b.shape[tb ? 1 : 0], n = b.shape[tb ? 0 : 1];
   if (k_a != k_b) {
     return OperandError(
@@ -77,9 +85,13 @@ absl::StatusOr<Types> InferGemm(const InferContext& c) {
   }
   TensorType out;
   out.dtype = a.dtype;
-  out.shape = {m, n};
+  out.shape.assign(a.shape.begin(), a.shape.end() - 2);
+  out.shape.push_back(m);
+  out.shape.push_back(n);
   if (a.has_names() && b.has_names()) {
-    out.names = {a.names[ta ? 1 : 0], b.names[tb ? 0 : 1]};
+    out.names.assign(a.names.begin(), a.names.end() - 2);
+    out.names.push_back(a.names[r - (ta ? 1 : 2)]);
+    out.names.push_back(b.names[tb ? 0 : 1]);
   }
   if (c.has(2)) {
     status = CheckUnidirectional(c.operand(2), out.shape, 2, "gemm c");
@@ -90,10 +102,11 @@ absl::StatusOr<Types> InferGemm(const InferContext& c) {
 
 absl::StatusOr<TensorType> SolveGemm(const InferContext& c,
                                      const TensorType* expected, int slot) {
-  if (!c.has(0) || c.operand(0).rank() != 2) {
-    return absl::InvalidArgumentError("gemm needs a 2-D input");
+  if (!c.has(0) || c.operand(0).rank() < 2) {
+    return absl::InvalidArgumentError("gemm needs an input of rank 2 or more");
   }
   const TensorType& a = c.operand(0);
+  const int r = a.rank();
   bool ta = c.attrs.GetBool("aTranspose", false);
   bool tb = c.attrs.GetBool("bTranspose", false);
   int64_t n = -1;
@@ -111,14 +124,14 @@ absl::StatusOr<TensorType> SolveGemm(const InferContext& c,
   }
   TensorType p;
   if (slot == 1) {
-    int64_t k = a.shape[ta ? 0 : 1];
+    int64_t k = a.shape[r - (ta ? 2 : 1)];
     if (ir::IsSymbolic(k)) {
       return absl::InvalidArgumentError(
           "gemm weights cannot span the batch dimension");
     }
     p.shape = tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
     if (a.has_names() && !n_name.empty()) {
-      std::string k_name = a.names[ta ? 0 : 1];
+      std::string k_name = a.names[r - (ta ? 2 : 1)];
       p.names = tb ? std::vector<std::string>{n_name, k_name}
                    : std::vector<std::string>{k_name, n_name};
     }
@@ -127,6 +140,35 @@ absl::StatusOr<TensorType> SolveGemm(const InferContext& c,
     if (!n_name.empty()) p.names = {n_name};
   }
   return p;
+}
+
+// Batched gemm (rank > 2) as matmul, mul and add; 2-D gemm stays.
+absl::Status DecomposeGemm(ir::GraphRewriter& rw, int id) {
+  const ir::Node node = rw.graph().node(id);  // a copy: the graph grows
+  if (rw.Type(node.operands[0]).rank() <= 2) return absl::OkStatus();
+  ir::GraphOps ops(rw, "gemm");
+  ValueId a = node.operands[0], b = node.operands[1];
+  if (node.attrs.GetBool("aTranspose", false)) {
+    ASSIGN_OR_RETURN(a, ops.TransposeLast2(a));
+  }
+  if (node.attrs.GetBool("bTranspose", false)) {
+    ASSIGN_OR_RETURN(b, ops.TransposeLast2(b));
+  }
+  ASSIGN_OR_RETURN(ValueId y, ops.Matmul(a, b));
+  const double alpha = node.attrs.GetFloat("alpha", 1.0);
+  if (alpha != 1.0) {
+    ASSIGN_OR_RETURN(y, ops.MulScalar(y, alpha));
+  }
+  ValueId c = node.operands.size() > 2 ? node.operands[2] : ir::kNoValue;
+  if (c != ir::kNoValue) {
+    const double beta = node.attrs.GetFloat("beta", 1.0);
+    if (beta != 1.0) {
+      ASSIGN_OR_RETURN(c, ops.MulScalar(c, beta));
+    }
+    ASSIGN_OR_RETURN(y, ops.Add(y, c));
+  }
+  rw.Replace(id, {y});
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -150,6 +192,7 @@ const ir::OpDef& GemmOp() {
                 {.name = "bTranspose", .kind = ir::AttrKind::kBool}},
       .infer = InferGemm,
       .solve = SolveGemm,
+      .decompose = DecomposeGemm,
       .gradient = GemmGradient};
   return def;
 }

@@ -101,10 +101,13 @@ TEST(Gemm, TransposesBeforeMultiplying) {
   EXPECT_EQ(ir::BlamedOperand(result.status()), 1);
 }
 
-TEST(Gemm, NeedsTwoDimensionalOperands) {
-  EXPECT_EQ(
-      ir::BlamedOperand(Infer("gemm", {F32({2, 3, 4}), F32({4, 5})}).status()),
-      0);
+TEST(Gemm, NeedsMatricesAndATwoDimensionalB) {
+  // An `a` of rank 3 or more is the model language's batched gemm (a stack
+  // of matrices; the DAG decomposes it, backends take 2-D gemm only).
+  EXPECT_THAT(ShapeOf(Infer("gemm", {F32({2, 3, 4}), F32({4, 5})})),
+              ElementsAre(2, 3, 5));
+  EXPECT_EQ(ir::BlamedOperand(Infer("gemm", {F32({4}), F32({4, 5})}).status()),
+            0);
   EXPECT_EQ(ir::BlamedOperand(Infer("gemm", {F32({3, 4}), F32({4})}).status()),
             1);
 }

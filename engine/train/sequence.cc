@@ -49,6 +49,12 @@ absl::StatusOr<int64_t> SequenceLength(const dag::Dag& dag,
     length = t;
     first = e.name;
   }
+  if (length && dag.declared_steps > 0 && *length != dag.declared_steps) {
+    return absl::InvalidArgumentError(StrCat(
+        "the model's recurrent layer declares steps=", dag.declared_steps,
+        ", but the dataset's samples are sequences of ", *length,
+        " steps into '", first, "' (leave steps= out to take the data's)"));
+  }
   return length.value_or(1);
 }
 

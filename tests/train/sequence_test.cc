@@ -81,6 +81,27 @@ dense:layers matmul(w), add(b), activation();
   EXPECT_EQ(*SequenceLength(*flat.dag, odd), 1);
 }
 
+// The specification's steps= on a sequenced input declares the data's
+// length: it checks, and the graphs still take the length from the data.
+TEST(Sequence, DeclaredStepsAreCheckedAgainstTheData) {
+  CheckResult check = CheckModel("s.wnm", R"(
+model:input shape={sequence, features: 2};
+model:output shape=[2];
+model:layers
+    lstm(w, r, hiddenSize=8, steps=6),
+    dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  ASSERT_TRUE(check.ok) << check.rendered;
+  EXPECT_EQ(check.dag->declared_steps, 6);
+  EXPECT_EQ(*SequenceLength(*check.dag, FirstStepData(4, 6, 1)), 6);
+  absl::StatusOr<int64_t> t = SequenceLength(*check.dag, FirstStepData(4, 5, 1));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(t.status().message(),
+              HasSubstr("declares steps=6, but the dataset's samples are "
+                        "sequences of 5 steps"));
+}
+
 void ExpectTrainsOverTheWholeSequence(const std::string& cell) {
   CheckResult check = CheckModel("s.wnm", Recurrent(cell));
   ASSERT_TRUE(check.ok) << check.rendered;

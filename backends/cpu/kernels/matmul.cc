@@ -239,6 +239,11 @@ MadeKernel MakeGemmKernel(const KernelIO& io) {
   const ir::TensorType& a = *io.in_types[0];
   const ir::TensorType& b = *io.in_types[1];
   const ir::TensorType& y = *io.out_types[0];
+  if (a.rank() != 2 || b.rank() != 2) {
+    // WebNN's gemm is 2-D; the model language's batched one is decomposed
+    // by the DAG before a backend sees it.
+    return absl::InvalidArgumentError("gemm takes two matrices");
+  }
   bool ta = io.attrs().GetBool("aTranspose", false);
   bool tb = io.attrs().GetBool("bTranspose", false);
   float alpha = static_cast<float>(io.attrs().GetFloat("alpha", 1.0));

@@ -72,32 +72,20 @@ class Builder {
     sizes[0] = hidden;
     return Slice(v, starts, sizes);
   }
-  // x [B, I] times the rows of gate k of w [G H, I], transposed: [B, H].
-  absl::StatusOr<ValueId> GateProduct(ValueId x, ValueId w, int64_t k,
-                                      int64_t hidden) {
-    ASSIGN_OR_RETURN(ValueId rows, Rows(w, k, hidden));
+  // `v` split into `count` equal pieces along `axis` (split's gradient is
+  // one concat, where slices' would be a padded copy each).
+  absl::StatusOr<std::vector<ValueId>> Split(ValueId v, int64_t count,
+                                             int64_t axis) {
+    if (count == 1) return std::vector<ValueId>{v};
     ir::Attrs attrs;
-    attrs.Set("permutation", std::vector<int64_t>{1, 0});
-    ASSIGN_OR_RETURN(ValueId t, Op(OpKind::kTranspose, {rows}, attrs));
-    return Op(OpKind::kMatmul, {x, t});
+    attrs.Set("splits", count);
+    attrs.Set("axis", axis);
+    return rw_.AddMulti(OpKind::kSplit, {v}, std::move(attrs));
   }
   absl::StatusOr<ValueId> Add(ValueId a, ValueId b) {
     if (a == kNoValue) return b;
     if (b == kNoValue) return a;
     return Op(OpKind::kAdd, {a, b});
-  }
-  // (b_k + rb_k) of gate k, or kNoValue without biases.
-  absl::StatusOr<ValueId> GateBias(const Params& p, int64_t k, int64_t hidden,
-                                   bool recurrent_too) {
-    ValueId sum = kNoValue;
-    if (p.bias != kNoValue) {
-      ASSIGN_OR_RETURN(sum, Rows(p.bias, k, hidden));
-    }
-    if (recurrent_too && p.recurrent_bias != kNoValue) {
-      ASSIGN_OR_RETURN(ValueId rb, Rows(p.recurrent_bias, k, hidden));
-      ASSIGN_OR_RETURN(sum, Add(sum, rb));
-    }
-    return sum;
   }
 
   ir::GraphRewriter& rw_;
@@ -133,20 +121,51 @@ absl::StatusOr<Spec> ReadSpec(const ir::Node& node, bool lstm) {
   return spec;
 }
 
-// i = f(c p_i + (b_i + rb_i) + (W_i x + R_i h)) and so on; returns {h', c'}.
-absl::StatusOr<std::pair<ValueId, ValueId>> LstmStep(Builder& b, ValueId x,
+// The gates' projections fused: one matmul for every gate's W x (all the
+// steps' at once for a sequence) and one for every gate's R h a step,
+// each [B, G·H] with gate k in columns k·H..(k+1)·H (the layout's order).
+
+// Transposed weight [cols, G·H] of a 2-D [G·H, cols] one.
+absl::StatusOr<ValueId> Transposed(Builder& b, ValueId w) {
+  ir::Attrs attrs;
+  attrs.Set("permutation", std::vector<int64_t>{1, 0});
+  return b.Op(OpKind::kTranspose, {w}, attrs);
+}
+
+// The gates of a [B, G·H] projection: [B, H] each, in the layout's order.
+absl::StatusOr<std::vector<ValueId>> Gates(Builder& b, ValueId v,
+                                           int64_t hidden) {
+  return b.Split(v, b.Shape(v)[1] / hidden, 1);
+}
+
+// x [N, I] · W^T + bias (kNoValue: none): [N, G·H].
+absl::StatusOr<ValueId> Project(Builder& b, ValueId x, ValueId wt,
+                                ValueId bias) {
+  ASSIGN_OR_RETURN(ValueId y, b.Op(OpKind::kMatmul, {x, wt}));
+  return b.Add(y, bias);
+}
+
+// The bias W x takes: b + rb for lstm, b for gru (whose rb goes with R h,
+// inside the reset gate's product for n).
+absl::StatusOr<ValueId> InputBias(Builder& b, const Params& p, bool lstm) {
+  if (!lstm) return p.bias;
+  return b.Add(p.bias, p.recurrent_bias);
+}
+
+// i = f(c p_i + (W x + b + rb)_i + (R h)_i) and so on, `xw` the step's
+// input projection [B, 4H], `rt` R^T; returns {h', c'}.
+absl::StatusOr<std::pair<ValueId, ValueId>> LstmStep(Builder& b, ValueId xw,
                                                      ValueId h, ValueId c,
+                                                     ValueId rt,
                                                      const Params& p,
                                                      const Spec& spec) {
   const int64_t hidden = spec.hidden;
+  ASSIGN_OR_RETURN(ValueId rh, b.Op(OpKind::kMatmul, {h, rt}));
+  ASSIGN_OR_RETURN(ValueId all, b.Add(xw, rh));
+  ASSIGN_OR_RETURN(std::vector<ValueId> gates, Gates(b, all, hidden));
   auto gate = [&](char name, OpKind activation,
                   int peephole) -> absl::StatusOr<ValueId> {
-    int k = GateIndex(spec, name);
-    ASSIGN_OR_RETURN(ValueId wx, b.GateProduct(x, p.weight, k, hidden));
-    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(h, p.recurrent, k, hidden));
-    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, rh));
-    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, k, hidden, true));
-    ASSIGN_OR_RETURN(sum, b.Add(bias, sum));
+    ValueId sum = gates[GateIndex(spec, name)];
     if (peephole >= 0 && p.peephole != kNoValue) {
       ASSIGN_OR_RETURN(ValueId weights, b.Rows(p.peephole, peephole, hidden));
       ASSIGN_OR_RETURN(ValueId peek, b.Op(OpKind::kMul, {c, weights}));
@@ -166,42 +185,42 @@ absl::StatusOr<std::pair<ValueId, ValueId>> LstmStep(Builder& b, ValueId x,
   return std::make_pair(h_next, c_next);
 }
 
-// z, r = f((b + rb) + (W x + R h)); n = g(b_n + (W_n x + r (rb_n + R_n h)))
-// (resetAfter) or g((b_n + rb_n) + (W_n x + R_n (r h))); h' = z h + n (1 - z).
-absl::StatusOr<ValueId> GruStep(Builder& b, ValueId x, ValueId h,
-                                const Params& p, const Spec& spec) {
+// z, r = f((W x + b) + (R h + rb)); n = g((W x + b)_n + r (R h + rb)_n)
+// (resetAfter) or g((W x + b)_n + R_n (r h) + rb_n); h' = z h + n (1 - z).
+// `xw` is the step's input projection [B, 3H], `rt` R^T.
+absl::StatusOr<ValueId> GruStep(Builder& b, ValueId xw, ValueId h,
+                                ValueId rt, const Params& p,
+                                const Spec& spec) {
   const int64_t hidden = spec.hidden;
+  ASSIGN_OR_RETURN(ValueId rh, b.Op(OpKind::kMatmul, {h, rt}));
+  ASSIGN_OR_RETURN(rh, b.Add(rh, p.recurrent_bias));
+  ASSIGN_OR_RETURN(std::vector<ValueId> x_gates, Gates(b, xw, hidden));
+  ASSIGN_OR_RETURN(std::vector<ValueId> h_gates, Gates(b, rh, hidden));
   auto gate = [&](char name) -> absl::StatusOr<ValueId> {
-    int k = GateIndex(spec, name);
-    ASSIGN_OR_RETURN(ValueId wx, b.GateProduct(x, p.weight, k, hidden));
-    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(h, p.recurrent, k, hidden));
-    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, rh));
-    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, k, hidden, true));
-    ASSIGN_OR_RETURN(sum, b.Add(bias, sum));
+    const int k = GateIndex(spec, name);
+    ASSIGN_OR_RETURN(ValueId sum, b.Add(x_gates[k], h_gates[k]));
     return b.Op(spec.activations[0], {sum});
   };
   ASSIGN_OR_RETURN(ValueId z, gate('z'));
   ASSIGN_OR_RETURN(ValueId r, gate('r'));
-  int n = GateIndex(spec, 'n');
-  ASSIGN_OR_RETURN(ValueId wx, b.GateProduct(x, p.weight, n, hidden));
+  const ValueId xn = x_gates[GateIndex(spec, 'n')];
   ValueId candidate;
   if (spec.reset_after) {
-    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(h, p.recurrent, n, hidden));
-    ValueId rb = kNoValue;
-    if (p.recurrent_bias != kNoValue) {
-      ASSIGN_OR_RETURN(rb, b.Rows(p.recurrent_bias, n, hidden));
-    }
-    ASSIGN_OR_RETURN(ValueId inner, b.Add(rb, rh));
-    ASSIGN_OR_RETURN(ValueId reset, b.Op(OpKind::kMul, {r, inner}));
-    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, reset));
-    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, n, hidden, false));
-    ASSIGN_OR_RETURN(candidate, b.Add(bias, sum));
+    const ValueId hn = h_gates[GateIndex(spec, 'n')];
+    ASSIGN_OR_RETURN(ValueId reset, b.Op(OpKind::kMul, {r, hn}));
+    ASSIGN_OR_RETURN(candidate, b.Add(xn, reset));
   } else {
+    const int64_t n = GateIndex(spec, 'n');
+    ASSIGN_OR_RETURN(ValueId rt_n,
+                     b.Slice(rt, {0, n * hidden}, {hidden, hidden}));
     ASSIGN_OR_RETURN(ValueId rh_in, b.Op(OpKind::kMul, {r, h}));
-    ASSIGN_OR_RETURN(ValueId rh, b.GateProduct(rh_in, p.recurrent, n, hidden));
-    ASSIGN_OR_RETURN(ValueId sum, b.Add(wx, rh));
-    ASSIGN_OR_RETURN(ValueId bias, b.GateBias(p, n, hidden, true));
-    ASSIGN_OR_RETURN(candidate, b.Add(bias, sum));
+    ASSIGN_OR_RETURN(ValueId hn, b.Op(OpKind::kMatmul, {rh_in, rt_n}));
+    ValueId rb_n = kNoValue;
+    if (p.recurrent_bias != kNoValue) {
+      ASSIGN_OR_RETURN(rb_n, b.Rows(p.recurrent_bias, n, hidden));
+    }
+    ASSIGN_OR_RETURN(hn, b.Add(hn, rb_n));
+    ASSIGN_OR_RETURN(candidate, b.Add(xn, hn));
   }
   ASSIGN_OR_RETURN(ValueId n_value, b.Op(spec.activations[1], {candidate}));
   ASSIGN_OR_RETURN(ValueId zh, b.Op(OpKind::kMul, {z, h}));
@@ -252,12 +271,7 @@ absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm,
   int64_t directions = direction == "both" ? 2 : 1;
   const int state_slot = lstm ? 6 : 5;
 
-  std::vector<ValueId> inputs(steps);
-  for (int64_t t = 0; t < steps; ++t) {
-    ASSIGN_OR_RETURN(ValueId step,
-                     b.Slice(input, {t, 0, 0}, {1, batch, width}));
-    ASSIGN_OR_RETURN(inputs[t], b.Reshape(step, {batch, width}));
-  }
+  ASSIGN_OR_RETURN(const ValueId flat, b.Reshape(input, {steps * batch, width}));
   // Per step: the mask [B, 1] and 1 - mask, in the input's type.
   std::vector<ValueId> take(steps, kNoValue), keep(steps, kNoValue);
   if (mask != kNoValue) {
@@ -299,15 +313,23 @@ absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm,
         ASSIGN_OR_RETURN(c, b.Zeros({batch, spec.hidden}, dtype));
       }
     }
+    // Every step's W x + bias in one matmul: [T·B, G·H].
+    ASSIGN_OR_RETURN(ValueId wt, Transposed(b, p.weight));
+    ASSIGN_OR_RETURN(ValueId rt, Transposed(b, p.recurrent));
+    ASSIGN_OR_RETURN(ValueId bias, InputBias(b, p, lstm));
+    ASSIGN_OR_RETURN(ValueId projected, Project(b, flat, wt, bias));
+    ASSIGN_OR_RETURN(std::vector<ValueId> per_step,
+                     b.Split(projected, steps, 0));  // [B, G·H] each
     for (int64_t s = 0; s < steps; ++s) {
       int64_t t = backward ? steps - 1 - s : s;
+      const ValueId xw = per_step[t];
       ValueId h_next, c_next = kNoValue;
       if (lstm) {
-        ASSIGN_OR_RETURN(auto hc, LstmStep(b, inputs[t], h, c, p, spec));
+        ASSIGN_OR_RETURN(auto hc, LstmStep(b, xw, h, c, rt, p, spec));
         h_next = hc.first;
         c_next = hc.second;
       } else {
-        ASSIGN_OR_RETURN(h_next, GruStep(b, inputs[t], h, p, spec));
+        ASSIGN_OR_RETURN(h_next, GruStep(b, xw, h, rt, p, spec));
       }
       ValueId out = h_next;
       if (mask != kNoValue) {
@@ -359,8 +381,12 @@ absl::Status UnrollLstmCell(ir::GraphRewriter& rw, ir::NodeId id) {
   ASSIGN_OR_RETURN(Spec spec, ReadSpec(node, true));
   Params p{node.operands[1], node.operands[2], Operand(node, 5),
            Operand(node, 6), Operand(node, 7)};
-  ASSIGN_OR_RETURN(auto hc, LstmStep(b, node.operands[0], node.operands[3],
-                                     node.operands[4], p, spec));
+  ASSIGN_OR_RETURN(ValueId wt, Transposed(b, p.weight));
+  ASSIGN_OR_RETURN(ValueId rt, Transposed(b, p.recurrent));
+  ASSIGN_OR_RETURN(ValueId bias, InputBias(b, p, true));
+  ASSIGN_OR_RETURN(ValueId xw, Project(b, node.operands[0], wt, bias));
+  ASSIGN_OR_RETURN(auto hc, LstmStep(b, xw, node.operands[3],
+                                     node.operands[4], rt, p, spec));
   rw.Replace(id, {hc.first, hc.second});
   return absl::OkStatus();
 }
@@ -371,8 +397,10 @@ absl::Status UnrollGruCell(ir::GraphRewriter& rw, ir::NodeId id) {
   ASSIGN_OR_RETURN(Spec spec, ReadSpec(node, false));
   Params p{node.operands[1], node.operands[2], Operand(node, 4),
            Operand(node, 5), kNoValue};
-  ASSIGN_OR_RETURN(ValueId h,
-                   GruStep(b, node.operands[0], node.operands[3], p, spec));
+  ASSIGN_OR_RETURN(ValueId wt, Transposed(b, p.weight));
+  ASSIGN_OR_RETURN(ValueId rt, Transposed(b, p.recurrent));
+  ASSIGN_OR_RETURN(ValueId xw, Project(b, node.operands[0], wt, p.bias));
+  ASSIGN_OR_RETURN(ValueId h, GruStep(b, xw, node.operands[3], rt, p, spec));
   rw.Replace(id, {h});
   return absl::OkStatus();
 }

@@ -10,9 +10,10 @@ Each NAME.wnm says how it trains and what it must reach in its header:
 real `webnnmctl -o json train --local NAME.wnm … --threads 1`, checks each
 expectation (a key of the JSON result, or outputs.NAME.KEY / testMetrics.
 NAME.KEY, compared with >=, <= or ==) and compares the run's outline with
-NAME.golden: the epochs trained, each output's keys, and the decisions the
-expert system made (their `what`, whose numbers are rounded by the engine).
-The `why` texts and the metrics' digits are left out, so a golden file
+NAME.golden: each output's keys and metrics, and the decisions the expert
+system made (their `what`; for the scouting seed, the range test's rate and
+the early-stopping epoch only that they were decided). The `why` texts, the
+epochs trained and the metrics' digits are left out, so a golden file
 states what a run decides, not its floating-point noise.
 
 usage: train_golden.py WEBNNMCTL SOURCE_DIR NAME.wnm [--update]
@@ -46,14 +47,21 @@ def lookup(result, path):
     return value
 
 
+# Decisions whose numbers follow the run's floating point (which scouting
+# seed won, the range test's rate, the early-stopping epoch): the outline
+# keeps what was decided, not the number.
+ROUNDED = re.compile(r"^(start from scouting seed|lr|stop after epoch)\b")
+
+
 def outline(result):
-    lines = [f"epochs: {result['epochs']}"]
+    lines = []
     for name, out in result["outputs"].items():
         lines.append(f"output {name}: {', '.join(out)}")
     for name, metrics in (result.get("testMetrics") or {}).items():
         lines.append(f"metrics {name}: {', '.join(metrics)}")
     for d in result["decisions"]:
-        lines.append(f"decision: {d['what']}")
+        m = ROUNDED.match(d["what"])
+        lines.append(f"decision: {m.group(1) if m else d['what']}")
     for w in result["warnings"]:
         lines.append(f"warning: {w.split(':')[0]}")
     return "\n".join(lines) + "\n"

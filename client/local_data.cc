@@ -11,9 +11,9 @@ namespace webnnm::client {
 void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
   cmd.add_option("--dataset", o.dataset,
                  "A CSV file, a NumPy .npz archive, a directory of IDX files, "
-                 "or (--local) an image folder: one subfolder per class of "
-                 ".png/.jpg/.jpeg files (submit: or the id of a dataset on "
-                 "the daemon)")
+                 "or an image folder (one subfolder per class of "
+                 ".png/.jpg/.jpeg files) or a .zip of one (submit and "
+                 "predict JOB: or the id of a dataset on the daemon)")
       ->required();
   cmd.add_option("--label", o.label,
                  "The CSV label column (default: the last)");

@@ -46,8 +46,8 @@ struct DataOptions {
 // `standardize`, --standardize, --no-standardize and --impute.
 void AddDataOptions(CLI::App& cmd, DataOptions& options, bool standardize);
 
-// Adds --resize (image folders; the local commands only: the daemon does
-// not read image folders yet).
+// Adds --resize (image folders: train/test/predict --local, submit and
+// the daemon's predict).
 void AddResizeFlag(CLI::App& cmd, DataOptions& options);
 
 // The hyperparameter flags given, by the table's name, as typed.

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -49,17 +49,26 @@ int UploadDataset(Client& client, const std::string& path,
       std::cerr << "webnnmctl: " << zip.status().message() << "\n";
       return 2;
     }
-    const fs::path folder = fs::temp_directory_path() /
-                            StrCat("webnnmctl-", ::getpid(), "-",
-                                   std::chrono::steady_clock::now()
-                                       .time_since_epoch()
-                                       .count());
-    fs::create_directories(folder);
+    // A private folder of its own (mkdtemp: mode 0700, a fresh name).
+    std::error_code ec;
+    std::string pattern =
+        (fs::temp_directory_path(ec) / "webnnmctl-XXXXXX").string();
+    if (ec || ::mkdtemp(pattern.data()) == nullptr) {
+      std::cerr << "webnnmctl: cannot make a temporary folder to zip '"
+                << path << "' in\n";
+      return 1;
+    }
     std::string stem = fs::path(path).lexically_normal().filename().string();
     if (stem.empty() || stem == ".") stem = "images";
-    zipped.folder = folder.string();
-    zipped.path = (folder / (stem + ".zip")).string();
-    std::ofstream(zipped.path, std::ios::binary).write(zip->data(), zip->size());
+    zipped.folder = pattern;
+    zipped.path = (fs::path(pattern) / (stem + ".zip")).string();
+    std::ofstream out(zipped.path, std::ios::binary);
+    out.write(zip->data(), static_cast<std::streamsize>(zip->size()));
+    out.close();
+    if (!out) {
+      std::cerr << "webnnmctl: cannot write " << zipped.path << "\n";
+      return 1;
+    }
     files.push_back(zipped.path);
     format = v1::DATASET_FORMAT_IMAGES;
   } else if (fs::is_directory(path)) {
@@ -295,7 +304,7 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
       "upload",
       "Upload a CSV file, an IDX folder, a NumPy .npz, or an image folder "
       "(zipped on the way; or a .zip of one), once per content");
-  o.dataset_upload->add_option("PATH", o.path, "The CSV file or IDX folder")
+  o.dataset_upload->add_option("PATH", o.path, "The CSV file, IDX folder, .npz, image folder or .zip")
       ->required();
   o.dataset_upload->add_option("--name", o.name,
                                "Its name (default: the file's)");

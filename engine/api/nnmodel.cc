@@ -86,6 +86,23 @@ absl::Status Context::Compile() {
     std::memset(bytes.data(), 0, bytes.size());
   }
   ran_ = false;
+  return step_mask_ ? WriteStepMask() : absl::OkStatus();
+}
+
+absl::Status Context::WriteStepMask() {
+  const int input = exe_->FindInput(train::kStepMaskInput);
+  if (input < 0) return absl::InternalError("the context lacks a step mask");
+  // Rows without a given length (all of them, after a new batch size or
+  // sequence length) take every step.
+  std::vector<float> mask(sequence_ * batch_, 0.0f);
+  for (int64_t r = 0; r < batch_; ++r) {
+    const int64_t length =
+        r < static_cast<int64_t>(step_lengths_.size()) ? step_lengths_[r]
+        : step_lengths_.empty()                        ? sequence_
+                                                       : 0;
+    for (int64_t t = 0; t < length; ++t) mask[t * batch_ + r] = 1.0f;
+  }
+  std::memcpy(exe_->input(input).data(), mask.data(), mask.size() * 4);
   return absl::OkStatus();
 }
 
@@ -95,6 +112,7 @@ absl::Status Context::SetBatchSize(int64_t batch) {
         StrCat("the batch size must be at least 1, not ", batch));
   }
   batch_ = batch;
+  step_lengths_.clear();
   return Compile();
 }
 
@@ -104,6 +122,7 @@ absl::Status Context::SetSequenceLength(int64_t steps) {
         StrCat("the sequence length must be at least 1, not ", steps));
   }
   sequence_ = steps;
+  step_lengths_.clear();
   return Compile();
 }
 
@@ -119,23 +138,19 @@ absl::Status Context::SetStepLengths(std::span<const int64_t> lengths) {
                  " (the sequence length), not ", length));
     }
   }
+  step_lengths_.assign(lengths.begin(), lengths.end());
   if (!step_mask_) {
     step_mask_ = true;
     absl::Status compiled = Compile();
     if (!compiled.ok()) {
       step_mask_ = false;
+      step_lengths_.clear();
       RETURN_IF_ERROR(Compile());
       return compiled;
     }
+    return absl::OkStatus();  // Compile wrote the mask
   }
-  const int input = exe_->FindInput(train::kStepMaskInput);
-  if (input < 0) return absl::InternalError("the context lacks a step mask");
-  std::vector<float> mask(sequence_ * batch_, 0.0f);
-  for (size_t r = 0; r < lengths.size(); ++r) {
-    for (int64_t t = 0; t < lengths[r]; ++t) mask[t * batch_ + r] = 1.0f;
-  }
-  std::memcpy(exe_->input(input).data(), mask.data(), mask.size() * 4);
-  return absl::OkStatus();
+  return WriteStepMask();
 }
 
 namespace {

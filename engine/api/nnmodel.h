@@ -69,8 +69,10 @@ class Context {
   // past `lengths` are padding). The first call recompiles the context
   // with a step mask (train/lower.h: the lstm and gru layers keep their
   // state over the padded steps), which resets the inputs: call it before
-  // SetData. InvalidArgument for a length out of range or more lengths
-  // than rows, or a model with no lstm or gru to mask.
+  // SetData; rows past `lengths` are padding (all masked). A later
+  // SetBatchSize or SetSequenceLength keeps the mask with every row at full
+  // length until lengths are set again. InvalidArgument for a length out of
+  // range or more lengths than rows, or a model with no lstm or gru.
   absl::Status SetStepLengths(std::span<const int64_t> lengths);
 
   // Sets an input block's values (every element, row-major); without a
@@ -95,6 +97,8 @@ class Context {
   int64_t batch_ = 1;
   int64_t sequence_ = 1;
   bool step_mask_ = false;
+  std::vector<int64_t> step_lengths_;  // SetStepLengths'; empty: every step
+  absl::Status WriteStepMask();
   std::unique_ptr<backends::Executable> exe_;
   bool ran_ = false;
 };

@@ -5,8 +5,9 @@
 // CSV: a header row, then a row per sample; a classification output gives
 // `OUTPUT:class` (the class name) and `OUTPUT:NAME` (its probability) per
 // class, a regression output `OUTPUT` (one unit) or `OUTPUT:0`, `OUTPUT:1`…
-// NPZ: per output an array `OUTPUT` of float32 [N, units] (probabilities,
-// or values in the targets' units) and, for a classification output,
+// NPZ: per output an array `OUTPUT` of float32 [N, classes] (each class's
+// probability; 2 columns for a one-unit output) or [N, units] (values in
+// the targets' units) and, for a classification output,
 // `OUTPUT_class` (int64 [N], class indices) and `OUTPUT_classes` (their
 // names, a unicode array).
 #ifndef WEBNNM_ENGINE_API_PREDICT_OUTPUT_H_

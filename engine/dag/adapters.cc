@@ -31,6 +31,12 @@ bool DagBuilder::AdaptRecurrentInput(const model::Layer& layer,
     // The specification's required steps= on a sequenced input declares
     // the length the data must have; the graphs take it from the data.
     const int64_t declared = attrs.GetInt("steps", 0);
+    if (declared < 1) {
+      diagnostics_.Error(layer.op_range,
+                         StrCat(layer.op->name, " steps must be at least 1",
+                                layer.context));
+      return false;
+    }
     if (declared_steps_ != 0 && declared_steps_ != declared) {
       diagnostics_.Error(layer.op_range,
                          StrCat(layer.op->name, " declares steps=", declared,

@@ -79,6 +79,15 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
       (elements && indices.rank() != input.rank() - g)) {
     return true;
   }
+  if (!elements && indices.rank() >= 1 &&
+      g + indices.shape.back() > input.rank()) {
+    diagnostics_.Error(layer.op_range,
+                       StrCat(layer.op->name, " coordinates have ",
+                              indices.shape.back(), " components, but the "
+                              "input has ", input.rank() - g,
+                              " feature dimensions", layer.context));
+    return false;
+  }
   const std::vector<int64_t> dims(input.shape.begin(), input.shape.begin() + g);
   auto failed = [&](const absl::Status& s) {
     ReportRuleError(layer, s);

@@ -6,6 +6,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/ir/dtype.h"
 #include "engine/ir/op_def.h"
 
 namespace webnnm::ops {
@@ -143,6 +144,34 @@ absl::StatusOr<ValueId> Project(Builder& b, ValueId x, ValueId wt,
                                 ValueId bias) {
   ASSIGN_OR_RETURN(ValueId y, b.Op(OpKind::kMatmul, {x, wt}));
   return b.Add(y, bias);
+}
+
+// The most pieces split makes (engine/ops/split.cc).
+constexpr int64_t kMaxSplitPieces = 4096;
+
+// Each step's x W^T + bias [B, G·H]: one matmul over all T·B rows, split
+// by step — unless the sequence has more steps than split makes pieces or
+// the projection exceeds the tensor limit, then one matmul a step.
+absl::StatusOr<std::vector<ValueId>> StepProjections(Builder& b, ValueId input,
+                                                     ValueId flat, ValueId wt,
+                                                     ValueId bias) {
+  const std::vector<int64_t> in = b.Shape(input);  // [T, B, I]
+  const int64_t steps = in[0], batch = in[1], gh = b.Shape(wt)[1];
+  const int64_t bytes =
+      steps * batch * gh * ir::RuntimeElementSize(b.DType(input));
+  if (steps <= kMaxSplitPieces &&
+      bytes <= b.rw_.limits().max_tensor_bytes) {
+    ASSIGN_OR_RETURN(ValueId projected, Project(b, flat, wt, bias));
+    return b.Split(projected, steps, 0);
+  }
+  std::vector<ValueId> out;
+  for (int64_t t = 0; t < steps; ++t) {
+    ASSIGN_OR_RETURN(ValueId x, b.Slice(input, {t, 0, 0}, {1, batch, in[2]}));
+    ASSIGN_OR_RETURN(x, b.Reshape(x, {batch, in[2]}));
+    ASSIGN_OR_RETURN(ValueId xw, Project(b, x, wt, bias));
+    out.push_back(xw);
+  }
+  return out;
 }
 
 // The bias W x takes: b + rb for lstm, b for gru (whose rb goes with R h,
@@ -317,9 +346,8 @@ absl::Status UnrollSequence(ir::GraphRewriter& rw, ir::NodeId id, bool lstm,
     ASSIGN_OR_RETURN(ValueId wt, Transposed(b, p.weight));
     ASSIGN_OR_RETURN(ValueId rt, Transposed(b, p.recurrent));
     ASSIGN_OR_RETURN(ValueId bias, InputBias(b, p, lstm));
-    ASSIGN_OR_RETURN(ValueId projected, Project(b, flat, wt, bias));
     ASSIGN_OR_RETURN(std::vector<ValueId> per_step,
-                     b.Split(projected, steps, 0));  // [B, G·H] each
+                     StepProjections(b, input, flat, wt, bias));
     for (int64_t s = 0; s < steps; ++s) {
       int64_t t = backward ? steps - 1 - s : s;
       const ValueId xw = per_step[t];

@@ -271,17 +271,31 @@ absl::Status Dataset::SetLengths(std::vector<int64_t> lengths, int64_t steps,
 void Dataset::Standardize() {
   Standardization s = FeatureStatistics(features_, width_, subsets_[0]);
   if (ragged() && first_sequenced_) {
-    // A step's feature over the samples that reach the step only.
+    // A step's feature over the samples that reach the step only: one pass
+    // over each sample's real values.
     const int64_t step = width_ / steps_;
-    for (int64_t f = 0; f < width_; ++f) {
-      std::vector<int64_t> reaching;
-      for (int64_t sample : subsets_[0]) {
-        if (f / step < lengths_[sample]) reaching.push_back(sample);
+    std::vector<double> sum(width_, 0.0), squares(width_, 0.0);
+    std::vector<int64_t> count(width_, 0);
+    for (int64_t sample : subsets_[0]) {
+      const float* row = features_.data() + sample * width_;
+      for (int64_t f = 0; f < lengths_[sample] * step; ++f) {
+        sum[f] += row[f];
+        squares[f] += static_cast<double>(row[f]) * row[f];
+        ++count[f];
       }
-      if (reaching.size() == subsets_[0].size()) continue;
-      Standardization one = FeatureStatistics(features_, width_, reaching);
-      s.mean[f] = one.mean[f];
-      s.stddev[f] = one.stddev[f];
+    }
+    for (int64_t f = 0; f < width_; ++f) {
+      if (count[f] == 0) {
+        s.mean[f] = 0.0f;
+        s.stddev[f] = 1.0f;
+        continue;
+      }
+      const double mean = sum[f] / count[f];
+      const double variance =
+          std::max(0.0, squares[f] / count[f] - mean * mean);
+      s.mean[f] = static_cast<float>(mean);
+      s.stddev[f] =
+          variance > 1e-12 ? static_cast<float>(std::sqrt(variance)) : 1.0f;
     }
   }
   (void)ApplyStandardization(s);
@@ -514,7 +528,10 @@ absl::StatusOr<CsvColumns> ReadCsvColumns(const std::string& path,
       }
       c.features.push_back(static_cast<float>(v));
     }
-    if (c.label_column && IsMissingField(record[*c.label_column])) {
+    // A blank label is missing (NA may be a class: North America, sodium).
+    if (required && c.label_column &&
+        record[*c.label_column].find_first_not_of(" \t") ==
+            std::string::npos) {
       return absl::InvalidArgumentError(
           StrCat(path, ":", table->lines[r], ": the label column '",
                  c.names[*c.label_column], "' is missing a value"));

@@ -550,8 +550,17 @@ absl::StatusOr<std::vector<ClassFiles>> ArchiveClasses(
     }
     p.push_back(e.substr(start));
     if (p.back().empty()) continue;  // a folder entry
+    // Only images count (no dot-names, no __MACOSX/ of macOS zips):
+    // stray files leave the layout as it is.
+    bool dotted = false;
+    for (const std::string& part : p) dotted |= IsDotName(part);
+    if (dotted || p[0] == "__MACOSX" || !IsImageName(p.back()) ||
+        p.size() < 2 || p.size() > 3) {
+      continue;
+    }
     parts.push_back(std::move(p));
   }
+  // TOP/CLASS/FILE when every image is three deep under one top folder.
   bool one_top = !parts.empty();
   for (const auto& p : parts) {
     one_top &= p.size() == 3 && p[0] == parts[0][0];

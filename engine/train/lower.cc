@@ -88,7 +88,11 @@ absl::Status MaskSteps(const dag::Dag& dag, ir::Graph& graph,
         node.op->kind != ir::OpKind::kGru) {
       continue;
     }
-    if (graph.value(node.operands[0]).type.shape[0] != options.sequence) {
+    // Over the sequence: the DAG's (symbolic) type says so, not a length
+    // that another axis may share. Node and value ids are the DAG's.
+    if (node.operands[0] >= dag.graph.num_values() ||
+        dag.graph.value(node.operands[0]).type.shape.empty() ||
+        dag.graph.value(node.operands[0]).type.shape[0] != ir::kSequenceDim) {
       continue;
     }
     rw.SetOrigin(node.range, node.layer);

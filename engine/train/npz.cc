@@ -424,6 +424,15 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
           in.sequenced ? "steps of " : "", in.step_values));
     }
     ASSIGN_OR_RETURN(std::vector<float> values, Floats(a, what));
+    if (!in.sequenced) {
+      for (const std::string& n : names) {
+        if (archive.arrays.count(n + "_lengths")) {
+          return absl::InvalidArgumentError(StrCat(
+              path, ": '", n, "_lengths' gives lengths, but the input '",
+              in.name, "' is no sequence ({sequence, ...})"));
+        }
+      }
+    }
     if (in.sequenced) {
       const int64_t steps = per / in.step_values;
       ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> these,

@@ -34,6 +34,15 @@ std::u32string CodePoints(const std::string& text) {
     for (int k = 1; k <= extra; ++k) {
       cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
     }
+    // Overlong forms, surrogates and code points past U+10FFFF are no
+    // UTF-8 (NumPy refuses them): the lead byte becomes U+FFFD.
+    static constexpr char32_t kLeast[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kLeast[extra] || (cp >= 0xD800 && cp <= 0xDFFF) ||
+        cp > 0x10FFFF) {
+      out += U'\uFFFD';
+      ++i;
+      continue;
+    }
     out += cp;
     i += extra + 1;
   }
@@ -129,8 +138,9 @@ absl::StatusOr<std::string> EncodeZip(
       return absl::InternalError(StrCat("libzip: cannot add ", name));
     }
     zip_set_file_compression(archive, index, ZIP_CM_DEFLATE, 0);
-    // A fixed time: the same files make the same bytes (and hash).
-    zip_file_set_mtime(archive, index, 315532800, 0);  // 1980-01-01
+    // A fixed DOS date and time (1980-01-01 00:00, whatever the time
+    // zone): the same files make the same bytes (and hash).
+    zip_file_set_dostime(archive, index, 0, 0x21, 0);
   }
   if (zip_close(archive) != 0) {
     zip_discard(archive);

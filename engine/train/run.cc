@@ -152,9 +152,10 @@ absl::Status Run::LoadData() {
     if (split_.empty()) split_ = kDefaultSplit;
     ASSIGN_OR_RETURN(std::vector<double> split, ParseSplit(split_));
     DataSource source = spec_.source;
-    source.keep_missing =
-        spec_.impute != ImputeMode::kNone ||
-        (spec_.snapshot != nullptr && !spec_.snapshot->imputation.empty());
+    // A snapshot's run fills missing values only as it did.
+    source.keep_missing = spec_.snapshot != nullptr
+                              ? !spec_.snapshot->imputation.empty()
+                              : spec_.impute != ImputeMode::kNone;
     absl::StatusOr<Dataset> read = spec_.read
                                        ? spec_.read(*spec_.dag, source)
                                        : ReadDataFor(*spec_.dag, source);

@@ -360,8 +360,14 @@ class Lifecycle(Temp):
         self.assertEqual(code, 0, err)
         self.assertIn("predicted 150 samples", out)
         with open(local_csv) as f, open(remote_csv) as g:
-            self.assertEqual(f.read().splitlines()[0],
-                             g.read().splitlines()[0])
+            local_rows = [r.split(",") for r in f.read().splitlines()]
+            remote_rows = [r.split(",") for r in g.read().splitlines()]
+        self.assertEqual(local_rows[0], remote_rows[0])
+        self.assertEqual(len(local_rows), len(remote_rows))
+        for a, b in zip(local_rows[1:], remote_rows[1:]):
+            self.assertEqual(a[0], b[0])  # the class
+            for p, q in zip(a[1:], b[1:]):
+                self.assertAlmostEqual(float(p), float(q), delta=1e-6)
         # Errors: an unknown job, a job that is not finished, a wrong output.
         code, _, err = d.ctl("predict", "j-nope", "--dataset", data)
         self.assertEqual(code, 1)

@@ -11,8 +11,8 @@ real `webnnmctl -o json train --local NAME.wnm … --threads 1`, checks each
 expectation (a key of the JSON result, or outputs.NAME.KEY / testMetrics.
 NAME.KEY, compared with >=, <= or ==) and compares the run's outline with
 NAME.golden: each output's keys and metrics, and the decisions the expert
-system made (their `what`; for the scouting seed, the range test's rate and
-the early-stopping epoch only that they were decided). The `why` texts, the
+system made (their `what`, with the scouting seed that won, the range
+test's rate and the early-stopping epoch as "#"). The `why` texts, the
 epochs trained and the metrics' digits are left out, so a golden file
 states what a run decides, not its floating-point noise.
 
@@ -49,8 +49,13 @@ def lookup(result, path):
 
 # Decisions whose numbers follow the run's floating point (which scouting
 # seed won, the range test's rate, the early-stopping epoch): the outline
-# keeps what was decided, not the number.
-ROUNDED = re.compile(r"^(start from scouting seed|lr|stop after epoch)\b")
+# keeps their words and the numbers the run did not compute (seeds "of N",
+# the optimizer), the computed one as "#".
+ROUNDED = {
+    re.compile(r"^start from scouting seed \d+"): "start from scouting seed #",
+    re.compile(r"^lr [\d.e+-]+ for"): "lr # for",
+    re.compile(r"^stop after epoch \d+"): "stop after epoch #",
+}
 
 
 def outline(result):
@@ -60,8 +65,10 @@ def outline(result):
     for name, metrics in (result.get("testMetrics") or {}).items():
         lines.append(f"metrics {name}: {', '.join(metrics)}")
     for d in result["decisions"]:
-        m = ROUNDED.match(d["what"])
-        lines.append(f"decision: {m.group(1) if m else d['what']}")
+        what = d["what"]
+        for pattern, replacement in ROUNDED.items():
+            what = pattern.sub(replacement, what)
+        lines.append(f"decision: {what}")
     for w in result["warnings"]:
         lines.append(f"warning: {w.split(':')[0]}")
     return "\n".join(lines) + "\n"

@@ -123,8 +123,13 @@ TEST(CsvDataset, MissingValuesAreRefusedOrKeptToImpute) {
   EXPECT_THAT(refused.status().message(),
               HasSubstr("missing.csv:3: column 'x' is missing a value "
                         "('NA'); train with --impute mean or median"));
-  auto label = LoadCsv(Write("nolabel.csv", "x,y\n1,a\n2,NA\n"),
+  auto label = LoadCsv(Write("nolabel.csv", "x,y\n1,a\n2,\n"),
                        {.keep_missing = true}, true);
+  // NA may be a class (North America); an unlabelled file predicts.
+  EXPECT_TRUE(LoadCsv(Write("na.csv", "x,y\n1,NA\n2,EU\n"), {}, true).ok());
+  EXPECT_TRUE(LoadCsvFeatures(Write("blank.csv", "x,y\n1,\n2,\n"),
+                              {.label = "y"})
+                  .ok());
   EXPECT_THAT(label.status().message(),
               HasSubstr("nolabel.csv:3: the label column 'y' is missing a "
                         "value"));
@@ -144,6 +149,11 @@ TEST(CsvDataset, MissingValuesAreRefusedOrKeptToImpute) {
   median.Impute(ImputeMode::kMedian);
   // x: 1, 3, 8 -> 3; z: 10, 20, 40 -> 20.
   EXPECT_THAT(median.imputation().values, ElementsAre(3.0f, 20.0f));
+  // An even count takes the mean of the middle two: x 1, 3 -> 2.
+  Dataset even = *LoadCsv(path, {.keep_missing = true}, true);
+  even.SetSubset(Subset::kTraining, {0, 2});
+  even.Impute(ImputeMode::kMedian);
+  EXPECT_FLOAT_EQ(even.imputation().values[0], 2.0f);
   EXPECT_EQ(median.imputation().mode, ImputeMode::kMedian);
   // Another file filled with kept values; widths must agree.
   auto other = LoadCsv(path, {.keep_missing = true}, true);

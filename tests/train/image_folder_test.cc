@@ -575,10 +575,15 @@ TEST_F(ImageFolderTest, AZippedImageFolderReadsAsTheFolder) {
                          ReadBytes(e.path()));
     }
   }
+  // With what macOS and editors leave beside the images.
+  files.emplace_back("halves/.DS_Store", "x");
+  files.emplace_back("halves/README.txt", "notes");
+  files.emplace_back("__MACOSX/halves/left/._00.png", "resource fork");
   WriteBytes(archive, *EncodeZip(files));
   read = ReadDataFor(*check.dag, {.path = archive.string()});
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(read->count(), plain->count());
+  EXPECT_EQ(read->classes(), plain->classes());
   // The limit counts declared sizes; a corrupt entry is named.
   absl::StatusOr<Dataset> big =
       ReadDataFor(*check.dag, {.path = archive.string(), .max_bytes = 100});

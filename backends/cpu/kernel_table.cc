@@ -147,6 +147,7 @@ KernelFactory FindKernel(ir::OpKind op) {
     case K::kDropout:
     case K::kReduceVariance:
     case K::kLogSoftmax:
+    case K::kEmbedding:
     case K::kCount:
       return nullptr;
   }

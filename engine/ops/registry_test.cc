@@ -14,7 +14,8 @@ namespace {
 using ::testing::UnorderedElementsAre;
 
 constexpr const char* kHighLevelOps[] = {"residual", "attend", "dropout",
-                                         "reduceVariance", "logSoftmax"};
+                                         "reduceVariance", "logSoftmax",
+                                         "embedding"};
 
 TEST(Registry, HasOneDefinitionPerKind) {
   const auto& ops = ir::AllOps();
@@ -76,7 +77,8 @@ TEST(Registry, OnlyHighLevelOperationsDecompose) {
   }
   EXPECT_THAT(decomposed,
               UnorderedElementsAre("residual", "attend", "dropout",
-                                   "reduceVariance", "logSoftmax", "gemm"));
+                                   "reduceVariance", "logSoftmax", "embedding",
+                                   "gemm"));
   for (const char* name : kHighLevelOps) {
     const ir::OpDef* op = ir::FindOp(name);
     ASSERT_NE(op, nullptr) << name;

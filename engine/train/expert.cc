@@ -435,12 +435,49 @@ void AdviseFeatureScale(Context& c) {
 
 }  // namespace
 
+bool IntegerInput(const dag::Dag& dag) {
+  if (dag.inputs.empty()) return false;
+  const ir::DType t =
+      dag.graph.value(dag.graph.node(dag.inputs[0].node).outputs[0]).type.dtype;
+  return t != ir::DType::kFloat32 && t != ir::DType::kFloat16;
+}
+
+// Whether the first input is only ever read (through casts) as the
+// indices of gather: token ids into an embedding, whose values are no
+// features to scale.
+bool IdsInput(const dag::Dag& dag) {
+  if (dag.inputs.empty()) return false;
+  const ir::Graph& g = dag.graph;
+  std::vector<ir::ValueId> values = {g.node(dag.inputs[0].node).outputs[0]};
+  bool read = false;
+  while (!values.empty()) {
+    const ir::ValueId v = values.back();
+    values.pop_back();
+    for (ir::NodeId id : g.Consumers(v)) {
+      const ir::Node& n = g.node(id);
+      if (n.kind != ir::NodeKind::kOp) return false;
+      if (n.op->kind == ir::OpKind::kCast) {
+        values.push_back(n.outputs[0]);
+      } else if (n.op->kind == ir::OpKind::kGather && n.operands.size() > 1 &&
+                 n.operands[1] == v && n.operands[0] != v) {
+        read = true;
+      } else {
+        return false;
+      }
+    }
+  }
+  return read;
+}
+
 Advice Advise(const dag::Dag& dag, const DagProfile& profile,
               const Hyperparameters& requested, const OutputSpec& loss,
               std::optional<double> feature_rms,
               std::optional<int64_t> training_samples) {
   Advice advice;
   advice.resolved = requested;
+  // Ids (an input read only as gather's indices: an embedding) have no
+  // scale to correct.
+  if (IdsInput(dag)) feature_rms.reset();
   Context c{dag, profile, loss, feature_rms, training_samples, advice};
   AdviseLossMismatch(c);
   AdviseScaling(c);
@@ -498,12 +535,6 @@ bool Unbounded(const dag::Dag& dag, const std::string& output) {
   return kLinear.count(LastOp(dag, output)) > 0;
 }
 
-bool IntegerInput(const dag::Dag& dag) {
-  if (dag.inputs.empty()) return false;
-  const ir::DType t =
-      dag.graph.value(dag.graph.node(dag.inputs[0].node).outputs[0]).type.dtype;
-  return t != ir::DType::kFloat32 && t != ir::DType::kFloat16;
-}
 
 // The features' distance from unit scale on the training subset: the mean
 // of |μ| over features, and the RMS of σ over the features that vary.

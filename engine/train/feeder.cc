@@ -1,5 +1,6 @@
 #include "engine/train/feeder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -96,8 +97,11 @@ absl::StatusOr<std::vector<int>> MatchInputs(const dag::Dag& dag,
 }
 
 Feeder::Feeder(const dag::Dag& dag, const Dataset& data,
-               std::vector<OutputSpec> specs, int64_t batch)
-    : data_(data), batch_(batch) {
+               std::vector<OutputSpec> specs, int64_t batch, int64_t steps)
+    : data_(data),
+      batch_(batch),
+      steps_(steps > 0 && data.ragged() ? std::min(steps, data.steps())
+                                        : data.steps()) {
   absl::StatusOr<std::vector<int>> inputs = MatchInputs(dag, data);
   absl::StatusOr<std::vector<size_t>> match = MatchTargets(data, specs);
   match_ = !inputs.ok() ? inputs.status() : match.status();
@@ -138,12 +142,20 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
     const int64_t element =
         ir::RuntimeElementSize(exe.inputs()[in.exe_input].dtype);
     const int64_t size = static_cast<int64_t>(exe.input(in.exe_input).size());
-    if (size != batch_ * in.width * element) {
+    // A sequenced input of a batch padded to fewer steps than the dataset
+    // takes the first steps_ of every sample's steps.
+    const int64_t steps = std::max<int64_t>(1, data_.steps());
+    in.fed = in.width;
+    if (steps_ < steps && in.width % steps == 0 &&
+        size == batch_ * (in.width / steps) * steps_ * element) {
+      in.fed = in.width / steps * steps_;
+    }
+    if (size != batch_ * in.fed * element) {
       return absl::InvalidArgumentError(StrCat(
           "the model input '", in.name, "' takes ", size / element / batch_,
           " values per sample; the dataset's samples have ", in.width));
     }
-    in.values.assign(batch_ * in.width, 0.0f);
+    in.values.assign(batch_ * in.fed, 0.0f);
   }
   mask_values_.assign(batch_, 0.0f);
   if (data_.ragged()) {
@@ -152,7 +164,7 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
       return absl::InternalError("a graph for ragged sequences lacks the "
                                  "step mask");
     }
-    step_mask_values_.assign(data_.steps() * batch_, 0.0f);
+    step_mask_values_.assign(steps_ * batch_, 0.0f);
   }
   return absl::OkStatus();
 }
@@ -162,18 +174,18 @@ absl::Status Feeder::Fill(backends::Executable& exe,
   const int64_t rows = std::min<int64_t>(batch_, samples.size() - begin);
   for (int64_t r = 0; r < batch_; ++r) mask_values_[r] = r < rows ? 1.0f : 0.0f;
   for (Input& in : inputs_) {
-    const int64_t w = in.width;
+    const int64_t w = in.width, fed = in.fed;
     for (int64_t r = 0; r < batch_; ++r) {
-      float* row = in.values.data() + r * w;
+      float* row = in.values.data() + r * fed;
       if (r >= rows) {
-        std::fill(row, row + w, 0.0f);
+        std::fill(row, row + fed, 0.0f);
         continue;
       }
       const int64_t s = samples[begin + r];
       const float* from =
           in.source < 0 ? data_.features(s)
                         : data_.more_inputs()[in.source].values.data() + s * w;
-      std::memcpy(row, from, w * sizeof(float));
+      std::memcpy(row, from, fed * sizeof(float));
     }
     // In the input's own type: integers (token ids, uint8 pixels) as
     // integers (CheckShapes saw that they are).
@@ -184,7 +196,8 @@ absl::Status Feeder::Fill(backends::Executable& exe,
   if (step_mask_ >= 0) {  // [T, B, 1]: 1 for each row's real steps
     std::fill(step_mask_values_.begin(), step_mask_values_.end(), 0.0f);
     for (int64_t r = 0; r < rows; ++r) {
-      const int64_t length = data_.lengths()[samples[begin + r]];
+      const int64_t length =
+          std::min(steps_, data_.lengths()[samples[begin + r]]);
       for (int64_t t = 0; t < length; ++t) {
         step_mask_values_[t * batch_ + r] = 1.0f;
       }

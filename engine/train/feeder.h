@@ -54,8 +54,11 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
 
 class Feeder {
  public:
+  // `steps`: with ragged sequences, the steps a batch is padded to (its
+  // length bucket, buckets.h; 0: the dataset's padded length): a
+  // sequenced input gets each sample's first `steps` steps.
   Feeder(const dag::Dag& dag, const Dataset& data,
-         std::vector<OutputSpec> specs, int64_t batch);
+         std::vector<OutputSpec> specs, int64_t batch, int64_t steps = 0);
 
   // Finds the executable's inputs (every model input, target:<output> of
   // each spec, mask) and checks the model inputs' sizes.
@@ -70,7 +73,8 @@ class Feeder {
   struct Input {
     std::string name;
     int source = -1;    // -1: data_.features(); else more_inputs()[source]
-    int64_t width = 0;  // values per sample
+    int64_t width = 0;  // values per sample in the dataset
+    int64_t fed = 0;    // of them, fed per sample: the first `fed`
     int exe_input = -1;
     std::vector<float> values;
   };
@@ -84,6 +88,7 @@ class Feeder {
   };
   const Dataset& data_;
   int64_t batch_;
+  int64_t steps_;  // ragged: the steps fed (data_.steps() or fewer)
   std::vector<Input> inputs_;
   std::vector<Output> outputs_;
   int mask_ = -1;

@@ -14,10 +14,14 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
                                             const Dataset& data,
                                             const StepConfig& config,
                                             int threads,
-                                            backends::Backend& backend) {
+                                            backends::Backend& backend,
+                                            int64_t steps) {
   StepConfig sequenced = config;
   ASSIGN_OR_RETURN(sequenced.sequence, SequenceLength(dag, data));
   sequenced.step_mask = data.ragged();
+  if (data.ragged() && steps > 0 && steps < sequenced.sequence) {
+    sequenced.sequence = steps;
+  }
   ASSIGN_OR_RETURN(ir::Graph graph, BuildTrainingGraph(dag, sequenced));
   std::vector<std::string> names;
   for (const auto& [name, id] : TrainableParameters(dag)) {
@@ -47,7 +51,8 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
   StepRunner r;
   ASSIGN_OR_RETURN(r.exe_, backend.Compile(graph, options));
   backends::Executable& exe = *r.exe_;
-  r.feeder_ = std::make_unique<Feeder>(dag, data, config.outputs, config.batch);
+  r.feeder_ = std::make_unique<Feeder>(dag, data, config.outputs, config.batch,
+                                       sequenced.sequence);
   RETURN_IF_ERROR(r.feeder_->Bind(exe));
   for (const std::string& name : names) {
     Binding b{name, exe.FindInput(name), exe.FindOutput("new:" + name),

@@ -27,11 +27,14 @@ namespace webnnm::train {
 class StepRunner {
  public:
   // Builds and compiles the step for `config` (with uncertainty weights
-  // when config.uncertainty_weights).
+  // when config.uncertainty_weights). `steps`: with ragged sequences, the
+  // steps its batches are padded to (a length bucket, buckets.h; 0: the
+  // dataset's padded length); each batch's sequences must fit them.
   static absl::StatusOr<StepRunner> Make(const dag::Dag& dag,
                                          const Dataset& data,
                                          const StepConfig& config, int threads,
-                                         backends::Backend& backend);
+                                         backends::Backend& backend,
+                                         int64_t steps = 0);
 
   // Names of what the step trains: the DAG's trainable parameters, then
   // "uncertainty:<output>" weights.

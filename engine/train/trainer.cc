@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "engine/base/philox.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/buckets.h"
 #include "engine/train/expert.h"
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
@@ -238,6 +240,15 @@ class TrainingLoop {
   bool OutOfTime(int epoch);
   // Adds the wall time since the last call to state_.elapsed_seconds.
   void Tick();
+  // Loads state_ into step_, which then holds the current parameters.
+  absl::Status LoadStep() {
+    RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+    active_ = &*step_;
+    return absl::OkStatus();
+  }
+  // The step for batches padded to `steps` (ragged sequences), holding
+  // the current parameters: moved over from the active step when another.
+  absl::StatusOr<StepRunner*> StepFor(int64_t steps);
   // Epoch orders from epoch 1 on, concatenated: at least `samples` long.
   std::vector<int64_t> TrialOrder(int64_t samples) const;
   // Restarts a dead network from the next scouted candidate (or warns once
@@ -258,7 +269,12 @@ class TrainingLoop {
   std::vector<OutputSpec> specs_;
   double init_scale_ = 1.0;
   std::optional<StepConfig> config_;
-  std::optional<StepRunner> step_;
+  std::optional<StepRunner> step_;  // batches padded to the dataset's steps
+  // Ragged sequences: the steps of the shorter length buckets (buckets.h),
+  // compiled when first needed, and the step that holds the current
+  // parameters (step_ or one of them).
+  std::map<int64_t, StepRunner> bucket_steps_;
+  StepRunner* active_ = nullptr;
   std::optional<Evaluator> eval_;
   std::optional<Scouter> scouter_;
   std::set<std::string> first_layer_;
@@ -375,6 +391,8 @@ absl::Status TrainingLoop::Compile(bool resumed) {
   scaling_ = hyper.gradient_scaling == GradientScaling::kOn;
   ASSIGN_OR_RETURN(
       step_, StepRunner::Make(dag_, data_, *config_, hyper.threads, backend_));
+  bucket_steps_.clear();
+  active_ = nullptr;
   ASSIGN_OR_RETURN(eval_, Evaluator::Make(dag_, data_, specs_, hyper.batch_size,
                                           hyper.threads, backend_));
   first_layer_ = FirstLayerWeights(dag_);
@@ -398,6 +416,26 @@ void TrainingLoop::Schedule() {
   warmup_steps_ = std::min<int64_t>(cycle_steps_, warmup * steps_per_epoch_);
 }
 
+absl::StatusOr<StepRunner*> TrainingLoop::StepFor(int64_t steps) {
+  StepRunner* next = &*step_;
+  if (steps < data_.steps()) {
+    auto it = bucket_steps_.find(steps);
+    if (it == bucket_steps_.end()) {
+      ASSIGN_OR_RETURN(StepRunner made,
+                       StepRunner::Make(dag_, data_, *config_,
+                                        state_.hyper.threads, backend_, steps));
+      it = bucket_steps_.emplace(steps, std::move(made)).first;
+    }
+    next = &it->second;
+  }
+  if (next != active_) {
+    if (active_ != nullptr) RETURN_IF_ERROR(active_->Store(state_));
+    RETURN_IF_ERROR(next->Load(state_, state_.hyper.seed));
+    active_ = next;
+  }
+  return next;
+}
+
 std::vector<int64_t> TrainingLoop::TrialOrder(int64_t samples) const {
   std::vector<int64_t> order;
   for (int epoch = 1; static_cast<int64_t>(order.size()) < samples; ++epoch) {
@@ -416,7 +454,7 @@ absl::Status TrainingLoop::RangeTest() {
   const double sweep_epochs =
       static_cast<double>(steps) * hyper.batch_size /
       std::max<int64_t>(1, data_.subset(Subset::kTraining).size());
-  RETURN_IF_ERROR(step_->Load(state_, hyper.seed));
+  RETURN_IF_ERROR(LoadStep());
   ASSIGN_OR_RETURN(
       RangeTestResult r,
       RunRangeTest(*step_, state_,
@@ -448,7 +486,7 @@ absl::Status TrainingLoop::PlanTime() {
   if (!hyper.time_budget || !auto_epochs_) return absl::OkStatus();
   if (!seconds_per_step_) {
     const int steps = static_cast<int>(std::min<int64_t>(steps_per_epoch_, 20));
-    RETURN_IF_ERROR(step_->Load(state_, hyper.seed));
+    RETURN_IF_ERROR(LoadStep());
     ASSIGN_OR_RETURN(
         seconds_per_step_,
         TimeSteps(*step_, state_,
@@ -533,8 +571,12 @@ absl::Status TrainingLoop::Scout() {
 
 absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   const Hyperparameters& hyper = state_.hyper;
-  const std::vector<int64_t> order =
+  std::vector<int64_t> order =
       EpochOrder(data_.subset(Subset::kTraining), hyper.seed, epoch);
+  if (data_.ragged()) {
+    order = BucketedOrder(order, data_.lengths(), data_.steps(),
+                          hyper.batch_size, hyper.seed, epoch);
+  }
   const double max_lr = config_->optimizer_params.lr;
   double epoch_loss = 0, lr = 0;
   int64_t epoch_rows = 0;
@@ -544,9 +586,15 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
     const int64_t begin = s * hyper.batch_size;
     lr = LearningRate(max_lr, state_.step - cycle_begin_, warmup_steps_,
                       cycle_steps_);
+    StepRunner* runner = active_;
+    if (data_.ragged()) {
+      ASSIGN_OR_RETURN(runner,
+                       StepFor(BatchLength(order, begin, hyper.batch_size,
+                                           data_.lengths(), data_.steps())));
+    }
     ASSIGN_OR_RETURN(
         StepRunner::Result step,
-        step_->Step(order, begin, lr, scaling_, hyper.growth_interval, state_));
+        runner->Step(order, begin, lr, scaling_, hyper.growth_interval, state_));
     if (std::isnan(step.loss)) continue;  // skipped: gradients overflowed
     const int64_t rows = std::min<int64_t>(
         hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
@@ -559,7 +607,7 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   state_.train_seconds += Seconds(Clock::now() - start);
   state_.trained_samples += static_cast<int64_t>(order.size());
   state_.epoch = epoch;
-  RETURN_IF_ERROR(step_->Store(state_));
+  RETURN_IF_ERROR(active_->Store(state_));
   EpochReport report;
   report.epoch = epoch;
   report.epochs = hyper.epochs;
@@ -620,7 +668,7 @@ absl::Status TrainingLoop::CheckAlive(int epoch) {
   state_.clip_mu = state_.clip_sigma = 0;
   state_.clip_first = true;
   state_.since_best = 0;
-  RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+  RETURN_IF_ERROR(LoadStep());
   Decide({StrCat("restart from scouting seed ", k + 1, " (restart ",
                  state_.restarts, " of at most ", kMaxRestarts, ")"),
           StrCat(dead,
@@ -657,7 +705,7 @@ absl::StatusOr<bool> TrainingLoop::Diverged(const EpochReport& report,
   state_.divergences = divergences;
   state_.hyper.lr = lr / 10;
   config_->optimizer_params.lr = lr / 10;
-  RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+  RETURN_IF_ERROR(LoadStep());
   Decide({StrCat("lr ", lr / 10, " from epoch ", good.epoch + 1),
           StrCat(why, ": the run diverged, so it goes back to epoch ",
                  good.epoch, " with a tenth of the learning rate (retry ",
@@ -666,7 +714,7 @@ absl::StatusOr<bool> TrainingLoop::Diverged(const EpochReport& report,
 }
 
 absl::Status TrainingLoop::Epochs() {
-  RETURN_IF_ERROR(step_->Load(state_, state_.hyper.seed));
+  RETURN_IF_ERROR(LoadStep());
   const Hyperparameters& hyper = state_.hyper;
   bool stopped = state_.since_best >= hyper.patience;
   TrainState good = state_;  // the last good epoch's, to go back to

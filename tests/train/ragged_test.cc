@@ -3,7 +3,9 @@
 // the same update as the loop over the unpadded sequences one by one —
 // whatever the padding holds — for lstm, gru and both directions; and a
 // model trains on ragged data through the whole path (Train, Evaluator).
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,9 +15,11 @@
 
 #include "backends/backend.h"
 #include "engine/check.h"
+#include "engine/train/buckets.h"
 #include "engine/train/graphs.h"
 #include "engine/train/init.h"
 #include "engine/train/lower.h"
+#include "engine/train/step_runner.h"
 #include "engine/train/trainer.h"
 #include "tests/train/run_graph.h"
 #include "tests/train/synthetic_data.h"
@@ -273,6 +277,118 @@ TEST(Ragged, LengthsAreChecked) {
   EXPECT_FLOAT_EQ(data.features(1)[0], 1.0f);
   EXPECT_EQ(data.features(0)[3], 0.0f);
   EXPECT_EQ(data.features(0)[5], 0.0f);
+}
+
+TEST(Buckets, LengthsRoundUpToQuartersOfThePaddedLength) {
+  std::vector<int64_t> twelve;
+  for (int64_t l = 1; l <= 12; ++l) twelve.push_back(BucketLength(l, 12));
+  EXPECT_THAT(twelve, ::testing::ElementsAre(3, 3, 3, 6, 6, 6, 9, 9, 9, 12,
+                                             12, 12));
+  EXPECT_EQ(BucketLength(1, 5), 2);
+  EXPECT_EQ(BucketLength(4, 5), 4);
+  EXPECT_EQ(BucketLength(5, 5), 5);
+  EXPECT_EQ(BucketLength(1, 1), 1);
+}
+
+TEST(Buckets, AnEpochIsRegroupedIntoBatchesOfOneBucket) {
+  // 50 samples of lengths 1..12 in a shuffled order, batches of 8.
+  std::vector<int64_t> lengths, order;
+  for (int64_t i = 0; i < 50; ++i) {
+    lengths.push_back(1 + (i * 5) % 12);
+    order.push_back((i * 17) % 50);
+  }
+  const std::vector<int64_t> grouped =
+      BucketedOrder(order, lengths, 12, 8, 7, 1);
+  std::vector<int64_t> sorted = grouped;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> all(50);
+  for (int64_t i = 0; i < 50; ++i) all[i] = i;
+  EXPECT_EQ(sorted, all);  // a permutation
+  // A full batch mixes at most two neighbouring buckets (where one bucket
+  // ends and the next begins), so at most three of the six do; most hold
+  // one bucket. The short last batch (2 samples) stays last.
+  int mixed = 0;
+  int64_t padded = 0;
+  for (int64_t b = 0; b + 8 <= 50; b += 8) {
+    std::set<int64_t> buckets;
+    for (int64_t i = b; i < b + 8; ++i) {
+      buckets.insert(BucketLength(lengths[grouped[i]], 12));
+    }
+    EXPECT_LE(buckets.size(), 2u);
+    mixed += buckets.size() > 1;
+    padded += BatchLength(grouped, b, 8, lengths, 12);
+  }
+  EXPECT_LE(mixed, 3);
+  EXPECT_LT(padded, 6 * 12);  // shorter than padding every batch to 12
+  EXPECT_EQ(BatchLength(grouped, 48, 8, lengths, 12),
+            BucketLength(std::max(lengths[grouped[48]], lengths[grouped[49]]),
+                         12));
+  // A function of the seed and the epoch.
+  EXPECT_EQ(BucketedOrder(order, lengths, 12, 8, 7, 1), grouped);
+  EXPECT_NE(BucketedOrder(order, lengths, 12, 8, 7, 2), grouped);
+  EXPECT_NE(BucketedOrder(order, lengths, 12, 8, 8, 1), grouped);
+}
+
+TEST(Buckets, AStepPaddedToTheBucketEqualsOnePaddedToTheDataset) {
+  // Sequences of 1..4 steps in a dataset padded to 6: the step compiled
+  // for 4 steps (their bucket) and the one for 6 give the same loss and the
+  // same parameters after a step from the same state.
+  CheckResult check = CheckModel(
+      "r.wnm", Model("lstm(w, r, hiddenSize=4, bias=b, recurrentBias=rb)"));
+  ASSERT_TRUE(check.ok) << check.rendered;
+  const dag::Dag& dag = *check.dag;
+  testing::Noise noise(5);
+  const int n = 8, longest = 6;
+  std::vector<float> values;
+  std::vector<float> labels;
+  std::vector<int64_t> lengths;
+  for (int i = 0; i < n; ++i) {
+    lengths.push_back(1 + i % 4);
+    for (int64_t t = 0; t < longest; ++t) {
+      for (int64_t f = 0; f < kFeatures; ++f) {
+        values.push_back(t < lengths.back() ? noise() : 0.0f);
+      }
+    }
+    labels.push_back(i % 2);
+  }
+  Dataset data = Dataset::Make("ragged", longest * kFeatures,
+                               std::move(values), 1, std::move(labels), true,
+                               {"a", "b"});
+  ASSERT_TRUE(data.SetLengths(lengths, longest, true).ok());
+  auto backend = backends::CreateBackend("cpu");
+  ASSERT_TRUE(backend.ok());
+  const StepConfig config = Config(n, longest, true);
+  std::vector<int64_t> samples(n);
+  for (int i = 0; i < n; ++i) samples[i] = i;
+  std::vector<TrainState> after;
+  std::vector<double> losses;
+  for (int64_t steps : {int64_t{4}, int64_t{0}}) {
+    absl::StatusOr<StepRunner> step =
+        StepRunner::Make(dag, data, config, 1, **backend, steps);
+    ASSERT_TRUE(step.ok()) << step.status();
+    TrainState state;
+    state.params = InitialParameters(dag, 3);
+    for (const std::string& name : step->trained()) {
+      state.momenta[name].assign(state.params[name].size(), 0.0f);
+    }
+    ASSERT_TRUE(step->Load(state, 3).ok());
+    absl::StatusOr<StepRunner::Result> r =
+        step->Step(samples, 0, 0.5, false, 1000, state);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(step->Store(state).ok());
+    losses.push_back(r->loss);
+    after.push_back(state);
+  }
+  EXPECT_NEAR(losses[0], losses[1], 1e-5);
+  for (const auto& [name, values] : after[1].params) {
+    ASSERT_EQ(after[0].params[name].size(), values.size()) << name;
+    for (size_t k = 0; k < values.size(); ++k) {
+      EXPECT_NEAR(after[0].params[name][k], values[k], 1e-5) << name;
+    }
+  }
+  // A step compiled for fewer steps than a batch's longest sequence would
+  // cut it: the trainer pads every batch to its longest's bucket.
+  EXPECT_EQ(BatchLength(samples, 0, n, lengths, longest), 4);
 }
 
 }  // namespace

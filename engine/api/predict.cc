@@ -124,6 +124,8 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
     RETURN_IF_ERROR(Unsuited(
         data.ApplyStandardization(r.snapshot->standardization)));
   }
+  RETURN_IF_ERROR(Unsuited(
+      data.ApplyInputStandardizations(r.snapshot->input_standardization)));
   ASSIGN_OR_RETURN(std::vector<OutputReading> readings, Readings(r));
 
   ASSIGN_OR_RETURN(std::unique_ptr<NNModel> model,

@@ -19,6 +19,8 @@ constexpr std::string_view kStddev = "standardize:stddev";
 constexpr std::string_view kImpute = "impute:values";
 // "targetStandardize:<output>:mean" and ":stddev".
 constexpr std::string_view kTarget = "targetStandardize:";
+// "inputStandardize:<input>:mean" and ":stddev" (inputs after the first).
+constexpr std::string_view kInput = "inputStandardize:";
 
 void AddTensors(std::string_view prefix, const Params& params,
                 const std::map<std::string, std::vector<int64_t>>& shapes,
@@ -102,6 +104,11 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
     file.tensors.push_back({StrCat(kTarget, output, ":mean"), {n}, t.mean});
     file.tensors.push_back({StrCat(kTarget, output, ":stddev"), {n}, t.stddev});
   }
+  for (const auto& [input, t] : s.input_standardization) {
+    const auto n = static_cast<int64_t>(t.mean.size());
+    file.tensors.push_back({StrCat(kInput, input, ":mean"), {n}, t.mean});
+    file.tensors.push_back({StrCat(kInput, input, ":stddev"), {n}, t.stddev});
+  }
   if (!s.imputation.empty()) {
     const auto n = static_cast<int64_t>(s.imputation.values.size());
     file.tensors.push_back({std::string(kImpute), {n}, s.imputation.values});
@@ -113,6 +120,51 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
         {std::string(kStddev), {n}, s.standardization.stddev});
   }
   return EncodeSnapshot(file);
+}
+
+// Files the snapshot's tensors into `s` by their names' prefixes;
+// DataLoss for a name no snapshot writes.
+absl::Status ReadTensors(std::vector<SnapshotTensor>& tensors,
+                         ModelSnapshot& s) {
+  TrainState& st = s.state;
+  for (SnapshotTensor& t : tensors) {
+    std::string_view name = t.name;
+    if (name.starts_with(kParam)) {
+      s.shapes[std::string(name.substr(kParam.size()))] = t.shape;
+      st.params[std::string(name.substr(kParam.size()))] = std::move(t.values);
+    } else if (name.starts_with(kMomentum)) {
+      st.momenta[std::string(name.substr(kMomentum.size()))] =
+          std::move(t.values);
+    } else if (name.starts_with(kBest)) {
+      st.best[std::string(name.substr(kBest.size()))] = std::move(t.values);
+    } else if (name == kMean) {
+      s.standardization.mean = std::move(t.values);
+    } else if (name == kStddev) {
+      s.standardization.stddev = std::move(t.values);
+    } else if (name == kImpute) {
+      s.imputation.values = std::move(t.values);
+    } else if (name.starts_with(kTarget) && name.ends_with(":mean")) {
+      std::string output(
+          name.substr(kTarget.size(), name.size() - kTarget.size() - 5));
+      s.target_standardization[output].mean = std::move(t.values);
+    } else if (name.starts_with(kTarget) && name.ends_with(":stddev")) {
+      std::string output(
+          name.substr(kTarget.size(), name.size() - kTarget.size() - 7));
+      s.target_standardization[output].stddev = std::move(t.values);
+    } else if (name.starts_with(kInput) && name.ends_with(":mean")) {
+      std::string input(
+          name.substr(kInput.size(), name.size() - kInput.size() - 5));
+      s.input_standardization[input].mean = std::move(t.values);
+    } else if (name.starts_with(kInput) && name.ends_with(":stddev")) {
+      std::string input(
+          name.substr(kInput.size(), name.size() - kInput.size() - 7));
+      s.input_standardization[input].stddev = std::move(t.values);
+    } else {
+      return absl::DataLossError(
+          StrCat("not a valid snapshot: unknown tensor '", name, "'"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
@@ -199,33 +251,12 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
     st.decisions.push_back({d.what(), d.why()});
   }
   st.warnings.assign(h.warnings().begin(), h.warnings().end());
-  for (SnapshotTensor& t : file.tensors) {
-    std::string_view name = t.name;
-    if (name.starts_with(kParam)) {
-      s.shapes[std::string(name.substr(kParam.size()))] = t.shape;
-      st.params[std::string(name.substr(kParam.size()))] = std::move(t.values);
-    } else if (name.starts_with(kMomentum)) {
-      st.momenta[std::string(name.substr(kMomentum.size()))] =
-          std::move(t.values);
-    } else if (name.starts_with(kBest)) {
-      st.best[std::string(name.substr(kBest.size()))] = std::move(t.values);
-    } else if (name == kMean) {
-      s.standardization.mean = std::move(t.values);
-    } else if (name == kStddev) {
-      s.standardization.stddev = std::move(t.values);
-    } else if (name == kImpute) {
-      s.imputation.values = std::move(t.values);
-    } else if (name.starts_with(kTarget) && name.ends_with(":mean")) {
-      std::string output(
-          name.substr(kTarget.size(), name.size() - kTarget.size() - 5));
-      s.target_standardization[output].mean = std::move(t.values);
-    } else if (name.starts_with(kTarget) && name.ends_with(":stddev")) {
-      std::string output(
-          name.substr(kTarget.size(), name.size() - kTarget.size() - 7));
-      s.target_standardization[output].stddev = std::move(t.values);
-    } else {
+  RETURN_IF_ERROR(ReadTensors(file.tensors, s));
+  for (const auto& [input, t] : s.input_standardization) {
+    if (t.mean.empty() || t.mean.size() != t.stddev.size()) {
       return absl::DataLossError(
-          StrCat("not a valid snapshot: unknown tensor '", name, "'"));
+          StrCat("not a valid snapshot: the standardization of the input '",
+                 input, "' lacks its mean or standard deviation"));
     }
   }
   for (const auto& [output, t] : s.target_standardization) {

@@ -38,6 +38,8 @@ struct ModelSnapshot {
   // Regression outputs trained on standardized targets, by output name:
   // their predictions map back with these.
   std::map<std::string, Standardization> target_standardization;
+  // The inputs after the first, standardized, by input name.
+  std::map<std::string, Standardization> input_standardization;
   TrainState state;
   // Parameter shapes for the tensor table (ParameterShapes(dag)); a
   // parameter without one is stored flat.

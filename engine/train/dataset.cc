@@ -395,6 +395,49 @@ void Dataset::StandardizeTargets(size_t output) {
       output, FeatureStatistics(t.values, t.width, subsets_[0]));
 }
 
+void Dataset::StandardizeInput(size_t k) {
+  Features& f = more_inputs_[k];
+  (void)ApplyInputStandardization(
+      k, FeatureStatistics(f.values, f.width, subsets_[0]));
+}
+
+absl::Status Dataset::ApplyInputStandardization(size_t k,
+                                                const Standardization& s) {
+  if (s.empty()) return absl::OkStatus();
+  Features& f = more_inputs_[k];
+  absl::Status applied = ApplyTo(f.values, f.width, s, "features");
+  if (!applied.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat("input '", f.input, "': ", applied.message()));
+  }
+  f.standardization = s;
+  return absl::OkStatus();
+}
+
+absl::Status Dataset::ApplyInputStandardizations(
+    const std::map<std::string, Standardization>& by_input) {
+  for (const auto& [name, s] : by_input) {
+    size_t k = 0;
+    while (k < more_inputs_.size() && more_inputs_[k].input != name) ++k;
+    if (k == more_inputs_.size()) {
+      return absl::FailedPreconditionError(
+          StrCat("the snapshot standardizes the input '", name,
+                 "', which the data does not feed"));
+    }
+    RETURN_IF_ERROR(ApplyInputStandardization(k, s));
+  }
+  return absl::OkStatus();
+}
+
+std::map<std::string, Standardization> Dataset::InputStandardizations()
+    const {
+  std::map<std::string, Standardization> by_input;
+  for (const Features& f : more_inputs_) {
+    if (!f.standardization.empty()) by_input[f.input] = f.standardization;
+  }
+  return by_input;
+}
+
 absl::Status Dataset::ApplyTargetStandardization(size_t output,
                                                  const Standardization& s) {
   if (s.empty()) return absl::OkStatus();

@@ -13,6 +13,7 @@
 #define WEBNNM_ENGINE_TRAIN_DATASET_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,8 @@ struct Features {
   std::string input;          // the input block
   int64_t width = 0;          // values per sample
   std::vector<float> values;  // count x width
+  // The statistics the values were standardized with (empty: none).
+  Standardization standardization;
 };
 
 // The targets of one model output.
@@ -103,7 +106,8 @@ class Dataset {
   void SetFirstInput(std::string input) { first_input_ = std::move(input); }
   const std::string& first_input() const { return first_input_; }
   // Adds another input's features (several-input models): named, covering
-  // every sample. Standardization applies to the first input's only.
+  // every sample. Standardize() is the first input's; StandardizeInput()
+  // another's.
   absl::Status AddFeatures(Features features);
   const std::vector<Features>& more_inputs() const { return more_inputs_; }
 
@@ -136,6 +140,18 @@ class Dataset {
   void Standardize();
   // Applies given statistics (a snapshot's) to every sample.
   absl::Status ApplyStandardization(const Standardization& s);
+  // The same for another input's features (by more_inputs() index): the
+  // statistics are kept in more_inputs()[k].standardization. Their steps
+  // past a ragged sample's length count as values (the first input's
+  // alone has the lengths' statistics).
+  void StandardizeInput(size_t k);
+  absl::Status ApplyInputStandardization(size_t k, const Standardization& s);
+  // Applies a snapshot's statistics of the other inputs, by input name;
+  // FailedPrecondition naming an input the data lacks.
+  absl::Status ApplyInputStandardizations(
+      const std::map<std::string, Standardization>& by_input);
+  // The other inputs' statistics by name (those standardized).
+  std::map<std::string, Standardization> InputStandardizations() const;
   // The same for a regression output's targets (by targets index): the
   // statistics are kept in targets()[output].standardization.
   void StandardizeTargets(size_t output);

@@ -435,12 +435,6 @@ void AdviseFeatureScale(Context& c) {
 
 }  // namespace
 
-bool IntegerInput(const dag::Dag& dag) {
-  if (dag.inputs.empty()) return false;
-  const ir::DType t =
-      dag.graph.value(dag.graph.node(dag.inputs[0].node).outputs[0]).type.dtype;
-  return t != ir::DType::kFloat32 && t != ir::DType::kFloat16;
-}
 
 // Whether the first input is only ever read (through casts) as the
 // indices of gather: token ids into an embedding, whose values are no
@@ -538,12 +532,13 @@ bool Unbounded(const dag::Dag& dag, const std::string& output) {
 
 // The features' distance from unit scale on the training subset: the mean
 // of |μ| over features, and the RMS of σ over the features that vary.
-std::pair<double, double> Scale(const Dataset& data) {
+// `values` holds width values a sample.
+std::pair<double, double> Scale(const Dataset& data, const float* values,
+                                int64_t width) {
   const std::vector<int64_t>& train = data.subset(Subset::kTraining);
-  const int64_t width = data.width();
   std::vector<double> sum(width, 0), squares(width, 0);
   for (int64_t i : train) {
-    const float* f = data.features(i);
+    const float* f = values + i * width;
     for (int64_t k = 0; k < width; ++k) {
       sum[k] += f[k];
       squares[k] += double{f[k]} * f[k];
@@ -565,34 +560,69 @@ std::pair<double, double> Scale(const Dataset& data) {
           varying > 0 ? std::sqrt(variance / varying) : 1};
 }
 
+// The data type of the model input `name` (float32 when not found).
+ir::DType InputType(const dag::Dag& dag, const std::string& name) {
+  for (const dag::Endpoint& e : dag.inputs) {
+    if (e.name == name) {
+      return dag.graph.value(dag.graph.node(e.node).outputs[0]).type.dtype;
+    }
+  }
+  return ir::DType::kFloat32;
+}
+
+// Whether to standardize one input's features (`values`, width a sample)
+// as `mode` asks, with the decision; `named`: the input's name to say
+// (models with several inputs), else "".
+bool ShouldStandardize(const Dataset& data, StandardizeMode mode,
+                       ir::DType type, const float* values, int64_t width,
+                       const std::string& named,
+                       std::vector<Decision>& decisions) {
+  const std::string features =
+      named.empty() ? "features" : StrCat("features of '", named, "'");
+  if (type != ir::DType::kFloat32 && type != ir::DType::kFloat16) {
+    decisions.push_back({StrCat(features, " left as they are"),
+                         StrCat("the input takes integers (token ids or "
+                                "pixels), which are never standardized")});
+    return false;
+  }
+  if (mode == StandardizeMode::kOn) return true;
+  const auto [mean, spread] = Scale(data, values, width);
+  if (mean <= 1 && spread >= 0.25 && spread <= 4) {
+    decisions.push_back(
+        {StrCat(features, " left as they are"),
+         StrCat("already near unit scale on the training subset (mean |μ| ",
+                Fixed(mean), ", RMS of σ ", Fixed(spread), ")")});
+    return false;
+  }
+  decisions.push_back(
+      {StrCat("standardize the ", features),
+       StrCat("far from unit scale on the training subset (mean |μ| ",
+              Fixed(mean), ", RMS of σ ", Fixed(spread),
+              "); the training subset's mean and standard deviation are "
+              "kept with the model")});
+  return true;
+}
+
 }  // namespace
 
 std::vector<Decision> AdviseStandardization(Dataset& data, StandardizeMode mode,
                                             const dag::Dag& dag) {
   std::vector<Decision> decisions;
   if (mode == StandardizeMode::kOff) return decisions;
-  if (mode == StandardizeMode::kOn) {
+  const bool several = !data.more_inputs().empty();
+  const std::string first = !data.first_input().empty() ? data.first_input()
+                            : dag.inputs.empty()        ? ""
+                                                        : dag.inputs[0].name;
+  if (data.count() > 0 &&
+      ShouldStandardize(data, mode, InputType(dag, first), data.features(0),
+                        data.width(), several ? first : "", decisions)) {
     data.Standardize();
-  } else if (IntegerInput(dag)) {
-    decisions.push_back({"features left as they are",
-                         "the input takes integers (token ids or pixels), "
-                         "which are never standardized"});
-  } else {
-    const auto [mean, spread] = Scale(data);
-    const bool near = mean <= 1 && spread >= 0.25 && spread <= 4;
-    if (near) {
-      decisions.push_back(
-          {"features left as they are",
-           StrCat("already near unit scale on the training subset (mean |μ| ",
-                  Fixed(mean), ", RMS of σ ", Fixed(spread), ")")});
-    } else {
-      data.Standardize();
-      decisions.push_back(
-          {"standardize the features",
-           StrCat("far from unit scale on the training subset (mean |μ| ",
-                  Fixed(mean), ", RMS of σ ", Fixed(spread),
-                  "); the training subset's mean and standard deviation are "
-                  "kept with the model")});
+  }
+  for (size_t k = 0; k < data.more_inputs().size(); ++k) {
+    const Features& f = data.more_inputs()[k];
+    if (ShouldStandardize(data, mode, InputType(dag, f.input),
+                          f.values.data(), f.width, f.input, decisions)) {
+      data.StandardizeInput(k);
     }
   }
   // Regression targets of unbounded outputs train standardized.

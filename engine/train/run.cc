@@ -234,6 +234,10 @@ absl::Status Run::Standardize() {
     // The snapshot's statistics apply, whatever was asked.
     absl::Status applied =
         owned_->ApplyStandardization(spec_.snapshot->standardization);
+    if (applied.ok()) {
+      applied = owned_->ApplyInputStandardizations(
+          spec_.snapshot->input_standardization);
+    }
     if (!applied.ok()) return absl::FailedPreconditionError(applied.message());
     for (const auto& [output, s] : spec_.snapshot->target_standardization) {
       const std::optional<size_t> k = TargetsOf(output);
@@ -323,6 +327,7 @@ ModelSnapshot Run::Snapshot(const TrainState& state) const {
   s.data_fingerprint = fingerprint_;
   s.label_column = data_->label_column();
   s.standardization = data_->standardization();
+  s.input_standardization = data_->InputStandardizations();
   s.imputation = data_->imputation();
   for (const dag::Endpoint& e : spec_.dag->outputs) {
     const std::optional<size_t> k = TargetsOf(e.name);

@@ -16,7 +16,9 @@ struct ServedModel {
   std::string key;  // job, snapshot kind, epoch and size
   std::unique_ptr<NNModel> model;
   ModelSummary summary;
-  train::Standardization standardization;
+  train::Standardization standardization;  // the first input's
+  // The other inputs', by name.
+  std::map<std::string, train::Standardization> input_standardization;
   // Outputs trained on standardized targets: predictions map back.
   std::map<std::string, train::Standardization> target_standardization;
   std::vector<std::string> classes;
@@ -163,6 +165,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   RETURN_IF_ERROR(served->model->SetParameters(snapshot.state.best));
   served->standardization = snapshot.standardization;
   served->target_standardization = snapshot.target_standardization;
+  served->input_standardization = snapshot.input_standardization;
   served->classes = snapshot.classes;
   absl::MutexLock lock(&mutex_);
   models_[job_id] = served;
@@ -267,9 +270,14 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   for (size_t i = 0; i < declared.size(); ++i) {
     const TensorSummary& d = declared[i];
     std::vector<double> values = given[d.name]->values;
-    // The snapshot's standardization applies to the (only) input.
-    const train::Standardization& s = m.standardization;
-    if (i == 0 && !s.empty()) {
+    // The snapshot's standardization: the first input's, and the others'
+    // by name.
+    auto other = m.input_standardization.find(d.name);
+    const train::Standardization& s =
+        i == 0 ? m.standardization
+        : other != m.input_standardization.end() ? other->second
+                                                 : train::Standardization{};
+    if (!s.empty()) {
       size_t width = s.mean.size();
       if (values.size() != width * static_cast<size_t>(batch)) {
         return absl::InvalidArgumentError(StrCat(

@@ -11,6 +11,7 @@
 
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/expert.h"
 #include "engine/train/trainer.h"
 #include "tests/train/synthetic_data.h"
 
@@ -208,6 +209,60 @@ TEST(MultiInput, TrainsOnFeaturesForEachInput) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->test.accuracy.has_value());
   // Class 2 is told apart only by the right input's first feature.
+  EXPECT_GE(*r->test.accuracy, 0.9);
+}
+
+TEST(MultiInput, EveryFloatInputIsStandardizedAndTheStatisticsKept) {
+  CheckResult check = CheckModel("in.wnm", kTwoInputs);
+  ASSERT_TRUE(check.ok) << check.rendered;
+  // The right input far from unit scale: 5000 + 1000 x.
+  Dataset data = TwoInputData();
+  Dataset raw = data;
+  std::vector<float> right = data.more_inputs()[0].values;
+  for (float& v : right) v = 5000 + 1000 * v;
+  Dataset scaled = Dataset::Make("scaled", 2, {}, 1, {}, true, {});
+  {
+    std::vector<float> left, labels;
+    for (int64_t i = 0; i < raw.count(); ++i) {
+      left.insert(left.end(), raw.features(i), raw.features(i) + 2);
+      labels.push_back(static_cast<float>(raw.label(i)));
+    }
+    scaled = Dataset::Make("scaled", 2, left, 1, labels, true, raw.classes());
+    scaled.SetFirstInput("left");
+    ASSERT_TRUE(
+        scaled.AddFeatures({.input = "right", .width = 2, .values = right})
+            .ok());
+    ASSERT_TRUE(scaled.Split(60, 20, 20, 4).ok());
+  }
+  Dataset copy = scaled;
+  std::vector<Decision> d =
+      AdviseStandardization(scaled, StandardizeMode::kAuto, *check.dag);
+  std::vector<std::string> what;
+  for (const Decision& one : d) what.push_back(one.what);
+  EXPECT_THAT(what, ::testing::Contains("standardize the features of 'right'"));
+  const std::map<std::string, Standardization> kept =
+      scaled.InputStandardizations();
+  ASSERT_EQ(kept.count("right"), 1u);
+  EXPECT_GT(kept.at("right").mean[0], 4000);
+  // The training subset's mean of the right input is 0 now.
+  double sum = 0;
+  for (int64_t i : scaled.subset(Subset::kTraining)) {
+    sum += scaled.more_inputs()[0].values[i * 2];
+  }
+  EXPECT_NEAR(sum / scaled.subset(Subset::kTraining).size(), 0.0, 1e-3);
+  // A snapshot's statistics give the same values on the raw data.
+  ASSERT_TRUE(copy.ApplyInputStandardizations(kept).ok());
+  EXPECT_EQ(copy.more_inputs()[0].values, scaled.more_inputs()[0].values);
+  EXPECT_THAT(std::string(copy.ApplyInputStandardizations(
+                                  {{"sound", kept.at("right")}})
+                              .message()),
+              HasSubstr("standardizes the input 'sound', which the data does "
+                        "not feed"));
+  // And the model trains on it.
+  auto backend = backends::CreateBackend("cpu");
+  absl::StatusOr<TrainResult> r =
+      Train(*check.dag, scaled, Quick(), **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_GE(*r->test.accuracy, 0.9);
 }
 

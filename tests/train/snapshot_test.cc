@@ -34,6 +34,7 @@ ModelSnapshot Sample() {
   s.classes = {"a", "b"};
   s.split = "60,20,20";
   s.standardization = {{1.5f, -2.0f}, {0.5f, 3.0f}};
+  s.input_standardization["sound"] = {{4.0f}, {2.0f}};
   TrainState& st = s.state;
   st.hyper.epochs = 7;
   st.hyper.lr = 0.05;
@@ -78,6 +79,11 @@ TEST(Snapshot, RoundTripsEveryField) {
   EXPECT_EQ(back->split, "60,20,20");
   EXPECT_EQ(back->standardization.mean, s.standardization.mean);
   EXPECT_EQ(back->standardization.stddev, s.standardization.stddev);
+  ASSERT_EQ(back->input_standardization.count("sound"), 1u);
+  EXPECT_EQ(back->input_standardization["sound"].mean,
+            std::vector<float>{4.0f});
+  EXPECT_EQ(back->input_standardization["sound"].stddev,
+            std::vector<float>{2.0f});
   const TrainState& a = s.state;
   const TrainState& b = back->state;
   EXPECT_EQ(b.hyper.epochs, 7);

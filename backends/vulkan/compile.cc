@@ -246,6 +246,13 @@ absl::Status VulkanExecutable::Compiler::PlanOp(const ir::Node& node) {
                    " bytes, and this operation cannot split it yet")));
       }
     }
+    // The executable pads a short block with zeros; a longer one is a
+    // planner out of step with its shader.
+    if (d.push.size() * 4 > d.shader->push_bytes) {
+      return fail(absl::InternalError(StrCat(
+          d.push.size() * 4, " bytes of push constants for ", d.shader->name,
+          ".comp, whose block has ", d.shader->push_bytes)));
+    }
     absl::StatusOr<const Pipeline*> pipeline =
         device_.GetPipeline(*d.shader, d.spec);
     if (!pipeline.ok()) return fail(pipeline.status());

@@ -256,6 +256,14 @@ absl::StatusOr<const Pipeline*> Device::GetPipeline(
   if (auto it = pipelines_.find(key); it != pipelines_.end()) {
     return it->second.get();
   }
+  // Every block is within Vulkan's guaranteed 128 bytes (shaders.cc); a
+  // device may still report less.
+  if (shader.push_bytes > limits().maxPushConstantsSize) {
+    return absl::UnimplementedError(
+        StrCat(shader.name, ".comp needs ", shader.push_bytes,
+               " bytes of push constants; the device offers ",
+               limits().maxPushConstantsSize));
+  }
   auto p = std::make_unique<Pipeline>();
   p->bindings = shader.bindings;
   std::vector<VkDescriptorSetLayoutBinding> bindings(shader.bindings);

@@ -86,7 +86,8 @@ class Device {
   absl::StatusOr<std::unique_ptr<Buffer>> CreateBuffer(VkDeviceSize size,
                                                        bool host_visible);
   // The compute pipeline of `shader` specialized by `spec` (constant_id 0,
-  // 1, ...), created on first use.
+  // 1, ...), created on first use. Unimplemented when the shader's
+  // push-constant block exceeds the device's maxPushConstantsSize.
   absl::StatusOr<const Pipeline*> GetPipeline(
       const Shader& shader, const std::vector<uint32_t>& spec);
   // Submits `commands` and waits for `fence`, which it resets first.

@@ -2,8 +2,8 @@
 // (subgroup operations, and the shared-memory tree with
 // WEBNNM_VULKAN_SUBGROUPS=0) and both shapes of work (a workgroup per
 // output, an invocation per output), against the CPU backend: float32 and
-// 32- and 64-bit integers, long and short reductions; and the scans and
-// arg reductions on integers.
+// 32- and 64-bit integers, long and short reductions, up to rank 8; and the
+// scans and arg reductions on integers.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -103,6 +103,30 @@ TEST(Reductions, BothWaysMatchTheCpu) {
       {K::kReduceMin, ir::DType::kUint64, {6, 50}, {1}},
       {K::kReduceL1, ir::DType::kInt64, {40, 30}, {0, 1}},
       {K::kReduceSumSquare, ir::DType::kInt64, {10, 300}, {1}},
+      // Ranks 7 and 8: kept and reduced dimensions interleaved (those of a
+      // group merge only where neighbours), long and short reductions.
+      {K::kReduceSum,
+       ir::DType::kFloat32,
+       {2, 3, 2, 3, 2, 3, 2, 3},
+       {0, 2, 3, 5, 7}},
+      {K::kReduceMax,
+       ir::DType::kFloat32,
+       {4, 5, 4, 5, 4, 5, 4, 5},
+       {1, 3, 5, 7}},
+      {K::kReduceMean,
+       ir::DType::kFloat32,
+       {3, 2, 4, 2, 3, 2, 5},
+       {1, 2, 4, 6}},
+      {K::kReduceL2,
+       ir::DType::kFloat32,
+       {2, 3, 2, 3, 2, 3, 2, 3},
+       {0, 1, 2, 3, 4, 5, 6, 7}},
+      {K::kReduceSum,
+       ir::DType::kInt32,
+       {4, 5, 4, 5, 4, 5, 4, 5},
+       {0, 2, 4, 6}},
+      {K::kReduceMin, ir::DType::kInt64, {3, 2, 4, 2, 3, 2, 5}, {0, 3, 5}},
+      {K::kReduceSum, ir::DType::kFloat32, {2, 3, 2, 3, 2, 3, 2, 3}, {7}},
   };
   for (const char* subgroups : {"1", "0"}) {
     SCOPED_TRACE(std::string("WEBNNM_VULKAN_SUBGROUPS=") + subgroups);
@@ -164,6 +188,16 @@ TEST(RowOperations, BothWaysMatchTheCpu) {
        attrs("axes", std::vector<int64_t>{1})},
       {K::kInstanceNormalization, {2, 3, 20, 20}, {}},
       {K::kInstanceNormalization, {2, 5, 4, 4}, {}},
+      // Rank 8, axes out of order (scale's order: they do not merge) and
+      // interleaved with the kept ones; rank 7 with the default axes.
+      {K::kLayerNormalization,
+       {2, 3, 2, 3, 2, 3, 2, 3},
+       attrs("axes", std::vector<int64_t>{7, 5, 1, 3, 6})},
+      {K::kLayerNormalization, {2, 3, 4, 3, 4, 3, 4}, {}},
+      {K::kLayerNormalization,
+       {2, 3, 2, 3, 2, 3, 20, 30},
+       attrs("axes", std::vector<int64_t>{6, 7})},
+      {K::kSoftmax, {2, 3, 2, 3, 2, 3, 2, 40}, attrs("axis", int64_t{7})},
   };
   auto cpu = CreateBackend("cpu");
   ASSERT_TRUE(cpu.ok());

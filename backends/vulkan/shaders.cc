@@ -92,117 +92,128 @@ constexpr uint32_t kQuantize[] =
 #include "quantize.spv.inc"
     ;
 
-template <size_t N>
-constexpr Shader Make(const char* name, const uint32_t (&code)[N], int bindings,
-                      uint32_t push_words) {
-  return Shader{name, code, N, bindings, push_words * 4};
+// A shader whose push-constant block is `kPushWords` words, within what
+// every Vulkan device offers.
+template <uint32_t kPushWords, size_t N>
+constexpr Shader Make(const char* name, const uint32_t (&code)[N],
+                      int bindings) {
+  static_assert(kPushWords * 4 <= kPushBytesGuaranteed,
+                "a push-constant block past Vulkan's guaranteed 128 bytes");
+  return Shader{name, code, N, bindings, kPushWords * 4};
 }
+
+constexpr uint32_t R = kStridedRank;
+constexpr uint32_t kNormPush = 4 + 2 * kNormKeptRank + 2 * kNormReducedRank + 2;
 
 }  // namespace
 
 // The push-constant sizes mirror each shader's `Push` block.
 const Shader& UnaryShader(bool half) {
-  static const Shader plain = Make("unary", kUnary, 2, 5);
-  static const Shader halves = Make("unary_half", kUnaryHalf, 2, 5);
+  static const Shader plain = Make<5>("unary", kUnary, 2);
+  static const Shader halves = Make<5>("unary_half", kUnaryHalf, 2);
   return half ? halves : plain;
 }
 const Shader& BinaryShader(bool half) {
-  static const Shader plain = Make("binary", kBinary, 3, 2 + 3 * 6);
-  static const Shader halves = Make("binary_half", kBinaryHalf, 3, 2 + 3 * 6);
+  static const Shader plain = Make<2 + 3 * R>("binary", kBinary, 3);
+  static const Shader halves = Make<2 + 3 * R>("binary_half", kBinaryHalf, 3);
   return half ? halves : plain;
 }
 const Shader& CopyShader() {
-  static const Shader s = Make("copy", kCopy, 2, 4 + 3 * 6);
+  static const Shader s = Make<4 + 3 * kCopyRank>("copy", kCopy, 2);
   return s;
 }
 const Shader& MatmulShader() {
-  static const Shader s = Make("matmul", kMatmul, 4, 4 + 3 * 4 + 6 + 2);
+  static const Shader s =
+      Make<4 + 3 * kMatmulBatchRank + 6 + 2>("matmul", kMatmul, 4);
   return s;
 }
 const Shader& ReduceShader(bool subgroups) {
-  static const Shader plain = Make("reduce", kReduce, 2, 4 + 4 * 6);
+  static const Shader plain =
+      Make<4 + 4 * kReduceGroupRank>("reduce", kReduce, 2);
   static const Shader subgroup =
-      Make("reduce_subgroup", kReduceSubgroup, 2, 4 + 4 * 6);
+      Make<4 + 4 * kReduceGroupRank>("reduce_subgroup", kReduceSubgroup, 2);
   return subgroups ? subgroup : plain;
 }
 const Shader& SoftmaxShader(bool subgroups) {
-  static const Shader plain = Make("softmax", kSoftmax, 2, 3);
+  static const Shader plain = Make<3>("softmax", kSoftmax, 2);
   static const Shader subgroup =
-      Make("softmax_subgroup", kSoftmaxSubgroup, 2, 3);
+      Make<3>("softmax_subgroup", kSoftmaxSubgroup, 2);
   return subgroups ? subgroup : plain;
 }
 
 const Shader& PredicateShader() {
-  static const Shader s = Make("predicate", kPredicate, 3, 2 + 3 * 6);
+  static const Shader s = Make<2 + 3 * R>("predicate", kPredicate, 3);
   return s;
 }
 const Shader& WhereShader() {
-  static const Shader s = Make("where", kWhere, 4, 2 + 4 * 6);
+  static const Shader s = Make<4 * R>("where", kWhere, 4);
   return s;
 }
 const Shader& ConvShader() {
-  static const Shader s = Make("conv", kConv, 4, 21);
+  static const Shader s = Make<21>("conv", kConv, 4);
   return s;
 }
 const Shader& ConvTiledShader() {
-  static const Shader s = Make("conv_tiled", kConvTiled, 4, 21);
+  static const Shader s = Make<21>("conv_tiled", kConvTiled, 4);
   return s;
 }
 const Shader& PoolShader() {
-  static const Shader s = Make("pool", kPool, 2, 15);
+  static const Shader s = Make<15>("pool", kPool, 2);
   return s;
 }
 const Shader& GatherShader() {
-  static const Shader s = Make("gather", kGather, 3, 4);
+  static const Shader s = Make<4>("gather", kGather, 3);
   return s;
 }
 const Shader& RandomShader() {
-  static const Shader s = Make("random", kRandom, 2, 2);
+  static const Shader s = Make<2>("random", kRandom, 2);
   return s;
 }
 const Shader& NormShader(bool subgroups) {
-  static const Shader plain = Make("norm", kNorm, 4, 22);
-  static const Shader subgroup = Make("norm_subgroup", kNormSubgroup, 4, 22);
+  static const Shader plain = Make<kNormPush>("norm", kNorm, 4);
+  static const Shader subgroup =
+      Make<kNormPush>("norm_subgroup", kNormSubgroup, 4);
   return subgroups ? subgroup : plain;
 }
 const Shader& BatchNormShader() {
-  static const Shader s = Make("batchnorm", kBatchNorm, 6, 4);
+  static const Shader s = Make<4>("batchnorm", kBatchNorm, 6);
   return s;
 }
 const Shader& RemapShader() {
-  static const Shader s = Make("remap", kRemap, 2, 24);
+  static const Shader s = Make<2 + 3 * R + 4>("remap", kRemap, 2);
   return s;
 }
 const Shader& ScanShader() {
-  static const Shader s = Make("scan", kScan, 2, 3);
+  static const Shader s = Make<3>("scan", kScan, 2);
   return s;
 }
 const Shader& GatherElementsShader() {
-  static const Shader s = Make("gather_elements", kGatherElements, 3, 16);
+  static const Shader s =
+      Make<3 + 2 * R + 1>("gather_elements", kGatherElements, 3);
   return s;
 }
 const Shader& GatherNdShader() {
-  static const Shader s = Make("gather_nd", kGatherNd, 3, 15);
+  static const Shader s = Make<3 + 2 * R>("gather_nd", kGatherNd, 3);
   return s;
 }
 const Shader& ScatterShader() {
-  static const Shader s = Make("scatter", kScatter, 3, 17);
+  static const Shader s = Make<4 + 2 * R + 1>("scatter", kScatter, 3);
   return s;
 }
 const Shader& ArgShader() {
-  static const Shader s = Make("arg", kArg, 2, 3);
+  static const Shader s = Make<3>("arg", kArg, 2);
   return s;
 }
 const Shader& ResampleShader() {
-  static const Shader s = Make("resample", kResample, 2, 3 + 2 * 4);
+  static const Shader s = Make<3 + 2 * 4>("resample", kResample, 2);
   return s;
 }
 const Shader& QuantizeShader() {
-  static const Shader s = Make("quantize", kQuantize, 4, 2 + 3 * 6);
+  static const Shader s = Make<2 + 3 * R>("quantize", kQuantize, 4);
   return s;
 }
 const Shader& CastShader() {
-  static const Shader s = Make("cast", kCast, 2, 1);
+  static const Shader s = Make<1>("cast", kCast, 2);
   return s;
 }
 

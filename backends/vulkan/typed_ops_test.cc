@@ -2,12 +2,16 @@
 // (within one unit where both round a differently computed value):
 // 64-bit arithmetic and comparisons (as word pairs), argMax/argMin and
 // cumulativeSum on integers, max pooling and resampling of int8/uint8
-// (widened), dequantizeLinear of uint32, randomUniform aside (vulkan_test).
+// (widened), dequantizeLinear of uint32, randomUniform aside (vulkan_test);
+// tensors of rank 7 and 8 through every kernel family.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -168,6 +172,223 @@ TEST(TypedOps, SameBitsAsTheCpu) {
     } else {
       EXPECT_EQ(std::memcmp(want->data(), got->data(), want->size()), 0);
     }
+  }
+}
+
+// Rank 7 and 8 (WebNN's largest) through every kernel family that walks
+// dimensions: the strided shaders (binary, predicate, where, remap,
+// gatherElements, gatherND, the scatters, dequantizeLinear), the copies
+// (a 64-bit element adds a ninth dimension), matmul's batch, and the flat
+// ones (unary, cast) alike, against the CPU. The shapes keep most
+// dimensions from merging: alternating broadcasts, a reversing transpose.
+// (The reductions and normalizations: reduce_test.cc.)
+struct RankCase {
+  const char* name;
+  ir::OpKind op;
+  std::vector<ir::TensorType> inputs;
+  ir::Attrs attrs;
+  int modulus = 2;  // integer inputs: (7·i + 3) mod this, indices in range
+};
+
+// Fills input `salt` of type `dtype`: floats multiples of 1/4 in
+// [-1.75, 1.75] (exact sums), integers (7·i + 3 + salt) mod `modulus`,
+// uint8 conditions.
+void FillRankInput(std::span<std::byte> bytes, ir::DType dtype, int modulus,
+                   int salt) {
+  const size_t size = ir::RuntimeElementSize(dtype);
+  for (size_t i = 0; i < bytes.size() / size; ++i) {
+    const int64_t k = static_cast<int64_t>(i) * 7 + 3 + salt;
+    std::byte* at = bytes.data() + i * size;
+    if (dtype == ir::DType::kFloat32) {
+      const float v = 0.25f * static_cast<float>(k % 15 - 7);
+      std::memcpy(at, &v, 4);
+    } else if (dtype == ir::DType::kUint8) {
+      *at = static_cast<std::byte>((i + salt) % 3 == 0);
+    } else {
+      const int64_t v = k % modulus;  // little-endian: the low bytes
+      std::memcpy(at, &v, size);
+    }
+  }
+}
+
+// Runs `c` on `backend`; the output's bytes and type.
+absl::StatusOr<std::pair<std::vector<std::byte>, ir::DType>> RunRankCase(
+    Backend& backend, const RankCase& c) {
+  ir::GraphBuilder b;
+  std::vector<ir::ValueId> in;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    in.push_back(b.Input("x" + std::to_string(i), c.inputs[i]));
+  }
+  absl::StatusOr<std::vector<ir::ValueId>> y = b.Op(c.op, in, c.attrs);
+  if (!y.ok()) return y.status();
+  b.Output("y", (*y)[0]);
+  auto exe = backend.Compile(b.Finish(), CompileOptions{});
+  if (!exe.ok()) return exe.status();
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    FillRankInput((*exe)->input(i), c.inputs[i].dtype, c.modulus,
+                  static_cast<int>(i));
+  }
+  if (absl::Status s = (*exe)->Run(); !s.ok()) return s;
+  std::span<const std::byte> out = (*exe)->output(0);
+  return std::pair{std::vector<std::byte>(out.begin(), out.end()),
+                   (*exe)->outputs()[0].dtype};
+}
+
+ir::Attrs Attr(const char* name, ir::AttrValue value) {
+  ir::Attrs a;
+  a.Set(name, std::move(value));
+  return a;
+}
+
+std::vector<RankCase> MovementRankCases() {
+  const ir::DType f32 = ir::DType::kFloat32, i64 = ir::DType::kInt64;
+  const std::vector<int64_t> s8 = {2, 3, 2, 3, 2, 3, 2, 3};
+  const std::vector<int64_t> s7 = {3, 2, 3, 2, 3, 2, 3};
+  ir::Attrs slice;
+  slice.Set("starts", std::vector<int64_t>{1, 0, 2, 1, 0, 1, 1, 0});
+  slice.Set("sizes", std::vector<int64_t>{2, 2, 1, 3, 2, 2, 2, 3});
+  slice.Set("strides", std::vector<int64_t>{1, 2, 1, 1, 2, 1, 1, 1});
+  ir::Attrs pad;
+  pad.Set("beginningPadding", std::vector<int64_t>{1, 0, 1, 0, 0, 1, 0, 1});
+  pad.Set("endingPadding", std::vector<int64_t>{0, 1, 0, 0, 1, 0, 1, 1});
+  pad.Set("value", 2.5);
+  return {
+      {"transpose rank 8", K::kTranspose, {{f32, s8}}},  // reversed
+      {"transpose rank 8, int64",
+       K::kTranspose,
+       {{i64, s8}},
+       Attr("permutation", std::vector<int64_t>{7, 0, 6, 1, 5, 2, 4, 3})},
+      {"transpose rank 7",
+       K::kTranspose,
+       {{f32, s7}},
+       Attr("permutation", std::vector<int64_t>{1, 3, 5, 0, 2, 4, 6})},
+      {"slice rank 8", K::kSlice, {{f32, {3, 4, 3, 4, 3, 4, 3, 4}}}, slice},
+      {"expand rank 7 to 8",
+       K::kExpand,
+       {{f32, {3, 1, 2, 1, 3, 1, 2}}},
+       Attr("newShape", std::vector<int64_t>{2, 3, 2, 2, 2, 3, 2, 2})},
+      {"concat rank 8",
+       K::kConcat,
+       {{f32, s8}, {f32, {2, 3, 2, 3, 2, 1, 2, 3}}},
+       Attr("axis", int64_t{5})},
+      {"concat rank 7, int64",
+       K::kConcat,
+       {{i64, s7}, {i64, s7}},
+       Attr("axis", int64_t{2})},
+      {"reverse rank 8",
+       K::kReverse,
+       {{f32, s8}},
+       Attr("axes", std::vector<int64_t>{0, 3, 7})},
+      {"split rank 7", K::kSplit, {{f32, s7}}, Attr("splits", int64_t{3})},
+      {"pad rank 8", K::kPad, {{f32, s8}}, pad},
+      {"tile rank 7",
+       K::kTile,
+       {{i64, s7}},
+       Attr("repetitions", std::vector<int64_t>{1, 2, 1, 1, 2, 1, 1})},
+      {"triangular rank 8", K::kTriangular, {{f32, s8}}},
+  };
+}
+
+std::vector<RankCase> ComputeRankCases() {
+  const ir::DType f32 = ir::DType::kFloat32, i32 = ir::DType::kInt32,
+                  i64 = ir::DType::kInt64, u8 = ir::DType::kUint8;
+  const std::vector<int64_t> s8 = {2, 3, 2, 3, 2, 3, 2, 3};
+  const std::vector<int64_t> s7 = {3, 2, 3, 2, 3, 2, 3};
+  ir::Attrs cast = Attr("type", std::string("int32"));
+  return {
+      {"add broadcast to rank 8",
+       K::kAdd,
+       {{f32, {2, 1, 3, 1, 2, 1, 3, 1}}, {f32, {2, 1, 3, 1, 2, 1, 3}}}},
+      {"mul broadcast rank 7",
+       K::kMul,
+       {{f32, {3, 1, 2, 1, 3, 1, 2}}, {f32, {1, 2, 1, 2, 1, 2, 1}}}},
+      {"sub rank 8, int64",
+       K::kSub,
+       {{i64, s8}, {i64, {1, 3, 1, 3, 1, 3, 1, 3}}},
+       {},
+       1000},
+      {"neg rank 8", K::kNeg, {{f32, s8}}},
+      {"relu rank 7", K::kRelu, {{f32, s7}}},
+      {"cast rank 8", K::kCast, {{f32, s8}}, cast},
+      {"greater broadcast rank 8",
+       K::kGreater,
+       {{f32, {2, 1, 3, 1, 2, 1, 3, 1}}, {f32, {1, 2, 1, 2, 1, 2, 1, 2}}}},
+      {"where broadcast rank 8",
+       K::kWhere,
+       {{u8, {2, 1, 3, 1, 2, 1, 3, 1}},
+        {f32, {1, 2, 1, 2, 1, 2, 1, 2}},
+        {f32, {2, 3, 1, 2, 1, 3, 1}}}},
+      {"where rank 7, int64",
+       K::kWhere,
+       {{u8, {3, 1, 3, 1, 3, 1, 3}}, {i64, s7}, {i64, {2, 1, 2, 1, 2, 1}}},
+       {},
+       1000},
+      {"gatherElements rank 8",
+       K::kGatherElements,
+       {{f32, s8}, {i32, {2, 3, 2, 2, 2, 3, 2, 3}}},
+       Attr("axis", int64_t{3}),
+       3},
+      {"gatherElements rank 7, int64",
+       K::kGatherElements,
+       {{i64, s7}, {i32, {3, 2, 3, 2, 3, 2, 2}}},
+       Attr("axis", int64_t{6}),
+       3},
+      {"gatherND rank 8, k = 8", K::kGatherND, {{f32, s8}, {i32, {3, 8}}}},
+      {"gatherND rank 8, k = 3", K::kGatherND, {{f32, s8}, {i32, {2, 3}}}},
+      {"scatterElements rank 8",
+       K::kScatterElements,
+       {{f32, s8},
+        {i32, {2, 1, 2, 3, 2, 3, 2, 3}},
+        {f32, {2, 1, 2, 3, 2, 3, 2, 3}}},
+       Attr("axis", int64_t{1}),
+       3},
+      {"scatterND rank 8, k = 3",
+       K::kScatterND,
+       {{f32, s8}, {i32, {1, 3}}, {f32, {1, 3, 2, 3, 2, 3}}}},
+      {"dequantizeLinear rank 8",
+       K::kDequantizeLinear,
+       {{ir::DType::kInt8, s8},
+        {f32, {2, 1, 2, 1, 1, 3, 1, 1}},
+        {ir::DType::kInt8, {2, 1, 2, 1, 1, 3, 1, 1}}},
+       {},
+       100},
+      {"matmul rank 8",
+       K::kMatmul,
+       {{f32, {2, 1, 2, 1, 2, 1, 3, 4}}, {f32, {1, 2, 1, 2, 1, 2, 4, 5}}}},
+      {"softmax rank 8", K::kSoftmax, {{f32, s8}}, Attr("axis", int64_t{4})},
+  };
+}
+
+TEST(HighRank, Rank7And8MatchTheCpu) {
+  auto cpu = CreateBackend("cpu");
+  auto vulkan = CreateBackend("vulkan");
+  ASSERT_TRUE(cpu.ok() && vulkan.ok());
+  std::vector<RankCase> cases = MovementRankCases();
+  for (RankCase& c : ComputeRankCases()) cases.push_back(std::move(c));
+  for (const RankCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto want = RunRankCase(**cpu, c);
+    ASSERT_TRUE(want.ok()) << want.status();
+    auto got = RunRankCase(**vulkan, c);
+    if (!got.ok()) {  // every case reports
+      ADD_FAILURE() << got.status();
+      continue;
+    }
+    const auto& [a, type] = *want;
+    const std::vector<std::byte>& v = got->first;
+    ASSERT_EQ(a.size(), v.size());
+    if (type != ir::DType::kFloat32) {
+      EXPECT_EQ(std::memcmp(a.data(), v.data(), a.size()), 0);
+      continue;
+    }
+    int64_t wrong = 0;
+    for (size_t i = 0; i < a.size(); i += 4) {
+      float p, q;
+      std::memcpy(&p, a.data() + i, 4);
+      std::memcpy(&q, v.data() + i, 4);
+      wrong += !(std::fabs(p - q) <= 1e-5f * std::max(1.0f, std::fabs(p)));
+    }
+    EXPECT_EQ(wrong, 0);
   }
 }
 

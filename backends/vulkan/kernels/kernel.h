@@ -16,6 +16,7 @@
 #include "backends/cpu/kernels/shape_util.h"
 #include "backends/vulkan/shaders.h"
 #include "engine/ir/graph.h"
+#include "engine/ir/limits.h"
 
 namespace webnnm::backends::vulkan {
 
@@ -68,13 +69,33 @@ Planner FindPlanner(ir::OpKind op);
 bool Supports(ir::OpKind op, ir::DType dtype);
 
 // Helpers for planners.
-inline constexpr int kMaxRank = 6;  // dimensions the shaders take
-// Unimplemented (naming the rank) above kMaxRank.
-absl::Status CheckRank(size_t rank);
+// The largest rank an operand has (WebNN's, ir::Limits::max_rank): what
+// the strided shaders take (shaders.h).
+inline constexpr int kMaxRank = kStridedRank;
+static_assert(ir::Limits{}.max_rank <= kMaxRank,
+              "the shaders take fewer dimensions than a graph may have");
+// Unimplemented (naming the rank) above `most` dimensions.
+absl::Status CheckRank(size_t rank, int most = kMaxRank);
 // cpu::BroadcastStrides (right-aligned; 0 where the operand is broadcast)
 // padded with 0 to kMaxRank, as the shaders' push constants take them.
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& out);
+// Dimensions a shader walks in row-major order, with each tensor's stride
+// along each: strides[t][d].
+struct Walk {
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> strides;
+};
+// `walk` over fewer dimensions, visiting the same offsets in the same
+// order: its size-1 dimensions dropped, and each dimension merged into the
+// one before it where, in every tensor, the outer stride is the inner
+// stride times the inner size (as for a row-major tensor's neighbouring
+// dimensions, unless one between them was left out of the walk). Lets
+// reduce.comp and norm.comp, with few dimensions per group, take rank 8.
+Walk FoldDims(const Walk& walk);
+// One dispatch of copy.comp moving the first `words` 32-bit words of
+// `from` to `to` (both bound as they are).
+Dispatch FlatCopy(const OpIO& io, Range from, Range to, int64_t words);
 // The gather shaders' index type code: 0 int32, 1 uint32, 2 int64,
 // 3 uint64 (Unimplemented otherwise).
 absl::StatusOr<uint32_t> IndexKind(ir::DType dtype);

@@ -153,10 +153,34 @@ uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups) {
       std::clamp<int64_t>(groups, 1, static_cast<int64_t>(max_groups)));
 }
 
-absl::Status CheckRank(size_t rank) {
-  if (rank <= kMaxRank) return absl::OkStatus();
-  return absl::UnimplementedError(StrCat(
-      "rank ", rank, " (the vulkan backend takes up to ", kMaxRank, ")"));
+absl::Status CheckRank(size_t rank, int most) {
+  if (rank <= static_cast<size_t>(most)) return absl::OkStatus();
+  return absl::UnimplementedError(
+      StrCat("rank ", rank, " (the vulkan backend takes up to ", most, ")"));
+}
+
+Walk FoldDims(const Walk& walk) {
+  Walk folded;
+  folded.strides.resize(walk.strides.size());
+  for (size_t d = 0; d < walk.shape.size(); ++d) {
+    if (walk.shape[d] == 1) continue;
+    bool merges = !folded.shape.empty();
+    for (size_t t = 0; merges && t < walk.strides.size(); ++t) {
+      merges = folded.strides[t].back() == walk.strides[t][d] * walk.shape[d];
+    }
+    if (merges) {
+      folded.shape.back() *= walk.shape[d];
+      for (size_t t = 0; t < walk.strides.size(); ++t) {
+        folded.strides[t].back() = walk.strides[t][d];
+      }
+      continue;
+    }
+    folded.shape.push_back(walk.shape[d]);
+    for (size_t t = 0; t < walk.strides.size(); ++t) {
+      folded.strides[t].push_back(walk.strides[t][d]);
+    }
+  }
+  return folded;
 }
 
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,

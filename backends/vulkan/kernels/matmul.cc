@@ -7,7 +7,6 @@
 namespace webnnm::backends::vulkan {
 namespace {
 
-constexpr int kMaxBatchRank = 4;
 constexpr uint32_t kTile = 16;
 
 struct Geometry {
@@ -20,9 +19,10 @@ struct Geometry {
 
 absl::StatusOr<std::vector<Dispatch>> Emit(const OpIO& io, const Geometry& g,
                                            Range d_range) {
-  if (static_cast<int>(g.batch_shape.size()) > kMaxBatchRank) {
+  // A rank-8 matmul's batch fits: a guard past WebNN's largest rank.
+  if (static_cast<int>(g.batch_shape.size()) > kMatmulBatchRank) {
     return absl::UnimplementedError(
-        StrCat("more than ", kMaxBatchRank,
+        StrCat("more than ", kMatmulBatchRank,
                " batch dimensions on the vulkan backend"));
   }
   int64_t batches = Count(g.batch_shape);
@@ -38,11 +38,11 @@ absl::StatusOr<std::vector<Dispatch>> Emit(const OpIO& io, const Geometry& g,
   d.bindings = {io.in[0], io.in[1], d_range, io.out[0]};
   const int rank = static_cast<int>(g.batch_shape.size());
   d.push = {Word(g.m), Word(g.n), Word(g.k), Word(int64_t{rank})};
-  for (int i = 0; i < kMaxBatchRank; ++i)
+  for (int i = 0; i < kMatmulBatchRank; ++i)
     d.push.push_back(Word(i < rank ? g.batch_shape[i] : 1));
-  for (int i = 0; i < kMaxBatchRank; ++i)
+  for (int i = 0; i < kMatmulBatchRank; ++i)
     d.push.push_back(Word(i < rank ? g.a_batch[i] : 0));
-  for (int i = 0; i < kMaxBatchRank; ++i)
+  for (int i = 0; i < kMatmulBatchRank; ++i)
     d.push.push_back(Word(i < rank ? g.b_batch[i] : 0));
   for (int64_t v : {g.a_row, g.a_col, g.b_row, g.b_col, g.d_row, g.d_col}) {
     d.push.push_back(Word(v));

@@ -23,17 +23,18 @@ absl::StatusOr<Dispatch> CopyDispatch(const OpIO& io, Range from, Range to,
                                       const std::vector<int64_t>& out_stride,
                                       int64_t in_base, int64_t out_base) {
   const int rank = static_cast<int>(shape.size());
-  if (absl::Status s = CheckRank(shape.size()); !s.ok()) return s;
+  // kMaxRank dimensions, and the two words of a 64-bit element.
+  if (absl::Status s = CheckRank(shape.size(), kCopyRank); !s.ok()) return s;
   const int64_t n = Count(shape);
   Dispatch d;
   d.shader = &CopyShader();
   d.bindings = {from, to};
   d.push = {Word(n), Word(int64_t{rank}), Word(in_base), Word(out_base)};
-  for (int k = 0; k < kMaxRank; ++k)
+  for (int k = 0; k < kCopyRank; ++k)
     d.push.push_back(Word(k < rank ? shape[k] : 1));
-  for (int k = 0; k < kMaxRank; ++k)
+  for (int k = 0; k < kCopyRank; ++k)
     d.push.push_back(Word(k < rank ? in_stride[k] : 0));
-  for (int k = 0; k < kMaxRank; ++k)
+  for (int k = 0; k < kCopyRank; ++k)
     d.push.push_back(Word(k < rank ? out_stride[k] : 0));
   d.groups[0] = GridGroups(n, 256, io.max_groups);
   return d;
@@ -125,6 +126,11 @@ absl::StatusOr<std::vector<Dispatch>> Copy(const OpIO& io, Range from, Range to,
 }
 
 }  // namespace
+
+Dispatch FlatCopy(const OpIO& io, Range from, Range to, int64_t words) {
+  // One dimension: CopyDispatch cannot fail.
+  return *CopyDispatch(io, from, to, {words}, {1}, {1}, 0, 0);
+}
 
 absl::StatusOr<std::vector<Dispatch>> PlanMovement(const OpIO& io) {
   const std::vector<int64_t>& in = io.in_types[0]->shape;

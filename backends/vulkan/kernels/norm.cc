@@ -10,10 +10,22 @@ namespace webnnm::backends::vulkan {
 namespace {
 
 using K = ir::OpKind;
-constexpr int kMaxGroupRank = 4;  // kept and reduced dimensions, each
 
 bool Has(const OpIO& io, size_t k) {
   return io.in_types.size() > k && io.in_types[k] != nullptr;
+}
+
+// Dimensions `dims` of a tensor of `shape` and `strides`, in that order.
+Walk DimsWalk(const std::vector<int64_t>& shape,
+              const std::vector<int64_t>& strides,
+              const std::vector<int>& dims) {
+  Walk walk;
+  walk.strides.resize(1);
+  for (int d : dims) {
+    walk.shape.push_back(shape[d]);
+    walk.strides[0].push_back(strides[d]);
+  }
+  return walk;
 }
 
 }  // namespace
@@ -69,8 +81,16 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io) {
       if (!is_reduced[d]) kept.push_back(d);
     }
   }
-  if (static_cast<int>(kept.size()) > kMaxGroupRank ||
-      static_cast<int>(reduced.size()) > kMaxGroupRank) {
+  // Neighbouring dimensions merged (the kept ones not with CHANNEL, whose
+  // channel stays a dimension of its own): the kept ones are in the
+  // tensor's order, so at most half of the rank remains (4 for rank 8);
+  // the reduced ones, in scale's order, may not merge at all, and
+  // norm.comp takes all of them. The error is a guard past rank 8.
+  Walk kept_walk = DimsWalk(in, strides, kept);
+  if (!channel) kept_walk = FoldDims(kept_walk);
+  const Walk red_walk = FoldDims(DimsWalk(in, strides, reduced));
+  if (static_cast<int>(kept_walk.shape.size()) > kNormKeptRank ||
+      static_cast<int>(red_walk.shape.size()) > kNormReducedRank) {
     return absl::UnimplementedError(
         StrCat("rank ", rank, " normalization on the vulkan backend"));
   }
@@ -87,19 +107,18 @@ absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io) {
             serial ? 1u : 0u};
   d.bindings = {io.in[0], scale ? io.in[1] : io.in[0],
                 bias ? io.in[2] : io.in[0], io.out[0]};
-  d.push = {Word(groups), Word(count), Word(static_cast<int64_t>(kept.size())),
-            Word(static_cast<int64_t>(reduced.size()))};
-  auto dims = [&](const std::vector<int>& list, bool shape) {
-    for (int k = 0; k < kMaxGroupRank; ++k) {
-      const bool here = k < static_cast<int>(list.size());
-      d.push.push_back(Word(here ? (shape ? in[list[k]] : strides[list[k]])
-                                 : (shape ? 1 : 0)));
+  d.push = {Word(groups), Word(count),
+            Word(static_cast<int64_t>(kept_walk.shape.size())),
+            Word(static_cast<int64_t>(red_walk.shape.size()))};
+  auto pad = [&](const std::vector<int64_t>& v, int size, int64_t fill) {
+    for (int k = 0; k < size; ++k) {
+      d.push.push_back(Word(k < static_cast<int>(v.size()) ? v[k] : fill));
     }
   };
-  dims(kept, true);
-  dims(kept, false);
-  dims(reduced, true);
-  dims(reduced, false);
+  pad(kept_walk.shape, kNormKeptRank, 1);
+  pad(kept_walk.strides[0], kNormKeptRank, 0);
+  pad(red_walk.shape, kNormReducedRank, 1);
+  pad(red_walk.strides[0], kNormReducedRank, 0);
   d.push.push_back(Word(int64_t{channel_dim}));
   d.push.push_back(Word(static_cast<float>(a.GetFloat("epsilon", 1e-5))));
   d.groups[0] = serial ? GridGroups(groups, 256, io.max_groups)

@@ -117,7 +117,12 @@ absl::StatusOr<std::vector<Dispatch>> PlanWhere(const OpIO& io) {
   d.shader = &WhereShader();
   d.spec = {ElementWords(io.out_types[0]->dtype)};
   d.bindings = {io.in[0], io.in[1], io.in[2], io.out[0]};
-  PushShape(d, out);
+  // where.comp's block has room for the shape and three operands' strides
+  // only: dimensions past the rank are 1.
+  const int rank = static_cast<int>(out.size());
+  for (int k = 0; k < kMaxRank; ++k) {
+    d.push.push_back(Word(k < rank ? out[k] : 1));
+  }
   for (int k = 0; k < 3; ++k) {
     for (int64_t s : BroadcastStrides(io.in_types[k]->shape, out)) {
       d.push.push_back(Word(s));

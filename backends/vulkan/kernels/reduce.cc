@@ -83,7 +83,17 @@ absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
       outputs *= in[d];
     }
   }
-  if (absl::Status s = CheckRank(in.size()); !s.ok()) return s;
+  // Neighbouring kept (or reduced) dimensions merged: the groups alternate,
+  // so each has at most half of the rank rounded up (4 for rank 8), within
+  // what reduce.comp takes; the error is a guard past rank 12.
+  const Walk kept = FoldDims({kept_shape, {kept_stride}});
+  const Walk red = FoldDims({red_shape, {red_stride}});
+  if (static_cast<int>(kept.shape.size()) > kReduceGroupRank ||
+      static_cast<int>(red.shape.size()) > kReduceGroupRank) {
+    return absl::UnimplementedError(StrCat(
+        "rank ", rank, " reduction (the vulkan backend takes up to ",
+        kReduceGroupRank, " unmerged dimensions each kept and reduced)"));
+  }
   const ir::DType dtype = io.in_types[0]->dtype;
   const uint32_t type = dtype == ir::DType::kInt32    ? 1
                         : dtype == ir::DType::kUint32 ? 2
@@ -98,17 +108,17 @@ absl::StatusOr<std::vector<Dispatch>> PlanReduce(const OpIO& io) {
             serial ? 1u : 0u};
   d.bindings = {io.in[0], io.out[0]};
   d.push = {Word(outputs), Word(count),
-            Word(static_cast<int64_t>(kept_shape.size())),
-            Word(static_cast<int64_t>(red_shape.size()))};
+            Word(static_cast<int64_t>(kept.shape.size())),
+            Word(static_cast<int64_t>(red.shape.size()))};
   auto pad = [&](const std::vector<int64_t>& v, int64_t fill) {
-    for (int k = 0; k < kMaxRank; ++k) {
+    for (int k = 0; k < kReduceGroupRank; ++k) {
       d.push.push_back(Word(k < static_cast<int>(v.size()) ? v[k] : fill));
     }
   };
-  pad(kept_shape, 1);
-  pad(kept_stride, 0);
-  pad(red_shape, 1);
-  pad(red_stride, 0);
+  pad(kept.shape, 1);
+  pad(kept.strides[0], 0);
+  pad(red.shape, 1);
+  pad(red.strides[0], 0);
   d.groups[0] = serial ? GridGroups(outputs, 256, io.max_groups)
                        : static_cast<uint32_t>(std::min<int64_t>(
                              outputs, static_cast<int64_t>(io.max_groups)));

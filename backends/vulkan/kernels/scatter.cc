@@ -72,13 +72,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanScatter(const OpIO& io) {
   s.groups[0] = GridGroups(total, 256, io.max_groups);
   // First the input into the result (a flat copy of 32-bit words).
   const int64_t words = Count(in) * element_words;
-  Dispatch copy;
-  copy.shader = &CopyShader();
-  copy.bindings = {io.in[0], io.out[0]};
-  copy.push = {Word(words), 1, 0, 0, Word(words), 1, 1, 1, 1, 1, 1,
-               0,           0, 0, 0, 0,           1, 0, 0, 0, 0, 0};
-  copy.groups[0] = GridGroups(words, 256, io.max_groups);
-  return std::vector<Dispatch>{copy, s};
+  return std::vector<Dispatch>{FlatCopy(io, io.in[0], io.out[0], words), s};
 }
 
 }  // namespace webnnm::backends::vulkan

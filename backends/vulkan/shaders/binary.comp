@@ -28,10 +28,10 @@ layout(std430, binding = 2) writeonly buffer Z { uint z[]; };
 #endif
 layout(push_constant) uniform Push {
   uint n;
-  uint rank;  // at most 6
-  uint shape[6];
-  uint stride_a[6];
-  uint stride_b[6];
+  uint rank;  // at most 8: kStridedRank (shaders.h)
+  uint shape[8];
+  uint stride_a[8];
+  uint stride_b[8];
 } p;
 
 // pow as C's: exact signs for integral exponents of negative bases, NaN

@@ -9,12 +9,12 @@ layout(std430, binding = 0) readonly buffer X { uint x[]; };
 layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint n;
-  uint rank;  // at most 6
+  uint rank;  // at most 9: kCopyRank (shaders.h)
   int in_base;
   int out_base;
-  uint shape[6];
-  int in_stride[6];
-  int out_stride[6];
+  uint shape[9];
+  int in_stride[9];
+  int out_stride[9];
 } p;
 
 void main() {

@@ -12,10 +12,10 @@ layout(std430, binding = 1) readonly buffer I { uint idx[]; };
 layout(std430, binding = 2) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint n;
-  uint rank;  // at most 6
+  uint rank;  // at most 8: kStridedRank (shaders.h)
   uint axis;
-  uint out_shape[6];
-  uint in_stride[6];
+  uint out_shape[8];
+  uint in_stride[8];
   uint axis_size;
 } p;
 

@@ -12,9 +12,9 @@ layout(std430, binding = 2) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint total;  // result elements
   uint slice;  // elements per slice
-  uint k;      // coordinates per index row, at most 6
-  uint shape[6];   // the input's first k dimensions
-  uint stride[6];  // and their strides
+  uint k;      // coordinates per index row, at most 8 (kStridedRank)
+  uint shape[8];   // the input's first k dimensions
+  uint stride[8];  // and their strides
 } p;
 
 #include "index.glsl"

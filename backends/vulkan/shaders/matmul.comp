@@ -15,10 +15,10 @@ layout(std430, binding = 2) readonly buffer D { float d[]; };
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 layout(push_constant) uniform Push {
   uint M, N, K;
-  uint batch_rank;  // at most 4
-  uint batch_shape[4];
-  uint a_batch[4];
-  uint b_batch[4];
+  uint batch_rank;  // at most 6: kMatmulBatchRank (shaders.h)
+  uint batch_shape[6];
+  uint a_batch[6];
+  uint b_batch[6];
   uint a_row, a_col, b_row, b_col;
   uint d_row, d_col;
   float alpha, beta;

@@ -25,11 +25,12 @@ layout(std430, binding = 3) writeonly buffer Y { float y[]; };
 layout(push_constant) uniform Push {
   uint groups;   // kept coordinates
   uint reduced;  // elements per group
-  uint kept_rank, reduced_rank;  // each at most 4
+  // At most 4 and 8: kNormKeptRank and kNormReducedRank (shaders.h).
+  uint kept_rank, reduced_rank;
   uint kept_shape[4];
   uint kept_stride[4];
-  uint reduced_shape[4];
-  uint reduced_stride[4];
+  uint reduced_shape[8];
+  uint reduced_stride[8];
   uint channel_dim;  // CHANNEL: which kept dimension indexes scale and bias
   float epsilon;
 } p;

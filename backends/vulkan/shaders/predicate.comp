@@ -14,10 +14,10 @@ layout(std430, binding = 1) readonly buffer B { uint b[]; };
 layout(std430, binding = 2) writeonly buffer Z { uint z[]; };
 layout(push_constant) uniform Push {
   uint n;
-  uint rank;  // at most 6
-  uint shape[6];
-  uint stride_a[6];
-  uint stride_b[6];
+  uint rank;  // at most 8: kStridedRank (shaders.h)
+  uint shape[8];
+  uint stride_a[8];
+  uint stride_b[8];
 } p;
 
 uint byte_a(uint i) { return (a[i >> 2] >> ((i & 3u) * 8u)) & 0xffu; }

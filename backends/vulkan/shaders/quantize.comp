@@ -22,10 +22,10 @@ layout(std430, binding = 2) readonly buffer Z { uint zero[]; };
 layout(std430, binding = 3) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint n;
-  uint rank;  // at most 6
-  uint shape[6];
-  uint block[6];
-  uint pstride[6];
+  uint rank;  // at most 8: kStridedRank (shaders.h)
+  uint shape[8];
+  uint block[8];
+  uint pstride[8];
 } p;
 
 uint q_bytes() { return QTYPE == 2u || QTYPE == 5u ? 4u : 1u; }

@@ -28,7 +28,9 @@ layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint outputs;
   uint reduced;  // elements folded into each output
-  uint kept_rank, reduced_rank;  // each at most 6
+  // Each at most 6 (kReduceGroupRank, shaders.h): the planner folds
+  // neighbouring dimensions of a group first.
+  uint kept_rank, reduced_rank;
   uint kept_shape[6];
   uint kept_stride[6];
   uint reduced_shape[6];

@@ -14,10 +14,10 @@ layout(std430, binding = 0) readonly buffer X { uint x[]; };
 layout(std430, binding = 1) writeonly buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint n;
-  uint rank;  // at most 6
-  uint out_shape[6];
-  uint in_shape[6];
-  int begin[6];
+  uint rank;  // at most 8: kStridedRank (shaders.h)
+  uint out_shape[8];
+  uint in_shape[8];
+  int begin[8];
   uint value;  // pad: the constant's bits (the low word of 64)
   uint upper;  // triangular
   int diagonal;

@@ -16,11 +16,11 @@ layout(std430, binding = 1) readonly buffer U { uint updates[]; };
 layout(std430, binding = 2) buffer Y { uint y[]; };
 layout(push_constant) uniform Push {
   uint total;  // updates' elements
-  uint rank;   // MODE 0: the rank (at most 6); MODE 1: k
+  uint rank;   // MODE 0: the rank (at most 8, kStridedRank); MODE 1: k
   uint axis;   // MODE 0
   uint slice;  // MODE 1: elements per slice
-  uint shape[6];   // MODE 0: the updates' shape; MODE 1: the input's first k dims
-  uint stride[6];  // the result's strides (MODE 1: of those k dims)
+  uint shape[8];   // MODE 0: the updates' shape; MODE 1: the input's first k dims
+  uint stride[8];  // the result's strides (MODE 1: of those k dims)
   uint axis_size;  // MODE 0
 } p;
 

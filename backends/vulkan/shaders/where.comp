@@ -9,20 +9,23 @@ layout(std430, binding = 0) readonly buffer C { uint c[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) writeonly buffer Z { uint z[]; };
+// The block is the 128 bytes every device offers (kPushBytesGuaranteed,
+// shaders.h), so it has no element count or rank: dimensions past the rank
+// are 1 (with stride 0), and the count is the shape's product.
 layout(push_constant) uniform Push {
-  uint n;
-  uint rank;  // at most 6
-  uint shape[6];
-  uint stride_c[6];
-  uint stride_a[6];
-  uint stride_b[6];
+  uint shape[8];  // kStridedRank (shaders.h)
+  uint stride_c[8];
+  uint stride_a[8];
+  uint stride_b[8];
 } p;
 
 void main() {
+  uint n = 1u;
+  for (int d = 0; d < 8; ++d) n *= p.shape[d];
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
+  for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
     uint rest = i, ic = 0u, ia = 0u, ib = 0u;
-    for (int d = int(p.rank) - 1; d >= 0; --d) {
+    for (int d = 7; d >= 0; --d) {
       uint k = rest % p.shape[d];
       rest /= p.shape[d];
       ic += k * p.stride_c[d];

@@ -1,6 +1,7 @@
 #include "server/core/inference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/api/nnmodel.h"
@@ -16,6 +17,7 @@ struct ServedModel {
   std::string key;  // job, snapshot kind, epoch and size
   std::unique_ptr<NNModel> model;
   ModelSummary summary;
+  train::Imputation imputation;            // the first input's missing values
   train::Standardization standardization;  // the first input's
   // The other inputs', by name.
   std::map<std::string, train::Standardization> input_standardization;
@@ -166,6 +168,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   served->standardization = snapshot.standardization;
   served->target_standardization = snapshot.target_standardization;
   served->input_standardization = snapshot.input_standardization;
+  served->imputation = snapshot.imputation;
   served->classes = snapshot.classes;
   absl::MutexLock lock(&mutex_);
   models_[job_id] = served;
@@ -270,6 +273,14 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   for (size_t i = 0; i < declared.size(); ++i) {
     const TensorSummary& d = declared[i];
     std::vector<double> values = given[d.name]->values;
+    // A model trained with imputation fills a NaN feature of its first
+    // input as training did (one value per feature).
+    const std::vector<float>& fill = m.imputation.values;
+    if (i == 0 && !fill.empty() && values.size() % fill.size() == 0) {
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (std::isnan(values[k])) values[k] = fill[k % fill.size()];
+      }
+    }
     // The snapshot's standardization: the first input's, and the others'
     // by name.
     auto other = m.input_standardization.find(d.name);

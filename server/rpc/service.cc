@@ -39,6 +39,19 @@ std::string NewId(std::string_view prefix) {
   return id;
 }
 
+namespace {
+
+// A data request's impute: "", mean, median or none.
+absl::Status CheckImpute(const std::string& impute) {
+  if (impute.empty() || train::ParseImputeMode(impute)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(StrCat(
+      "data.impute must be mean, median or none, not '", impute, "'"));
+}
+
+}  // namespace
+
 WebnnmService::WebnnmService(Store& store, JobManager& jobs,
                              const Tokens& tokens, Limits limits,
                              InferenceCache& inference)
@@ -69,6 +82,10 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
                                        const v1::CheckModelRequest* request,
                                        v1::CheckModelResponse* response) {
   AUTHENTICATE(who);
+  // The data's preview imputes as submission would: refused alike.
+  if (absl::Status bad = CheckImpute(request->data().impute()); !bad.ok()) {
+    return ToGrpc(bad);
+  }
   if (static_cast<int64_t>(request->model_text().size()) >
       limits_.max_model_bytes) {
     return ToGrpc(absl::ResourceExhaustedError(
@@ -240,10 +257,8 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
                                       const v1::SubmitJobRequest* request,
                                       v1::SubmitJobResponse* response) {
   AUTHENTICATE(who);
-  const std::string& impute = request->data().impute();
-  if (!impute.empty() && !train::ParseImputeMode(impute)) {
-    return ToGrpc(absl::InvalidArgumentError(StrCat(
-        "data.impute must be mean, median or none, not '", impute, "'")));
+  if (absl::Status bad = CheckImpute(request->data().impute()); !bad.ok()) {
+    return ToGrpc(bad);
   }
   JobRequest submitted = FromProto(*request);
   if (!submitted.idempotency_key.empty()) {

@@ -310,6 +310,28 @@ class Lifecycle(Temp):
                       served["classes"])
         self.assertEqual(d.stop(), 0)
 
+    def test_infer_imputes_a_missing_value_as_training_did(self):
+        import math
+        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        data = os.path.join(h.SOURCE, "tests", "golden", "train", "data",
+                            "iris-missing.csv")
+        d = self.daemon()
+        job = self.submit(d, config("models", "iris.wnm"), "--dataset", data,
+                          "--impute", "mean", "--epochs", "30", "--seeds", "2")
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
+        served = stub.Infer(webnnm_pb2.InferRequest(
+            job_id=job, inputs=[webnnm_pb2.Tensor(
+                shape=[1, 4], values=[5.1, float("nan"), 1.4, 0.2])]),
+            timeout=60)
+        probabilities = list(served.outputs[0].values)
+        self.assertEqual(len(probabilities), 3)
+        self.assertTrue(all(math.isfinite(p) for p in probabilities),
+                        probabilities)
+        self.assertAlmostEqual(sum(probabilities), 1.0, places=4)
+        self.assertEqual(d.stop(), 0)
+
     def test_predict_over_a_file_equals_infer_one_by_one(self):
         d = self.daemon()
         job = self.submit(d, *iris_flags(40))
@@ -500,6 +522,17 @@ class BadInput(Temp):
                 optimizer="adam"), data=webnnm_pb2.DataSpec(dataset_id="d")))
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("optimizer", details)
+        # An unknown impute: refused by submission and by the preview alike.
+        bad_impute = webnnm_pb2.DataSpec(dataset_id="d", impute="mode")
+        code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
+            model_text="x", data=bad_impute))
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("data.impute must be mean, median or none, not 'mode'",
+                      details)
+        code, details = status(stub.CheckModel, webnnm_pb2.CheckModelRequest(
+            model_text="x", data=bad_impute))
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("not 'mode'", details)
         code, details = status(stub.UploadDataset,
                                webnnm_pb2.UploadDatasetRequest(
                                    name="x", format=1, sha256="0" * 64,

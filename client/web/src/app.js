@@ -275,6 +275,12 @@ async function showJob(jobId) {
   redraw();
 }
 
+// Frees a download's object URL once the browser has surely started the
+// download (revoking it in the click's own turn can cancel it).
+function revokeLater(url) {
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 async function downloadSnapshot(jobId) {
   const parts = [];
   for await (const chunk of api.exportSnapshot({ jobId })) parts.push(chunk.data);
@@ -283,7 +289,7 @@ async function downloadSnapshot(jobId) {
   a.href = url;
   a.download = `${jobId}.wnms`;
   a.click();
-  URL.revokeObjectURL(url);
+  revokeLater(url);
 }
 
 // The daemon's predictions of every sample of the picked dataset, as a
@@ -306,7 +312,7 @@ async function predictDataset(jobId) {
   a.href = url;
   a.download = head.fileName;
   a.click();
-  URL.revokeObjectURL(url);
+  revokeLater(url);
   $("#predicted").textContent = `${head.samples} samples predicted (${head.outputs.map((o) =>
     o.classification ? `${o.name}: ${o.classes.length} classes`
       : `${o.name}: ${o.units} ${o.units === 1n ? "value" : "values"}`).join(", ")})`;

@@ -95,6 +95,8 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   if (c.has_snapshot_retention()) s.snapshot_retention = c.snapshot_retention();
   if (c.has_restart_budget()) s.jobs.restart_budget = c.restart_budget();
   if (c.data_cache_bytes() > 0) s.jobs.data_cache_bytes = c.data_cache_bytes();
+  // A job reads its data under the limit its submission was checked with.
+  s.jobs.max_dataset_bytes = s.limits.max_dataset_bytes;
   return s;
 }
 

@@ -391,7 +391,9 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
       ASSIGN_OR_RETURN(resume, train::DecodeModelSnapshot(blob->bytes));
     }
   }
-  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data));
+  ASSIGN_OR_RETURN(StoredData data,
+                   FindStoredData(store_, "", request.data,
+                                  options_.max_dataset_bytes));
   return train::Run::Prepare(
       {.dag = &dag,
        .model_file =
@@ -496,7 +498,13 @@ absl::Status JobManager::RunTest(const StoredJob& stored) {
         StrCat("the snapshot's model does not check:\n", check.rendered));
   }
   const dag::Dag& dag = *check.dag;
-  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data));
+  ASSIGN_OR_RETURN(StoredData data,
+                   FindStoredData(store_, "", request.data,
+                                  options_.max_dataset_bytes));
+  // Images resize as the trained job's did, or as the test asks.
+  ASSIGN_OR_RETURN(std::optional<StoredJob> trained,
+                   store_.GetJob(request.snapshot_job_id));
+  if (trained) data.source.resize |= trained->request.data.resize;
   train::Hyperparameters hyper;
   hyper.threads = options_.threads;
   auto batch = request.hyperparameters.find("batchSize");

@@ -40,6 +40,9 @@ struct JobOptions {
   std::string default_backend = "cpu";
   // Parsed datasets kept between a submission and its job (data_cache.h).
   int64_t data_cache_bytes = 512ll << 20;
+  // The dataset limit a job's reads decode up to, as the submission's
+  // check did (Limits::max_dataset_bytes; 0: the engine's default).
+  int64_t max_dataset_bytes = 0;
 };
 
 class JobManager {

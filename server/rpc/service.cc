@@ -162,6 +162,10 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
   std::optional<train::ModelSnapshot> snapshot;
   if (request.kind == JobKind::kTest) {
     ASSIGN_OR_RETURN(snapshot, TestedSnapshot(who, request));
+    // Images resize as the tested job's did, or as asked (as the job will).
+    ASSIGN_OR_RETURN(std::optional<StoredJob> trained,
+                     store_.GetJob(request.snapshot_job_id));
+    if (trained) data.source.resize |= trained->request.data.resize;
     model_text = snapshot->model_source;
     file_name = snapshot->model_file.empty() ? file_name : snapshot->model_file;
   } else if (request.kind != JobKind::kTrain &&

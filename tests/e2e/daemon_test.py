@@ -461,6 +461,16 @@ class Lifecycle(Temp):
         rows = out.splitlines()
         self.assertEqual(rows[0], "model:class,model:left,model:right")
         self.assertEqual(len(rows), 61)
+        # A TEST job of the snapshot resizes as its training job did.
+        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
+        test = stub.SubmitJob(webnnm_pb2.SubmitJobRequest(
+            kind=webnnm_pb2.JOB_KIND_TEST, snapshot_job_id=job,
+            data=webnnm_pb2.DataSpec(dataset_id=uploaded["datasetId"])),
+            timeout=60).job.job_id
+        code, _, err = d.ctl("watch", test)
+        self.assertEqual(code, 0, err)
+        self.assertGreaterEqual(self.get(d, test)["testAccuracy"], 0.9)
         self.assertEqual(d.stop(), 0)
 
     def test_predict_a_two_input_model_from_an_npz_upload(self):

@@ -3,8 +3,11 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <array>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "engine/base/strings.h"
 #include "webnnm/v1/config.pb.h"
@@ -100,14 +103,69 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   return s;
 }
 
-bool IsLoopback(const std::string& listen) {
-  size_t colon = listen.rfind(':');
-  std::string host =
-      colon == std::string::npos ? listen : listen.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
+namespace {
+
+// Decimal digits only, at most `most` of them, as a number.
+std::optional<int> Decimal(std::string_view text, size_t most) {
+  if (text.empty() || text.size() > most) return std::nullopt;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
   }
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  return value;
+}
+
+// The four octets of a dotted-quad IPv4 literal.
+std::optional<std::array<int, 4>> Ipv4(std::string_view host) {
+  std::array<int, 4> octets{};
+  for (int i = 0; i < 4; ++i) {
+    const size_t dot = i < 3 ? host.find('.') : host.size();
+    if (dot == std::string_view::npos) return std::nullopt;
+    std::optional<int> octet = Decimal(host.substr(0, dot), 3);
+    if (!octet || *octet > 255) return std::nullopt;
+    octets[i] = *octet;
+    host = i < 3 ? host.substr(dot + 1) : std::string_view();
+  }
+  return octets;
+}
+
+}  // namespace
+
+absl::StatusOr<ListenAddress> ParseListenAddress(const std::string& address) {
+  auto bad = [&](std::string_view why) {
+    return absl::InvalidArgumentError(
+        StrCat("the listening address '", address, "' ", why,
+               " (HOST:PORT, e.g. 127.0.0.1:50051 or [::1]:0)"));
+  };
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return bad("has no port");
+  ListenAddress out;
+  std::string_view host(address.data(), colon);
+  if (host.starts_with('[')) {
+    if (!host.ends_with(']') || host.size() < 3) {
+      return bad("has an unclosed IPv6 bracket");
+    }
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string_view::npos) {
+    return bad("needs its IPv6 host in brackets");
+  }
+  if (host.empty()) return bad("has no host");
+  const std::optional<int> port =
+      Decimal(std::string_view(address).substr(colon + 1), 5);
+  if (!port || *port > 65535) return bad("has no port number in 0..65535");
+  out.host = std::string(host);
+  out.port = *port;
+  return out;
+}
+
+bool IsLoopback(const std::string& listen) {
+  absl::StatusOr<ListenAddress> parsed = ParseListenAddress(listen);
+  if (!parsed.ok()) return false;
+  const std::string& host = parsed->host;
+  if (host == "localhost" || host == "::1") return true;
+  const std::optional<std::array<int, 4>> ipv4 = Ipv4(host);
+  return ipv4 && (*ipv4)[0] == 127;
 }
 
 }  // namespace webnnm::server

@@ -29,7 +29,19 @@ struct Settings {
 // line and column for a malformed file; NotFound for a missing one).
 absl::StatusOr<Settings> LoadSettings(const std::string& config_path);
 
-// Whether HOST:PORT's host is a loopback address.
+// A listening address, HOST:PORT, parsed strictly: HOST a name, an IPv4
+// literal or a bracketed IPv6 literal ([::1]); PORT decimal, 0..65535 (0:
+// a free one). InvalidArgument naming the address otherwise (a missing or
+// non-numeric port included).
+struct ListenAddress {
+  std::string host;  // without brackets
+  int port = 0;
+};
+absl::StatusOr<ListenAddress> ParseListenAddress(const std::string& address);
+
+// Whether HOST:PORT's host is a loopback address: `localhost`, `::1` or an
+// IPv4 literal in 127.0.0.0/8 (not a name that merely starts with "127.").
+// False for an address ParseListenAddress refuses.
 bool IsLoopback(const std::string& listen);
 
 }  // namespace webnnm::server

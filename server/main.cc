@@ -80,6 +80,13 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   if (workers > 0) settings.jobs.workers = workers;
   if (threads > 0) settings.jobs.threads = threads;
   if (!http_listen.empty()) settings.http_listen = http_listen;
+  for (const std::string& address : {settings.listen, settings.http_listen}) {
+    if (address.empty()) continue;  // no grpc-web listener
+    if (absl::StatusOr<ListenAddress> parsed = ParseListenAddress(address);
+        !parsed.ok()) {
+      return Fail(std::string(parsed.status().message()), 2);
+    }
+  }
   return -1;
 }
 

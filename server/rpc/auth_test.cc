@@ -57,6 +57,32 @@ TEST(Config, LoopbackAddresses) {
   EXPECT_FALSE(IsLoopback("0.0.0.0:50051"));
   EXPECT_FALSE(IsLoopback("[::]:50051"));
   EXPECT_FALSE(IsLoopback("10.0.0.1:1"));
+  EXPECT_TRUE(IsLoopback("127.1.2.3:9"));
+  // A name that starts like a loopback address is not one.
+  EXPECT_FALSE(IsLoopback("127.example.invalid:0"));
+  EXPECT_FALSE(IsLoopback("127.0.0.1.evil:0"));
+  EXPECT_FALSE(IsLoopback("127.0.0.256:0"));
+  // Nor is an address without a port.
+  EXPECT_FALSE(IsLoopback("127.0.0.1"));
+}
+
+TEST(Config, ListenAddressesParseStrictly) {
+  absl::StatusOr<ListenAddress> a = ParseListenAddress("127.0.0.1:50051");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 50051);
+  a = ParseListenAddress("[::1]:0");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->host, "::1");
+  EXPECT_EQ(a->port, 0);
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:abc", "127.0.0.1:", ":80",
+                          "127.0.0.1:65536", "127.0.0.1:-1", "::1:80",
+                          "[::1:80", "[]:80", "127.0.0.1:123456"}) {
+    absl::StatusOr<ListenAddress> r = ParseListenAddress(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(std::string(r.status().message()),
+                ::testing::HasSubstr(std::string("'") + bad + "'"));
+  }
 }
 
 TEST(Hyperparameters, DefaultsAndChecks) {

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <map>
@@ -16,7 +17,10 @@
 namespace webnnm::server {
 namespace grpc_web {
 
-std::optional<int64_t> ParseTimeout(const std::string& value) {
+namespace {
+
+// The timeout's microseconds, unbounded.
+std::optional<int64_t> RawTimeout(const std::string& value) {
   if (value.size() < 2 || value.size() > 9) return std::nullopt;
   int64_t n = 0;
   for (size_t i = 0; i + 1 < value.size(); ++i) {
@@ -40,6 +44,17 @@ std::optional<int64_t> ParseTimeout(const std::string& value) {
     default:
       return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseTimeout(const std::string& value) {
+  // At most 8 digits and a unit; the result is clamped to kMaxTimeout, so
+  // that 99999999H (11,000 years) is a long deadline, not an overflow.
+  constexpr int64_t kMaxTimeout = int64_t{366} * 24 * 3600 * 1000000;
+  std::optional<int64_t> micros = RawTimeout(value);
+  if (!micros) return std::nullopt;
+  return std::min(*micros, kMaxTimeout);
 }
 
 std::string PercentEncode(const std::string& text) {

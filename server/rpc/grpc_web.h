@@ -64,7 +64,8 @@ class GrpcWebBridge {
 // The pieces, for tests.
 namespace grpc_web {
 
-// "10S", "500m" -> microseconds; nullopt for a malformed value.
+// "10S", "500m" -> microseconds, at most a year (longer deadlines are
+// clamped, not overflowed); nullopt for a malformed value.
 std::optional<int64_t> ParseTimeout(const std::string& value);
 // grpc-message's percent-encoding.
 std::string PercentEncode(const std::string& text);

@@ -684,6 +684,19 @@ class Security(Temp):
             timeout=30)
         self.assertEqual(result.returncode, 2)
         self.assertIn("loopback", result.stderr)
+        # Loopback is an address literal in 127.0.0.0/8, ::1 or localhost;
+        # a listening address is parsed strictly (a usage error, exit 2).
+        for flags, why in (
+                (["--listen", "127.example.invalid:0"], "loopback"),
+                (["--listen", "127.0.0.1"], "has no port"),
+                (["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:abc"],
+                 "no port number"),
+                (["--listen", "127.0.0.1:70000"], "no port number")):
+            result = subprocess.run(
+                [h.WEBNNMD, *flags, "--db", os.path.join(self.dir, "x.db")],
+                capture_output=True, text=True, timeout=30)
+            self.assertEqual(result.returncode, 2, (flags, result.stderr))
+            self.assertIn(why, result.stderr, flags)
 
 
 class Durability(Temp):

@@ -195,6 +195,15 @@ class Interop(Temp):
             headers={"grpc-timeout": "700m"})
         self.assertLess(time.time() - t0, 10)
         self.assertEqual(trailers(frames[-1][1])["grpc-status"], "4")
+        # A valid timeout too long to add to the clock is clamped (to a
+        # year): the call runs instead of failing at once.
+        for timeout in ("99999999H", "9999999H"):
+            resp, frames = web.call(
+                "/webnnm.v1.Webnnm/ListJobs",
+                pb.ListJobsRequest().SerializeToString(),
+                headers={"grpc-timeout": timeout})
+            self.assertEqual(trailers(frames[-1][1])["grpc-status"], "0",
+                             timeout)
         self.assertEqual(d.ctl("cancel", job)[0], 0)
         t0 = time.time()
         self.assertEqual(d.stop(), 0)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
@@ -26,6 +27,10 @@ struct WebnnmService::Upload {
   std::filesystem::path folder;  // the temporary folder
   std::map<std::string, int64_t> files ABSL_GUARDED_BY(mutex);  // bytes so far
   std::chrono::steady_clock::time_point touched;
+  // Once finished, what the finish answered: a retried or concurrent
+  // finish answers the same (the upload stays known until it expires).
+  std::optional<Dataset> finished_dataset ABSL_GUARDED_BY(mutex);
+  std::optional<Job> finished_job ABSL_GUARDED_BY(mutex);
 };
 
 // Authenticates the call (a handler's `context`) or returns its status;

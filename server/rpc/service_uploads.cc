@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "absl/cleanup/cleanup.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
@@ -223,6 +224,15 @@ grpc::Status WebnnmService::UploadDataset(
   std::shared_ptr<Upload> upload = *found;
   absl::MutexLock lock(&upload->mutex);
   response->set_upload_id(request->upload_id());
+  if (upload->finished_dataset) {
+    // Finished already: a retried (or concurrent) finish gets its answer.
+    if (!request->data().empty() || !request->file_name().empty()) {
+      return ToGrpc(absl::FailedPreconditionError(
+          StrCat("the upload ", request->upload_id(), " is finished")));
+    }
+    *response->mutable_dataset() = ToProto(*upload->finished_dataset);
+    return grpc::Status::OK;
+  }
   if (!request->data().empty() || !request->file_name().empty()) {
     const std::string& name = request->file_name();
     if (absl::Status named = CheckFileName(*upload, name); !named.ok()) {
@@ -285,18 +295,22 @@ grpc::Status WebnnmService::UploadDataset(
   upload->dataset.bytes = upload->total_bytes;
   upload->dataset.created = Now();
   absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
-  drop();
+  fs::remove_all(upload->folder, ec);  // left when the content was stored
+  upload->files.clear();
   if (!inserted.ok()) {
     // A concurrent upload of the same content won: answer with its row.
     absl::StatusOr<std::optional<Dataset>> existing =
         store_.FindDataset(who.name, *hash);
     if (existing.ok() && *existing) {
+      upload->finished_dataset = **existing;
       *response->mutable_dataset() = ToProto(**existing);
       response->set_existing(true);
       return grpc::Status::OK;
     }
+    drop();
     return ToGrpc(inserted);
   }
+  upload->finished_dataset = upload->dataset;
   *response->mutable_dataset() = ToProto(upload->dataset);
   return grpc::Status::OK;
 }
@@ -361,6 +375,15 @@ grpc::Status WebnnmService::ImportSnapshot(
   absl::MutexLock lock(&upload->mutex);
   response->set_upload_id(request->upload_id());
   fs::path file = upload->folder / "snapshot.wnms";
+  if (upload->finished_job) {
+    // Imported already: a retried finish gets the same job.
+    if (!request->data().empty()) {
+      return ToGrpc(absl::FailedPreconditionError(
+          StrCat("the upload ", request->upload_id(), " is finished")));
+    }
+    *response->mutable_job() = ToProto(*upload->finished_job);
+    return grpc::Status::OK;
+  }
   if (!request->data().empty()) {
     int64_t& have = upload->files["snapshot.wnms"];
     absl::Status appended =
@@ -372,7 +395,14 @@ grpc::Status WebnnmService::ImportSnapshot(
   std::ifstream in(file, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());
-  drop();
+  in.close();
+  std::error_code ec;
+  fs::remove_all(upload->folder, ec);
+  upload->files.clear();
+  // A refused snapshot ends its upload; an imported one is remembered.
+  absl::Cleanup end_refused = [&] {
+    if (!upload->finished_job) drop();
+  };
   if (static_cast<int64_t>(bytes.size()) != upload->total_bytes) {
     return ToGrpc(absl::InvalidArgumentError(
         StrCat("the upload has ", bytes.size(), " bytes; ", upload->total_bytes,
@@ -412,6 +442,7 @@ grpc::Status WebnnmService::ImportSnapshot(
       job, SnapshotBlob{"final", snapshot->state.epoch, std::move(bytes)});
   if (!created.ok()) return ToGrpc(created.status());
   jobs_.Queued();
+  upload->finished_job = *created;
   *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;
 }

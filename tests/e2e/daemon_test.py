@@ -501,6 +501,71 @@ class Lifecycle(Temp):
 
 
 class BadInput(Temp):
+    def test_finishing_an_upload_is_idempotent(self):
+        import grpc
+        import hashlib
+        import threading
+        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        d = self.daemon()
+        stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
+        with open(config("datasets", "iris.csv"), "rb") as f:
+            content = f.read()
+        # A dataset's hash (proto/wire/sha256.h): per file, its name, NUL,
+        # its size, NUL, its bytes.
+        sha = hashlib.sha256(b"iris.csv\0" + str(len(content)).encode() +
+                             b"\0" + content).hexdigest()
+        start = stub.UploadDataset(webnnm_pb2.UploadDatasetRequest(
+            name="iris.csv", format=1, sha256=sha,
+            total_bytes=len(content)), timeout=30)
+        stub.UploadDataset(webnnm_pb2.UploadDatasetRequest(
+            upload_id=start.upload_id, file_name="iris.csv", data=content),
+            timeout=30)
+        # Two finishes at once, then a retry: one dataset, the same answer.
+        answers, errors = [], []
+
+        def finish():
+            try:
+                answers.append(stub.UploadDataset(
+                    webnnm_pb2.UploadDatasetRequest(
+                        upload_id=start.upload_id, finish=True),
+                    timeout=30).dataset.dataset_id)
+            except grpc.RpcError as e:
+                errors.append(e.details())
+        threads = [threading.Thread(target=finish) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        finish()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(set(answers)), 1, answers)
+        with self.assertRaises(grpc.RpcError) as caught:
+            stub.UploadDataset(webnnm_pb2.UploadDatasetRequest(
+                upload_id=start.upload_id, file_name="iris.csv", data=b"x"),
+                timeout=30)
+        self.assertEqual(caught.exception.code(),
+                         grpc.StatusCode.FAILED_PRECONDITION)
+        # A snapshot import finished twice is one job.
+        job = self.submit(d, *iris_flags(3))
+        self.assertEqual(d.ctl("watch", job)[0], 0)
+        snapshot = os.path.join(self.dir, "s.wnms")
+        self.assertEqual(d.ctl("snapshot", "export", job, "-f", snapshot)[0],
+                         0)
+        with open(snapshot, "rb") as f:
+            blob = f.read()
+        start = stub.ImportSnapshot(webnnm_pb2.ImportSnapshotRequest(
+            total_bytes=len(blob), sha256=hashlib.sha256(blob).hexdigest()),
+            timeout=30)
+        stub.ImportSnapshot(webnnm_pb2.ImportSnapshotRequest(
+            upload_id=start.upload_id, data=blob), timeout=30)
+        jobs = {stub.ImportSnapshot(webnnm_pb2.ImportSnapshotRequest(
+            upload_id=start.upload_id, finish=True), timeout=30).job.job_id
+            for _ in range(2)}
+        self.assertEqual(len(jobs), 1, jobs)
+        self.assertEqual(len(stub.ListJobs(webnnm_pb2.ListJobsRequest(),
+                                           timeout=30).jobs), 2)
+        self.assertEqual(d.stop(), 0)
+
     def test_malformed_requests_get_clear_errors_and_queue_nothing(self):
         import grpc
         from webnnm.v1 import hyperparameters_pb2, webnnm_pb2, webnnm_pb2_grpc

@@ -101,8 +101,41 @@ bool ReadsClasses(const dag::Dag& dag) {
   return OutputReadsClasses(dag, dag.outputs[0]);
 }
 
+namespace {
+
+absl::StatusOr<Dataset> ReadDataAsNamed(const dag::Dag& dag,
+                                        const DataSource& source);
+
+// `text` with every `from` replaced by `to`.
+std::string ReplaceAll(std::string text, const std::string& from,
+                       const std::string& to) {
+  if (from.empty()) return text;
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                                     const DataSource& source) {
+  absl::StatusOr<Dataset> read = ReadDataAsNamed(dag, source);
+  if (read.ok() || source.shown_as.empty()) return read;
+  // The path, then the folder holding it, become the name.
+  std::string message = ReplaceAll(std::string(read.status().message()),
+                                   source.path, source.shown_as);
+  const std::string folder =
+      std::filesystem::path(source.path).parent_path().string();
+  if (folder.size() > 1) message = ReplaceAll(message, folder, source.shown_as);
+  return absl::Status(read.status().code(), message);
+}
+
+namespace {
+
+absl::StatusOr<Dataset> ReadDataAsNamed(const dag::Dag& dag,
+                                        const DataSource& source) {
   if (IsNpz(source.path)) {
     for (const dag::Endpoint& e : dag.outputs) {
       RETURN_IF_ERROR(
@@ -128,6 +161,8 @@ absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                   .keep_missing = source.keep_missing},
                  ReadsClasses(dag));
 }
+
+}  // namespace
 
 absl::Status SplitData(Dataset& data, const DataSource& source,
                        const std::vector<double>& split, uint64_t seed) {

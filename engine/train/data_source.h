@@ -39,6 +39,9 @@ struct DataSource {
   // The most bytes an .npz archive's arrays may hold decompressed, or an
   // image folder's images decoded (0: the default, 4 GiB).
   int64_t max_bytes = 0;
+  // How errors name the data instead of `path` (the daemon: the dataset's
+  // name, never a path of its own); empty: the path.
+  std::string shown_as;
 };
 
 // Whether `path` names a NumPy .npz archive (by its extension).
@@ -63,7 +66,8 @@ absl::Status CheckSingleInputOutput(const dag::Dag& dag);
 bool ReadsClasses(const dag::Dag& dag);
 
 // Reads the data (NotFound for a missing path; InvalidArgument with file
-// and line for bad data), unsplit.
+// and line for bad data), unsplit. With `source.shown_as`, the errors name
+// it where they would name `path` or the folder holding it.
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                                     const DataSource& source);
 

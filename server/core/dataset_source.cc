@@ -23,7 +23,8 @@ absl::StatusOr<StoredData> FindStoredData(Store& store,
   StoredData data{.source = {.label = spec.label,
                              .no_header = spec.no_header,
                              .resize = spec.resize,
-                             .max_bytes = max_bytes},
+                             .max_bytes = max_bytes,
+                             .shown_as = dataset->name},
                   .id = dataset->id,
                   .name = dataset->name};
   if (dataset->format == DatasetFormat::kCsv ||

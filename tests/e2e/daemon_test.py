@@ -501,6 +501,25 @@ class Lifecycle(Temp):
 
 
 class BadInput(Temp):
+    def test_data_errors_name_the_dataset_not_the_daemons_folders(self):
+        bad = os.path.join(self.dir, "iris-bad.csv")
+        with open(config("datasets", "iris.csv")) as f:
+            lines = f.read().splitlines()
+        lines[3] = "5.1,x,1.4,0.2,setosa"
+        with open(bad, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        d = self.daemon()
+        code, out, err = d.ctl("dataset", "upload", bad, "-o", "json")
+        self.assertEqual(code, 0, err)
+        dataset = json.loads(out)["datasetId"]
+        code, _, err = d.ctl("submit", config("models", "iris.wnm"),
+                             "--dataset", dataset)
+        self.assertEqual(code, 1)
+        self.assertIn("iris-bad.csv:4:", err)
+        self.assertNotIn(self.dir, err)  # the database and its data folder
+        self.assertNotIn("datasets/", err)
+        self.assertEqual(d.stop(), 0)
+
     def test_finishing_an_upload_is_idempotent(self):
         import grpc
         import hashlib

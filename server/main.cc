@@ -6,8 +6,14 @@
 // Prints `webnnmd ready grpc=HOST:PORT [http=HOST:PORT]` once serving; SIGTERM
 // or SIGINT stops it: running jobs checkpoint at their epoch boundary and
 // resume at the next start.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -88,6 +94,40 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
     }
   }
   return -1;
+}
+
+// Holds `database` for this process: an exclusive lock on DATABASE.lock
+// (flock, released when the process ends, however it ends) holding the
+// pid; FailedPrecondition naming the holder when another process has it.
+absl::Status LockDatabase(const std::string& database) {
+  const std::string path = database + ".lock";
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        "cannot open " + path + ": " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {};
+    const ssize_t n = ::pread(fd, pid, sizeof pid - 1, 0);
+    ::close(fd);
+    std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) {
+      holder.pop_back();
+    }
+    return absl::FailedPreconditionError(
+        "the database " + database + " is in use by another webnnmd" +
+        (holder.empty() ? "" : " (pid " + holder + ")") +
+        ": one daemon serves a database; stop it first or use another --db");
+  }
+  // The pid, for a second daemon's message (the lock holds without it).
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    (void)!::pwrite(fd, pid.data(), pid.size(), 0);
+  }
+  return absl::OkStatus();  // fd stays open (and locked) until exit
 }
 
 // The tokens, and that without them only loopback is served.
@@ -180,6 +220,11 @@ int main(int argc, char** argv) {
   // Before anything touches OpenMP: passive waiting, the thread count.
   webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
 
+  // One daemon a database: a second one would take the first's running
+  // jobs for crashed and run them again.
+  if (absl::Status locked = LockDatabase(settings.database); !locked.ok()) {
+    return Fail(std::string(locked.message()));
+  }
   absl::StatusOr<std::unique_ptr<Store>> store =
       SqliteStore::Open(settings.database, settings.snapshot_retention);
   if (!store.ok()) return Fail(std::string(store.status().message()));

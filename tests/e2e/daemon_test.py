@@ -759,6 +759,22 @@ class Security(Temp):
         self.assertEqual(code, 1)  # plaintext to a TLS port
         self.assertEqual(d.stop(), 0)
 
+    def test_a_second_daemon_on_one_database_refuses_to_start(self):
+        import subprocess
+        d = self.daemon()
+        job = self.submit(d, *iris_flags(3))
+        result = subprocess.run(
+            [h.WEBNNMD, "--listen", "127.0.0.1:0", "--db", d.db],
+            capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("is in use by another webnnmd (pid ", result.stderr)
+        # The first goes on, and once it is gone the database opens again.
+        self.assertEqual(d.ctl("watch", job)[0], 0)
+        self.assertEqual(d.stop(), 0)
+        again = self.daemon()
+        self.assertEqual(self.get(again, job)["state"], "SUCCEEDED")
+        self.assertEqual(again.stop(), 0)
+
     def test_without_tokens_only_loopback(self):
         proc = Daemon.__new__(Daemon)
         import subprocess

@@ -1,5 +1,7 @@
 #include "engine/check.h"
 
+#include "engine/base/strings.h"
+
 #include "engine/lang/parser.h"
 #include "engine/model/build.h"
 
@@ -86,6 +88,9 @@ CheckResult CheckModel(const std::string& file_name, std::string text,
   result.diagnostics = diagnostics.LocateAll();
   result.rendered = diagnostics.RenderAll();
   for (const Diagnostic& d : diagnostics.all()) {
+    result.rendered_each.push_back(diagnostics.Render(d));
+  }
+  for (const Diagnostic& d : diagnostics.all()) {
     if (d.severity == Severity::kWarning) result.warnings.push_back(d.message);
   }
   if (result.summary && result.dag) {
@@ -95,6 +100,35 @@ CheckResult CheckModel(const std::string& file_name, std::string text,
     }
   }
   return result;
+}
+
+std::string RenderedFirst(const CheckResult& check, size_t count,
+                          size_t bytes, std::string_view more) {
+  std::string out;
+  size_t shown = 0;
+  for (const std::string& one : check.rendered_each) {
+    if (shown == count) break;
+    if (out.size() + one.size() > bytes) {
+      if (shown == 0) {
+        out = one.substr(0, bytes);
+        shown = 1;
+      }
+      break;
+    }
+    out += one;
+    ++shown;
+  }
+  if (shown < check.rendered_each.size()) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    StrAppend(&out, "… and ", check.rendered_each.size() - shown, " more",
+              more, "\n");
+  }
+  return out;
+}
+
+std::string RenderedForStatus(const CheckResult& check) {
+  return RenderedFirst(check, kStatusDiagnostics, kStatusDiagnosticBytes,
+                       " (CheckModel lists them all)");
 }
 
 }  // namespace webnnm

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/base/diagnostics.h"
@@ -58,6 +59,7 @@ struct CheckResult {
   std::string name;  // the model's name (or the file's stem) when known
   std::vector<LocatedDiagnostic> diagnostics;
   std::string rendered;               // file:line:col: ... with carets
+  std::vector<std::string> rendered_each;  // the same, one per diagnostic
   std::vector<std::string> warnings;  // the warnings' messages
   std::optional<ModelSummary> summary;
   std::optional<dag::Dag> dag;
@@ -69,6 +71,20 @@ CheckResult CheckModel(const std::string& file_name, std::string text,
                        const ir::Limits& limits = {});
 
 ModelSummary Summarize(const dag::Dag& dag);
+
+// The first rendered diagnostics of `check`, at most `count` of them and
+// `bytes` in all (a diagnostic that would pass it is left out, but the
+// first is cut to fit), then "… and N more<more>" when some were left out.
+// For messages that must stay small (a gRPC status travels as metadata).
+std::string RenderedFirst(const CheckResult& check, size_t count,
+                          size_t bytes, std::string_view more = "");
+
+// What a refusal's status message holds of a model's diagnostics (the
+// daemon's SubmitJob and the like): the first 10, at most 4 KB, then
+// "… and N more (CheckModel lists them all)".
+inline constexpr size_t kStatusDiagnostics = 10;
+inline constexpr size_t kStatusDiagnosticBytes = 4096;
+std::string RenderedForStatus(const CheckResult& check);
 
 }  // namespace webnnm
 

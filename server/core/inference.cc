@@ -155,7 +155,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   CheckResult check = CheckModel(file, snapshot.model_source);
   if (!check.ok || !check.summary) {
     return absl::DataLossError(
-        StrCat("the snapshot's model does not check:\n", check.rendered));
+        StrCat("the snapshot's model does not check:\n", webnnm::RenderedForStatus(check)));
   }
   served->summary = *check.summary;
   // The model checked once: NNModel takes its DAG.

@@ -420,7 +420,7 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
       request.model_text);
   if (!check.ok) {
     return absl::InvalidArgumentError(
-        StrCat("the model does not check:\n", check.rendered));
+        StrCat("the model does not check:\n", webnnm::RenderedForStatus(check)));
   }
   const dag::Dag& dag = *check.dag;
   std::optional<train::ModelSnapshot> resume;
@@ -495,7 +495,7 @@ absl::Status JobManager::RunTest(const StoredJob& stored) {
   CheckResult check = CheckModel(file, snapshot.model_source);
   if (!check.ok) {
     return absl::DataLossError(
-        StrCat("the snapshot's model does not check:\n", check.rendered));
+        StrCat("the snapshot's model does not check:\n", webnnm::RenderedForStatus(check)));
   }
   const dag::Dag& dag = *check.dag;
   ASSIGN_OR_RETURN(StoredData data,

@@ -97,14 +97,27 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
   CheckResult check = webnnm::CheckModel(file, request->model_text());
   response->set_ok(check.ok);
   response->set_model_name(check.name);
-  for (const LocatedDiagnostic& d : check.diagnostics) {
+  // Every diagnostic, up to kBodyDiagnostics; then one saying how many
+  // more there were.
+  constexpr size_t kBodyDiagnostics = 1000;
+  for (size_t i = 0; i < check.diagnostics.size(); ++i) {
+    const LocatedDiagnostic& d = check.diagnostics[i];
     v1::Diagnostic* out = response->add_diagnostics();
+    if (i == kBodyDiagnostics) {
+      out->set_severity("error");
+      out->set_message(StrCat("… and ", check.diagnostics.size() - i,
+                              " more"));
+      break;
+    }
     out->set_severity(SeverityName(d.severity));
     out->set_message(d.message);
     out->set_line(d.line);
     out->set_column(d.column);
   }
-  response->set_rendered(check.rendered);
+  response->set_rendered(check.diagnostics.size() > kBodyDiagnostics
+                             ? RenderedFirst(check, kBodyDiagnostics,
+                                             size_t{64} << 20)
+                             : check.rendered);
   for (const std::string& w : check.warnings) response->add_warnings(w);
   if (check.ok && check.summary && check.dag) {
     const ModelSummary& s = *check.summary;
@@ -180,7 +193,7 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
   CheckResult check = webnnm::CheckModel(file_name, model_text);
   if (!check.ok) {
     return absl::InvalidArgumentError(
-        StrCat("the model does not check:\n", check.rendered));
+        StrCat("the model does not check:\n", webnnm::RenderedForStatus(check)));
   }
   // The data must suit the model: prepare the run now (without a backend),
   // so that a bad dataset is an error of this call and not a failed job.

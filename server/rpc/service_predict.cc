@@ -35,7 +35,7 @@ absl::StatusOr<Served> ServedSnapshot(Store& store, const std::string& id) {
       s.snapshot.model_source);
   if (!s.check.ok || !s.check.dag) {
     return absl::DataLossError(
-        StrCat("the snapshot's model does not check:\n", s.check.rendered));
+        StrCat("the snapshot's model does not check:\n", webnnm::RenderedForStatus(s.check)));
   }
   return s;
 }

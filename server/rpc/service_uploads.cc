@@ -422,7 +422,7 @@ grpc::Status WebnnmService::ImportSnapshot(
       snapshot->model_source);
   if (!check.ok) {
     return ToGrpc(absl::InvalidArgumentError(
-        StrCat("the snapshot's model does not check:\n", check.rendered)));
+        StrCat("the snapshot's model does not check:\n", webnnm::RenderedForStatus(check))));
   }
   if (absl::Status fits = train::CheckSnapshotFits(*snapshot, *check.dag);
       !fits.ok()) {

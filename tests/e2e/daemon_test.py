@@ -616,6 +616,32 @@ class BadInput(Temp):
                 optimizer="adam"), data=webnnm_pb2.DataSpec(dataset_id="d")))
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("optimizer", details)
+        # 40 errors: the refusal's message (metadata) holds the first 10
+        # and says how many more; CheckModel's body lists them all.
+        many = ("model:input shape=[4];\nmodel:output shape=[3];\n"
+                "model:layers " + ", ".join(f"nosuch{i}()" for i in range(40))
+                + ";\n")
+        code, out, err = d.ctl("dataset", "upload",
+                               config("datasets", "iris.csv"), "-o", "json")
+        self.assertEqual(code, 0, err)
+        iris = json.loads(out)["datasetId"]
+        code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
+            model_text=many, data=webnnm_pb2.DataSpec(dataset_id=iris)))
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        import re
+        shown = details.count("error: unknown operator")
+        self.assertGreaterEqual(shown, 1)
+        self.assertLessEqual(shown, 10)
+        self.assertNotIn("unknown operator 'nosuch10'", details)
+        more = re.search(r"… and (\d+) more \(CheckModel lists them all\)",
+                         details)
+        self.assertIsNotNone(more, details[-200:])
+        self.assertEqual(shown + int(more.group(1)), 40)
+        self.assertLessEqual(len(details.encode()), 4096 + 200)
+        checked = stub.CheckModel(webnnm_pb2.CheckModelRequest(
+            model_text=many), timeout=30)
+        self.assertEqual(len(checked.diagnostics), 40)
+        self.assertIn("nosuch39", checked.rendered)
         # An unknown impute: refused by submission and by the preview alike.
         bad_impute = webnnm_pb2.DataSpec(dataset_id="d", impute="mode")
         code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(

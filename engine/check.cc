@@ -1,5 +1,7 @@
 #include "engine/check.h"
 
+#include <algorithm>
+
 #include "engine/base/strings.h"
 
 #include "engine/lang/parser.h"
@@ -104,13 +106,28 @@ CheckResult CheckModel(const std::string& file_name, std::string text,
 
 std::string RenderedFirst(const CheckResult& check, size_t count,
                           size_t bytes, std::string_view more) {
+  // Errors first (a refusal says why), then the warnings; each list in
+  // the order found.
+  std::vector<size_t> order;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < check.rendered_each.size(); ++i) {
+      const bool error = i < check.diagnostics.size() &&
+                         check.diagnostics[i].severity == Severity::kError;
+      if (error == (pass == 0)) order.push_back(i);
+    }
+  }
   std::string out;
   size_t shown = 0;
-  for (const std::string& one : check.rendered_each) {
+  for (size_t i : order) {
+    const std::string& one = check.rendered_each[i];
     if (shown == count) break;
     if (out.size() + one.size() > bytes) {
-      if (shown == 0) {
-        out = one.substr(0, bytes);
+      if (shown == 0) {  // the first alone, cut on a character boundary
+        size_t cut = std::min(bytes, one.size());
+        while (cut > 0 && (static_cast<unsigned char>(one[cut]) & 0xC0) == 0x80) {
+          --cut;
+        }
+        out = one.substr(0, cut);
         shown = 1;
       }
       break;
@@ -118,10 +135,9 @@ std::string RenderedFirst(const CheckResult& check, size_t count,
     out += one;
     ++shown;
   }
-  if (shown < check.rendered_each.size()) {
+  if (shown < order.size()) {
     if (!out.empty() && out.back() != '\n') out += '\n';
-    StrAppend(&out, "… and ", check.rendered_each.size() - shown, " more",
-              more, "\n");
+    StrAppend(&out, "… and ", order.size() - shown, " more", more, "\n");
   }
   return out;
 }

@@ -72,9 +72,10 @@ CheckResult CheckModel(const std::string& file_name, std::string text,
 
 ModelSummary Summarize(const dag::Dag& dag);
 
-// The first rendered diagnostics of `check`, at most `count` of them and
-// `bytes` in all (a diagnostic that would pass it is left out, but the
-// first is cut to fit), then "… and N more<more>" when some were left out.
+// The first rendered diagnostics of `check`, errors before warnings, at
+// most `count` of them and `bytes` in all (a diagnostic that would pass it
+// is left out, but the first is cut to fit, on a UTF-8 character
+// boundary), then "… and N more<more>" when some were left out.
 // For messages that must stay small (a gRPC status travels as metadata).
 std::string RenderedFirst(const CheckResult& check, size_t count,
                           size_t bytes, std::string_view more = "");

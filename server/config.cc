@@ -29,6 +29,8 @@ class Collector : public google::protobuf::io::ErrorCollector {
 
 absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   Settings s;
+  // A job reads its data under the limit its submission is checked with.
+  s.jobs.max_dataset_bytes = s.limits.max_dataset_bytes;
   if (path.empty()) return s;
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -3,8 +3,75 @@
 #include <algorithm>
 
 #include "engine/base/philox.h"
+#include "engine/ir/op_def.h"
 
 namespace webnnm::train {
+namespace {
+
+bool FixedOperand(const ir::Graph& g, ir::ValueId v) {
+  const ir::NodeKind kind = g.node(g.value(v).producer).kind;
+  return kind == ir::NodeKind::kParameter || kind == ir::NodeKind::kConstant;
+}
+
+// Whether `node`, reading the sequenced value `v`, works step by step.
+bool StepWise(const ir::Graph& g, const ir::Node& node, ir::ValueId v) {
+  const ir::OpDef& op = *node.op;
+  switch (op.category) {
+    case ir::OpCategory::kElementwise:
+    case ir::OpCategory::kCast:
+    case ir::OpCategory::kComparison:
+    case ir::OpCategory::kLogical:
+    case ir::OpCategory::kInternal:  // dropout's random numbers
+      return true;
+    case ir::OpCategory::kActivation:
+      return op.kind != ir::OpKind::kSoftmax;
+    case ir::OpCategory::kMatrix:
+      for (ir::ValueId o : node.operands) {
+        if (o != ir::kNoValue && o != v && !FixedOperand(g, o)) return false;
+      }
+      return true;
+    case ir::OpCategory::kMovement:
+      if (op.kind == ir::OpKind::kTranspose) return true;
+      return op.kind == ir::OpKind::kGather && node.operands.size() > 1 &&
+             node.operands[1] == v && node.operands[0] != v;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool BucketsKeepTheModel(const dag::Dag& dag) {
+  const ir::Graph& g = dag.graph;
+  std::vector<ir::ValueId> values;
+  for (const dag::Endpoint& e : dag.inputs) {
+    const ir::ValueId v = g.node(e.node).outputs[0];
+    for (int64_t d : g.value(v).type.shape) {
+      if (d == ir::kSequenceDim) {
+        values.push_back(v);
+        break;
+      }
+    }
+  }
+  std::vector<bool> seen(g.num_values(), false);
+  while (!values.empty()) {
+    const ir::ValueId v = values.back();
+    values.pop_back();
+    if (seen[v]) continue;
+    seen[v] = true;
+    for (ir::NodeId id : g.Consumers(v)) {
+      const ir::Node& node = g.node(id);
+      if (node.kind != ir::NodeKind::kOp) return false;  // an output
+      if (node.op->kind == ir::OpKind::kLstm ||
+          node.op->kind == ir::OpKind::kGru) {
+        continue;  // masked: its state ignores the padding
+      }
+      if (!StepWise(g, node, v)) return false;
+      for (ir::ValueId out : node.outputs) values.push_back(out);
+    }
+  }
+  return true;
+}
 
 int64_t BucketLength(int64_t length, int64_t steps) {
   const int64_t width = std::max<int64_t>(1, (steps + 3) / 4);

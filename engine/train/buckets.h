@@ -4,17 +4,31 @@
 // compiled once per bucket. The buckets are multiples of ceil(T / 4) for
 // a dataset padded to T steps (at most four lengths, T the last), and an
 // epoch's shuffled order is regrouped so that a batch holds sequences of
-// one bucket: the samples are ordered by bucket (each bucket keeps the
-// shuffle's order), cut into batches, and the full batches shuffled again
-// (seeded by the epoch: a function of the seed and the epoch only, so a
-// resumed run repeats it); a short last batch stays last.
+// one bucket, but where one bucket ends and the next begins (then it is
+// padded to the longer): the samples are ordered by bucket (each bucket
+// keeps the shuffle's order), cut into batches, and the full batches
+// shuffled again (seeded by the epoch: a function of the seed and the
+// epoch only, so a resumed run repeats it); a short last batch stays last.
+// Only models that cannot tell the padding apart are bucketed
+// (BucketsKeepTheModel).
 #ifndef WEBNNM_ENGINE_TRAIN_BUCKETS_H_
 #define WEBNNM_ENGINE_TRAIN_BUCKETS_H_
 
 #include <cstdint>
 #include <vector>
 
+#include "engine/dag/dag.h"
+
 namespace webnnm::train {
+
+// Whether padding a batch to fewer steps computes what padding it to T
+// does: every path from a sequenced input reaches a (masked) lstm or gru
+// through step-wise operations only — element-wise math, activations other
+// than softmax, casts, comparisons, transposes, matmuls with a parameter or
+// constant, gathers that take the sequence as indices (an embedding).
+// Anything that mixes steps (a reduction, attention, normalization,
+// reshape) would see a different padding in training than in evaluation.
+bool BucketsKeepTheModel(const dag::Dag& dag);
 
 // The bucket's length for a sequence of `length` steps (1..steps) in a
 // dataset padded to `steps`.

@@ -395,9 +395,9 @@ void Dataset::StandardizeTargets(size_t output) {
       output, FeatureStatistics(t.values, t.width, subsets_[0]));
 }
 
-void Dataset::StandardizeInput(size_t k) {
+absl::Status Dataset::StandardizeInput(size_t k) {
   Features& f = more_inputs_[k];
-  (void)ApplyInputStandardization(
+  return ApplyInputStandardization(
       k, FeatureStatistics(f.values, f.width, subsets_[0]));
 }
 

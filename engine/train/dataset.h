@@ -144,7 +144,7 @@ class Dataset {
   // statistics are kept in more_inputs()[k].standardization. Their steps
   // past a ragged sample's length count as values (the first input's
   // alone has the lengths' statistics).
-  void StandardizeInput(size_t k);
+  absl::Status StandardizeInput(size_t k);
   absl::Status ApplyInputStandardization(size_t k, const Standardization& s);
   // Applies a snapshot's statistics of the other inputs, by input name;
   // FailedPrecondition naming an input the data lacks.

@@ -560,6 +560,18 @@ std::pair<double, double> Scale(const Dataset& data, const float* values,
           varying > 0 ? std::sqrt(variance / varying) : 1};
 }
 
+// Whether the model input `name` has a sequence dimension.
+bool Sequenced(const dag::Dag& dag, const std::string& name) {
+  for (const dag::Endpoint& e : dag.inputs) {
+    if (e.name != name) continue;
+    for (int64_t d :
+         dag.graph.value(dag.graph.node(e.node).outputs[0]).type.shape) {
+      if (d == ir::kSequenceDim) return true;
+    }
+  }
+  return false;
+}
+
 // The data type of the model input `name` (float32 when not found).
 ir::DType InputType(const dag::Dag& dag, const std::string& name) {
   for (const dag::Endpoint& e : dag.inputs) {
@@ -587,6 +599,12 @@ bool ShouldStandardize(const Dataset& data, StandardizeMode mode,
   }
   if (mode == StandardizeMode::kOn) return true;
   const auto [mean, spread] = Scale(data, values, width);
+  if (!std::isfinite(mean) || !std::isfinite(spread)) {
+    decisions.push_back({StrCat(features, " left as they are"),
+                         "they hold values that are not finite (missing "
+                         "values are imputed in the first input only)"});
+    return false;
+  }
   if (mean <= 1 && spread >= 0.25 && spread <= 4) {
     decisions.push_back(
         {StrCat(features, " left as they are"),
@@ -620,9 +638,21 @@ std::vector<Decision> AdviseStandardization(Dataset& data, StandardizeMode mode,
   }
   for (size_t k = 0; k < data.more_inputs().size(); ++k) {
     const Features& f = data.more_inputs()[k];
+    if (data.ragged() && Sequenced(dag, f.input)) {
+      // Its padding would count in the statistics and stop being zeros.
+      decisions.push_back(
+          {StrCat("features of '", f.input, "' left as they are"),
+           "a ragged dataset standardizes its first input's sequence only "
+           "(the lengths say where that one's padding begins)"});
+      continue;
+    }
     if (ShouldStandardize(data, mode, InputType(dag, f.input),
                           f.values.data(), f.width, f.input, decisions)) {
-      data.StandardizeInput(k);
+      if (absl::Status s = data.StandardizeInput(k); !s.ok()) {
+        decisions.back() = {StrCat("features of '", f.input,
+                                   "' left as they are"),
+                            std::string(s.message())};
+      }
     }
   }
   // Regression targets of unbounded outputs train standardized.

@@ -100,8 +100,19 @@ absl::Status Run::ApplyResumeChanges() {
     refused.push_back(
         StrCat("split (", spec_.split, "; the snapshot's: ", s.split, ")"));
   }
-  const bool standardized = !s.standardization.empty();
-  if ((spec_.standardize == StandardizeMode::kOn && !standardized) ||
+  // Integer inputs are never standardized, so "on" standardized only the
+  // float ones (of which a model may have none).
+  const bool standardized =
+      !s.standardization.empty() || !s.input_standardization.empty();
+  bool float_input = false;
+  for (const dag::Endpoint& e : spec_.dag->inputs) {
+    const ir::DType t =
+        spec_.dag->graph.value(spec_.dag->graph.node(e.node).outputs[0])
+            .type.dtype;
+    float_input |= t == ir::DType::kFloat32 || t == ir::DType::kFloat16;
+  }
+  if ((spec_.standardize == StandardizeMode::kOn && !standardized &&
+       float_input) ||
       (spec_.standardize == StandardizeMode::kOff && standardized)) {
     refused.push_back(StrCat("standardize (",
                              StandardizeModeName(spec_.standardize),

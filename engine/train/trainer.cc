@@ -275,6 +275,7 @@ class TrainingLoop {
   // parameters (step_ or one of them).
   std::map<int64_t, StepRunner> bucket_steps_;
   StepRunner* active_ = nullptr;
+  bool bucketed_ = false;  // ragged, and BucketsKeepTheModel
   std::optional<Evaluator> eval_;
   std::optional<Scouter> scouter_;
   std::set<std::string> first_layer_;
@@ -393,6 +394,7 @@ absl::Status TrainingLoop::Compile(bool resumed) {
       step_, StepRunner::Make(dag_, data_, *config_, hyper.threads, backend_));
   bucket_steps_.clear();
   active_ = nullptr;
+  bucketed_ = data_.ragged() && BucketsKeepTheModel(dag_);
   ASSIGN_OR_RETURN(eval_, Evaluator::Make(dag_, data_, specs_, hyper.batch_size,
                                           hyper.threads, backend_));
   first_layer_ = FirstLayerWeights(dag_);
@@ -573,7 +575,7 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   const Hyperparameters& hyper = state_.hyper;
   std::vector<int64_t> order =
       EpochOrder(data_.subset(Subset::kTraining), hyper.seed, epoch);
-  if (data_.ragged()) {
+  if (bucketed_) {
     order = BucketedOrder(order, data_.lengths(), data_.steps(),
                           hyper.batch_size, hyper.seed, epoch);
   }
@@ -587,7 +589,7 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
     lr = LearningRate(max_lr, state_.step - cycle_begin_, warmup_steps_,
                       cycle_steps_);
     StepRunner* runner = active_;
-    if (data_.ragged()) {
+    if (bucketed_) {
       ASSIGN_OR_RETURN(runner,
                        StepFor(BatchLength(order, begin, hyper.batch_size,
                                            data_.lengths(), data_.steps())));

@@ -276,7 +276,13 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     // A model trained with imputation fills a NaN feature of its first
     // input as training did (one value per feature).
     const std::vector<float>& fill = m.imputation.values;
-    if (i == 0 && !fill.empty() && values.size() % fill.size() == 0) {
+    if (i == 0 && !fill.empty()) {
+      if (values.size() != fill.size() * static_cast<size_t>(batch)) {
+        return absl::InvalidArgumentError(StrCat(
+            "input '", d.name, "': the model imputes samples of ",
+            fill.size(), " values, as it was trained; got ",
+            values.size() / static_cast<size_t>(batch), " a sample"));
+      }
       for (size_t k = 0; k < values.size(); ++k) {
         if (std::isnan(values[k])) values[k] = fill[k % fill.size()];
       }

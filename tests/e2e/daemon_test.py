@@ -330,6 +330,20 @@ class Lifecycle(Temp):
         self.assertTrue(all(math.isfinite(p) for p in probabilities),
                         probabilities)
         self.assertAlmostEqual(sum(probabilities), 1.0, places=4)
+        # The same as Predict on a file with that field empty (Predict
+        # imputes from the snapshot too).
+        row = os.path.join(self.dir, "one.csv")
+        with open(row, "w") as f:
+            f.write("sepal_length,sepal_width,petal_length,petal_width,"
+                    "species\n5.1,,1.4,0.2,setosa\n")
+        code, out, err = d.ctl("dataset", "upload", row, "-o", "json")
+        self.assertEqual(code, 0, err)
+        code, out, err = d.ctl("-o", "json", "predict", job, "--dataset",
+                               json.loads(out)["datasetId"])
+        self.assertEqual(code, 0, err)
+        predicted = json.loads(out.splitlines()[0])["model"]["probabilities"]
+        for a, b in zip(predicted, probabilities):
+            self.assertAlmostEqual(a, b, places=5)
         self.assertEqual(d.stop(), 0)
 
     def test_predict_over_a_file_equals_infer_one_by_one(self):

@@ -329,6 +329,37 @@ TEST(Buckets, AnEpochIsRegroupedIntoBatchesOfOneBucket) {
   EXPECT_NE(BucketedOrder(order, lengths, 12, 8, 8, 1), grouped);
 }
 
+TEST(Buckets, OnlyModelsThatCannotTellThePaddingApartAreBucketed) {
+  for (const char* layer :
+       {"lstm(w, r, hiddenSize=4, bias=b, recurrentBias=rb)",
+        "dense(shape=[5], activation=relu), gru(w, r, hiddenSize=4)"}) {
+    CheckResult check = CheckModel("r.wnm", Model(layer));
+    ASSERT_TRUE(check.ok) << check.rendered;
+    EXPECT_TRUE(BucketsKeepTheModel(*check.dag)) << layer;
+  }
+  // An embedding of ids into an lstm: step-wise.
+  CheckResult text = CheckModel("t.wnm", R"(
+model:input int32 shape={sequence};
+model:output shape=[2];
+model:layers embedding(t, vocabulary=9, shape=[3]),
+    lstm(w, r, hiddenSize=4), dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  ASSERT_TRUE(text.ok) << text.rendered;
+  EXPECT_TRUE(BucketsKeepTheModel(*text.dag));
+  // Batch normalization's statistics run over the batch and its steps,
+  // padding included: every batch padded to T.
+  CheckResult mixed = CheckModel("m.wnm", R"(
+model:input shape={sequence, features: 3};
+model:output shape=[2];
+model:layers batchNormalization(scale, bias, axis=features),
+    lstm(w, r, hiddenSize=4), dense(shape=[2], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  ASSERT_TRUE(mixed.ok) << mixed.rendered;
+  EXPECT_FALSE(BucketsKeepTheModel(*mixed.dag));
+}
+
 TEST(Buckets, AStepPaddedToTheBucketEqualsOnePaddedToTheDataset) {
   // Sequences of 1..4 steps in a dataset padded to 6: the step compiled
   // for 4 steps (their bucket) and the one for 6 give the same loss and the

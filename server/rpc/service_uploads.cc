@@ -400,8 +400,9 @@ grpc::Status WebnnmService::ImportSnapshot(
   fs::remove_all(upload->folder, ec);
   upload->files.clear();
   // A refused snapshot ends its upload; an imported one is remembered.
+  bool imported = false;
   absl::Cleanup end_refused = [&] {
-    if (!upload->finished_job) drop();
+    if (!imported) drop();
   };
   if (static_cast<int64_t>(bytes.size()) != upload->total_bytes) {
     return ToGrpc(absl::InvalidArgumentError(
@@ -443,6 +444,7 @@ grpc::Status WebnnmService::ImportSnapshot(
   if (!created.ok()) return ToGrpc(created.status());
   jobs_.Queued();
   upload->finished_job = *created;
+  imported = true;
   *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;
 }

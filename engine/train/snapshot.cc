@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "engine/base/strings.h"
 
@@ -164,7 +167,12 @@ absl::StatusOr<SnapshotFile> DecodeSnapshot(std::string_view bytes) {
     return Corrupt("the header does not parse");
   }
   std::string_view data = bytes.substr(data_start, data_length);
+  // The whole table is checked before anything is copied: names, types,
+  // bounds, lengths, and that no two entries share bytes (aliased entries
+  // would make a small file cost its size once per entry).
   std::set<std::string> names;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;  // offset, length
+  std::vector<int64_t> counts;
   for (const v1::SnapshotTensor& entry : file.header.tensors()) {
     if (!names.insert(entry.name()).second) {
       return Corrupt(StrCat("tensor '", entry.name(), "' appears twice"));
@@ -185,11 +193,23 @@ absl::StatusOr<SnapshotFile> DecodeSnapshot(std::string_view bytes) {
       return Corrupt(StrCat("tensor '", entry.name(),
                             "' has a length that does not match its shape"));
     }
+    counts.push_back(count);
+    if (entry.length() > 0) ranges.push_back({entry.offset(), entry.length()});
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i - 1].first + ranges[i - 1].second > ranges[i].first) {
+      return Corrupt(StrCat("two tensors share the bytes at offset ",
+                            ranges[i].first, " of the data section"));
+    }
+  }
+  int k = 0;
+  for (const v1::SnapshotTensor& entry : file.header.tensors()) {
     SnapshotTensor t;
     t.name = entry.name();
     t.shape.assign(entry.shape().begin(), entry.shape().end());
-    t.values.resize(static_cast<size_t>(count));
-    if (count > 0) {
+    t.values.resize(static_cast<size_t>(counts[k++]));
+    if (!t.values.empty()) {
       std::memcpy(t.values.data(), data.data() + entry.offset(),
                   entry.length());
     }

@@ -1,6 +1,7 @@
 #include "server/core/inference.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -25,14 +26,33 @@ struct ServedModel {
   std::map<std::string, train::Standardization> target_standardization;
   std::vector<std::string> classes;
   absl::Mutex mutex;  // runs
-  // By batch size and sequence length.
-  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Context>> contexts
+  // Compiled contexts by batch bucket and sequence length, with the run
+  // that last used each (the least recent goes first).
+  struct Compiled {
+    std::unique_ptr<Context> context;
+    uint64_t used = 0;
+  };
+  std::map<std::pair<int64_t, int64_t>, Compiled> contexts
       ABSL_GUARDED_BY(mutex);
+  uint64_t runs ABSL_GUARDED_BY(mutex) = 0;
+  std::atomic<uint64_t> last_served{0};  // InferenceCache's clock
 };
 
 namespace {
 
 constexpr size_t kContextsPerModel = 16;
+// Served models kept at once (the least recently served goes first; a
+// request still running on it keeps it alive).
+constexpr size_t kServedModels = 16;
+
+// The batch a context is compiled for: the next power of two, so that a
+// client sending every batch size from 1 to 128 compiles 8 contexts, not
+// 128 (the padding rows are zeros; their results are dropped).
+int64_t BatchBucket(int64_t batch) {
+  int64_t bucket = 1;
+  while (bucket < batch) bucket *= 2;
+  return bucket;
+}
 
 template <typename T>
 void DecodeAs(std::string_view bytes, std::vector<double>& out) {
@@ -60,6 +80,30 @@ absl::StatusOr<int64_t> SequenceSteps(const TensorSummary& d,
                " values"));
   }
   return n / b / step;
+}
+
+// The model's context compiled for `compiled` rows and `steps`, a few at
+// a time (a client cannot make the daemon keep one for every shape it
+// sends): the least recently used goes.
+absl::StatusOr<Context*> ContextFor(ServedModel& m, int64_t compiled,
+                                    int64_t steps)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mutex) {
+  const std::pair<int64_t, int64_t> shape{compiled, steps};
+  if (m.contexts.size() >= kContextsPerModel && !m.contexts.count(shape)) {
+    auto oldest = m.contexts.begin();
+    for (auto it = m.contexts.begin(); it != m.contexts.end(); ++it) {
+      if (it->second.used < oldest->second.used) oldest = it;
+    }
+    m.contexts.erase(oldest);
+  }
+  ServedModel::Compiled& slot = m.contexts[shape];
+  slot.used = ++m.runs;
+  if (!slot.context) {
+    ASSIGN_OR_RETURN(slot.context, m.model->CreateContext());
+    RETURN_IF_ERROR(slot.context->SetBatchSize(compiled));
+    RETURN_IF_ERROR(slot.context->SetSequenceLength(steps));
+  }
+  return slot.context.get();
 }
 
 }  // namespace
@@ -137,7 +181,10 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   {
     absl::MutexLock lock(&mutex_);
     auto it = models_.find(job_id);
-    if (it != models_.end() && it->second->key == *key) return it->second;
+    if (it != models_.end() && it->second->key == *key) {
+      it->second->last_served = ++clock_;
+      return it->second;
+    }
   }
   // Built outside the lock; two first calls may both build it.
   ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob,
@@ -171,7 +218,15 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   served->imputation = snapshot.imputation;
   served->classes = snapshot.classes;
   absl::MutexLock lock(&mutex_);
+  served->last_served = ++clock_;
   models_[job_id] = served;
+  while (models_.size() > kServedModels) {
+    auto oldest = models_.begin();
+    for (auto it = models_.begin(); it != models_.end(); ++it) {
+      if (it->second->last_served < oldest->second->last_served) oldest = it;
+    }
+    models_.erase(oldest);
+  }
   return served;
 }
 
@@ -258,18 +313,8 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
   }
   steps = std::max<int64_t>(steps, 1);
   absl::MutexLock lock(&m.mutex);
-  // A compiled context per batch size and length, a few at a time (a
-  // client cannot make the daemon keep one for every shape it sends).
-  if (m.contexts.size() >= kContextsPerModel &&
-      !m.contexts.count({batch, steps})) {
-    m.contexts.erase(m.contexts.begin());
-  }
-  std::unique_ptr<Context>& context = m.contexts[{batch, steps}];
-  if (!context) {
-    ASSIGN_OR_RETURN(context, m.model->CreateContext());
-    RETURN_IF_ERROR(context->SetBatchSize(batch));
-    RETURN_IF_ERROR(context->SetSequenceLength(steps));
-  }
+  const int64_t compiled = BatchBucket(batch);
+  ASSIGN_OR_RETURN(Context * context, ContextFor(m, compiled, steps));
   for (size_t i = 0; i < declared.size(); ++i) {
     const TensorSummary& d = declared[i];
     std::vector<double> values = given[d.name]->values;
@@ -306,12 +351,21 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
         values[k] = (values[k] - s.mean[k % width]) / s.stddev[k % width];
       }
     }
+    values.resize(values.size() / static_cast<size_t>(batch) *
+                      static_cast<size_t>(compiled),
+                  0.0);  // the bucket's padding rows
     RETURN_IF_ERROR(context->SetData(d.name, values));
   }
   RETURN_IF_ERROR(m.model->Run(*context));
   std::vector<InferTensor> outputs;
   for (const TensorSummary& d : m.summary.outputs) {
     ASSIGN_OR_RETURN(TensorView view, context->Output(d.name));
+    // The request's rows only.
+    if (!view.shape.empty() && view.shape[0] == compiled) {
+      view.values.resize(view.values.size() / static_cast<size_t>(compiled) *
+                         static_cast<size_t>(batch));
+      view.shape[0] = batch;
+    }
     auto t = m.target_standardization.find(d.name);
     if (t != m.target_standardization.end() && !t->second.empty()) {
       const size_t width = t->second.mean.size();

@@ -60,6 +60,7 @@ class InferenceCache {
   absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<ServedModel>> models_
       ABSL_GUARDED_BY(mutex_);
+  uint64_t clock_ ABSL_GUARDED_BY(mutex_) = 0;  // ticks per model served
 };
 
 }  // namespace webnnm::server

@@ -310,6 +310,34 @@ class Lifecycle(Temp):
                       served["classes"])
         self.assertEqual(d.stop(), 0)
 
+    def test_infer_serves_every_batch_size_from_a_few_compilations(self):
+        # Batches of 1..40 rows run on contexts compiled for powers of two
+        # (padded with zero rows, cut back): each row as it is alone.
+        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        d = self.daemon()
+        job = self.submit(d, *iris_flags(20))
+        self.assertEqual(d.ctl("watch", job)[0], 0)
+        stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
+        with open(config("datasets", "iris.csv")) as f:
+            rows = [[float(v) for v in line.split(",")[:4]]
+                    for line in f.read().splitlines()[1:41]]
+
+        def infer(batch):
+            served = stub.Infer(webnnm_pb2.InferRequest(
+                job_id=job, inputs=[webnnm_pb2.Tensor(
+                    shape=[len(batch), 4],
+                    values=[v for r in batch for v in r])]), timeout=60)
+            self.assertEqual(list(served.outputs[0].shape), [len(batch), 3])
+            values = list(served.outputs[0].values)
+            return [values[3 * i:3 * i + 3] for i in range(len(batch))]
+        alone = [infer([r])[0] for r in rows]
+        for size in range(1, 41):
+            together = infer(rows[:size])
+            for i in range(size):
+                for a, b in zip(together[i], alone[i]):
+                    self.assertAlmostEqual(a, b, places=5, msg=(size, i))
+        self.assertEqual(d.stop(), 0)
+
     def test_infer_imputes_a_missing_value_as_training_did(self):
         import math
         from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc

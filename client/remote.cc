@@ -192,6 +192,23 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   v1::SubmitJobResponse response;
   grpc::Status s =
       client.stub().SubmitJob(client.Context().get(), request, &response);
+  if (!s.ok() && s.error_code() == grpc::StatusCode::INVALID_ARGUMENT &&
+      s.error_message().starts_with("the model does not check")) {
+    // The status holds the first diagnostics only (it travels as
+    // metadata): CheckModel's body has them all.
+    v1::CheckModelRequest check;
+    check.set_model_text(text);
+    check.set_file_name(request.file_name());
+    v1::CheckModelResponse checked;
+    if (client.stub()
+            .CheckModel(client.Context().get(), check, &checked)
+            .ok() &&
+        !checked.rendered().empty()) {
+      std::cerr << "webnnmctl: the model does not check:\n"
+                << checked.rendered();
+      return 1;
+    }
+  }
   if (!s.ok()) return client.Error(s);
   if (json) {
     std::cout << Json{{"jobId", response.job().job_id()}}.dump() << "\n";

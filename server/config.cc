@@ -63,7 +63,15 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
            {"max_queued_jobs", c.max_queued_jobs()},
            {"max_infer_elements", c.max_infer_elements()},
            {"snapshot_retention", c.snapshot_retention()},
-           {"restart_budget", c.restart_budget()}}) {
+           {"restart_budget", c.restart_budget()},
+           {"max_http_streams", c.max_http_streams()},
+           {"max_http_streams_per_client", c.max_http_streams_per_client()},
+           {"max_http_anonymous_streams", c.max_http_anonymous_streams()},
+           {"max_http_connections", c.max_http_connections()},
+           {"http_request_timeout_seconds", c.http_request_timeout_seconds()},
+           {"upload_idle_timeout_seconds", c.upload_idle_timeout_seconds()},
+           {"max_open_uploads", c.max_open_uploads()},
+           {"max_open_upload_bytes", c.max_open_upload_bytes()}}) {
     if (absl::Status st = positive(field, v); !st.ok()) return st;
   }
   if (!c.listen().empty()) s.listen = c.listen();
@@ -100,6 +108,27 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   if (c.has_snapshot_retention()) s.snapshot_retention = c.snapshot_retention();
   if (c.has_restart_budget()) s.jobs.restart_budget = c.restart_budget();
   if (c.data_cache_bytes() > 0) s.jobs.data_cache_bytes = c.data_cache_bytes();
+  if (c.max_http_streams() > 0) s.max_http_streams = c.max_http_streams();
+  if (c.max_http_streams_per_client() > 0) {
+    s.max_http_streams_per_client = c.max_http_streams_per_client();
+  }
+  if (c.max_http_anonymous_streams() > 0) {
+    s.max_http_anonymous_streams = c.max_http_anonymous_streams();
+  }
+  if (c.max_http_connections() > 0) {
+    s.max_http_connections = c.max_http_connections();
+  }
+  if (c.http_request_timeout_seconds() > 0) {
+    s.http_request_timeout_seconds = c.http_request_timeout_seconds();
+  }
+  if (c.upload_idle_timeout_seconds() > 0) {
+    s.limits.upload_idle_timeout =
+        std::chrono::seconds(c.upload_idle_timeout_seconds());
+  }
+  if (c.max_open_uploads() > 0) s.limits.max_open_uploads = c.max_open_uploads();
+  if (c.max_open_upload_bytes() > 0) {
+    s.limits.max_open_upload_bytes = c.max_open_upload_bytes();
+  }
   // A job reads its data under the limit its submission was checked with.
   s.jobs.max_dataset_bytes = s.limits.max_dataset_bytes;
   return s;

@@ -21,6 +21,12 @@ struct Settings {
   std::set<std::string> cors_origins;
   int64_t max_message_bytes = 16 << 20;
   int snapshot_retention = 1;
+  // The grpc-web listener's limits (grpc_web.h).
+  int max_http_streams = 24;
+  int max_http_streams_per_client = 8;
+  int max_http_anonymous_streams = 4;
+  int max_http_connections = 256;
+  int http_request_timeout_seconds = 10;
   JobOptions jobs;
   Limits limits;
 };

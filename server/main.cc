@@ -27,6 +27,7 @@
 #include "server/rpc/auth.h"
 #include "server/config.h"
 #include "server/rpc/grpc_web.h"
+#include "server/rpc/http_server.h"
 #include "server/core/inference.h"
 #include "server/core/jobs.h"
 #include "server/rpc/kserve.h"
@@ -154,6 +155,13 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
   if (settings.tls_certificate.empty()) {
     return grpc::InsecureServerCredentials();
   }
+  // Checked here, so that a key that does not fit its certificate (or the
+  // two files swapped) is said as such, not as a listener that fails.
+  if (absl::Status tls = CheckTlsFiles(settings.tls_certificate,
+                                       settings.tls_private_key);
+      !tls.ok()) {
+    return tls;
+  }
   grpc::SslServerCredentialsOptions ssl;
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
   if (!ReadFile(settings.tls_private_key, &pair.private_key) ||
@@ -225,6 +233,18 @@ int main(int argc, char** argv) {
   if (absl::Status locked = LockDatabase(settings.database); !locked.ok()) {
     return Fail(std::string(locked.message()));
   }
+  {
+    // A database file of zero bytes opens as a new, empty one: say so, as
+    // it may be a truncated copy rather than a fresh start.
+    std::error_code ec;
+    if (std::filesystem::exists(settings.database, ec) &&
+        std::filesystem::file_size(settings.database, ec) == 0 && !ec) {
+      std::cerr << "webnnmd: warning: the database " << settings.database
+                << " is empty (0 bytes); starting with no jobs and no "
+                   "datasets (if it held some, it was truncated: restore it "
+                   "from a backup)\n";
+    }
+  }
   absl::StatusOr<std::unique_ptr<Store>> store =
       SqliteStore::Open(settings.database, settings.snapshot_retention);
   if (!store.ok()) return Fail(std::string(store.status().message()));
@@ -253,7 +273,18 @@ int main(int argc, char** argv) {
         GrpcWebBridge::Start(*server,
                              {.listen = settings.http_listen,
                               .cors_origins = settings.cors_origins,
-                              .max_message_bytes = settings.max_message_bytes});
+                              .max_message_bytes = settings.max_message_bytes,
+                              .max_streams = settings.max_http_streams,
+                              .max_streams_per_client =
+                                  settings.max_http_streams_per_client,
+                              .max_anonymous_streams =
+                                  settings.max_http_anonymous_streams,
+                              .tokens_required = tokens->enabled(),
+                              .max_connections = settings.max_http_connections,
+                              .request_timeout = std::chrono::seconds(
+                                  settings.http_request_timeout_seconds),
+                              .tls_certificate = settings.tls_certificate,
+                              .tls_private_key = settings.tls_private_key});
     if (!started_web.ok()) {
       jobs.Stop();
       server->Shutdown();

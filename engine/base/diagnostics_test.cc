@@ -285,5 +285,47 @@ TEST(DiagnosticsLocate, LocateAllOfNothingIsEmpty) {
   EXPECT_TRUE(Make("abc").LocateAll().empty());
 }
 
+TEST(Diagnostics, EchoedValuesAndLongLinesAreCut) {
+  // A 100 KB option value, repeated by the message and on the source line.
+  const std::string value(100000, '7');
+  Diagnostics diagnostics =
+      Make("model:layers dense(units=" + value + ", shape=[3]);\n");
+  diagnostics.Error(Find(diagnostics, value),
+                    "units must be at most 1e9, not " + value);
+  const std::string& message = diagnostics.all()[0].message;
+  EXPECT_LT(message.size(), 300u);
+  EXPECT_THAT(message, HasSubstr("not " + std::string(200, '7') +
+                                 "… (100000 bytes)"));
+  std::string rendered = diagnostics.RenderAll();
+  EXPECT_LT(rendered.size(), 1200u) << rendered.size();
+  // The window starts at the line's beginning (the caret is near it) and
+  // is cut after it, the caret and its tildes inside.
+  EXPECT_THAT(rendered, HasSubstr("model:layers dense(units=777"));
+  EXPECT_THAT(rendered, HasSubstr("7…\n"));
+  EXPECT_THAT(rendered, HasSubstr("\n                         ^~~~"));
+  // Short messages and lines are as they were.
+  Diagnostics shortish = Make("a b;\n");
+  shortish.Error({2, 3}, "unknown 'b'");
+  EXPECT_EQ(shortish.RenderAll(),
+            "model.wnm:1:3: error: unknown 'b'\na b;\n  ^\n");
+}
+
+TEST(Diagnostics, ALongLineIsAWindowAroundTheCaret) {
+  const std::string filler(1000, 'x');
+  Diagnostics diagnostics = Make(filler + " bad " + filler + "\n");
+  diagnostics.Error(Find(diagnostics, "bad"), "unknown 'bad'");
+  std::string rendered = diagnostics.RenderAll();
+  std::string shown = rendered.substr(rendered.find('\n') + 1);
+  std::string line = shown.substr(0, shown.find('\n'));
+  std::string caret = shown.substr(shown.find('\n') + 1);
+  EXPECT_TRUE(line.starts_with("…")) << line;
+  EXPECT_TRUE(line.ends_with("…")) << line;
+  // The caret sits under "bad" in the window ('…' is one column).
+  const size_t bad = line.find(" bad ") + 1;
+  const size_t ellipsis_bytes = std::string("…").size();
+  EXPECT_EQ(caret.find('^'), bad - ellipsis_bytes + 1);
+  EXPECT_TRUE(caret.starts_with(std::string(caret.find('^'), ' ')));
+}
+
 }  // namespace
 }  // namespace webnnm

@@ -86,7 +86,7 @@ void ModelBuilder::CollectConstants() {
         continue;
       }
     }
-    model_.constants.push_back(std::move(constant));
+    model_.AddConstant(std::move(constant));
   }
 }
 

@@ -56,10 +56,19 @@ int Model::FindSection(std::string_view name) const {
 }
 
 int Model::FindConstant(std::string_view name) const {
-  for (size_t i = 0; i < constants.size(); ++i) {
+  if (constant_index.size() == constants.size()) {
+    auto it = constant_index.find(name);
+    return it == constant_index.end() ? -1 : it->second;
+  }
+  for (size_t i = 0; i < constants.size(); ++i) {  // filled another way
     if (constants[i].name == name) return static_cast<int>(i);
   }
   return -1;
+}
+
+void Model::AddConstant(Constant constant) {
+  constant_index.emplace(constant.name, static_cast<int>(constants.size()));
+  constants.push_back(std::move(constant));
 }
 
 Model Build(const lang::Module& module, Diagnostics& diagnostics) {

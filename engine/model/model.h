@@ -12,6 +12,7 @@
 #ifndef WEBNNM_ENGINE_MODEL_MODEL_H_
 #define WEBNNM_ENGINE_MODEL_MODEL_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -110,10 +111,14 @@ struct Model {
   std::vector<Section> sections;
   std::vector<Layer> layers;  // in instantiation order
   std::vector<Constant> constants;
+  // constants' indices by name (AddConstant keeps it), so that a model of
+  // 100,000 constants checks in linear time.
+  std::map<std::string, int, std::less<>> constant_index;
   std::vector<Parameter> parameters;  // in order of first use
 
   int FindSection(std::string_view name) const;
   int FindConstant(std::string_view name) const;
+  void AddConstant(Constant constant);
 };
 
 }  // namespace webnnm::model

@@ -121,7 +121,18 @@ std::string ReplaceAll(std::string text, const std::string& from,
 
 absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
                                     const DataSource& source) {
-  absl::StatusOr<Dataset> read = ReadDataAsNamed(dag, source);
+  absl::StatusOr<Dataset> read;
+  // A reader that runs out of memory is an error of this dataset, never an
+  // exception that takes the caller (a daemon's worker) down.
+  try {
+    read = ReadDataAsNamed(dag, source);
+  } catch (const std::bad_alloc&) {
+    read = absl::ResourceExhaustedError(
+        StrCat(source.path, ": not enough memory to read this dataset"));
+  } catch (const std::exception& e) {
+    read = absl::InternalError(
+        StrCat(source.path, ": reading failed: ", e.what()));
+  }
   if (read.ok() || source.shown_as.empty()) return read;
   // The path, then the folder holding it, become the name.
   std::string message = ReplaceAll(std::string(read.status().message()),
@@ -153,7 +164,7 @@ absl::StatusOr<Dataset> ReadDataAsNamed(const dag::Dag& dag,
     return ReadImageFolderFor(dag, source);
   }
   if (std::filesystem::is_directory(source.path)) {
-    return LoadIdx(source.path);
+    return LoadIdx(source.path, source.max_bytes);
   }
   return LoadCsv(source.path,
                  {.label = source.label,

@@ -232,8 +232,12 @@ absl::StatusOr<Dataset> LoadCsvFeatures(const std::string& path,
 
 // Reads an MNIST-style IDX directory (train-/t10k- images and labels,
 // gzipped or not): uint8 pixels scaled to [0, 1], classes 0..9 by label
-// value; the t10k samples form the test subset.
-absl::StatusOr<Dataset> LoadIdx(const std::string& directory);
+// value; the t10k samples form the test subset. The four files may hold at
+// most `max_bytes` decompressed (0: 4 GiB): each header's claim is checked
+// against what is left before its data is read, so a gzip bomb costs
+// nothing. A file given both plain and gzipped is refused.
+absl::StatusOr<Dataset> LoadIdx(const std::string& directory,
+                                int64_t max_bytes = 0);
 
 }  // namespace webnnm::train
 

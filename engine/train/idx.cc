@@ -12,15 +12,25 @@
 namespace webnnm::train {
 namespace {
 
-// The file `stem` or `stem.gz` in `directory`.
+// The file `stem` or `stem.gz` in `directory` (not both: which one was
+// meant cannot be told).
 absl::StatusOr<std::string> Find(const std::string& directory,
                                  const std::string& stem) {
+  std::vector<std::string> found;
   for (const std::string& name : {stem, stem + ".gz"}) {
     std::filesystem::path p = std::filesystem::path(directory) / name;
-    if (std::filesystem::exists(p)) return p.string();
+    if (std::filesystem::exists(p)) found.push_back(p.string());
   }
-  return absl::NotFoundError(
-      StrCat(directory, ": no ", stem, " or ", stem, ".gz"));
+  if (found.size() == 2) {
+    return absl::InvalidArgumentError(
+        StrCat(directory, ": both ", stem, " and ", stem,
+               ".gz; keep one of them"));
+  }
+  if (found.empty()) {
+    return absl::NotFoundError(
+        StrCat(directory, ": no ", stem, " or ", stem, ".gz"));
+  }
+  return found[0];
 }
 
 struct Idx {
@@ -28,7 +38,10 @@ struct Idx {
   std::vector<uint8_t> data;
 };
 
-absl::StatusOr<Idx> ReadIdx(const std::string& path, int expected_rank) {
+// `budget`: the bytes the dataset's files may still hold decompressed;
+// a header that claims more is refused before anything is allocated.
+absl::StatusOr<Idx> ReadIdx(const std::string& path, int expected_rank,
+                            int64_t& budget) {
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) return absl::NotFoundError(StrCat("cannot read ", path));
   auto fail = [&](const std::string& why) {
@@ -59,6 +72,13 @@ absl::StatusOr<Idx> ReadIdx(const std::string& path, int expected_rank) {
     idx.dims.push_back(size);
     total *= size;
   }
+  if (total > budget) {
+    return fail(StrCat("its header claims ", total,
+                       " bytes of data, more than the ", budget,
+                       " the dataset may still hold decompressed (the limit "
+                       "is the daemon's max_dataset_bytes)"));
+  }
+  budget -= total;
   // The buffer grows with the data actually read, so a header that claims
   // more than the file holds costs no more memory than the file.
   idx.data.reserve(static_cast<size_t>(std::min<int64_t>(total, 1 << 20)));
@@ -78,7 +98,11 @@ absl::StatusOr<Idx> ReadIdx(const std::string& path, int expected_rank) {
 
 }  // namespace
 
-absl::StatusOr<Dataset> LoadIdx(const std::string& directory) {
+absl::StatusOr<Dataset> LoadIdx(const std::string& directory,
+                                int64_t max_bytes) {
+  // The bytes all four files may hold decompressed (their features then
+  // take four times as many as floats).
+  int64_t budget = max_bytes > 0 ? max_bytes : int64_t{4} << 30;
   std::vector<float> features, targets;
   std::vector<int64_t> test;
   int64_t width = 0;
@@ -89,10 +113,10 @@ absl::StatusOr<Dataset> LoadIdx(const std::string& directory) {
     absl::StatusOr<std::string> labels =
         Find(directory, StrCat(part, "-labels-idx1-ubyte"));
     if (!labels.ok()) return labels.status();
-    absl::StatusOr<Idx> x = ReadIdx(*images, 3);
-    if (!x.ok()) return x.status();
-    absl::StatusOr<Idx> y = ReadIdx(*labels, 1);
+    absl::StatusOr<Idx> y = ReadIdx(*labels, 1, budget);
     if (!y.ok()) return y.status();
+    absl::StatusOr<Idx> x = ReadIdx(*images, 3, budget);
+    if (!x.ok()) return x.status();
     if (x->dims[0] != y->dims[0]) {
       return absl::InvalidArgumentError(StrCat(*images, " has ", x->dims[0],
                                                " images but ", *labels, " has ",

@@ -4,6 +4,8 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/train/feeder.h"
+#include "engine/train/trainer.h"
 #include "absl/strings/str_join.h"
 
 namespace webnnm::train {
@@ -48,6 +50,12 @@ absl::StatusOr<std::unique_ptr<Run>> Run::Prepare(const RunSpec& spec) {
     run->backend_ = run->owned_backend_.get();
   }
   return run;
+}
+
+absl::Status Run::CheckDataFits() const {
+  ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
+                   OutputSpecs(*spec_.dag, hyper_, nullptr));
+  return CheckShapes(*spec_.dag, *data_, specs);
 }
 
 absl::Status Run::FitSnapshot() {

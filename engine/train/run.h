@@ -107,6 +107,11 @@ class Run {
   // The hyperparameters a new run starts from (a resumed run: the
   // snapshot's).
   const Hyperparameters& hyperparameters() const { return hyper_; }
+  // Whether the data fits the model as training and testing will check
+  // it — classes and features against the outputs and inputs, one loss
+  // weight per output — (InvalidArgument saying what does not), so that a
+  // daemon refuses a submission instead of failing its job.
+  absl::Status CheckDataFits() const;
 
   // Trains and tests (kTrain). The decisions of preparing are reported
   // first and lead the result's and every snapshot's decisions.

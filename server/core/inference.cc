@@ -230,6 +230,56 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   return served;
 }
 
+namespace {
+
+std::string DimsText(const std::vector<int64_t>& dims, bool leading_comma) {
+  std::string text;
+  for (int64_t e : dims) {
+    text += StrCat(text.empty() && !leading_comma ? "" : ", ", e);
+  }
+  return text;
+}
+
+// The batch size of input `t` for the declared `d` (whose samples hold
+// `sample` values, steps included): its shape must be [batch, d's
+// dimensions...] or, not sequenced, [batch, sample]; with as many values.
+absl::StatusOr<int64_t> CheckedBatch(const TensorSummary& d,
+                                     const InferTensor& t, int64_t sample) {
+  const int64_t b = t.shape.empty() ? -1 : t.shape[0];
+  for (int64_t e : t.shape) {
+    if (e < 0) {
+      return absl::InvalidArgumentError(
+          StrCat("input '", d.name, "' has a negative dimension"));
+    }
+  }
+  // Checked: a client's dimensions may be anything.
+  std::optional<int64_t> elements = CheckedProduct(t.shape);
+  std::optional<int64_t> expected = CheckedMul(b, sample);
+  if (t.shape.empty() || !elements || !expected ||
+      *elements != static_cast<int64_t>(t.values.size()) || b < 1 ||
+      *elements != *expected) {
+    return absl::InvalidArgumentError(StrCat(
+        "input '", d.name, "' needs shape [batch", DimsText(d.shape, true),
+        "] with as many values; got shape [", DimsText(t.shape, false),
+        "] with ", t.values.size(), " values"));
+  }
+  // [batch, the declared dimensions...], or [batch, their product] (a
+  // sample flattened); not another shape with as many values.
+  const bool exact =
+      t.shape.size() == d.shape.size() + 1 &&
+      std::equal(d.shape.begin(), d.shape.end(), t.shape.begin() + 1);
+  const bool flat = t.shape.size() == 2 && t.shape[1] == sample;
+  if (!d.sequenced && !exact && !flat) {
+    return absl::InvalidArgumentError(StrCat(
+        "input '", d.name, "' needs shape [batch", DimsText(d.shape, true),
+        "] (or [batch, ", sample, "]); got shape [", DimsText(t.shape, false),
+        "]"));
+  }
+  return b;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     ServedModel& m, const std::vector<InferTensor>& inputs,
     int64_t max_elements) {
@@ -277,28 +327,7 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
           StrCat("the inputs have more than ", max_elements,
                  " elements (the daemon's limit)"));
     }
-    int64_t b = t.shape.empty() ? -1 : t.shape[0];
-    for (int64_t e : t.shape) {
-      if (e < 0) {
-        return absl::InvalidArgumentError(
-            StrCat("input '", d.name, "' has a negative dimension"));
-      }
-    }
-    // Checked: a client's dimensions may be anything.
-    std::optional<int64_t> elements = CheckedProduct(t.shape);
-    std::optional<int64_t> expected = CheckedMul(b, sample);
-    if (t.shape.empty() || !elements || !expected ||
-        *elements != static_cast<int64_t>(t.values.size()) || b < 1 ||
-        *elements != *expected) {
-      std::string want;
-      for (int64_t e : d.shape) want += StrCat(", ", e);
-      std::string got;
-      for (int64_t e : t.shape) got += StrCat(got.empty() ? "" : ", ", e);
-      return absl::InvalidArgumentError(
-          StrCat("input '", d.name, "' needs shape [batch", want, "] with ",
-                 "as many values; got shape [", got, "] with ", t.values.size(),
-                 " values"));
-    }
+    ASSIGN_OR_RETURN(const int64_t b, CheckedBatch(d, t, sample));
     if (batch >= 0 && b != batch) {
       return absl::InvalidArgumentError(
           "every input needs the same batch size");

@@ -268,9 +268,18 @@ void JobManager::Run(const std::string& id) {
       {StateEvent(JobState::kRunning)});
   if (!started.ok()) return;
   (*stored)->job = *started;
-  absl::Status status = (*stored)->job.kind == JobKind::kTest
-                            ? RunTest(**stored)
-                            : RunTrain(**stored);
+  absl::Status status;
+  // Nothing a job does may end the daemon: an exception (out of memory
+  // above all) fails the job.
+  try {
+    status = (*stored)->job.kind == JobKind::kTest ? RunTest(**stored)
+                                                   : RunTrain(**stored);
+  } catch (const std::bad_alloc&) {
+    status = absl::ResourceExhaustedError(
+        "the daemon ran out of memory running this job");
+  } catch (const std::exception& e) {
+    status = absl::InternalError(StrCat("the job failed: ", e.what()));
+  }
   if (!status.ok()) (void)Fail(id, status);
 }
 

@@ -1,7 +1,5 @@
 #include "server/rpc/grpc_web.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -12,6 +10,8 @@
 
 #include "absl/strings/escaping.h"
 #include "engine/base/strings.h"
+#include "absl/synchronization/mutex.h"
+#include "server/rpc/http_server.h"
 #include "server/rpc/web_assets.h"
 
 namespace webnnm::server {
@@ -232,10 +232,13 @@ class Call {
     return Wait();
   }
 
-  bool Read(std::string* message) {
+  // The next message; false at the end of the stream. While it waits,
+  // `gone` is asked twice a second: when it says the client went away, the
+  // call is cancelled (and the read then ends).
+  bool Read(std::string* message, const std::function<bool()>& gone = {}) {
     grpc::ByteBuffer buffer;
     rw_->Read(&buffer, Tag());
-    if (!Wait()) return false;
+    if (!Wait(gone)) return false;
     std::vector<grpc::Slice> slices;
     (void)buffer.Dump(&slices);
     message->clear();
@@ -266,11 +269,24 @@ class Call {
 
  private:
   void* Tag() { return reinterpret_cast<void*>(++tag_); }
-  bool Wait() {
+  bool Wait(const std::function<bool()>& gone = {}) {
     void* tag;
     bool ok = false;
-    if (!cq_.Next(&tag, &ok)) return false;
-    return ok;
+    bool cancelled = false;
+    for (;;) {
+      auto deadline =
+          std::chrono::system_clock::now() + std::chrono::milliseconds(500);
+      grpc::CompletionQueue::NextStatus next =
+          gone ? cq_.AsyncNext(&tag, &ok, deadline)
+               : (cq_.Next(&tag, &ok) ? grpc::CompletionQueue::GOT_EVENT
+                                      : grpc::CompletionQueue::SHUTDOWN);
+      if (next == grpc::CompletionQueue::GOT_EVENT) return ok;
+      if (next == grpc::CompletionQueue::SHUTDOWN) return false;
+      if (!cancelled && gone()) {
+        context.TryCancel();  // the client went away without a word
+        cancelled = true;
+      }
+    }
   }
 
   grpc::GenericStub& stub_;
@@ -281,45 +297,140 @@ class Call {
   uintptr_t tag_ = 0;
 };
 
-struct Context {
-  GrpcWebOptions options;
-  std::unique_ptr<grpc::GenericStub> stub;
+// Open server streams, bounded in all, per client (its bearer token, else
+// its address) and, where tokens are required, for calls without one.
+class StreamLimits {
+ public:
+  explicit StreamLimits(const GrpcWebOptions& o) : options_(o) {}
+
+  // A refusal's reason, or empty when the stream may open (then Release
+  // must follow).
+  std::string Acquire(const std::string& client, bool anonymous) {
+    absl::MutexLock lock(&mu_);
+    if (total_ >= options_.max_streams) {
+      return StrCat("the daemon has ", total_,
+                    " grpc-web streams open, its limit (max_http_streams); "
+                    "try again when one ends");
+    }
+    if (per_client_[client] >= options_.max_streams_per_client) {
+      return StrCat("this client has ", per_client_[client],
+                    " grpc-web streams open, the limit per client "
+                    "(max_http_streams_per_client); close one first");
+    }
+    if (anonymous && options_.tokens_required &&
+        anonymous_ >= options_.max_anonymous_streams) {
+      return StrCat(anonymous_,
+                    " grpc-web streams without a token are open, the limit "
+                    "(max_http_anonymous_streams)");
+    }
+    ++total_;
+    ++per_client_[client];
+    if (anonymous) ++anonymous_;
+    return "";
+  }
+
+  void Release(const std::string& client, bool anonymous) {
+    absl::MutexLock lock(&mu_);
+    --total_;
+    if (--per_client_[client] == 0) per_client_.erase(client);
+    if (anonymous) --anonymous_;
+  }
+
+ private:
+  const GrpcWebOptions options_;
+  absl::Mutex mu_;
+  int total_ ABSL_GUARDED_BY(mu_) = 0;
+  int anonymous_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, int> per_client_ ABSL_GUARDED_BY(mu_);
 };
 
-void AllowOrigin(const Context& c, const httplib::Request& req,
-                 httplib::Response& res) {
-  std::string origin = req.get_header_value("Origin");
+struct Context {
+  explicit Context(const GrpcWebOptions& o) : options(o), streams(o) {}
+  GrpcWebOptions options;
+  std::unique_ptr<grpc::GenericStub> stub;
+  StreamLimits streams;
+};
+
+void AllowOrigin(const Context& c, const HttpRequest& req,
+                 HttpHeaders& headers) {
+  std::string origin = req.Header("origin");
   if (origin.empty() || !c.options.cors_origins.count(origin)) return;
-  res.set_header("Access-Control-Allow-Origin", origin);
-  res.set_header("Vary", "Origin");
-  res.set_header("Access-Control-Expose-Headers",
-                 "grpc-status, grpc-message, grpc-status-details-bin");
+  headers.push_back({"Access-Control-Allow-Origin", origin});
+  headers.push_back({"Vary", "Origin"});
+  headers.push_back({"Access-Control-Expose-Headers",
+                     "grpc-status, grpc-message, grpc-status-details-bin"});
 }
 
-void TrailersOnly(httplib::Response& res, const grpc::Status& status,
+void TrailersOnly(HttpResponder& res, HttpHeaders headers,
+                  const grpc::Status& status,
                   const std::string& content_type) {
-  res.status = 200;
-  res.set_header("grpc-status",
-                 std::to_string(static_cast<int>(status.error_code())));
-  res.set_header("grpc-message", PercentEncode(status.error_message()));
-  res.set_content("", content_type.c_str());
+  headers.push_back({"Content-Type", content_type});
+  headers.push_back(
+      {"grpc-status", std::to_string(static_cast<int>(status.error_code()))});
+  headers.push_back({"grpc-message", PercentEncode(status.error_message())});
+  res.Send(200, headers, "");
 }
 
-void Handle(Context& c, const httplib::Request& req, httplib::Response& res) {
-  AllowOrigin(c, req, res);
-  const std::string type = Lower(req.get_header_value("Content-Type"));
+// The call's metadata and deadline from the request's headers; false for a
+// malformed grpc-timeout.
+bool Prepare(const HttpRequest& req, grpc::ClientContext& context) {
+  for (const auto& [name, value] : req.headers) {
+    if (HttpOnly(name) || !ValidMetadataKey(name) ||
+        !ValidMetadataValue(value)) {
+      continue;
+    }
+    context.AddMetadata(name, value);
+  }
+  auto deadline = std::chrono::system_clock::now() + std::chrono::hours(24);
+  if (req.HasHeader("grpc-timeout")) {
+    std::optional<int64_t> micros =
+        grpc_web::ParseTimeout(req.Header("grpc-timeout"));
+    if (!micros) return false;
+    deadline = std::min(deadline, std::chrono::system_clock::now() +
+                                      std::chrono::microseconds(*micros));
+  }
+  context.set_deadline(deadline);
+  return true;
+}
+
+// A server stream: each message flushed as it arrives, the trailers last.
+void Stream(Call& call, std::string message, bool text, HttpResponder& res,
+            HttpHeaders headers, const std::string& response_type) {
+  auto encode = [text](const std::string& frame) {
+    return text ? absl::Base64Escape(frame) : frame;
+  };
+  headers.push_back({"Content-Type", response_type});
+  if (!res.StartStream(200, headers)) return;
+  auto gone = [&res] { return res.ClientGone(); };
+  bool more = true;
+  while (more) {
+    if (!res.Write(encode(Frame(0, message)))) {
+      call.context.TryCancel();  // the browser went away
+      return;
+    }
+    more = call.Read(&message, gone);
+  }
+  grpc::Status status = call.Finish();
+  res.Write(encode(Frame(0x80, call.Trailers(status))));
+  res.EndStream();
+}
+
+void Handle(Context& c, const HttpRequest& req, HttpResponder& res) {
+  HttpHeaders headers;
+  AllowOrigin(c, req, headers);
+  const std::string type = Lower(req.Header("content-type"));
   const bool text = type.rfind("application/grpc-web-text", 0) == 0;
   if (type != "application/grpc-web" && type != "application/grpc-web+proto" &&
       type != "application/grpc-web-text" &&
       type != "application/grpc-web-text+proto") {
-    res.status = 415;
-    res.set_content("webnnmd: this endpoint speaks grpc-web\n", "text/plain");
+    headers.push_back({"Content-Type", "text/plain"});
+    res.Send(415, headers, "webnnmd: this endpoint speaks grpc-web\n");
     return;
   }
   const std::string response_type =
       text ? "application/grpc-web-text+proto" : "application/grpc-web+proto";
   auto fail = [&](grpc::StatusCode code, const std::string& message) {
-    TrailersOnly(res, grpc::Status(code, message), response_type);
+    TrailersOnly(res, headers, grpc::Status(code, message), response_type);
   };
   Shape shape = MethodShape(req.path);
   if (shape == Shape::kUnknown) {
@@ -335,89 +446,107 @@ void Handle(Context& c, const httplib::Request& req, httplib::Response& res) {
     return fail(grpc::StatusCode::INVALID_ARGUMENT,
                 std::string(message.status().message()));
   }
+  // A stream holds a worker while it lasts: it must fit the limits.
+  const std::string token = req.Header("authorization");
+  const bool anonymous = token.empty();
+  const std::string client = anonymous ? "address " + req.remote_ip : token;
+  const bool streaming = shape == Shape::kServerStreaming;
+  if (streaming) {
+    std::string refused = c.streams.Acquire(client, anonymous);
+    if (!refused.empty()) {
+      return fail(grpc::StatusCode::RESOURCE_EXHAUSTED, refused);
+    }
+  }
+  struct Release {
+    Context& c;
+    const std::string& client;
+    bool anonymous, active;
+    ~Release() {
+      if (active) c.streams.Release(client, anonymous);
+    }
+  } release{c, client, anonymous, streaming};
 
-  auto call = std::make_shared<Call>(*c.stub, req.path);
-  for (const auto& [name, value] : req.headers) {
-    std::string key = Lower(name);
-    if (HttpOnly(key) || !ValidMetadataKey(key) || !ValidMetadataValue(value)) {
-      continue;
-    }
-    call->context.AddMetadata(key, value);
+  Call call(*c.stub, req.path);
+  if (!Prepare(req, call.context)) {
+    return fail(grpc::StatusCode::INVALID_ARGUMENT, "malformed grpc-timeout");
   }
-  auto deadline = std::chrono::system_clock::now() + std::chrono::hours(24);
-  if (req.has_header("grpc-timeout")) {
-    std::optional<int64_t> micros =
-        grpc_web::ParseTimeout(req.get_header_value("grpc-timeout"));
-    if (!micros) {
-      return fail(grpc::StatusCode::INVALID_ARGUMENT, "malformed grpc-timeout");
-    }
-    deadline = std::min(deadline, std::chrono::system_clock::now() +
-                                      std::chrono::microseconds(*micros));
-  }
-  call->context.set_deadline(deadline);
-  if (!call->Start(*message)) {
-    return fail(call->Finish().error_code(), "the call could not start");
+  if (!call.Start(*message)) {
+    return fail(call.Finish().error_code(), "the call could not start");
   }
   std::string first;
-  bool have_first = call->Read(&first);
+  bool have_first =
+      call.Read(&first, [&res] { return res.ClientGone(); });
   if (!have_first) {
-    grpc::Status status = call->Finish();
+    grpc::Status status = call.Finish();
     if (!status.ok()) return fail(status.error_code(), status.error_message());
   }
-  auto encode = [text](const std::string& frame) {
-    return text ? absl::Base64Escape(frame) : frame;
-  };
-  res.status = 200;
-  res.set_header("X-Accel-Buffering", "no");
-  if (shape == Shape::kUnary || !have_first) {
+  headers.push_back({"X-Accel-Buffering", "no"});
+  if (!streaming || !have_first) {
     std::string out;
     if (have_first) out += Frame(0, first);
-    grpc::Status status = have_first ? call->Finish() : grpc::Status::OK;
+    grpc::Status status = have_first ? call.Finish() : grpc::Status::OK;
     if (have_first && !status.ok()) {
       return fail(status.error_code(), status.error_message());
     }
-    out += Frame(0x80, call->Trailers(status));
-    res.set_content(encode(out), response_type.c_str());
+    out += Frame(0x80, call.Trailers(status));
+    headers.push_back({"Content-Type", response_type});
+    res.Send(200, headers, text ? absl::Base64Escape(out) : out);
     return;
   }
-  // Server streaming: each message flushed as it arrives.
-  res.set_chunked_content_provider(
-      response_type, [call, first, encode](size_t, httplib::DataSink& sink) {
-        std::string message = first;
-        bool more = true;
-        while (more) {
-          std::string frame = encode(Frame(0, message));
-          if (!sink.write(frame.data(), frame.size())) {
-            call->context.TryCancel();  // the browser went away
-            return false;
-          }
-          more = call->Read(&message);
-        }
-        grpc::Status status = call->Finish();
-        std::string trailers = encode(Frame(0x80, call->Trailers(status)));
-        sink.write(trailers.data(), trailers.size());
-        sink.done();
-        return true;
-      });
+  Stream(call, std::move(first), text, res, std::move(headers), response_type);
 }
 
-void Preflight(const Context& c, const httplib::Request& req,
-               httplib::Response& res) {
-  std::string origin = req.get_header_value("Origin");
+void Preflight(const Context& c, const HttpRequest& req, HttpResponder& res) {
+  std::string origin = req.Header("origin");
   if (origin.empty() || !c.options.cors_origins.count(origin)) {
-    res.status = 403;
+    res.Send(403, {}, "");
     return;
   }
-  res.status = 204;
-  res.set_header("Access-Control-Allow-Origin", origin);
-  res.set_header("Vary", "Origin");
-  res.set_header("Access-Control-Allow-Methods", "POST, OPTIONS");
-  std::string asked = req.get_header_value("Access-Control-Request-Headers");
-  res.set_header("Access-Control-Allow-Headers",
-                 asked.empty() ? "content-type, x-grpc-web, x-user-agent, "
-                                 "grpc-timeout, authorization"
-                               : asked);
-  res.set_header("Access-Control-Max-Age", "86400");
+  std::string asked = req.Header("access-control-request-headers");
+  res.Send(204,
+           {{"Access-Control-Allow-Origin", origin},
+            {"Vary", "Origin"},
+            {"Access-Control-Allow-Methods", "POST, OPTIONS"},
+            {"Access-Control-Allow-Headers",
+             asked.empty() ? "content-type, x-grpc-web, x-user-agent, "
+                             "grpc-timeout, authorization"
+                           : asked},
+            {"Access-Control-Max-Age", "86400"}},
+           "");
+}
+
+// The front end, embedded: same origin as the API, so no CORS.
+void ServeAsset(const HttpRequest& req, HttpResponder& res) {
+  std::string path = req.path == "/" ? "/index.html" : req.path;
+  for (size_t i = 0; i < kWebAssetCount; ++i) {
+    const WebAsset& a = kWebAssets[i];
+    if (path != a.path) continue;
+    res.Send(200,
+             {{"Content-Type", a.content_type},
+              {"Cache-Control", "no-cache"},
+              {"X-Content-Type-Options", "nosniff"},
+              {"Content-Security-Policy",
+               "default-src 'self'; style-src 'self' 'unsafe-inline'"}},
+             std::string_view(reinterpret_cast<const char*>(a.data), a.size));
+    return;
+  }
+  res.Send(404, {{"Content-Type", "text/plain"}}, "not found\n");
+}
+
+bool IsMethodPath(const std::string& path) {
+  // /<service>/<method>: two non-empty segments.
+  if (path.size() < 4 || path[0] != '/') return false;
+  size_t slash = path.find('/', 1);
+  return slash != std::string::npos && slash > 1 && slash + 1 < path.size() &&
+         path.find('/', slash + 1) == std::string::npos;
+}
+
+void Route(Context& c, const HttpRequest& req, HttpResponder& res) {
+  if (req.method == "POST" && IsMethodPath(req.path)) return Handle(c, req, res);
+  if (req.method == "OPTIONS") return Preflight(c, req, res);
+  if (req.method == "GET" || req.method == "HEAD") return ServeAsset(req, res);
+  res.Send(405, {{"Content-Type", "text/plain"}, {"Allow", "GET, POST, OPTIONS"}},
+           "webnnmd: GET, POST (grpc-web) and OPTIONS only\n");
 }
 
 }  // namespace
@@ -434,61 +563,41 @@ absl::StatusOr<std::unique_ptr<GrpcWebBridge>> GrpcWebBridge::Start(
     host = host.substr(1, host.size() - 2);
   }
   int port = std::atoi(options.listen.substr(colon + 1).c_str());
-  auto context = std::make_shared<Context>();
-  context->options = options;
+  // Each stream holds a worker: a few are always left for the rest.
+  options.threads = std::max(4, options.threads);
+  options.max_streams =
+      std::clamp(options.max_streams, 1, std::max(1, options.threads - 4));
+  auto context = std::make_shared<Context>(options);
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(
       std::min<int64_t>(options.max_message_bytes, INT32_MAX)));
   context->stub =
       std::make_unique<grpc::GenericStub>(server.InProcessChannel(args));
 
-  std::unique_ptr<GrpcWebBridge> bridge(new GrpcWebBridge);
-  bridge->http_ = std::make_unique<httplib::Server>();
-  httplib::Server& http = *bridge->http_;
-  int threads = std::max(4, options.threads);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  HttpServerOptions http;
+  http.host = host;
+  http.port = port;
+  http.workers = options.threads;
+  http.max_connections = options.max_connections;
   // The body limit: one message plus its frame (base64 is 4/3 larger).
-  http.set_payload_max_length(
-      static_cast<size_t>(options.max_message_bytes / 3 * 4 + 64));
-  http.Post(R"(/[^/]+/[^/]+)",
-            [context](const httplib::Request& req, httplib::Response& res) {
-              Handle(*context, req, res);
-            });
-  http.Options(R"(/.*)",
-               [context](const httplib::Request& req, httplib::Response& res) {
-                 Preflight(*context, req, res);
-               });
-  // The front end, embedded: same origin as the API, so no CORS.
-  http.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
-    std::string path = req.path == "/" ? "/index.html" : req.path;
-    for (size_t i = 0; i < kWebAssetCount; ++i) {
-      const WebAsset& a = kWebAssets[i];
-      if (path != a.path) continue;
-      res.set_header("Cache-Control", "no-cache");
-      res.set_header("X-Content-Type-Options", "nosniff");
-      res.set_header("Content-Security-Policy",
-                     "default-src 'self'; style-src 'self' 'unsafe-inline'");
-      res.set_content(reinterpret_cast<const char*>(a.data), a.size,
-                      a.content_type);
-      return;
-    }
-    res.status = 404;
-    res.set_content("not found\n", "text/plain");
-  });
-  int bound = port == 0 ? http.bind_to_any_port(host)
-                        : (http.bind_to_port(host, port) ? port : -1);
-  if (bound <= 0) {
-    return absl::UnavailableError(
-        StrCat("cannot listen for HTTP on ", options.listen));
-  }
-  bridge->port_ = bound;
-  bridge->thread_ = std::thread([&http] { http.listen_after_bind(); });
+  http.max_body_bytes = options.max_message_bytes / 3 * 4 + 64;
+  http.request_timeout = options.request_timeout;
+  http.tls_certificate = options.tls_certificate;
+  http.tls_private_key = options.tls_private_key;
+  absl::StatusOr<std::unique_ptr<HttpServer>> started = HttpServer::Start(
+      http, [context](const HttpRequest& req, HttpResponder& res) {
+        Route(*context, req, res);
+      });
+  if (!started.ok()) return started.status();
+  std::unique_ptr<GrpcWebBridge> bridge(new GrpcWebBridge);
+  bridge->http_ = std::move(*started);
   return bridge;
 }
 
+int GrpcWebBridge::port() const { return http_ ? http_->port() : 0; }
+
 void GrpcWebBridge::Stop() {
-  if (http_) http_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (http_) http_->Stop();
 }
 
 GrpcWebBridge::~GrpcWebBridge() { Stop(); }

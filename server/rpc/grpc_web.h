@@ -15,32 +15,48 @@
 // - Each streamed message is flushed as it arrives; the response ends with
 //   the trailers frame (flag 0x80). An error before any message is a
 //   trailers-only response (grpc-status and grpc-message as HTTP headers).
-// - A browser that disconnects cancels the call.
+// - A browser that disconnects cancels the call, noticed while the call
+//   waits for its next message (without writing to the browser).
+// - Server streams are bounded (GrpcWebOptions); the HTTP/1.1 listener
+//   itself (http_server.h) reads requests without holding a worker and
+//   drops slow ones.
 // - CORS only for the configured origins (preflights included).
 #ifndef WEBNNM_SERVER_RPC_GRPC_WEB_H_
 #define WEBNNM_SERVER_RPC_GRPC_WEB_H_
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace webnnm::server {
 
+class HttpServer;
+
+// The listener's limits (http_server.h says how each is enforced).
 struct GrpcWebOptions {
   std::string listen;  // HOST:PORT (port 0: a free one)
   std::set<std::string> cors_origins;
   int64_t max_message_bytes = 16 << 20;
   int threads = 32;  // HTTP workers (each open stream holds one)
+  // Server streams open at once: in all (at most threads - 4, so that
+  // unary calls and the front end always find a worker), per client (its
+  // bearer token, else its address), and — when tokens are required — for
+  // calls without a token (health watches). Beyond: RESOURCE_EXHAUSTED.
+  int max_streams = 24;
+  int max_streams_per_client = 8;
+  int max_anonymous_streams = 4;
+  bool tokens_required = false;
+  // Connections still sending their request, and how long one may take.
+  int max_connections = 256;
+  std::chrono::milliseconds request_timeout{10000};
+  // HTTPS with these PEM files (the gRPC listener's); both or neither.
+  std::string tls_certificate, tls_private_key;
 };
 
 class GrpcWebBridge {
@@ -50,15 +66,13 @@ class GrpcWebBridge {
       grpc::Server& server, GrpcWebOptions options);
   ~GrpcWebBridge();
 
-  int port() const { return port_; }
+  int port() const;
   // Stops accepting and ends open streams.
   void Stop();
 
  private:
   GrpcWebBridge() = default;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<HttpServer> http_;
 };
 
 // The pieces, for tests.

@@ -59,7 +59,15 @@ WebnnmService::WebnnmService(Store& store, JobManager& jobs,
       jobs_(jobs),
       tokens_(tokens),
       limits_(limits),
-      inference_(inference) {}
+      inference_(inference) {
+  // Uploads are kept in memory only: any folder left in the uploads
+  // directory is from an earlier run (cut off by a crash or SIGKILL).
+  std::error_code ec;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(store_.DatasetFolder("uploads"), ec)) {
+    fs::remove_all(entry.path(), ec);
+  }
+}
 
 WebnnmService::~WebnnmService() {
   for (auto& [id, upload] : uploads_) {
@@ -211,7 +219,8 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
                            .snapshot = snapshot ? &*snapshot : nullptr,
                            .backend = ""});
   if (!run.ok()) return absl::InvalidArgumentError(run.status().message());
-  return absl::OkStatus();
+  // As the job will check it: classes, features, loss weights.
+  return (*run)->CheckDataFits();
 }
 
 absl::StatusOr<train::ModelSnapshot> WebnnmService::TestedSnapshot(
@@ -494,6 +503,18 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
   for (const v1::Tensor& t : request->inputs()) {
     InferTensor in{t.name(), {t.shape().begin(), t.shape().end()}, {}};
     const std::string type = t.data_type().empty() ? "float32" : t.data_type();
+    if (!t.raw().empty() && t.values_size() > 0) {
+      return ToGrpc(absl::InvalidArgumentError(StrCat(
+          "input '", t.name(), "': give its values or raw, not both")));
+    }
+    // The type names the values' type (raw: their encoding): a numeric
+    // one. (Decoding no bytes checks the name alone.)
+    if (absl::Status known = DecodeRaw(type, "").status(); !known.ok()) {
+      return ToGrpc(absl::InvalidArgumentError(StrCat(
+          "input '", t.name(), "': data_type '", type.substr(0, 40),
+          "' is not a numeric type (float32, float16, float64, int8..int64, "
+          "uint8..uint64, bool)")));
+    }
     if (!t.raw().empty()) {
       absl::StatusOr<std::vector<double>> values = DecodeRaw(type, t.raw());
       if (!values.ok()) {

@@ -8,6 +8,7 @@
 #define WEBNNM_SERVER_RPC_SERVICE_H_
 
 #include <filesystem>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,6 +31,11 @@ struct Limits {
   int max_queued_jobs = 100;          // per principal
   int64_t max_infer_elements = 16 << 20;
   int64_t max_snapshot_bytes = 1ll << 30;
+  // Uploads: unfinished ones are deleted after this idle time; open
+  // (unfinished) uploads per principal, and the bytes they announce.
+  std::chrono::seconds upload_idle_timeout{3600};
+  int max_open_uploads = 8;
+  int64_t max_open_upload_bytes = 1ll << 30;
 };
 
 class InferenceCache;
@@ -111,6 +117,8 @@ class WebnnmService final : public v1::Webnnm::Service {
                                                      const std::string& id,
                                                      int kind);
   void DropUpload(const std::string& id);
+  // Deletes uploads idle longer than the limit (and their folders).
+  void ExpireUploads() ABSL_EXCLUSIVE_LOCKS_REQUIRED(uploads_mutex_);
 
   Store& store_;
   JobManager& jobs_;

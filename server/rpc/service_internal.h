@@ -3,6 +3,7 @@
 #ifndef WEBNNM_SERVER_RPC_SERVICE_INTERNAL_H_
 #define WEBNNM_SERVER_RPC_SERVICE_INTERNAL_H_
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -27,6 +28,8 @@ struct WebnnmService::Upload {
   std::filesystem::path folder;  // the temporary folder
   std::map<std::string, int64_t> files ABSL_GUARDED_BY(mutex);  // bytes so far
   std::chrono::steady_clock::time_point touched;
+  // Set once the upload is finished (it then no longer counts as open).
+  std::atomic<bool> finished{false};
   // Once finished, what the finish answered: a retried or concurrent
   // finish answers the same (the upload stays known until it expires).
   std::optional<Dataset> finished_dataset ABSL_GUARDED_BY(mutex);

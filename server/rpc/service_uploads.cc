@@ -12,6 +12,7 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/snapshot.h"
 #include "proto/wire/names.h"
 #include "proto/wire/sha256.h"
 #include "server/rpc/convert.h"
@@ -82,6 +83,16 @@ absl::Status CheckFileName(const WebnnmService::Upload& upload,
     return invalid(StrCat("an IMAGES dataset is a .zip of an image folder, "
                           "not '", name, "'"));
   }
+  if (idx) {
+    // x and x.gz are one file twice: which one is meant cannot be told.
+    const std::string twin = name.ends_with(".gz")
+                                 ? name.substr(0, name.size() - 3)
+                                 : name + ".gz";
+    if (upload.files.count(twin)) {
+      return invalid(StrCat("'", name, "' and '", twin,
+                            "' are the same IDX file; upload one of them"));
+    }
+  }
   if (!idx && !upload.files.empty() && !upload.files.count(name)) {
     return invalid(npz      ? "an NPZ dataset is one file"
                    : images ? "an IMAGES dataset is one .zip file"
@@ -116,27 +127,53 @@ absl::Status AppendChunk(WebnnmService::Upload& upload, const fs::path& file,
 
 }  // namespace
 
-absl::StatusOr<std::string> WebnnmService::StartUpload(
-    std::shared_ptr<Upload> upload) {
-  std::string id = NewId("u");
-  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
-  upload->touched = std::chrono::steady_clock::now();
-  std::error_code ec;
-  fs::create_directories(upload->folder, ec);
-  if (ec) {
-    return absl::InternalError(
-        StrCat("cannot create an upload folder: ", ec.message()));
-  }
-  absl::MutexLock lock(&uploads_mutex_);
-  // Forget uploads idle for an hour.
+void WebnnmService::ExpireUploads() {
+  const auto now = std::chrono::steady_clock::now();
   for (auto it = uploads_.begin(); it != uploads_.end();) {
-    if (std::chrono::steady_clock::now() - it->second->touched >
-        std::chrono::hours(1)) {
+    if (now - it->second->touched > limits_.upload_idle_timeout) {
+      std::error_code ec;
       fs::remove_all(it->second->folder, ec);
       it = uploads_.erase(it);
     } else {
       ++it;
     }
+  }
+}
+
+absl::StatusOr<std::string> WebnnmService::StartUpload(
+    std::shared_ptr<Upload> upload) {
+  std::string id = NewId("u");
+  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
+  upload->touched = std::chrono::steady_clock::now();
+  absl::MutexLock lock(&uploads_mutex_);
+  ExpireUploads();
+  // The principal's open uploads are bounded in number and in bytes.
+  int open = 0;
+  int64_t bytes = 0;
+  for (const auto& [other_id, other] : uploads_) {
+    if (other->principal != upload->principal || other->finished.load()) {
+      continue;
+    }
+    ++open;
+    bytes += other->total_bytes;
+  }
+  if (open >= limits_.max_open_uploads) {
+    return absl::ResourceExhaustedError(
+        StrCat(open, " uploads are open, the limit (max_open_uploads); finish "
+               "one, or wait until an abandoned one expires (after ",
+               limits_.upload_idle_timeout.count(), " s idle)"));
+  }
+  if (bytes + upload->total_bytes > limits_.max_open_upload_bytes) {
+    return absl::ResourceExhaustedError(
+        StrCat("open uploads would announce ", bytes + upload->total_bytes,
+               " bytes; the limit is ", limits_.max_open_upload_bytes,
+               " (max_open_upload_bytes)"));
+  }
+  std::error_code ec;
+  fs::create_directories(upload->folder, ec);
+  if (ec) {
+    return absl::InternalError(
+        StrCat("cannot create an upload folder: ", ec.message()));
   }
   uploads_[id] = std::move(upload);
   return id;
@@ -146,6 +183,7 @@ absl::StatusOr<std::shared_ptr<WebnnmService::Upload>>
 WebnnmService::FindUpload(const Principal& who, const std::string& id,
                           int kind) {
   absl::MutexLock lock(&uploads_mutex_);
+  ExpireUploads();
   auto it = uploads_.find(id);
   if (it == uploads_.end() || it->second->principal != who.name ||
       it->second->kind != kind) {
@@ -297,6 +335,7 @@ grpc::Status WebnnmService::UploadDataset(
   absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
   fs::remove_all(upload->folder, ec);  // left when the content was stored
   upload->files.clear();
+  upload->finished = true;  // no longer open (dropped below if it failed)
   if (!inserted.ok()) {
     // A concurrent upload of the same content won: answer with its row.
     absl::StatusOr<std::optional<Dataset>> existing =
@@ -329,6 +368,14 @@ grpc::Status WebnnmService::ExportSnapshot(
         StrCat("job ", request->job_id(), " has no snapshot yet")));
   }
   const std::string& bytes = (*blob)->bytes;
+  // A stored snapshot that no longer verifies (its checksum, its table) is
+  // not served: the client would import a damaged model.
+  if (absl::Status verified = train::DecodeSnapshot(bytes).status();
+      !verified.ok()) {
+    return ToGrpc(absl::DataLossError(
+        StrCat("the stored snapshot of job ", request->job_id(),
+               " is damaged: ", verified.message())));
+  }
   const size_t chunk = 1 << 20;
   for (size_t at = 0; at < bytes.size() || at == 0; at += chunk) {
     v1::SnapshotChunk c;
@@ -444,6 +491,7 @@ grpc::Status WebnnmService::ImportSnapshot(
   if (!created.ok()) return ToGrpc(created.status());
   jobs_.Queued();
   upload->finished_job = *created;
+  upload->finished = true;
   imported = true;
   *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;

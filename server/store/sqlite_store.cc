@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -257,9 +258,9 @@ absl::StatusOr<std::vector<Job>> SqliteStore::ListJobs(
   absl::MutexLock lock(&mutex_);
   ASSIGN_OR_RETURN(
       Statement list,
-      db_->Prepare("SELECT job FROM jobs WHERE (?1 = '' OR principal = ?1) "
-                   "AND (?2 = 0 OR state = ?2) ORDER BY created_ms DESC, id "
-                   "DESC LIMIT ?3 OFFSET ?4"));
+      db_->Prepare("SELECT job, id FROM jobs WHERE (?1 = '' OR principal = "
+                   "?1) AND (?2 = 0 OR state = ?2) ORDER BY created_ms DESC, "
+                   "id DESC LIMIT ?3 OFFSET ?4"));
   list.Bind(1, principal)
       .Bind(2, static_cast<int64_t>(state))
       .Bind(3, int64_t{limit})
@@ -268,8 +269,16 @@ absl::StatusOr<std::vector<Job>> SqliteStore::ListJobs(
   while (true) {
     ASSIGN_OR_RETURN(bool row, list.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(v1::Job job, ParseBlob<v1::Job>(list.Blob(0), "job"));
-    jobs.push_back(FromProto(job));
+    absl::StatusOr<v1::Job> job = ParseBlob<v1::Job>(list.Blob(0), "job");
+    if (!job.ok()) {
+      // One damaged row must not hide every other job: it is skipped and
+      // said in the daemon's log (GetJob on it reports the damage).
+      std::cerr << "webnnmd: job " << list.Text(1)
+                << " in the database does not read (" << job.status().message()
+                << "); ListJobs skips it\n";
+      continue;
+    }
+    jobs.push_back(FromProto(*job));
   }
   return jobs;
 }

@@ -45,7 +45,8 @@ def decode_text(body):
 
 class Web:
     def __init__(self, daemon):
-        host, port = daemon.ready_line.split("http=")[1].rsplit(":", 1)
+        host, port = daemon.ready_line.split("http=")[1].split()[0].rsplit(
+            ":", 1)
         self.host, self.port = host, int(port)
 
     def connect(self, timeout=60):
@@ -266,6 +267,217 @@ class Security(Temp):
             capture_output=True, text=True, timeout=30)
         self.assertEqual(result.returncode, 2)
         self.assertIn("loopback", result.stderr)
+
+
+def raw_request(port, path, body=b"", headers=None, timeout=10):
+    """A socket that has sent one grpc-web POST (left open)."""
+    import socket
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    head = (f"POST {path} HTTP/1.1\r\nHost: x\r\n"
+            "content-type: application/grpc-web+proto\r\n"
+            f"content-length: {len(frame(body))}\r\n")
+    for k, v in (headers or {}).items():
+        head += f"{k}: {v}\r\n"
+    sock.sendall(head.encode() + b"\r\n" + frame(body))
+    return sock
+
+
+def first_answer(sock):
+    """'open' once a stream's first message arrives, else the grpc-status of
+    a trailers-only refusal."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return "closed"
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    for line in head.decode().split("\r\n"):
+        if line.lower().startswith("grpc-status:"):
+            return line.split(":", 1)[1].strip()
+    return "open"
+
+
+def answers_get(web, timeout=3):
+    """Whether GET / answers 200 within `timeout` seconds."""
+    conn = web.connect(timeout=timeout)
+    try:
+        conn.request("GET", "/")
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status == 200
+    except OSError:
+        return False
+    finally:
+        conn.close()
+
+
+def write_config(dirname, text):
+    path = os.path.join(dirname, "hostile.textproto")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+class Hostile(Temp):
+    """Issue 22, item 1 and item 6: streams and slow clients cannot take the
+    listener; TLS covers it."""
+
+    WATCH = "/grpc.health.v1.Health/Watch"
+
+    def test_streams_are_bounded_and_freed_on_disconnect(self):
+        d = self.daemon()
+        web = Web(d)
+        socks = [raw_request(web.port, self.WATCH) for _ in range(40)]
+        answers = [first_answer(s) for s in socks]
+        # Without a token every stream is this address's: 8 at most.
+        self.assertEqual(answers.count("open"), 8, answers)
+        self.assertEqual(answers.count("8"), 32, answers)  # RESOURCE_EXHAUSTED
+        t0 = time.time()
+        self.assertTrue(answers_get(web))
+        self.assertLess(time.time() - t0, 3)
+        # The clients go away without a word: their streams end (noticed
+        # without a write, since a health watch sends nothing more).
+        for s in socks:
+            s.close()
+
+        def all_free():
+            fresh = [raw_request(web.port, self.WATCH) for _ in range(8)]
+            got = [first_answer(s) for s in fresh]
+            for s in fresh:
+                s.close()
+            return got.count("open") == 8
+        wait_for(all_free, timeout=10, interval=0.5)
+        self.assertEqual(d.stop(), 0)
+
+    def test_anonymous_streams_bounded_when_tokens_are_required(self):
+        tokens = os.path.join(self.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write("ann-secret ann\n")
+        d = self.daemon(tokens=tokens)
+        web = Web(d)
+        anonymous = [raw_request(web.port, self.WATCH) for _ in range(6)]
+        got = [first_answer(s) for s in anonymous]
+        self.assertEqual(got.count("open"), 4, got)
+        self.assertEqual(got.count("8"), 2, got)
+        # A caller with a token is counted as itself.
+        ann = raw_request(web.port, self.WATCH,
+                          headers={"authorization": "Bearer ann-secret"})
+        self.assertEqual(first_answer(ann), "open")
+        self.assertTrue(answers_get(web))
+        for s in anonymous + [ann]:
+            s.close()
+        self.assertEqual(d.stop(), 0)
+
+    def test_slow_headers_do_not_hold_the_listener(self):
+        import socket
+        cfg = write_config(self.dir, "http_request_timeout_seconds: 2\n")
+        d = self.daemon("--config", cfg)
+        web = Web(d)
+        slow = []
+        for _ in range(60):
+            s = socket.create_connection(("127.0.0.1", web.port), timeout=10)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
+            slow.append(s)
+        t0 = time.time()
+        self.assertTrue(answers_get(web))
+        self.assertLess(time.time() - t0, 2)
+        # One more drips a byte every 0.3 s: the deadline is the request's,
+        # not each read's.
+        drip = socket.create_connection(("127.0.0.1", web.port), timeout=10)
+        t0 = time.time()
+        closed_after = None
+        for ch in b"GET / HTTP/1.1\r\nHost: " + b"x" * 200:
+            try:
+                drip.sendall(bytes([ch]))
+            except OSError:
+                closed_after = time.time() - t0
+                break
+            time.sleep(0.3)
+            drip.setblocking(False)
+            try:
+                if drip.recv(4096) is not None:
+                    closed_after = time.time() - t0
+                    break
+            except BlockingIOError:
+                pass
+            finally:
+                drip.setblocking(True)
+        self.assertIsNotNone(closed_after, "a dripping request was never cut")
+        self.assertLess(closed_after, 5)
+        # The slow ones were dropped at their deadline (a 408, then the end).
+        for s in slow:
+            s.settimeout(5)
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            self.assertTrue(data == b"" or b" 408 " in data, data[:80])
+            s.close()
+        drip.close()
+        self.assertEqual(d.stop(), 0)
+
+    def certificate(self):
+        import subprocess
+        cert = os.path.join(self.dir, "cert.pem")
+        key = os.path.join(self.dir, "key.pem")
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+             "-keyout", key, "-out", cert, "-days", "1", "-subj",
+             "/CN=localhost", "-addext",
+             "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+            check=True, capture_output=True)
+        return cert, key
+
+    def test_tls_covers_the_http_listener(self):
+        import ssl
+        cert, key = self.certificate()
+        tokens = os.path.join(self.dir, "tokens")
+        with open(tokens, "w") as f:
+            f.write("ann-secret ann\n")
+        cfg = write_config(self.dir, f'tls_certificate: "{cert}"\n'
+                                     f'tls_private_key: "{key}"\n')
+        d = self.daemon("--config", cfg, tokens=tokens)
+        web = Web(d)
+        # Plain HTTP carrying a token gets no HTTP answer.
+        conn = web.connect(timeout=10)
+        with self.assertRaises((http.client.HTTPException, OSError)):
+            conn.request("POST", "/webnnm.v1.Webnnm/ListJobs", frame(b""),
+                         {"content-type": "application/grpc-web+proto",
+                          "authorization": "Bearer ann-secret"})
+            conn.getresponse().read()
+        conn.close()
+        # HTTPS with the daemon's certificate: the API and the front end.
+        context = ssl.create_default_context(cafile=cert)
+        conn = http.client.HTTPSConnection("127.0.0.1", web.port,
+                                           timeout=30, context=context)
+        conn.request("POST", "/webnnm.v1.Webnnm/ListJobs", frame(b""),
+                     {"content-type": "application/grpc-web+proto",
+                      "authorization": "Bearer ann-secret"})
+        resp = conn.getresponse()
+        frames = parse_frames(resp.read())
+        self.assertEqual(trailers(frames[-1][1])["grpc-status"], "0")
+        conn.request("GET", "/")  # the same connection, kept alive
+        resp = conn.getresponse()
+        self.assertEqual(resp.status, 200)
+        self.assertIn(b"<html", resp.read().lower())
+        conn.close()
+        self.assertEqual(d.stop(), 0)
+
+    def test_swapped_certificate_and_key_said_as_such(self):
+        import subprocess
+        cert, key = self.certificate()
+        cfg = write_config(self.dir, f'tls_certificate: "{key}"\n'
+                                     f'tls_private_key: "{cert}"\n')
+        result = subprocess.run(
+            [h.WEBNNMD, "--config", cfg, "--listen", "127.0.0.1:0",
+             "--db", os.path.join(self.dir, "x.db")],
+            capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("swapped", result.stderr)
+        self.assertNotIn("address in use", result.stderr)
 
 
 if __name__ == "__main__":

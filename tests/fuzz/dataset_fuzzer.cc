@@ -7,8 +7,11 @@
 // first column by name; the rest is the file.
 // IDX (byte 0 bit 7): the rest is four files (train images, train labels,
 // t10k images, t10k labels), each as a 2-byte little-endian length and its
-// bytes, written uncompressed.
+// bytes, written uncompressed — or, with bit 6, gzipped with the rest of
+// the file's claimed size (up to 16 MiB) appended as zeros: gzip bombs,
+// read under a 1 MiB limit.
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +46,30 @@ const fs::path& Folder() {
 void Write(const fs::path& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A gzipped IDX file: `bytes`, then zeros up to what its header claims
+// (at most 16 MiB), so that a few bytes of input inflate to megabytes.
+void WriteBomb(const fs::path& path, std::string_view bytes) {
+  int64_t claimed = 0;
+  if (bytes.size() >= 4) {
+    const int rank = static_cast<uint8_t>(bytes[3]);
+    claimed = 1;
+    for (int i = 0; i < rank && 4 + 4 * i + 4 <= static_cast<int>(bytes.size());
+         ++i) {
+      const auto* d = reinterpret_cast<const uint8_t*>(bytes.data() + 4 + 4 * i);
+      int64_t n = (int64_t{d[0]} << 24) | (d[1] << 16) | (d[2] << 8) | d[3];
+      claimed = std::min<int64_t>(claimed * std::max<int64_t>(n, 1), 16 << 20);
+    }
+  }
+  gzFile f = gzopen(path.c_str(), "wb1");
+  gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+  static const std::string zeros(1 << 20, '\0');
+  for (int64_t left = claimed; left > 0; left -= zeros.size()) {
+    gzwrite(f, zeros.data(),
+            static_cast<unsigned>(std::min<int64_t>(left, zeros.size())));
+  }
+  gzclose(f);
 }
 
 void Exercise(absl::StatusOr<webnnm::train::Dataset> data, bool fixed_test) {
@@ -82,10 +109,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                  (static_cast<size_t>(static_cast<uint8_t>(rest[1])) << 8);
       rest.remove_prefix(2);
       n = std::min(n, rest.size());
-      Write(dir / name, rest.substr(0, n));
+      if (mode & 0x40) {
+        WriteBomb(dir / (std::string(name) + ".gz"), rest.substr(0, n));
+      } else {
+        Write(dir / name, rest.substr(0, n));
+      }
       rest.remove_prefix(n);
     }
-    Exercise(webnnm::train::LoadIdx(dir.string()), /*fixed_test=*/true);
+    // The daemon reads under its dataset limit; here 1 MiB.
+    absl::StatusOr<webnnm::train::Dataset> read =
+        webnnm::train::LoadIdx(dir.string(), 1 << 20);
+    if (!read.ok() && read.status().code() == absl::StatusCode::kInternal) {
+      __builtin_trap();  // a reader's failure, not the data's
+    }
+    Exercise(std::move(read), /*fixed_test=*/true);
     return 0;
   }
   fs::path file = Folder() / "data.csv";

@@ -273,5 +273,38 @@ TEST(IdxDataset, ReadsTrainAndTestFilesGzippedOrNot) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(IdxDataset, AGzipBombIsRefusedFromItsHeader) {
+  std::string dir = TempPath("idx-bomb");
+  std::filesystem::create_directories(dir);
+  // 4,000 images of 32x32 (4 MB of zeros, a few KB gzipped) under a 1 MiB
+  // limit: refused before the data is read.
+  WriteIdx(dir + "/train-images-idx3-ubyte", {4000, 32, 32},
+           std::vector<uint8_t>(4000 * 32 * 32), true);
+  WriteIdx(dir + "/train-labels-idx1-ubyte", {4000},
+           std::vector<uint8_t>(4000), true);
+  WriteIdx(dir + "/t10k-images-idx3-ubyte", {2, 32, 32},
+           std::vector<uint8_t>(2 * 32 * 32), true);
+  WriteIdx(dir + "/t10k-labels-idx1-ubyte", {2}, {0, 1}, true);
+  EXPECT_LT(std::filesystem::file_size(dir + "/train-images-idx3-ubyte.gz"),
+            100000u);
+  auto bomb = LoadIdx(dir, 1 << 20);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_EQ(bomb.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bomb.status().message()),
+              HasSubstr("claims 4096000 bytes"));
+  // Under a limit it fits, it reads.
+  auto fits = LoadIdx(dir, 8 << 20);
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ(fits->count(), 4002);
+  // A file given plain and gzipped is refused: which one is meant?
+  WriteIdx(dir + "/t10k-labels-idx1-ubyte", {2}, {1, 0}, false);
+  auto twins = LoadIdx(dir);
+  ASSERT_FALSE(twins.ok());
+  EXPECT_THAT(std::string(twins.status().message()),
+              HasSubstr("both t10k-labels-idx1-ubyte and "
+                        "t10k-labels-idx1-ubyte.gz"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace webnnm::train

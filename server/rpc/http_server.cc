@@ -1,0 +1,689 @@
+// HttpServer (http_server.h): the gate (accepting and reading requests with
+// poll), the workers (running handlers), TLS through OpenSSL.
+#include "server/rpc/http_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "engine/base/strings.h"
+
+namespace webnnm::server {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMaxHead = 16 << 10;
+
+std::string OpenSslError() {
+  unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0) return "no reason given";
+  char text[256];
+  ERR_error_string_n(code, text, sizeof(text));
+  return text;
+}
+
+struct SslCtxFree {
+  void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+};
+using SslContext = std::unique_ptr<SSL_CTX, SslCtxFree>;
+
+bool FileHolds(const std::string& path, const std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str().find(text) != std::string::npos;
+}
+
+absl::StatusOr<SslContext> MakeTlsContext(const std::string& certificate,
+                                          const std::string& private_key) {
+  if (certificate.empty() || private_key.empty()) {
+    return absl::InvalidArgumentError(
+        "TLS needs both a certificate and a private key");
+  }
+  SslContext ctx(SSL_CTX_new(TLS_server_method()));
+  if (!ctx) return absl::InternalError("OpenSSL cannot make a TLS context");
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE |
+                                  SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  ERR_clear_error();
+  const std::string swapped =
+      " (the certificate and the private key look swapped)";
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), certificate.c_str()) !=
+      1) {
+    std::string reason = OpenSslError();
+    return absl::InvalidArgumentError(
+        StrCat("cannot use '", certificate, "' as the TLS certificate: ",
+               reason,
+               FileHolds(certificate, "PRIVATE KEY-----") ? swapped : ""));
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), private_key.c_str(),
+                                  SSL_FILETYPE_PEM) != 1) {
+    std::string reason = OpenSslError();
+    return absl::InvalidArgumentError(StrCat(
+        "cannot use '", private_key, "' as the TLS private key: ", reason,
+        FileHolds(private_key, "CERTIFICATE-----") ? swapped : ""));
+  }
+  if (SSL_CTX_check_private_key(ctx.get()) != 1) {
+    ERR_clear_error();
+    return absl::InvalidArgumentError(
+        StrCat("the TLS private key '", private_key,
+               "' does not belong to the certificate '", certificate, "'"));
+  }
+  return ctx;
+}
+
+// One client connection; owned by the gate while it waits for a request,
+// by a worker while that request runs.
+struct Connection {
+  int fd = -1;
+  SSL* ssl = nullptr;
+  bool handshaken = false;
+  bool want_write = false;  // the TLS handshake waits to write
+  bool idle = false;        // kept alive, no byte of the next request yet
+  bool head_seen = false;   // the current request's head has been parsed
+  std::string in;           // bytes read and not yet taken as a request
+  std::string ip;
+  Clock::time_point since, deadline;
+
+  ~Connection() {
+    if (ssl) SSL_free(ssl);
+    if (fd >= 0) close(fd);
+  }
+};
+
+constexpr ssize_t kWouldBlock = -1;
+constexpr ssize_t kBroken = -2;
+
+// Some bytes, 0 at the end of the stream, kWouldBlock or kBroken.
+ssize_t Receive(Connection& c, char* data, size_t size) {
+  if (c.ssl) {
+    ERR_clear_error();
+    int n = SSL_read(c.ssl, data, static_cast<int>(std::min<size_t>(size,
+                                                                    INT_MAX)));
+    if (n > 0) return n;
+    int error = SSL_get_error(c.ssl, n);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+      return kWouldBlock;
+    }
+    return error == SSL_ERROR_ZERO_RETURN ? 0 : kBroken;
+  }
+  for (;;) {
+    ssize_t n = recv(c.fd, data, size, 0);
+    if (n >= 0) return n;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? kWouldBlock : kBroken;
+  }
+}
+
+// Writes everything, waiting at most `timeout` for each step of progress.
+bool WriteAll(Connection& c, std::string_view data,
+              std::chrono::milliseconds timeout) {
+  while (!data.empty()) {
+    short want = POLLOUT;
+    if (c.ssl) {
+      ERR_clear_error();
+      int n = SSL_write(
+          c.ssl, data.data(),
+          static_cast<int>(std::min<size_t>(data.size(), INT_MAX)));
+      if (n > 0) {
+        data.remove_prefix(static_cast<size_t>(n));
+        continue;
+      }
+      int error = SSL_get_error(c.ssl, n);
+      if (error == SSL_ERROR_WANT_READ) {
+        want = POLLIN;
+      } else if (error != SSL_ERROR_WANT_WRITE) {
+        return false;
+      }
+    } else {
+      ssize_t n = send(c.fd, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n > 0) {
+        data.remove_prefix(static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
+    }
+    pollfd p{c.fd, want, 0};
+    int ready = poll(&p, 1, static_cast<int>(timeout.count()));
+    if (ready <= 0 || (p.revents & (POLLERR | POLLNVAL))) return false;
+  }
+  return true;
+}
+
+const char* Reason(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+  }
+}
+
+std::string Head(int status, const HttpHeaders& headers, bool keep_alive,
+                 const std::string& framing) {
+  std::string head = StrCat("HTTP/1.1 ", status, " ", Reason(status), "\r\n");
+  for (const auto& [name, value] : headers) {
+    head += StrCat(name, ": ", value, "\r\n");
+  }
+  head += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  head += framing + "\r\n";
+  return head;
+}
+
+// A short answer from the gate to a request it refuses (best effort: one
+// non-blocking write, then the connection is closed).
+void Refuse(Connection& c, int status, const std::string& why) {
+  if (c.ssl && !c.handshaken) return;
+  std::string body = StrCat("webnnmd: ", why, "\n");
+  std::string reply =
+      Head(status, {{"Content-Type", "text/plain"}}, false,
+           StrCat("Content-Length: ", body.size(), "\r\n")) +
+      body;
+  if (c.ssl) {
+    (void)SSL_write(c.ssl, reply.data(), static_cast<int>(reply.size()));
+    ERR_clear_error();
+  } else {
+    (void)send(c.fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+}
+
+size_t HeadEnd(const std::string& in) {
+  size_t crlf = in.find("\r\n\r\n");
+  size_t lf = in.find("\n\n");
+  size_t a = crlf == std::string::npos ? crlf : crlf + 4;
+  size_t b = lf == std::string::npos ? lf : lf + 2;
+  return std::min(a, b);
+}
+
+class Responder final : public HttpResponder {
+ public:
+  Responder(Connection& c, const HttpRequest& request,
+            std::chrono::milliseconds timeout, const std::atomic<bool>& stop)
+      : c_(c),
+        head_only_(request.method == "HEAD"),
+        keep_alive_(request.keep_alive),
+        chunked_(request.http11),
+        timeout_(timeout),
+        stop_(stop) {}
+
+  void Send(int status, const HttpHeaders& headers,
+            std::string_view body) override {
+    if (state_ != kNone) return;
+    state_ = kDone;
+    ok_ = WriteAll(c_,
+                   Head(status, headers, keep_alive_,
+                        StrCat("Content-Length: ", body.size(), "\r\n")),
+                   timeout_) &&
+          (head_only_ || WriteAll(c_, body, timeout_));
+  }
+
+  bool StartStream(int status, const HttpHeaders& headers) override {
+    if (state_ != kNone) return false;
+    state_ = kStreaming;
+    if (!chunked_) keep_alive_ = false;  // HTTP/1.0: the end is the close
+    ok_ = WriteAll(c_,
+                   Head(status, headers, keep_alive_,
+                        chunked_ ? "Transfer-Encoding: chunked\r\n" : ""),
+                   timeout_);
+    return ok_;
+  }
+
+  bool Write(std::string_view data) override {
+    if (state_ != kStreaming || !ok_) return false;
+    if (data.empty()) return true;  // an empty chunk would end the stream
+    if (chunked_) {
+      char size[20];
+      std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+      ok_ = WriteAll(c_, StrCat(size, data, "\r\n"), timeout_);
+    } else {
+      ok_ = WriteAll(c_, data, timeout_);
+    }
+    return ok_;
+  }
+
+  void EndStream() override {
+    if (state_ != kStreaming) return;
+    state_ = kDone;
+    if (ok_ && chunked_) ok_ = WriteAll(c_, "0\r\n\r\n", timeout_);
+  }
+
+  bool ClientGone() override {
+    if (stop_.load() || !ok_) return true;
+    pollfd p{c_.fd, POLLRDHUP, 0};
+    return poll(&p, 1, 0) > 0 &&
+           (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+  }
+
+  // After a handler's exception: a 500 when nothing was sent, and the
+  // connection is not reused either way.
+  void Abandon() {
+    keep_alive_ = false;
+    if (state_ == kNone) {
+      Send(500, {{"Content-Type", "text/plain"}},
+           "webnnmd: the request failed inside the daemon\n");
+    }
+    ok_ = false;
+  }
+
+  // Ends whatever the handler left open; whether the connection may serve
+  // another request.
+  bool Finish() {
+    if (state_ == kNone) {
+      Send(500, {{"Content-Type", "text/plain"}},
+           "webnnmd: the handler gave no response\n");
+    }
+    EndStream();
+    return ok_ && keep_alive_;
+  }
+
+ private:
+  enum State { kNone, kStreaming, kDone };
+  Connection& c_;
+  const bool head_only_;
+  bool keep_alive_;
+  const bool chunked_;
+  const std::chrono::milliseconds timeout_;
+  const std::atomic<bool>& stop_;
+  State state_ = kNone;
+  bool ok_ = true;
+};
+
+absl::StatusOr<int> Listen(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(),
+                  &hints, &found) != 0 ||
+      found == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat("cannot resolve '", host, "' to listen for HTTP"));
+  }
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                a->ai_protocol);
+    if (fd < 0) continue;
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 256) == 0) {
+      break;
+    }
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    return absl::UnavailableError(StrCat("cannot listen for HTTP on ", host,
+                                         ":", port, " (address in use?)"));
+  }
+  return fd;
+}
+
+int BoundPort(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof(address);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    return -1;
+  }
+  if (address.ss_family == AF_INET) {
+    return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+  }
+  return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+}
+
+std::string PeerIp(const sockaddr_storage& address) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (address.ss_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&address)->sin_addr,
+              text, sizeof(text));
+  } else if (address.ss_family == AF_INET6) {
+    inet_ntop(AF_INET6,
+              &reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr,
+              text, sizeof(text));
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::Status CheckTlsFiles(const std::string& certificate,
+                           const std::string& private_key) {
+  absl::StatusOr<SslContext> ctx = MakeTlsContext(certificate, private_key);
+  return ctx.ok() ? absl::OkStatus() : ctx.status();
+}
+
+struct HttpServer::Impl {
+  struct Work {
+    std::unique_ptr<Connection> connection;
+    HttpRequest request;
+  };
+  enum Outcome { kKeep, kDrop, kDispatched };
+
+  HttpServerOptions options;
+  HttpHandler handler;
+  SslContext tls;
+  int listen_fd = -1;
+  int wake_fd = -1;
+  int port = 0;
+  std::atomic<bool> stopping{false};
+  std::thread gate;
+  std::vector<std::thread> workers;
+
+  absl::Mutex mu;
+  std::deque<Work> queue ABSL_GUARDED_BY(mu);
+  std::vector<std::unique_ptr<Connection>> returned ABSL_GUARDED_BY(mu);
+  bool closed ABSL_GUARDED_BY(mu) = false;
+
+  // The gate's alone.
+  std::vector<std::unique_ptr<Connection>> waiting;
+
+  ~Impl() {
+    if (listen_fd >= 0) close(listen_fd);
+    if (wake_fd >= 0) close(wake_fd);
+  }
+
+  void Wake() {
+    uint64_t one = 1;
+    (void)!write(wake_fd, &one, sizeof(one));
+  }
+
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return !queue.empty() || closed;
+  }
+
+  void Dispatch(std::unique_ptr<Connection> c, HttpRequest request) {
+    absl::MutexLock lock(&mu);
+    queue.push_back({std::move(c), std::move(request)});
+  }
+
+  Outcome TryDispatch(std::unique_ptr<Connection>& c) {
+    size_t end = HeadEnd(c->in);
+    if (end == std::string::npos || end > kMaxHead) {
+      if (end == std::string::npos && c->in.size() <= kMaxHead) return kKeep;
+      Refuse(*c, 431, "the request's head exceeds 16 KiB");
+      return kDrop;
+    }
+    absl::StatusOr<RequestHead> head =
+        ParseRequestHead(std::string_view(c->in).substr(0, end));
+    if (!head.ok()) {
+      Refuse(*c, 400, std::string(head.status().message()));
+      return kDrop;
+    }
+    if (head->content_length > options.max_body_bytes) {
+      Refuse(*c, 413,
+             StrCat("the request's body exceeds ", options.max_body_bytes,
+                    " bytes"));
+      return kDrop;
+    }
+    if (!c->head_seen) {
+      // A second more per MiB of body.
+      c->head_seen = true;
+      c->deadline += std::chrono::seconds(head->content_length >> 20);
+    }
+    const size_t length = static_cast<size_t>(head->content_length);
+    if (c->in.size() - end < length) return kKeep;
+    HttpRequest request = std::move(head->request);
+    request.body = c->in.substr(end, length);
+    request.remote_ip = c->ip;
+    c->in.erase(0, end + length);
+    c->head_seen = false;
+    Dispatch(std::move(c), std::move(request));
+    return kDispatched;
+  }
+
+  Outcome Advance(std::unique_ptr<Connection>& c) {
+    if (c->ssl && !c->handshaken) {
+      ERR_clear_error();
+      int r = SSL_do_handshake(c->ssl);
+      if (r != 1) {
+        int error = SSL_get_error(c->ssl, r);
+        ERR_clear_error();
+        if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+          c->want_write = error == SSL_ERROR_WANT_WRITE;
+          return kKeep;
+        }
+        return kDrop;
+      }
+      c->handshaken = true;
+      c->want_write = false;
+    }
+    const size_t cap = kMaxHead + static_cast<size_t>(options.max_body_bytes) +
+                       (64 << 10);
+    bool ended = false;
+    char buffer[64 << 10];
+    while (c->in.size() < cap) {
+      ssize_t n = Receive(*c, buffer, sizeof(buffer));
+      if (n == kWouldBlock) break;
+      if (n <= 0) {
+        ended = true;
+        break;
+      }
+      if (c->idle) {
+        c->idle = false;
+        c->deadline = Clock::now() + options.request_timeout;
+      }
+      c->in.append(buffer, static_cast<size_t>(n));
+    }
+    Outcome outcome = TryDispatch(c);
+    return outcome == kKeep && ended ? kDrop : outcome;
+  }
+
+  void Accept() {
+    for (;;) {
+      sockaddr_storage peer{};
+      socklen_t length = sizeof(peer);
+      int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer), &length,
+                       SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EMFILE || errno == ENFILE) {
+          // Out of descriptors: free one for the next try, or wait.
+          if (waiting.empty()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          } else {
+            DropOldest();
+          }
+        }
+        return;
+      }
+      int yes = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+      auto c = std::make_unique<Connection>();
+      c->fd = fd;
+      c->ip = PeerIp(peer);
+      c->since = Clock::now();
+      c->deadline = c->since + options.request_timeout;
+      if (tls) {
+        c->ssl = SSL_new(tls.get());
+        if (!c->ssl) continue;
+        SSL_set_fd(c->ssl, fd);
+        SSL_set_accept_state(c->ssl);
+      }
+      if (static_cast<int>(waiting.size()) >= options.max_connections) {
+        DropOldest();
+      }
+      waiting.push_back(std::move(c));
+    }
+  }
+
+  void DropOldest() {
+    auto oldest = std::min_element(
+        waiting.begin(), waiting.end(),
+        [](const auto& a, const auto& b) { return a->since < b->since; });
+    if (oldest != waiting.end()) waiting.erase(oldest);
+  }
+
+  void TakeReturned() {
+    std::vector<std::unique_ptr<Connection>> back;
+    {
+      absl::MutexLock lock(&mu);
+      back.swap(returned);
+    }
+    for (std::unique_ptr<Connection>& c : back) {
+      // A request already read (pipelined) is dispatched at once.
+      if (!c->in.empty() && TryDispatch(c) != kKeep) continue;
+      waiting.push_back(std::move(c));
+    }
+  }
+
+  void Expire() {
+    const Clock::time_point now = Clock::now();
+    for (std::unique_ptr<Connection>& c : waiting) {
+      if (now < c->deadline) continue;
+      if (!c->in.empty()) Refuse(*c, 408, "the request came too slowly");
+      c.reset();
+    }
+    std::erase(waiting, nullptr);
+  }
+
+  int PollTimeoutMs() const {
+    Clock::time_point next = Clock::now() + std::chrono::seconds(1);
+    for (const auto& c : waiting) next = std::min(next, c->deadline);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  next - Clock::now())
+                  .count();
+    return static_cast<int>(std::clamp<int64_t>(ms + 1, 0, 1000));
+  }
+
+  void GateLoop() {
+    std::vector<pollfd> fds;
+    while (!stopping.load()) {
+      TakeReturned();
+      fds.assign({{listen_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}});
+      for (const auto& c : waiting) {
+        fds.push_back(
+            {c->fd, static_cast<short>(c->want_write ? POLLOUT : POLLIN), 0});
+      }
+      const size_t polled = waiting.size();
+      if (poll(fds.data(), fds.size(), PollTimeoutMs()) < 0 && errno != EINTR) {
+        break;
+      }
+      if (fds[1].revents) {
+        uint64_t count;
+        (void)!read(wake_fd, &count, sizeof(count));
+      }
+      for (size_t i = 0; i < polled; ++i) {
+        if (!fds[i + 2].revents) continue;
+        if (Advance(waiting[i]) == kDrop) waiting[i].reset();
+      }
+      std::erase(waiting, nullptr);
+      Expire();
+      if (fds[0].revents & POLLIN) Accept();
+    }
+    waiting.clear();
+  }
+
+  void WorkerLoop() {
+    for (;;) {
+      Work work;
+      {
+        absl::MutexLock lock(&mu);
+        mu.Await(absl::Condition(this, &Impl::HasWork));
+        if (queue.empty()) return;  // closed
+        work = std::move(queue.front());
+        queue.pop_front();
+      }
+      Connection& c = *work.connection;
+      Responder responder(c, work.request, options.write_timeout, stopping);
+      try {
+        handler(work.request, responder);
+      } catch (const std::exception&) {
+        // No request takes a worker (or the daemon) down: a 500 if nothing
+        // was sent yet, else the connection is closed.
+        responder.Abandon();
+      }
+      if (!responder.Finish() || stopping.load()) continue;  // closed
+      c.idle = c.in.empty();
+      c.since = Clock::now();
+      c.deadline = c.since + (c.idle ? options.idle_timeout
+                                     : options.request_timeout);
+      {
+        absl::MutexLock lock(&mu);
+        returned.push_back(std::move(work.connection));
+      }
+      Wake();
+    }
+  }
+};
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
+    HttpServerOptions options, HttpHandler handler) {
+  auto impl = std::make_unique<Impl>();
+  if (!options.tls_certificate.empty() || !options.tls_private_key.empty()) {
+    absl::StatusOr<SslContext> tls =
+        MakeTlsContext(options.tls_certificate, options.tls_private_key);
+    if (!tls.ok()) return tls.status();
+    impl->tls = std::move(*tls);
+  }
+  absl::StatusOr<int> fd = Listen(options.host, options.port);
+  if (!fd.ok()) return fd.status();
+  impl->listen_fd = *fd;
+  impl->port = BoundPort(*fd);
+  impl->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (impl->wake_fd < 0) return absl::InternalError("eventfd failed");
+  options.workers = std::max(1, options.workers);
+  options.max_connections = std::max(1, options.max_connections);
+  impl->options = std::move(options);
+  impl->handler = std::move(handler);
+  Impl* raw = impl.get();
+  for (int i = 0; i < raw->options.workers; ++i) {
+    raw->workers.emplace_back([raw] { raw->WorkerLoop(); });
+  }
+  raw->gate = std::thread([raw] { raw->GateLoop(); });
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+int HttpServer::port() const { return impl_->port; }
+
+void HttpServer::Stop() {
+  if (!impl_ || impl_->stopping.exchange(true)) return;
+  impl_->Wake();
+  if (impl_->gate.joinable()) impl_->gate.join();
+  {
+    absl::MutexLock lock(&impl_->mu);
+    impl_->closed = true;
+  }
+  for (std::thread& t : impl_->workers) t.join();
+  absl::MutexLock lock(&impl_->mu);
+  impl_->queue.clear();
+  impl_->returned.clear();
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+}  // namespace webnnm::server

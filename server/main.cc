@@ -192,6 +192,18 @@ std::unique_ptr<grpc::Server> BuildServer(
   return builder.BuildAndStart();
 }
 
+// Who a grpc-web request's authorization header authenticates (for the
+// listener's per-client stream limits); nothing without tokens.
+std::function<std::optional<std::string>(std::string_view)> PrincipalOf(
+    const Tokens& tokens) {
+  if (!tokens.enabled()) return nullptr;
+  return [&tokens](std::string_view header) -> std::optional<std::string> {
+    absl::StatusOr<Principal> who = tokens.AuthenticateHeader(header);
+    if (!who.ok()) return std::nullopt;
+    return who->name;
+  };
+}
+
 void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web) {
   std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
   std::cout << "webnnmd ready grpc=" << host << ":" << port;
@@ -280,6 +292,7 @@ int main(int argc, char** argv) {
                               .max_anonymous_streams =
                                   settings.max_http_anonymous_streams,
                               .tokens_required = tokens->enabled(),
+                              .principal_of = PrincipalOf(*tokens),
                               .max_connections = settings.max_http_connections,
                               .request_timeout = std::chrono::seconds(
                                   settings.http_request_timeout_seconds),

@@ -312,8 +312,10 @@ class StreamLimits {
                     " grpc-web streams open, its limit (max_http_streams); "
                     "try again when one ends");
     }
-    if (per_client_[client] >= options_.max_streams_per_client) {
-      return StrCat("this client has ", per_client_[client],
+    auto held = per_client_.find(client);
+    const int mine = held == per_client_.end() ? 0 : held->second;
+    if (mine >= options_.max_streams_per_client) {
+      return StrCat("this client has ", mine,
                     " grpc-web streams open, the limit per client "
                     "(max_http_streams_per_client); close one first");
     }
@@ -446,10 +448,16 @@ void Handle(Context& c, const HttpRequest& req, HttpResponder& res) {
     return fail(grpc::StatusCode::INVALID_ARGUMENT,
                 std::string(message.status().message()));
   }
-  // A stream holds a worker while it lasts: it must fit the limits.
-  const std::string token = req.Header("authorization");
-  const bool anonymous = token.empty();
-  const std::string client = anonymous ? "address " + req.remote_ip : token;
+  // A stream holds a worker while it lasts: it must fit the limits. The
+  // client is its principal when its token is valid, else its address (an
+  // invented token is no one, and counts as anonymous).
+  std::optional<std::string> principal;
+  if (c.options.principal_of) {
+    principal = c.options.principal_of(req.Header("authorization"));
+  }
+  const bool anonymous = !principal.has_value();
+  const std::string client =
+      principal ? "principal " + *principal : "address " + req.remote_ip;
   const bool streaming = shape == Shape::kServerStreaming;
   if (streaming) {
     std::string refused = c.streams.Acquire(client, anonymous);

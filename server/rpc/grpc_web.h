@@ -25,10 +25,12 @@
 #define WEBNNM_SERVER_RPC_GRPC_WEB_H_
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <grpcpp/grpcpp.h>
 
@@ -45,13 +47,16 @@ struct GrpcWebOptions {
   int64_t max_message_bytes = 16 << 20;
   int threads = 32;  // HTTP workers (each open stream holds one)
   // Server streams open at once: in all (at most threads - 4, so that
-  // unary calls and the front end always find a worker), per client (its
-  // bearer token, else its address), and — when tokens are required — for
+  // unary calls and the front end always find a worker), per client (the
+  // principal of a valid bearer token, else its address), and — when tokens are required — for
   // calls without a token (health watches). Beyond: RESOURCE_EXHAUSTED.
   int max_streams = 24;
   int max_streams_per_client = 8;
   int max_anonymous_streams = 4;
   bool tokens_required = false;
+  // The principal a request's `authorization` header authenticates (none
+  // for a missing or unknown token); unset without tokens.
+  std::function<std::optional<std::string>(std::string_view)> principal_of;
   // Connections still sending their request, and how long one may take.
   int max_connections = 256;
   std::chrono::milliseconds request_timeout{10000};

@@ -109,6 +109,18 @@ absl::StatusOr<int64_t> ContentLength(std::string_view value) {
 
 }  // namespace
 
+size_t RequestHeadEnd(std::string_view bytes, size_t most) {
+  size_t at = 0;
+  while (at < bytes.size() && at <= most) {
+    size_t end = bytes.find('\n', at);
+    if (end == std::string_view::npos) return std::string_view::npos;
+    std::string_view line = bytes.substr(at, end - at);
+    if (line.empty() || line == "\r") return end + 1 <= most ? end + 1 : line.npos;
+    at = end + 1;
+  }
+  return std::string_view::npos;
+}
+
 bool HttpRequest::HasHeader(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (key == name) return true;
@@ -159,13 +171,22 @@ absl::StatusOr<RequestHead> ParseRequestHead(std::string_view head) {
           "request bodies must come with a Content-Length (no "
           "Transfer-Encoding)");
     } else if (name == "connection") {
-      connection = Lower(value);
+      connection += "," + Lower(value);  // every Connection header counts
     }
     request.headers.emplace_back(std::move(name), std::string(value));
   }
-  request.keep_alive = request.http11
-                           ? connection.find("close") == std::string::npos
-                           : connection.find("keep-alive") != std::string::npos;
+  // Its comma-separated tokens.
+  bool close = false, keep_alive = false;
+  for (size_t at = 0; at < connection.size();) {
+    size_t end = connection.find(',', at);
+    if (end == std::string::npos) end = connection.size();
+    std::string_view token =
+        Trim(std::string_view(connection).substr(at, end - at));
+    close |= token == "close";
+    keep_alive |= token == "keep-alive";
+    at = end + 1;
+  }
+  request.keep_alive = request.http11 ? !close : keep_alive && !close;
   return out;
 }
 

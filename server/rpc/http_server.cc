@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <deque>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -63,6 +65,7 @@ absl::StatusOr<SslContext> MakeTlsContext(const std::string& certificate,
   SslContext ctx(SSL_CTX_new(TLS_server_method()));
   if (!ctx) return absl::InternalError("OpenSSL cannot make a TLS context");
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION);
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE |
                                   SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   ERR_clear_error();
@@ -98,10 +101,14 @@ struct Connection {
   int fd = -1;
   SSL* ssl = nullptr;
   bool handshaken = false;
-  bool want_write = false;  // the TLS handshake waits to write
+  bool want_write = false;  // TLS waits to write before it can read
   bool idle = false;        // kept alive, no byte of the next request yet
-  bool head_seen = false;   // the current request's head has been parsed
-  std::string in;           // bytes read and not yet taken as a request
+  // The current request's head, once parsed (so that a body arriving in
+  // many pieces is not searched and parsed again each time).
+  std::optional<RequestHead> head;
+  size_t head_end = 0;
+  bool continued = false;  // "100 Continue" sent for this request
+  std::string in;          // bytes read and not yet taken as a request
   std::string ip;
   Clock::time_point since, deadline;
 
@@ -123,6 +130,7 @@ ssize_t Receive(Connection& c, char* data, size_t size) {
     if (n > 0) return n;
     int error = SSL_get_error(c.ssl, n);
     if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+      c.want_write = error == SSL_ERROR_WANT_WRITE;
       return kWouldBlock;
     }
     return error == SSL_ERROR_ZERO_RETURN ? 0 : kBroken;
@@ -135,9 +143,13 @@ ssize_t Receive(Connection& c, char* data, size_t size) {
   }
 }
 
-// Writes everything, waiting at most `timeout` for each step of progress.
+// Writes everything within `timeout` in all (a client that reads too
+// slowly is dropped, not waited for), giving up at once when `stop` turns
+// true.
 bool WriteAll(Connection& c, std::string_view data,
-              std::chrono::milliseconds timeout) {
+              std::chrono::milliseconds timeout,
+              const std::atomic<bool>& stop) {
+  const Clock::time_point deadline = Clock::now() + timeout;
   while (!data.empty()) {
     short want = POLLOUT;
     if (c.ssl) {
@@ -164,9 +176,19 @@ bool WriteAll(Connection& c, std::string_view data,
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
     }
-    pollfd p{c.fd, want, 0};
-    int ready = poll(&p, 1, static_cast<int>(timeout.count()));
-    if (ready <= 0 || (p.revents & (POLLERR | POLLNVAL))) return false;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - Clock::now())
+                      .count();
+      if (left <= 0 || stop.load()) return false;
+      pollfd p{c.fd, want, 0};
+      int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 200)));
+      if (ready < 0 && errno != EINTR) return false;
+      if (ready > 0) {
+        if (p.revents & (POLLERR | POLLNVAL)) return false;
+        break;
+      }
+    }
   }
   return true;
 }
@@ -190,7 +212,8 @@ const char* Reason(int status) {
 }
 
 std::string Head(int status, const HttpHeaders& headers, bool keep_alive,
-                 const std::string& framing) {
+                 std::string framing) {
+  if (status == 204 || status == 304) framing.clear();  // no body, no length
   std::string head = StrCat("HTTP/1.1 ", status, " ", Reason(status), "\r\n");
   for (const auto& [name, value] : headers) {
     head += StrCat(name, ": ", value, "\r\n");
@@ -200,29 +223,26 @@ std::string Head(int status, const HttpHeaders& headers, bool keep_alive,
   return head;
 }
 
-// A short answer from the gate to a request it refuses (best effort: one
-// non-blocking write, then the connection is closed).
-void Refuse(Connection& c, int status, const std::string& why) {
-  if (c.ssl && !c.handshaken) return;
-  std::string body = StrCat("webnnmd: ", why, "\n");
-  std::string reply =
-      Head(status, {{"Content-Type", "text/plain"}}, false,
-           StrCat("Content-Length: ", body.size(), "\r\n")) +
-      body;
+// One non-blocking write from the gate (best effort: what does not fit in
+// the socket's buffer is lost).
+void Write(Connection& c, std::string_view bytes) {
   if (c.ssl) {
-    (void)SSL_write(c.ssl, reply.data(), static_cast<int>(reply.size()));
+    if (!c.handshaken) return;
+    (void)SSL_write(c.ssl, bytes.data(), static_cast<int>(bytes.size()));
     ERR_clear_error();
   } else {
-    (void)send(c.fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)send(c.fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   }
 }
 
-size_t HeadEnd(const std::string& in) {
-  size_t crlf = in.find("\r\n\r\n");
-  size_t lf = in.find("\n\n");
-  size_t a = crlf == std::string::npos ? crlf : crlf + 4;
-  size_t b = lf == std::string::npos ? lf : lf + 2;
-  return std::min(a, b);
+// A short answer from the gate to a request it refuses; the connection is
+// then closed.
+void Refuse(Connection& c, int status, const std::string& why) {
+  std::string body = StrCat("webnnmd: ", why, "\n");
+  Write(c, Head(status, {{"Content-Type", "text/plain"}}, false,
+                StrCat("Content-Length: ", body.size(), "\r\n")) +
+               body);
+  shutdown(c.fd, SHUT_WR);  // the answer first, then the end
 }
 
 class Responder final : public HttpResponder {
@@ -240,11 +260,14 @@ class Responder final : public HttpResponder {
             std::string_view body) override {
     if (state_ != kNone) return;
     state_ = kDone;
+    // A second more per 64 KiB of body: a big body to a slow reader.
+    const auto timeout =
+        timeout_ + std::chrono::milliseconds(body.size() >> 6);
     ok_ = WriteAll(c_,
                    Head(status, headers, keep_alive_,
-                        StrCat("Content-Length: ", body.size(), "\r\n")),
-                   timeout_) &&
-          (head_only_ || WriteAll(c_, body, timeout_));
+                        StrCat("Content-Length: ", body.size(), "\r\n")) +
+                       (head_only_ ? std::string() : std::string(body)),
+                   timeout, stop_);
   }
 
   bool StartStream(int status, const HttpHeaders& headers) override {
@@ -254,19 +277,19 @@ class Responder final : public HttpResponder {
     ok_ = WriteAll(c_,
                    Head(status, headers, keep_alive_,
                         chunked_ ? "Transfer-Encoding: chunked\r\n" : ""),
-                   timeout_);
+                   timeout_, stop_);
     return ok_;
   }
 
   bool Write(std::string_view data) override {
     if (state_ != kStreaming || !ok_) return false;
-    if (data.empty()) return true;  // an empty chunk would end the stream
+    if (data.empty() || head_only_) return true;  // (empty: the end chunk)
     if (chunked_) {
       char size[20];
       std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
-      ok_ = WriteAll(c_, StrCat(size, data, "\r\n"), timeout_);
+      ok_ = WriteAll(c_, StrCat(size, data, "\r\n"), timeout_, stop_);
     } else {
-      ok_ = WriteAll(c_, data, timeout_);
+      ok_ = WriteAll(c_, data, timeout_, stop_);
     }
     return ok_;
   }
@@ -274,7 +297,9 @@ class Responder final : public HttpResponder {
   void EndStream() override {
     if (state_ != kStreaming) return;
     state_ = kDone;
-    if (ok_ && chunked_) ok_ = WriteAll(c_, "0\r\n\r\n", timeout_);
+    if (ok_ && chunked_ && !head_only_) {
+      ok_ = WriteAll(c_, "0\r\n\r\n", timeout_, stop_);
+    }
   }
 
   bool ClientGone() override {
@@ -407,8 +432,14 @@ struct HttpServer::Impl {
   std::vector<std::unique_ptr<Connection>> returned ABSL_GUARDED_BY(mu);
   bool closed ABSL_GUARDED_BY(mu) = false;
 
-  // The gate's alone.
+  // The gate's alone: the connections waiting for a request, and the
+  // bytes they hold (recounted each round).
   std::vector<std::unique_ptr<Connection>> waiting;
+  int64_t buffered = 0;
+
+  int64_t BufferBudget() const {
+    return 4 * options.max_body_bytes + (16 << 20);
+  }
 
   ~Impl() {
     if (listen_fd >= 0) close(listen_fd);
@@ -424,44 +455,57 @@ struct HttpServer::Impl {
     return !queue.empty() || closed;
   }
 
-  void Dispatch(std::unique_ptr<Connection> c, HttpRequest request) {
-    absl::MutexLock lock(&mu);
-    queue.push_back({std::move(c), std::move(request)});
-  }
-
   Outcome TryDispatch(std::unique_ptr<Connection>& c) {
-    size_t end = HeadEnd(c->in);
-    if (end == std::string::npos || end > kMaxHead) {
-      if (end == std::string::npos && c->in.size() <= kMaxHead) return kKeep;
-      Refuse(*c, 431, "the request's head exceeds 16 KiB");
-      return kDrop;
-    }
-    absl::StatusOr<RequestHead> head =
-        ParseRequestHead(std::string_view(c->in).substr(0, end));
-    if (!head.ok()) {
-      Refuse(*c, 400, std::string(head.status().message()));
-      return kDrop;
-    }
-    if (head->content_length > options.max_body_bytes) {
-      Refuse(*c, 413,
-             StrCat("the request's body exceeds ", options.max_body_bytes,
-                    " bytes"));
-      return kDrop;
-    }
-    if (!c->head_seen) {
+    if (!c->head) {
+      const size_t end = RequestHeadEnd(c->in, kMaxHead);
+      if (end == std::string::npos) {
+        if (c->in.size() <= kMaxHead) return kKeep;
+        Refuse(*c, 431, "the request's head exceeds 16 KiB");
+        return kDrop;
+      }
+      absl::StatusOr<RequestHead> head =
+          ParseRequestHead(std::string_view(c->in).substr(0, end));
+      if (!head.ok()) {
+        Refuse(*c, 400, std::string(head.status().message()));
+        return kDrop;
+      }
+      if (head->content_length > options.max_body_bytes) {
+        Refuse(*c, 413,
+               StrCat("the request's body exceeds ", options.max_body_bytes,
+                      " bytes"));
+        return kDrop;
+      }
+      c->head = std::move(*head);
+      c->head_end = end;
       // A second more per MiB of body.
-      c->head_seen = true;
-      c->deadline += std::chrono::seconds(head->content_length >> 20);
+      c->deadline += std::chrono::seconds(c->head->content_length >> 20);
     }
-    const size_t length = static_cast<size_t>(head->content_length);
-    if (c->in.size() - end < length) return kKeep;
-    HttpRequest request = std::move(head->request);
-    request.body = c->in.substr(end, length);
+    const size_t length = static_cast<size_t>(c->head->content_length);
+    if (c->in.size() - c->head_end < length) {
+      if (!c->continued &&
+          (c->head->request.Header("expect") == "100-continue" ||
+           c->head->request.Header("expect") == "100-Continue")) {
+        c->continued = true;  // the client waits for this before its body
+        static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        Write(*c, kContinue);
+      }
+      return kKeep;
+    }
+    HttpRequest request = std::move(c->head->request);
+    request.body = c->in.substr(c->head_end, length);
     request.remote_ip = c->ip;
-    c->in.erase(0, end + length);
-    c->head_seen = false;
-    Dispatch(std::move(c), std::move(request));
-    return kDispatched;
+    c->in.erase(0, c->head_end + length);
+    c->head.reset();
+    c->continued = false;
+    {
+      absl::MutexLock lock(&mu);
+      if (static_cast<int>(queue.size()) < 4 * options.workers) {
+        queue.push_back({std::move(c), std::move(request)});
+        return kDispatched;
+      }
+    }
+    Refuse(*c, 503, "every worker is busy; try again");
+    return kDrop;
   }
 
   Outcome Advance(std::unique_ptr<Connection>& c) {
@@ -485,6 +529,11 @@ struct HttpServer::Impl {
     bool ended = false;
     char buffer[64 << 10];
     while (c->in.size() < cap) {
+      // What all waiting connections hold is bounded too.
+      if (buffered >= BufferBudget()) {
+        Refuse(*c, 503, "the daemon is receiving too much at once; try again");
+        return kDrop;
+      }
       ssize_t n = Receive(*c, buffer, sizeof(buffer));
       if (n == kWouldBlock) break;
       if (n <= 0) {
@@ -496,6 +545,7 @@ struct HttpServer::Impl {
         c->deadline = Clock::now() + options.request_timeout;
       }
       c->in.append(buffer, static_cast<size_t>(n));
+      buffered += n;
     }
     Outcome outcome = TryDispatch(c);
     return outcome == kKeep && ended ? kDrop : outcome;
@@ -539,10 +589,23 @@ struct HttpServer::Impl {
     }
   }
 
+  // Makes room: the longest-waiting connection of the address that holds
+  // the most (one client opening many cannot push out everyone else's).
   void DropOldest() {
-    auto oldest = std::min_element(
-        waiting.begin(), waiting.end(),
-        [](const auto& a, const auto& b) { return a->since < b->since; });
+    std::map<std::string_view, int> per_address;
+    for (const auto& c : waiting) ++per_address[c->ip];
+    std::string_view crowded;
+    int most = 0;
+    for (const auto& [ip, n] : per_address) {
+      if (n > most) most = n, crowded = ip;
+    }
+    auto oldest = waiting.end();
+    for (auto it = waiting.begin(); it != waiting.end(); ++it) {
+      if ((*it)->ip == crowded &&
+          (oldest == waiting.end() || (*it)->since < (*oldest)->since)) {
+        oldest = it;
+      }
+    }
     if (oldest != waiting.end()) waiting.erase(oldest);
   }
 
@@ -582,6 +645,8 @@ struct HttpServer::Impl {
     std::vector<pollfd> fds;
     while (!stopping.load()) {
       TakeReturned();
+      buffered = 0;
+      for (const auto& c : waiting) buffered += c->in.size();
       fds.assign({{listen_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}});
       for (const auto& c : waiting) {
         fds.push_back(
@@ -612,7 +677,7 @@ struct HttpServer::Impl {
       {
         absl::MutexLock lock(&mu);
         mu.Await(absl::Condition(this, &Impl::HasWork));
-        if (queue.empty()) return;  // closed
+        if (closed) return;  // what is still queued is not run
         work = std::move(queue.front());
         queue.pop_front();
       }

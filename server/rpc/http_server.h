@@ -65,6 +65,10 @@ struct RequestHead {
   int64_t content_length = 0;
 };
 absl::StatusOr<RequestHead> ParseRequestHead(std::string_view head);
+// Where a request's head ends in `bytes` (just after its blank line: an
+// empty line, or a lone CR, ending in LF — where ParseRequestHead stops),
+// if within the first `most` bytes; npos otherwise.
+size_t RequestHeadEnd(std::string_view bytes, size_t most);
 
 // How a handler answers: one Send, or StartStream, Writes and EndStream.
 class HttpResponder {

@@ -44,6 +44,30 @@ TEST(ParseRequestHead, ReadsTheRequestLineAndHeaders) {
   EXPECT_FALSE(head->request.keep_alive);
 }
 
+TEST(ParseRequestHead, EveryConnectionHeaderCountsByToken) {
+  absl::StatusOr<RequestHead> head = ParseRequestHead(
+      "GET / HTTP/1.1\r\nConnection: close\r\nConnection: upgrade\r\n\r\n");
+  ASSERT_TRUE(head.ok());
+  EXPECT_FALSE(head->request.keep_alive);
+  head = ParseRequestHead("GET / HTTP/1.1\r\nConnection: closed-ish\r\n\r\n");
+  ASSERT_TRUE(head.ok());
+  EXPECT_TRUE(head->request.keep_alive);  // a token, not a substring
+}
+
+TEST(RequestHeadEnd, EndsWhereTheParserStops) {
+  // A lone CR line ends the head for both (no body offset disagreement).
+  const std::string bytes =
+      "POST /x HTTP/1.1\n\r\nContent-Length: 5\r\n\r\nhello";
+  const size_t end = RequestHeadEnd(bytes, 16384);
+  EXPECT_EQ(end, std::string("POST /x HTTP/1.1\n\r\n").size());
+  absl::StatusOr<RequestHead> head = ParseRequestHead(bytes.substr(0, end));
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->content_length, 0);
+  EXPECT_EQ(RequestHeadEnd("GET / HTTP/1.1\r\nHost: x\r\n", 16384),
+            std::string::npos);
+  EXPECT_EQ(RequestHeadEnd("GET / HTTP/1.1\r\n\r\n", 8), std::string::npos);
+}
+
 TEST(ParseRequestHead, RefusesWhatItCannotServeSayingWhy) {
   for (const auto& [head, why] : std::vector<std::pair<std::string, std::string>>{
            {"GET /\r\n\r\n", "METHOD TARGET HTTP/1.x"},
@@ -179,6 +203,19 @@ TEST_F(HttpServerTest, SlowClientsHoldNoWorker) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
   close(fd);
   for (int s : slow) close(s);
+}
+
+TEST_F(HttpServerTest, AnswersExpectContinueAndKeepsNoLengthOn204) {
+  Start();
+  int fd = Connect(server_->port());
+  SendAll(fd,
+          "POST /up HTTP/1.1\r\nContent-Length: 4\r\nExpect: "
+          "100-continue\r\n\r\n");
+  EXPECT_THAT(Receive(fd, "100 Continue\r\n\r\n"),
+              StartsWith("HTTP/1.1 100 Continue\r\n\r\n"));
+  SendAll(fd, "data");
+  EXPECT_THAT(Receive(fd, "echo /up data"), HasSubstr("echo /up data"));
+  close(fd);
 }
 
 TEST_F(HttpServerTest, AStreamNoticesAClientThatLeftWithoutWriting) {

@@ -360,7 +360,12 @@ class Hostile(Temp):
         got = [first_answer(s) for s in anonymous]
         self.assertEqual(got.count("open"), 4, got)
         self.assertEqual(got.count("8"), 2, got)
-        # A caller with a token is counted as itself.
+        # An invented token is no one: still anonymous, still refused.
+        bogus = raw_request(web.port, self.WATCH,
+                            headers={"authorization": "Bearer made-up"})
+        self.assertEqual(first_answer(bogus), "8")
+        bogus.close()
+        # A caller with a valid token is counted as itself.
         ann = raw_request(web.port, self.WATCH,
                           headers={"authorization": "Bearer ann-secret"})
         self.assertEqual(first_answer(ann), "open")

@@ -297,8 +297,9 @@ class Call {
   uintptr_t tag_ = 0;
 };
 
-// Open server streams, bounded in all, per client (its bearer token, else
-// its address) and, where tokens are required, for calls without one.
+// Open server streams, bounded in all, per client (the principal of a
+// valid bearer token, else its address) and, where tokens are required,
+// for calls without a valid token.
 class StreamLimits {
  public:
   explicit StreamLimits(const GrpcWebOptions& o) : options_(o) {}

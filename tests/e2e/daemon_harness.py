@@ -130,6 +130,19 @@ def read_snapshot(path):
     return header, tensors
 
 
+def self_signed_certificate(folder):
+    """(certificate, private key): PEM files of a one-day self-signed
+    certificate for localhost and 127.0.0.1, made with openssl."""
+    cert = os.path.join(folder, "server.crt")
+    key = os.path.join(folder, "server.key")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+         "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+        check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
 def wait_for(predicate, timeout=60, interval=0.05):
     deadline = time.time() + timeout
     while time.time() < deadline:

@@ -807,15 +807,7 @@ class Security(Temp):
         self.assertEqual(d.stop(), 0)
 
     def test_tls(self):
-        import subprocess
-        key = os.path.join(self.dir, "server.key")
-        cert = os.path.join(self.dir, "server.crt")
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-             "-keyout", key, "-out", cert, "-days", "2", "-subj",
-             "/CN=localhost", "-addext",
-             "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-            check=True, capture_output=True, timeout=60)
+        cert, key = h.self_signed_certificate(self.dir)
         cfg = os.path.join(self.dir, "tls.textproto")
         with open(cfg, "w") as f:
             f.write(f'tls_certificate: "{cert}"\ntls_private_key: "{key}"\n')

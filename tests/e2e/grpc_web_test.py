@@ -424,21 +424,9 @@ class Hostile(Temp):
         drip.close()
         self.assertEqual(d.stop(), 0)
 
-    def certificate(self):
-        import subprocess
-        cert = os.path.join(self.dir, "cert.pem")
-        key = os.path.join(self.dir, "key.pem")
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-             "-keyout", key, "-out", cert, "-days", "1", "-subj",
-             "/CN=localhost", "-addext",
-             "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-            check=True, capture_output=True)
-        return cert, key
-
     def test_tls_covers_the_http_listener(self):
         import ssl
-        cert, key = self.certificate()
+        cert, key = h.self_signed_certificate(self.dir)
         tokens = os.path.join(self.dir, "tokens")
         with open(tokens, "w") as f:
             f.write("ann-secret ann\n")
@@ -473,7 +461,7 @@ class Hostile(Temp):
 
     def test_swapped_certificate_and_key_said_as_such(self):
         import subprocess
-        cert, key = self.certificate()
+        cert, key = h.self_signed_certificate(self.dir)
         cfg = write_config(self.dir, f'tls_certificate: "{key}"\n'
                                      f'tls_private_key: "{cert}"\n')
         result = subprocess.run(

@@ -178,6 +178,7 @@ int RunTrain(const TrainOptions& options, bool json) {
       train::Run::Prepare({.dag = &*model.check.dag,
                            .model_file = options.file,
                            .model_source = model.source,
+                           .model_warnings = ModelWarnings(model.check),
                            .source = {.path = options.data.dataset,
                                       .label = options.data.label,
                                       .no_header = options.data.no_header,

@@ -104,6 +104,15 @@ CheckResult CheckModel(const std::string& file_name, std::string text,
   return result;
 }
 
+std::vector<std::string> ModelWarnings(const CheckResult& check) {
+  std::vector<std::string> out;
+  for (const LocatedDiagnostic& d : check.diagnostics) {
+    if (d.severity != Severity::kWarning) continue;
+    out.push_back(StrCat(d.file, ":", d.line, ":", d.column, ": ", d.message));
+  }
+  return out;
+}
+
 std::string RenderedFirst(const CheckResult& check, size_t count,
                           size_t bytes, std::string_view more) {
   // Errors first (a refusal says why), then the warnings; each list in

@@ -87,6 +87,11 @@ inline constexpr size_t kStatusDiagnostics = 10;
 inline constexpr size_t kStatusDiagnosticBytes = 4096;
 std::string RenderedForStatus(const CheckResult& check);
 
+// The model's warnings as one line each, "file:line:col: message", for a
+// run to report beside its own (train prints them, the daemon records them
+// as job events).
+std::vector<std::string> ModelWarnings(const CheckResult& check);
+
 }  // namespace webnnm
 
 #endif  // WEBNNM_ENGINE_CHECK_H_

@@ -112,8 +112,15 @@ std::string Diagnostics::Render(const Diagnostic& diagnostic) const {
     lo = CutAt(line, caret_at > kMaxEchoed / 4 ? caret_at - kMaxEchoed / 4 : 0);
     hi = lo + CutAt(line.substr(lo), kMaxEchoed);
   }
-  StrAppend(&out, lo > 0 ? "…" : "", line.substr(lo, hi - lo),
-            hi < line.size() ? "…" : "", "\n");
+  // Control characters (a binary file's) are echoed as '?', one column
+  // each, so that the terminal shows the line as it lines up.
+  std::string echoed(line.substr(lo, hi - lo));
+  for (char& c : echoed) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) c = '?';
+  }
+  StrAppend(&out, lo > 0 ? "…" : "", echoed, hi < line.size() ? "…" : "",
+            "\n");
   // The caret line copies tabs from the source line so that it lines up.
   std::string caret = lo > 0 ? " " : "";
   for (size_t i = lo; i < caret_at && i < hi; ++i) {

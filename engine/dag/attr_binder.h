@@ -44,6 +44,13 @@ class AttrBinder {
   std::optional<std::string> Choice(const Value& v, const ir::AttrSpec& spec,
                                     const std::string& what);
 
+  // A recurrent layer's gate layout as the specification writes it, a list
+  // of gate names (lstm [input, output, forget, cell], gru [update, reset,
+  // gate]; WebNN's letters too), as WebNN's string (iofg, zrn).
+  std::optional<std::string> GateLayout(const Value& v,
+                                        const ir::AttrSpec& spec,
+                                        const std::string& what);
+
   // ---- axes ----------------------------------------------------------------
 
   // A dimension name or a feature index, as a runtime axis.
@@ -100,6 +107,11 @@ class AttrBinder {
   // resample2d newShape={height: 64, width: 64}: the sizes of two adjacent
   // dimensions, as WebNN's sizes and axes.
   void BindResampleShape(const model::Option& option);
+
+  // Pooling's paddingBeginning / paddingEnding ({height, width} or [h, w],
+  // the specification's spelling): the halves of WebNN's padding
+  // [top, bottom, left, right]; refused beside padding=.
+  void BindPoolPadding(const model::Option& option);
 
   // ---- conversion by kind
   // ----------------------------------------------------

@@ -26,6 +26,10 @@ std::optional<BoundAttrs> AttrBinder::Run() {
       BindExpandShape(option);
       continue;
     }
+    if (option.attr == "paddingBeginning" || option.attr == "paddingEnding") {
+      BindPoolPadding(option);
+      continue;
+    }
     std::optional<ir::AttrValue> value = Convert(option, *spec);
     if (value) out_.attrs.Set(spec->name, *std::move(value));
   }
@@ -90,6 +94,57 @@ std::optional<std::string> AttrBinder::Choice(const Value& v,
   return std::nullopt;
 }
 
+std::optional<std::string> AttrBinder::GateLayout(const Value& v,
+                                                  const ir::AttrSpec& spec,
+                                                  const std::string& what) {
+  const bool lstm = op_.kind == ir::OpKind::kLstm ||
+                    op_.kind == ir::OpKind::kLstmCell;
+  // The specification's gate names, WebNN's letters.
+  const std::vector<std::pair<std::string, char>> gates =
+      lstm ? std::vector<std::pair<std::string, char>>{{"input", 'i'},
+                                                       {"output", 'o'},
+                                                       {"forget", 'f'},
+                                                       {"cell", 'g'}}
+           : std::vector<std::pair<std::string, char>>{
+                 {"update", 'z'}, {"reset", 'r'}, {"gate", 'n'}, {"new", 'n'}};
+  auto spelled = [&](char letter) {
+    for (const auto& [name, l] : gates) {
+      if (l == letter) return name;
+    }
+    return std::string(1, letter);
+  };
+  std::vector<std::string> accepted;
+  for (const char* choice : spec.choices) {
+    std::vector<std::string> names;
+    for (const char* c = choice; *c != '\0'; ++c) names.push_back(spelled(*c));
+    accepted.push_back(StrCat("[", absl::StrJoin(names, ", "), "]"));
+  }
+  std::string letters;
+  for (const Value& item : v.items) {
+    char letter = 0;
+    for (const auto& [name, l] : gates) {
+      if (item.is_name(name) || item.is_name(std::string(1, l))) letter = l;
+    }
+    if (letter == 0) {
+      std::vector<std::string> names;
+      for (const auto& gate : gates) names.push_back(gate.first);
+      Fail(item.range,
+           StrCat(what, " names the gates ", absl::StrJoin(names, ", "),
+                  ", not ", Describe(item),
+                  item.is_name() ? DidYouMean(item.text, names) : ""));
+      return std::nullopt;
+    }
+    letters.push_back(letter);
+  }
+  for (const char* choice : spec.choices) {
+    if (letters == choice) return letters;
+  }
+  Fail(v.range, StrCat(what, " must be ", absl::StrJoin(accepted, " or "),
+                       " (WebNN's ", absl::StrJoin(spec.choices, " and "),
+                       ")"));
+  return std::nullopt;
+}
+
 std::optional<std::vector<int64_t>> AttrBinder::Ints(const Value& v,
                                                      const std::string& what) {
   std::vector<int64_t> out;
@@ -132,7 +187,10 @@ std::optional<ir::AttrValue> AttrBinder::Convert(const model::Option& option,
       Fail(v.range, StrCat(what, " must be true or false, not ", Describe(v)));
       return std::nullopt;
     case AttrKind::kEnum: {
-      std::optional<std::string> s = Choice(v, spec, what);
+      std::optional<std::string> s =
+          op_.category == ir::OpCategory::kRecurrent && v.is_list()
+              ? GateLayout(v, spec, what)
+              : Choice(v, spec, what);
       if (s) return *s;
       return std::nullopt;
     }

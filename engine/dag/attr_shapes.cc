@@ -291,6 +291,25 @@ void AttrBinder::BindExpandShape(const model::Option& option) {
   out_.result_names = names;
 }
 
+void AttrBinder::BindPoolPadding(const model::Option& option) {
+  for (const model::Option& other : layer_.options) {
+    if (other.attr == "padding") {
+      Fail(option.key_range,
+           StrCat(op_.name, " takes padding= or paddingBeginning= and "
+                  "paddingEnding=, not both"));
+      return;
+    }
+  }
+  std::optional<std::vector<int64_t>> half =
+      Spatial(option.value, StrCat(op_.name, " ", option.key));
+  if (!half) return;
+  std::vector<int64_t> padding = out_.attrs.GetInts("padding", {0, 0, 0, 0});
+  const int end = option.attr == "paddingEnding" ? 1 : 0;
+  padding[end] = (*half)[0];      // height: top or bottom
+  padding[2 + end] = (*half)[1];  // width: left or right
+  out_.attrs.Set("padding", padding);
+}
+
 void AttrBinder::BindResampleShape(const model::Option& option) {
   const Value& v = option.value;
   if (!v.is_map() || v.entries.size() != 2) {

@@ -162,8 +162,20 @@ bool DagBuilder::GatherOperands(const model::Layer& layer,
     if (values.empty()) return false;  // what it names failed: reported
     if (op.variadic()) {
       operands.insert(operands.end(), values.begin(), values.end());
-    } else {
-      operands[operand.slot] = values.front();
+      continue;
+    }
+    operands[operand.slot] = values.front();
+    const ir::Node& producer = graph_.node(graph_.value(values[0]).producer);
+    if (values.size() > 1 && producer.kind == ir::NodeKind::kOp &&
+        producer.op->kind == ir::OpKind::kSplit) {
+      diagnostics_.Warning(
+          layer.range,
+          StrCat(op.name, " reads only the first of the ", values.size(),
+                 " pieces of the split at line ",
+                 diagnostics_.file().Locate(producer.range.begin).line,
+                 "; the others are left out (concat takes them all; slice "
+                 "takes one piece)",
+                 layer.context));
     }
   }
   return true;

@@ -91,6 +91,10 @@ class DagBuilder {
   std::optional<ir::ValueId> GlobalFirst(const model::Layer& layer,
                                          ir::ValueId result, int global);
   absl::StatusOr<ir::ValueId> GlobalLast(ir::ValueId v, int global);
+  // `v` (leading batch, no sequence) expanded over the input's leading
+  // batch and sequence dimensions it lacks.
+  absl::StatusOr<ir::ValueId> FillGlobal(ir::ValueId v,
+                                         const ir::TensorType& input);
   absl::StatusOr<ir::ValueId> ExpandOverGlobal(
       ir::ValueId v, const std::vector<int64_t>& global);
   // Zeros for absent cell states; running statistics for batch

@@ -4,7 +4,10 @@
 // constant index tensor needs no batch. The input (and a scatter's
 // updates) are transposed to put the batch and sequence dimensions last,
 // an element-wise index tensor is expanded over them, the operation runs
-// on the features in front, and its result is transposed back.
+// on the features in front, and its result is transposed back. gatherND and
+// scatterND take axis=: the first feature their coordinates address (the
+// features before it are copied over like the batch); element-wise indices
+// with the batch but not the sequence are copied over the sequence.
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/dag/builder.h"
@@ -60,6 +63,26 @@ absl::StatusOr<ir::ValueId> DagBuilder::ExpandOverGlobal(
   return rewriter_.Add(ir::OpKind::kExpand, {r}, expand);
 }
 
+absl::StatusOr<ir::ValueId> DagBuilder::FillGlobal(
+    ir::ValueId v, const ir::TensorType& input) {
+  const ir::TensorType type = graph_.value(v).type;
+  const int have = LeadingGlobal(type), want = LeadingGlobal(input);
+  std::vector<int64_t> ones(type.shape.begin(), type.shape.begin() + have);
+  std::vector<int64_t> wide = ones;
+  for (int i = have; i < want; ++i) {
+    ones.push_back(1);
+    wide.push_back(input.shape[i]);
+  }
+  ones.insert(ones.end(), type.shape.begin() + have, type.shape.end());
+  wide.insert(wide.end(), type.shape.begin() + have, type.shape.end());
+  ir::Attrs reshape, expand;
+  reshape.Set("newShape", ones);
+  expand.Set("newShape", wide);
+  ASSIGN_OR_RETURN(ir::ValueId r,
+                   rewriter_.Add(ir::OpKind::kReshape, {v}, reshape));
+  return rewriter_.Add(ir::OpKind::kExpand, {r}, expand);
+}
+
 bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
                                       std::vector<ir::ValueId>& operands,
                                       ir::Attrs& attrs, int& global) {
@@ -74,25 +97,61 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
   const int g = LeadingGlobal(input);
   const bool elements = kind == ir::OpKind::kGatherElements ||
                         kind == ir::OpKind::kScatterElements;
+  auto failed = [&](const absl::Status& s) {
+    ReportRuleError(layer, s);
+    return false;
+  };
+  // Element-wise indices that hold the batch but not the sequence (one set
+  // of indices per sample: the specification's {vocabulary: 5} example)
+  // are copied over the sequence, as are a scatter's updates of that shape.
+  if (elements && HasSymbolic(indices) && LeadingGlobal(indices) < g &&
+      indices.rank() - LeadingGlobal(indices) == input.rank() - g) {
+    for (size_t slot = 1; slot < operands.size(); ++slot) {
+      if (operands[slot] == ir::kNoValue) continue;
+      const ir::TensorType& t = graph_.value(operands[slot]).type;
+      if (t.rank() != indices.rank() || !HasSymbolic(t)) continue;
+      absl::StatusOr<ir::ValueId> filled = FillGlobal(operands[slot], input);
+      if (!filled.ok()) return failed(filled.status());
+      operands[slot] = *filled;
+    }
+    return true;
+  }
+  // ND coordinates address the features from `axis` on (the first feature
+  // by default); the dimensions before it are copied over like the batch.
+  int lead = g;
+  if (!elements && attrs.Has("axis")) {
+    const int64_t axis = attrs.GetInt("axis", g);
+    attrs.Erase("axis");
+    if (g == 0 || HasSymbolic(indices) || axis < g) {
+      diagnostics_.Error(layer.op_range,
+                         StrCat(layer.op->name, " axis= names the first "
+                                "feature dimension its coordinates address; "
+                                "it applies to coordinates over the features "
+                                "(a constant or a parameter), and cannot be "
+                                "the batch or the sequence",
+                                layer.context));
+      return false;
+    }
+    lead = static_cast<int>(axis);
+  }
   // Indices that hold the batch themselves keep WebNN's meaning.
   if (g == 0 || HasSymbolic(indices) ||
       (elements && indices.rank() != input.rank() - g)) {
     return true;
   }
   if (!elements && indices.rank() >= 1 &&
-      g + indices.shape.back() > input.rank()) {
+      lead + indices.shape.back() > input.rank()) {
     diagnostics_.Error(layer.op_range,
                        StrCat(layer.op->name, " coordinates have ",
                               indices.shape.back(), " components, but the "
-                              "input has ", input.rank() - g,
-                              " feature dimensions", layer.context));
+                              "input has ", input.rank() - lead,
+                              " feature dimensions",
+                              lead > g ? " from its axis" : "",
+                              layer.context));
     return false;
   }
-  const std::vector<int64_t> dims(input.shape.begin(), input.shape.begin() + g);
-  auto failed = [&](const absl::Status& s) {
-    ReportRuleError(layer, s);
-    return false;
-  };
+  const std::vector<int64_t> dims(input.shape.begin(),
+                                  input.shape.begin() + lead);
   if (elements) {
     const int64_t axis = attrs.GetInt("axis", g);
     if (axis < g) {
@@ -107,20 +166,20 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
     if (!wide.ok()) return failed(wide.status());
     operands[1] = *wide;
   }
-  absl::StatusOr<ir::ValueId> moved = GlobalLast(operands[0], g);
+  absl::StatusOr<ir::ValueId> moved = GlobalLast(operands[0], lead);
   if (!moved.ok()) return failed(moved.status());
   operands[0] = *moved;
   if (operands.size() > 2 && operands[2] != ir::kNoValue &&
       graph_.value(operands[2]).typed) {
     ir::Value& value = graph_.value(operands[2]);
     if (!elements && indices.rank() >= 1 && indices.shape.back() >= 1 &&
-        g + indices.shape.back() <= input.rank() &&
         graph_.node(value.producer).kind == ir::NodeKind::kParameter) {
       // A trainable update per coordinate, over the features: indices'
       // leading dimensions, then the input's features past the k indexed.
       std::vector<int64_t> shape(indices.shape.begin(),
                                  indices.shape.end() - 1);
-      shape.insert(shape.end(), input.shape.begin() + g + indices.shape.back(),
+      shape.insert(shape.end(),
+                   input.shape.begin() + lead + indices.shape.back(),
                    input.shape.end());
       value.type.shape = shape;
       value.type.names.clear();
@@ -128,13 +187,13 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
     }
     const ir::TensorType& updates = value.type;
     absl::StatusOr<ir::ValueId> u =
-        LeadingGlobal(updates) == g ? GlobalLast(operands[2], g)
+        LeadingGlobal(updates) == g ? GlobalLast(operands[2], lead)
         : HasSymbolic(updates)      ? absl::StatusOr<ir::ValueId>(operands[2])
                                     : ExpandOverGlobal(operands[2], dims);
     if (!u.ok()) return failed(u.status());
     operands[2] = *u;
   }
-  global = g;
+  global = lead;
   return true;
 }
 

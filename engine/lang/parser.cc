@@ -1,5 +1,9 @@
 #include "engine/lang/parser.h"
 
+#include <optional>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/base/strings.h"
 #include "engine/base/suggest.h"
@@ -16,12 +20,65 @@ const std::vector<std::string>& PropertyNames() {
   return *names;
 }
 
+// The offset of the first byte that no model text holds (NUL, or a control
+// character other than tab, line feed, form feed and carriage return) when
+// the file looks binary: such a byte in its first 4 KiB, or invalid UTF-8
+// there. Text with a stray control character further on is left to the
+// lexer, which reports it where it is.
+std::optional<size_t> BinaryOffset(std::string_view text) {
+  const size_t n = std::min<size_t>(text.size(), 4096);
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\f' && c != '\r') {
+      return i;
+    }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    if (c >= 0xC2 && c <= 0xDF) length = 2;
+    if (c >= 0xE0 && c <= 0xEF) length = 3;
+    if (c >= 0xF0 && c <= 0xF4) length = 4;
+    if (length == 0) return i;
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+// After this many statements in a row that could not be read, with none
+// read before them, the file is not a model: stop rather than list them.
+constexpr int kFailedStatementsBeforeGivingUp = 8;
+
+// Errors shown of a file that is no model (see Parse).
+constexpr int kErrorsShown = 5;
+
 }  // namespace
 
 Module Parser::ParseModule() {
   Module module;
+  int failed = 0;
+  bool any_read = false;
   while (!At(TokenKind::kEnd)) {
-    if (!ParseStatement(module)) SkipPast({TokenKind::kSemicolon});
+    if (ParseStatement(module)) {
+      any_read = true;
+      failed = 0;
+      continue;
+    }
+    SkipPast({TokenKind::kSemicolon});
+    if (!any_read && ++failed == kFailedStatementsBeforeGivingUp) {
+      diagnostics_.Error(
+          Peek().range,
+          StrCat("this does not look like a model file: its first ", failed,
+                 " statements could not be read; stopping here (a model is "
+                 "statements such as 'model:input shape=[4];')"));
+      break;
+    }
   }
   return module;
 }
@@ -394,7 +451,45 @@ const char* PropertyName(PropertyKind kind) {
 }
 
 Module Parse(const SourceFile& file, Diagnostics& diagnostics) {
-  return Parser(Tokenize(file, diagnostics), diagnostics).ParseModule();
+  if (std::optional<size_t> at = BinaryOffset(file.text())) {
+    const uint32_t offset = static_cast<uint32_t>(*at);
+    diagnostics.Error(
+        {offset, offset + 1},
+        StrCat("this does not look like a model file: it holds binary data "
+               "(byte 0x", absl::Hex(static_cast<unsigned char>(
+                               file.text()[*at]), absl::kZeroPad2),
+               "); a model is UTF-8 text such as 'model:input shape=[4];'"));
+    return Module{};
+  }
+  // Parsed against a scratch list first: text that yields many errors and
+  // not one statement is no model, and only its first errors are shown.
+  Diagnostics scratch(diagnostics.shared_file());
+  Module module = Parser(Tokenize(file, scratch), scratch).ParseModule();
+  const bool nothing_read =
+      module.constants.empty() && module.properties.empty();
+  const bool garbage = nothing_read && scratch.error_count() > kErrorsShown;
+  int shown = 0;
+  for (const Diagnostic& d : scratch.all()) {
+    if (garbage) {
+      if (d.severity != Severity::kError) continue;
+      if (shown == kErrorsShown) break;
+      ++shown;
+    }
+    if (d.severity == Severity::kError) {
+      diagnostics.Error(d.range, d.message);
+    } else {
+      diagnostics.Warning(d.range, d.message);
+    }
+  }
+  if (garbage) {
+    diagnostics.Error(
+        {0, 0},
+        StrCat("this does not look like a model file: ", scratch.error_count(),
+               " errors and not one statement could be read; the first ",
+               kErrorsShown, " are above (a model is statements such as "
+               "'model:input shape=[4];')"));
+  }
+  return module;
 }
 
 }  // namespace webnnm::lang

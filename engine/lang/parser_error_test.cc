@@ -16,9 +16,11 @@ namespace webnnm::lang {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::Pair;
 using ::testing::SizeIs;
 
@@ -395,11 +397,53 @@ TEST(ParseRecovery, LexerErrorsAreNotReportedAgain) {
 }
 
 TEST(ParseRecovery, ManyErrorsStopAtTheCap) {
-  std::string text;
+  std::string text = "model:input shape=[4];\n";
   for (int i = 0; i < 80; ++i) text += "model:alpha x;\n";
   Parsed parsed = ParseText(text);
   EXPECT_EQ(parsed.diagnostics.error_count(), Diagnostics::kMaxErrors);
   EXPECT_THAT(parsed.messages().back(), HasSubstr("too many errors"));
+}
+
+TEST(ParseRecovery, AFileOfNothingButBadStatementsIsNoModel) {
+  // Statements that all fail, none read before them: it stops after 8
+  // and shows the first five, then why.
+  std::string text;
+  for (int i = 0; i < 80; ++i) text += "model:alpha x;\n";
+  Parsed parsed = ParseText(text);
+  EXPECT_EQ(parsed.diagnostics.error_count(), 6);
+  EXPECT_THAT(parsed.messages().back(),
+              HasSubstr("this does not look like a model file"));
+  // Prose: many lexer errors and no statement: the first five, then why.
+  Parsed prose = ParseText(
+      "Dear all, it's 4 % up; see Bob's notes. Costs: 2 %. Thanks! "
+      "Alice's & Carol's figures follow (March's, April's).\n");
+  EXPECT_EQ(prose.diagnostics.error_count(), 6);
+  EXPECT_THAT(prose.messages().back(),
+              HasSubstr("this does not look like a model file"));
+  // A model with many mistakes is still reported in full.
+  std::string mistakes = "model:input shape=[4];\n";
+  for (int i = 0; i < 12; ++i) mistakes += "model:alpha x;\n";
+  Parsed model = ParseText(mistakes);
+  EXPECT_EQ(model.diagnostics.error_count(), 12);
+  EXPECT_THAT(model.messages(),
+              Not(Contains(HasSubstr("does not look like a model file"))));
+}
+
+TEST(ParseRecovery, BinaryDataIsOneError) {
+  static constexpr char kElf[] =
+      "\x7f" "ELF\x02\x01\x01\x00\x00model:input shape=[4];";
+  std::string text(kElf, sizeof kElf - 1);
+  Parsed parsed = ParseText(text);
+  EXPECT_EQ(parsed.diagnostics.error_count(), 1);
+  EXPECT_THAT(parsed.messages().front(),
+              HasSubstr("this does not look like a model file: it holds "
+                        "binary data (byte 0x02)"));
+  // Invalid UTF-8 is binary too; valid UTF-8 (and a byte-order mark) is not.
+  EXPECT_THAT(ParseText("model:input \xff\xfe shape=[4];").messages(),
+              Contains(HasSubstr("binary data (byte 0xff)")));
+  EXPECT_THAT(
+      ParseText("\xef\xbb\xbfmodel:name caf\xc3\xa9;").messages(),
+      Not(Contains(HasSubstr("binary data"))));
 }
 
 }  // namespace

@@ -32,7 +32,10 @@ class Binder {
       }
       std::vector<int> order =
           has_condition ? std::vector<int>{1, 2} : std::vector<int>{0, 1, 2};
-      BindPositional(positional, input, order);
+      // The specification's where(trueValue, falseValue, condition=c)
+      // names all three: the layer's input is not an operand.
+      const bool all_named = has_condition && positional.size() == 2;
+      BindPositional(positional, all_named ? std::nullopt : input, order);
     } else {
       std::vector<int> order = op_.language_operands;
       if (order.empty()) {

@@ -137,6 +137,18 @@ class ModelBuilder {
   void ReportUnknownOperator(const lang::Layer& layer,
                              const Expansion& expansion, bool bound);
 
+  // An option of a template's layer whose value is a name where only a
+  // number or a boolean can stand (dropout(p=rate)) is a macro the
+  // template's user did not bind: reported at the use, naming the macro,
+  // the block and the option, and dropped from the layer.
+  void ReportUnboundOptionMacros(Layer& layer, const Expansion& expansion);
+
+  // A trainable operand's name inside a template that names a block (an
+  // input block `b` read by add(b)): warned, since a parameter was likely
+  // meant.
+  void WarnParameterNamedLikeBlock(const Layer& layer, const Operand& operand,
+                                   const Section& section);
+
   void Instantiate(const lang::Layer& layer, const Expansion& expansion,
                    std::optional<TensorRef>& prev, const Extras& extras);
 
@@ -170,6 +182,7 @@ class ModelBuilder {
   std::vector<std::string> section_order_;
   std::set<std::string> templates_;
   std::set<std::string> used_templates_;
+  std::set<int> used_constants_;  // indices of constants some layer reads
   std::vector<Scope> scopes_;
   std::vector<int> pending_scopes_;  // per layer: its instance scope
   std::map<std::string, int> global_layers_;

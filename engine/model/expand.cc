@@ -244,6 +244,38 @@ void ModelBuilder::ReportUnknownOperator(const lang::Layer& layer,
                      StrCat("unknown operator '", layer.op, "'", suggestion));
 }
 
+void ModelBuilder::ReportUnboundOptionMacros(Layer& layer,
+                                             const Expansion& expansion) {
+  if (expansion.stack.empty()) return;
+  const auto& [block, use] = expansion.stack.back();
+  std::vector<Option> kept;
+  for (Option& option : layer.options) {
+    const ir::AttrSpec* spec = layer.op->FindAttr(option.attr);
+    const lang::Value& v = option.value;
+    // A name where only a number or a boolean can stand is a macro that
+    // the block's user did not bind: the mistake is where it is used.
+    const bool number = spec != nullptr &&
+                        (spec->kind == ir::AttrKind::kInt ||
+                         spec->kind == ir::AttrKind::kFloat) &&
+                        v.is_name() && !v.is_name("Infinity") &&
+                        !v.is_name("inf") && !v.is_name("NaN");
+    const bool boolean = spec != nullptr &&
+                         spec->kind == ir::AttrKind::kBool && v.is_name() &&
+                         !v.is_name("true") && !v.is_name("false");
+    if (!number && !boolean) {
+      kept.push_back(std::move(option));
+      continue;
+    }
+    diagnostics_.Error(
+        use, StrCat("block '", block, "' uses '", v.text, "' as a macro (",
+                    layer.op->name, " ", option.key, "=", v.text,
+                    " at line ", diagnostics_.file().Locate(v.range.begin).line,
+                    "), so give it a value here, as in ", block, "(", v.text,
+                    "=", number ? "0.5" : "true", "); nothing binds it"));
+  }
+  layer.options = std::move(kept);
+}
+
 void ModelBuilder::Instantiate(const lang::Layer& layer,
                                const Expansion& expansion,
                                std::optional<TensorRef>& prev,
@@ -344,6 +376,7 @@ void ModelBuilder::AddOpLayer(const lang::Layer& written, const ir::OpDef& op,
   }
   BindArguments(op, args, prev, layer, diagnostics_,
                 [this](const lang::Value& v) { return OperandRef(v); });
+  ReportUnboundOptionMacros(layer, expansion);
   for (const NameDecl& name : extras.names) RegisterName(name, layer);
   pending_scopes_.push_back(expansion.scope);
   prev = TensorRef{

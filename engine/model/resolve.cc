@@ -41,13 +41,47 @@ void ModelBuilder::ResolveReferences() {
       Resolve(layer, operand, scope);
     }
   }
+  for (size_t i = 0; i < model_.constants.size(); ++i) {
+    if (used_constants_.count(static_cast<int>(i))) continue;
+    const Constant& c = model_.constants[i];
+    diagnostics_.Warning(c.range,
+                         StrCat("constant '", c.name, "' is never used"));
+  }
+}
+
+void ModelBuilder::WarnParameterNamedLikeBlock(const Layer& layer,
+                                               const Operand& operand,
+                                               const Section& section) {
+  // In a template, a name in a trainable operand's place is usually a new
+  // parameter (add(b)); a block of that name takes its place instead.
+  if (layer.context.empty() || layer.op->variadic() ||
+      operand.slot >= static_cast<int>(layer.op->operands.size())) {
+    return;
+  }
+  const ir::ParamRole role = layer.op->operands[operand.slot].param;
+  if (role == ir::ParamRole::kNone || role == ir::ParamRole::kRunningMean ||
+      role == ir::ParamRole::kRunningVariance) {
+    return;
+  }
+  const LineColumn at = diagnostics_.file().Locate(section.range.begin);
+  diagnostics_.Warning(
+      operand.ref.range,
+      StrCat("'", section.name, "' here is the block '", section.name,
+             "' (line ", at.line, ")",
+             section.input && section.layers.empty() ? ", an input," : "",
+             " not a new trainable parameter of ", layer.op->name,
+             ": a block's name wins over a parameter's; rename the block or "
+             "the parameter (such as ", section.name, "_) if a parameter is "
+             "meant",
+             layer.context));
 }
 
 void ModelBuilder::Resolve(Layer& layer, Operand& operand, int scope) {
   TensorRef& ref = operand.ref;
   const std::string name = ref.name;
-  if (model_.FindConstant(name) >= 0) {
+  if (int constant = model_.FindConstant(name); constant >= 0) {
     ref.kind = TensorRef::Kind::kConstant;
+    used_constants_.insert(constant);
     return;
   }
   if (auto it = scopes_[scope].layers.find(name);
@@ -70,6 +104,7 @@ void ModelBuilder::Resolve(Layer& layer, Operand& operand, int scope) {
       ref.kind = TensorRef::Kind::kSection;
     }
     ref.section = section;
+    WarnParameterNamedLikeBlock(layer, operand, model_.sections[section]);
     return;
   }
   if (templates_.count(name)) {

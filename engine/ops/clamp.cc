@@ -1,7 +1,8 @@
 // clamp: y = min(max(x, minValue), maxValue), element-wise.
 // Operand: input (any numeric type). Options: minValue (default -infinity),
 // maxValue (default +infinity; NaN also means no bound); minValue must not
-// exceed maxValue once both are cast to the input's type.
+// exceed maxValue once both are cast to the input's type. The model language
+// also takes the specification's spellings min= and max=.
 // Result: the input's type and shape.
 #include <algorithm>
 #include <cmath>
@@ -64,8 +65,8 @@ const ir::OpDef& ClampOp() {
       [] {
         ir::OpDef d = ActivationOp(
             ir::OpKind::kClamp, "clamp", ir::kNumericTypes, ir::WeightInit::kHe,
-            {{.name = "minValue", .kind = ir::AttrKind::kFloat},
-             {.name = "maxValue", .kind = ir::AttrKind::kFloat}});
+            {{.name = "minValue", .kind = ir::AttrKind::kFloat, .alias = "min"},
+             {.name = "maxValue", .kind = ir::AttrKind::kFloat, .alias = "max"}});
         d.infer = InferClamp;
         return d;
       }(),

@@ -63,6 +63,11 @@ const ir::OpDef& GatherNDOp() {
                                           {.name = "indices",
                                            .types = ir::kIndexTypes,
                                            .in_type_group = false}},
+                             // The model language's: the first feature the
+                             // coordinates address (engine/dag/
+                             // index_adapters.cc); never reaches the op.
+                             .attrs = {{.name = "axis",
+                                        .kind = ir::AttrKind::kAxis}},
                              .infer = InferGatherND,
                              .gradient = GatherNDGradient};
   return def;

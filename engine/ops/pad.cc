@@ -5,7 +5,8 @@
 // feature dimensions only), mode (constant | edge | reflection, default
 // constant), value (default 0, for constant mode). Reflection padding must be
 // smaller than the dimension it mirrors; edge and reflection need a non-empty
-// dimension. The batch and sequence dimensions cannot be padded.
+// dimension. The batch and sequence dimensions cannot be padded. The model
+// language also takes the specification's spelling endPadding.
 // Result: the input's type, padded shape.
 #include <algorithm>
 
@@ -97,7 +98,9 @@ const ir::OpDef& PadOp() {
       .operands = {{.name = "input"}},
       .attrs = {{.name = "beginningPadding",
                  .kind = ir::AttrKind::kFeatureInts},
-                {.name = "endingPadding", .kind = ir::AttrKind::kFeatureInts},
+                {.name = "endingPadding",
+                 .kind = ir::AttrKind::kFeatureInts,
+                 .alias = "endPadding"},  // the specification's spelling
                 {.name = "mode",
                  .kind = ir::AttrKind::kEnum,
                  .choices = {"constant", "edge", "reflection"}},

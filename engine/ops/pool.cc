@@ -87,6 +87,10 @@ ir::OpDef PoolOp(ir::OpKind kind, const char* name, DTypeSet types) {
       .operands = {{.name = "input", .types = types}},
       .attrs = {{.name = "windowDimensions", .kind = ir::AttrKind::kSpatial},
                 {.name = "padding", .kind = ir::AttrKind::kPadding},
+                // The specification's spelling of padding's two halves; the
+                // DAG builder folds them into padding (attr_shapes.cc).
+                {.name = "paddingBeginning", .kind = ir::AttrKind::kSpatial},
+                {.name = "paddingEnding", .kind = ir::AttrKind::kSpatial},
                 {.name = "strides", .kind = ir::AttrKind::kSpatial},
                 {.name = "dilations", .kind = ir::AttrKind::kSpatial},
                 {.name = "layout",

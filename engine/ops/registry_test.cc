@@ -57,7 +57,8 @@ TEST(Registry, AliasesNameTheRightOperations) {
       {"reduce1", "reduceL1"},
       {"reduce2", "reduceL2"},
       {"resample2D", "resample2d"},
-      {"convTranspose2D", "convTranspose2d"}};
+      {"convTranspose2D", "convTranspose2d"},
+      {"logicalXOr", "logicalXor"}};
   for (const auto& [alias, name] : aliases) {
     const ir::OpDef* op = ir::FindOp(alias);
     ASSERT_NE(op, nullptr) << alias;

@@ -88,6 +88,10 @@ const ir::OpDef& ScatterNDOp() {
                     .types = ir::kIndexTypes,
                     .in_type_group = false},
                    {.name = "updates", .param = ir::ParamRole::kBias}},
+      // The model language's (the specification's scatterND(axis=)): the
+      // first feature the coordinates address (engine/dag/
+      // index_adapters.cc); never reaches the op.
+      .attrs = {{.name = "axis", .kind = ir::AttrKind::kAxis}},
       .infer = InferScatterND,
       .solve = SolveUpdates,
       .shape_preserving = true,

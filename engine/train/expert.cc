@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -87,6 +88,17 @@ DagProfile Profile(const dag::Dag& dag) {
       ++d;
       ++p.heavy;
       if (f16) ++p.heavy_float16;
+      for (ir::ValueId v : node.operands) {
+        if (f16 || v == ir::kNoValue) continue;
+        const ir::Node& producer = g.node(g.value(v).producer);
+        if (producer.kind != ir::NodeKind::kParameter ||
+            !producer.parameter.trainable) {
+          continue;
+        }
+        int64_t n = 1;
+        for (int64_t s : g.value(v).type.shape) n *= s;
+        p.heavy_float32_parameters += n;
+      }
       int64_t width = 1;
       for (int64_t s : out.FeatureShape()) width *= s;
       p.width = std::max(p.width, width);
@@ -104,6 +116,7 @@ DagProfile Profile(const dag::Dag& dag) {
       default:
         break;
     }
+    if (f16) ++p.float16_ops;
     if (node.op->kind == ir::OpKind::kRandomUniform) ++p.dropout;
     if (f16 && (node.op->kind == ir::OpKind::kSoftmax ||
                 node.op->kind == ir::OpKind::kLog ||
@@ -178,14 +191,17 @@ void AdviseScaling(Context& c) {
   Hyperparameters& h = c.h();
   const DagProfile& profile = c.profile;
   if (h.gradient_scaling == GradientScaling::kAuto) {
-    const bool on = c.MostlyFloat16();
+    // Any heavy operation in float16 needs it: its gradients underflow
+    // without (the warning below says so when scaling is turned off).
+    const bool on = profile.heavy_float16 > 0;
     h.gradient_scaling = on ? GradientScaling::kOn : GradientScaling::kOff;
     c.Decide(
         StrCat("gradient scaling ", GradientScalingName(h.gradient_scaling)),
         on ? StrCat(profile.heavy_float16, " of ", profile.heavy,
                     " heavy operations run in float16, whose "
                     "gradients underflow without scaling")
-           : "the heavy operations run in float32");
+           : StrCat("all ", profile.heavy,
+                    " heavy operations run in float32"));
   } else if (h.gradient_scaling == GradientScaling::kOff &&
              profile.heavy_float16 > 0) {
     c.Warn(
@@ -260,10 +276,34 @@ std::string RegularizationReason(const Context& c, bool l1, bool l2,
   return why;
 }
 
+// regularization L1, L2 or L1L2 chosen with a term's weight left at 0 (the
+// spec's default): that term does nothing, and the expert system picks a
+// weight only under 'auto'.
+void WarnWeightlessRegularization(Context& c) {
+  const Hyperparameters& h = c.h();
+  const bool l1 = h.regularization == Regularization::kL1 ||
+                  h.regularization == Regularization::kL1L2;
+  const bool l2 = h.regularization == Regularization::kL2 ||
+                  h.regularization == Regularization::kL1L2;
+  for (const auto& [on, lambda, name, example] :
+       {std::tuple{l2, h.lambda2, "lambda2", "1e-4"},
+        std::tuple{l1, h.lambda1, "lambda1", "1e-5"}}) {
+    if (!on || lambda != 0) continue;
+    c.Warn(StrCat("regularization ", RegularizationName(h.regularization),
+                  " with ", name, " 0: that term has no weight and does "
+                  "nothing; give ", name, " (such as ", example,
+                  "), or regularization auto to let the expert system "
+                  "pick one"));
+  }
+}
+
 void AdviseRegularization(Context& c) {
   Hyperparameters& h = c.h();
   const DagProfile& profile = c.profile;
-  if (h.regularization != Regularization::kAuto) return;
+  if (h.regularization != Regularization::kAuto) {
+    WarnWeightlessRegularization(c);
+    return;
+  }
   bool high_capacity = (profile.depth >= 3 && profile.width >= 128) ||
                        profile.parameters > 1000000;
   // A small training set that the model has more parameters than samples
@@ -274,8 +314,10 @@ void AdviseRegularization(Context& c) {
                      *c.training_samples < kFewSamples &&
                      profile.parameters > *c.training_samples;
   bool low_dropout = profile.dropout_density < 0.2;
-  bool l2 = (high_capacity || few_samples) && low_dropout;
-  bool l1 = profile.input_size > 5000;
+  // A weight the user gave turns its term on (the spec's default is 0).
+  const bool given_l2 = h.lambda2 > 0, given_l1 = h.lambda1 > 0;
+  bool l2 = ((high_capacity || few_samples) && low_dropout) || given_l2;
+  bool l1 = profile.input_size > 5000 || given_l1;
   h.regularization = l1 && l2 ? Regularization::kL1L2
                      : l1     ? Regularization::kL1
                      : l2     ? Regularization::kL2
@@ -285,7 +327,16 @@ void AdviseRegularization(Context& c) {
   c.Decide(StrCat("regularization ", RegularizationName(h.regularization),
                   l2 ? StrCat(" (lambda2 ", Fixed(h.lambda2), ")") : "",
                   l1 ? StrCat(" (lambda1 ", Fixed(h.lambda1), ")") : ""),
-           RegularizationReason(c, l1, l2, high_capacity, few_samples));
+           given_l1 || given_l2
+               ? StrCat(given_l2 ? StrCat("lambda2 ", Fixed(h.lambda2),
+                                          " was given")
+                                 : "",
+                        given_l1 && given_l2 ? " and " : "",
+                        given_l1 ? StrCat("lambda1 ", Fixed(h.lambda1),
+                                          " was given")
+                                 : "",
+                        ", which turns its term on")
+               : RegularizationReason(c, l1, l2, high_capacity, few_samples));
 }
 
 // float16 risks and the NPU nudge.
@@ -301,12 +352,21 @@ void AdviseFloat16(Context& c) {
         ": these overflow float16's range (65504) easily; keep them float32 "
         "with dataType=float32"));
   }
-  int f32_heavy = profile.heavy - profile.heavy_float16;
-  if (f32_heavy > 0 && c.h().optimize_for == OptimizeFor::kEdge) {
+  // The NPU nudge: heavy operations lingering in float32 in a model that
+  // uses float16 elsewhere (or is optimized for the edge), counted once.
+  const int f32_heavy = profile.heavy - profile.heavy_float16;
+  const bool edge = c.h().optimize_for == OptimizeFor::kEdge;
+  if (f32_heavy > 0 && (edge || profile.float16_ops > 0)) {
     c.Warn(StrCat(
-        f32_heavy,
-        " heavy operations stay float32: optimizeFor 'edge' cannot move them "
-        "to float16 on this backend yet"));
+        f32_heavy, " of ", profile.heavy,
+        " heavy operations (matmul, gemm, convolutions; ",
+        profile.heavy_float32_parameters,
+        " parameters) linger in float32: in float16 (dataType=float16 on "
+        "their layers) an NPU could run them, faster and on less power; keep "
+        "them float32 where the precision matters",
+        edge ? "; optimizeFor 'edge' cannot move them to float16 on this "
+               "backend yet"
+             : ""));
   }
 }
 

@@ -25,7 +25,11 @@
 //     epochs); L1 (λ1 = 1e-5 unless given) for a massive input (more than
 //     5,000 features);
 //   - float16-vulnerable operations: one grouped warning;
-//   - the NPU nudge: one aggregate note when heavy operations stay float32;
+//   - the NPU nudge: one aggregate note when heavy operations stay float32
+//     in a model that uses float16 elsewhere or optimizes for the edge;
+//   - gradient scaling 'auto': on when any heavy operation runs in float16;
+//   - regularization L1/L2 with that term's lambda at 0: a warning; a lambda
+//     given with 'auto' turns its term on;
 //   - lossWeights 'auto' with several outputs: learned uncertainty weights
 //     (and a gradient scale of at least 128 with float16);
 //   - lion or rlion with a step budget (about lr * steps / 2, the distance
@@ -54,6 +58,9 @@ struct DagProfile {
   int64_t width = 0;      // the largest heavy result's feature count
   int heavy = 0;          // heavy operations
   int heavy_float16 = 0;  // of which in float16
+  // Trainable parameter elements that the float32 heavy operations read.
+  int64_t heavy_float32_parameters = 0;
+  int float16_ops = 0;  // operations with a float16 result
   bool normalization = false;
   bool recurrent = false;  // lstm, gru or their cells
   int dropout = 0;

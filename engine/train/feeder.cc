@@ -124,7 +124,7 @@ Feeder::Feeder(const dag::Dag& dag, const Dataset& data,
 
 absl::Status Feeder::Bind(backends::Executable& exe) {
   if (!match_.ok()) return match_;
-  mask_ = exe.FindInput("mask");
+  mask_ = exe.FindInput("in:mask");
   if (mask_ < 0) return absl::InternalError("a graph lacks the mask");
   for (Output& o : outputs_) {
     o.input = exe.FindInput("target:" + o.spec.name);

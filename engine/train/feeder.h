@@ -93,7 +93,7 @@ class Feeder {
   std::vector<Output> outputs_;
   int mask_ = -1;
   std::vector<float> mask_values_;
-  int step_mask_ = -1;  // ragged sequences: "stepMask" [T, B, 1]
+  int step_mask_ = -1;  // ragged sequences: "in:stepMask" [T, B, 1]
   std::vector<float> step_mask_values_;
   absl::Status match_;
 };

@@ -336,14 +336,14 @@ class StepBuilder {
 
 absl::Status StepBuilder::Inputs() {
   mask_ = ops_.Input(
-      "mask", TensorType{.dtype = DType::kFloat32, .shape = {config_.batch}});
+      "in:mask", TensorType{.dtype = DType::kFloat32, .shape = {config_.batch}});
   RETURN_IF_ERROR(UseBatchStatistics(graph_, ops_, mask_, running_));
-  lr_ = ops_.Input("lr", Scalar32());
-  scale_ = ops_.Input("scale", Scalar32());
-  clip_mu_ = ops_.Input("clipMu", Scalar32());
-  clip_sigma_ = ops_.Input("clipSigma", Scalar32());
-  clip_k_ = ops_.Input("clipK", Scalar32());
-  clip_first_ = ops_.Input("clipFirst", Scalar32());
+  lr_ = ops_.Input("in:lr", Scalar32());
+  scale_ = ops_.Input("in:scale", Scalar32());
+  clip_mu_ = ops_.Input("in:clipMu", Scalar32());
+  clip_sigma_ = ops_.Input("in:clipSigma", Scalar32());
+  clip_k_ = ops_.Input("in:clipK", Scalar32());
+  clip_first_ = ops_.Input("in:clipFirst", Scalar32());
   return absl::OkStatus();
 }
 
@@ -582,7 +582,7 @@ absl::StatusOr<ir::Graph> BuildEvaluationGraph(
   ir::GraphOps ops(rewriter, "evaluation graph");
   std::map<std::string, ValueId> outputs = Outputs(graph);
   ValueId mask =
-      ops.Input("mask", TensorType{.dtype = DType::kFloat32, .shape = {batch}});
+      ops.Input("in:mask", TensorType{.dtype = DType::kFloat32, .shape = {batch}});
   for (const OutputSpec& spec : specs) {
     ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops, dag, outputs, spec, mask));
     const LossInputs& in = out.inputs;

@@ -9,10 +9,11 @@
 // (global norm against the rolling μ + kσ threshold, or AGC per output
 // unit) → the optimizer with each parameter's freeze multiplier.
 //
-//   inputs   every model input (by block name); "target:<output>"; "mask"
-//            [B] (1 for rows with data); "lr", "scale", "clipMu",
-//            "clipSigma", "clipK", "clipFirst" (scalars, float32);
-//            "stepMask" [T, B, 1] with ragged sequences; every
+//   inputs   every model input (by block name); "target:<output>"; "in:mask"
+//            [B] (1 for rows with data); "in:lr", "in:scale", "in:clipMu",
+//            "in:clipSigma", "in:clipK", "in:clipFirst" (scalars, float32;
+//            the "in:" prefix keeps them apart from input blocks);
+//            "in:stepMask" [T, B, 1] with ragged sequences; every
 //            trainable parameter (by name) and "momentum:<name>"; with
 //            uncertainty weighting "uncertainty:<output>" and its momentum
 //            (updated s_i are clamped to [kUncertaintyMin,
@@ -27,7 +28,7 @@
 //            with data only) and moves its running ones by momentum 0.9
 //            (ERRATA 15b; the running statistics are inputs by name).
 //
-// Evaluation — inputs: the model inputs, "target:<output>", "mask";
+// Evaluation — inputs: the model inputs, "target:<output>", "in:mask";
 // outputs "lossSum:<output>", "lossCount:<output>" and, for
 // classification, "correct:<output>" (the host adds them over batches),
 // plus each model output by its block name.
@@ -64,7 +65,7 @@ inline constexpr double kUncertaintyMax = 10.0;
 struct StepConfig {
   int64_t batch = 32;
   int64_t sequence = 1;  // the length of sequenced inputs (sequence.h)
-  // Ragged sequences: the "stepMask" input masks the recurrent layers'
+  // Ragged sequences: the "in:stepMask" input masks the recurrent layers'
   // padded steps (LowerOptions::step_mask).
   bool step_mask = false;
   std::vector<OutputSpec> outputs;

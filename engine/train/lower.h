@@ -34,7 +34,7 @@ struct LowerOptions {
   bool step_mask = false;
 };
 
-inline constexpr char kStepMaskInput[] = "stepMask";
+inline constexpr char kStepMaskInput[] = "in:stepMask";
 
 absl::StatusOr<ir::Graph> Lower(const dag::Dag& dag,
                                 const LowerOptions& options,

@@ -301,11 +301,16 @@ absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks) {
   }
   const TrainState* resume =
       spec_.snapshot != nullptr ? &spec_.snapshot->state : nullptr;
+  if (callbacks.warning && resume == nullptr) {  // a resumed run told them
+    for (const std::string& w : spec_.model_warnings) callbacks.warning(w);
+  }
   ASSIGN_OR_RETURN(
       TrainResult result,
       train::Train(*spec_.dag, *data_, hyper_, *backend_, callbacks, resume));
   result.decisions.insert(result.decisions.begin(), decisions_.begin(),
                           decisions_.end());
+  result.warnings.insert(result.warnings.begin(), spec_.model_warnings.begin(),
+                         spec_.model_warnings.end());
   if (callbacks.test && result.test.samples > 0) callbacks.test(result.test);
   return result;
 }

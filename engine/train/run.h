@@ -59,6 +59,9 @@ struct RunSpec {
   const dag::Dag* dag = nullptr;
   std::string model_file = "model.wnm";
   std::string model_source;
+  // The model's own warnings (check.h ModelWarnings): a new run reports
+  // them first, as warnings of the run; every run's result lists them.
+  std::vector<std::string> model_warnings;
   // The data: `source` to read, or `dataset` (borrowed, already split; used
   // as it is, never standardized) when not null.
   DataSource source;

@@ -80,7 +80,7 @@ absl::StatusOr<Scouter> Scouter::Make(const dag::Dag& dag, const Dataset& data,
   }
   s.loss_ = s.exe_->FindOutput("loss");
   s.dead_ = s.exe_->FindOutput("deadRatio");
-  s.scale_ = s.exe_->FindInput("scale");
+  s.scale_ = s.exe_->FindInput("in:scale");
   return s;
 }
 

@@ -70,12 +70,12 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
               exe.FindOutput("new:" + node.name)};
     if (b.in >= 0 && b.out >= 0) r.running_.push_back(b);
   }
-  r.lr_in_ = exe.FindInput("lr");
-  r.scale_in_ = exe.FindInput("scale");
-  r.mu_in_ = exe.FindInput("clipMu");
-  r.sigma_in_ = exe.FindInput("clipSigma");
-  r.k_in_ = exe.FindInput("clipK");
-  r.first_in_ = exe.FindInput("clipFirst");
+  r.lr_in_ = exe.FindInput("in:lr");
+  r.scale_in_ = exe.FindInput("in:scale");
+  r.mu_in_ = exe.FindInput("in:clipMu");
+  r.sigma_in_ = exe.FindInput("in:clipSigma");
+  r.k_in_ = exe.FindInput("in:clipK");
+  r.first_in_ = exe.FindInput("in:clipFirst");
   r.loss_out_ = exe.FindOutput("loss");
   r.finite_out_ = exe.FindOutput("finite");
   r.mu_out_ = exe.FindOutput("clipMu");

@@ -386,8 +386,9 @@ class JobManager::TrainRecorder {
 };
 
 absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
-    const StoredJob& stored, const dag::Dag& dag,
+    const StoredJob& stored, const CheckResult& check,
     std::optional<train::ModelSnapshot>& resume) {
+  const dag::Dag& dag = *check.dag;
   const JobRequest& request = stored.request;
   ASSIGN_OR_RETURN(
       train::Hyperparameters hyper,
@@ -408,6 +409,7 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
        .model_file =
            request.file_name.empty() ? "model.wnm" : request.file_name,
        .model_source = request.model_text,
+       .model_warnings = ModelWarnings(check),
        .source = data.source,
        .read = Reader(),
        .dataset_name = data.name,
@@ -434,7 +436,7 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
   const dag::Dag& dag = *check.dag;
   std::optional<train::ModelSnapshot> resume;
   ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
-                   PrepareTrain(stored, dag, resume));
+                   PrepareTrain(stored, check, resume));
   TrainRecorder recorder(*this, id, *run);
   const int epochs = run->hyperparameters().epochs;
   recorder.Record({}, [&](Job& j) {

@@ -27,6 +27,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "engine/check.h"
 #include "engine/train/run.h"
 #include "server/core/data_cache.h"
 #include "server/core/store.h"
@@ -102,7 +103,7 @@ class JobManager {
   absl::Status RunTrain(const StoredJob& stored);
   // The run of a training job (resuming from its checkpoint into `resume`).
   absl::StatusOr<std::unique_ptr<train::Run>> PrepareTrain(
-      const StoredJob& stored, const dag::Dag& dag,
+      const StoredJob& stored, const CheckResult& check,
       std::optional<train::ModelSnapshot>& resume);
   // After training: the job cancelled, left RUNNING for the next start
   // (stopped with the daemon), or SUCCEEDED with its final snapshot.

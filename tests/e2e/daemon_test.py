@@ -161,6 +161,37 @@ class Lifecycle(Temp):
                          and e["what"].startswith("lr ")])
 
 
+    def test_the_models_own_warnings_reach_train_and_the_jobs_events(self):
+        # An unused constant is the model's warning (check shows it): train
+        # --local prints it and lists it in its result, and a daemon job
+        # records it as a WARNING event and in `get`.
+        with open(config("models", "iris.wnm"), encoding="utf-8") as f:
+            text = f.read()
+        model = os.path.join(self.dir, "iris-unused.wnm")
+        with open(model, "w", encoding="utf-8") as f:
+            f.write("unused float32 3.5;\n" + text)
+        flags = iris_flags(2)
+        flags[0] = model
+        warning = "iris-unused.wnm:1:1: constant 'unused' is never used"
+        d = self.daemon()
+        code, out, err = d.ctl("train", "--local", *flags)
+        self.assertEqual(code, 0, err)
+        self.assertIn(f"warning: {model}:1:1: constant 'unused' is never used",
+                      out)
+        code, out, err = d.ctl("train", "--local", *flags, "-o", "json")
+        self.assertEqual(code, 0, err)
+        self.assertTrue(any(w.endswith(warning)
+                            for w in json.loads(out)["warnings"]))
+        job = self.submit(d, *flags)
+        code, out, err = d.ctl("watch", job, "-o", "json")
+        self.assertEqual(code, 0, err)
+        warnings = [e.get("message", e.get("warning", "")) for e in
+                    json_lines(out) if e["type"] == "WARNING"]
+        self.assertTrue(any(w.endswith(warning) for w in warnings), warnings)
+        self.assertTrue(any(w.endswith(warning)
+                            for w in self.get(d, job)["warnings"]))
+        self.assertEqual(d.stop(), 0)
+
     def test_submit_takes_an_uploaded_datasets_id(self):
         d = self.daemon()
         code, out, err = d.ctl("dataset", "upload",

@@ -44,19 +44,19 @@ TEST(BatchNormalization, TrainsOnTheBatchStatisticsOfRowsWithData) {
   // Three rows with data; the fourth is padding with huge values.
   Values in = {{"model", {1, 10, 2, 20, 3, 60, 1e6, -1e6}},
                {"target:model", {0, 0, 0, 0}},
-               {"mask", {1, 1, 1, 0}},
+               {"in:mask", {1, 1, 1, 0}},
                {"runningMean1", {0, 0}},
                {"runningVariance1", {1, 1}},
                {"s1", {1, 1}},
                {"b1", {0, 0}},
                {"w1", {0.5, 0.5}},
                {"b2", {0}},
-               {"lr", {0.01}},
-               {"scale", {1}},
-               {"clipMu", {0}},
-               {"clipSigma", {0}},
-               {"clipK", {4}},
-               {"clipFirst", {1}}};
+               {"in:lr", {0.01}},
+               {"in:scale", {1}},
+               {"in:clipMu", {0}},
+               {"in:clipSigma", {0}},
+               {"in:clipK", {4}},
+               {"in:clipFirst", {1}}};
   for (const char* p : {"s1", "b1", "w1", "b2"}) {
     in[std::string("momentum:") + p] = std::vector<double>(in[p].size(), 0.0);
   }

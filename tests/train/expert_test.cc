@@ -123,6 +123,90 @@ TEST(Advise, Float16ModelsGetScalingAndWarnings) {
   EXPECT_THAT(b.warnings, Contains(HasSubstr("will almost certainly stall")));
 }
 
+TEST(Advise, OneHeavyFloat16OperationTurnsScalingOn) {
+  // One of two matmuls in float16 (its input cast down):
+  // the decision agrees with the warning that scaling off would stall.
+  dag::Dag dag = Build(
+      "model:input shape=[8];\nmodel:output shape=[2];\n"
+      "model:layers cast(dataType=float16), matmul(w, shape=[4]), add(b),\n"
+      "  relu(), cast(dataType=float32), dense(shape=[2], activation=softmax);\n"
+      "dense:layers matmul(w), add(b), activation();\n");
+  DagProfile p = Profile(dag);
+  ASSERT_EQ(p.heavy, 2);
+  ASSERT_EQ(p.heavy_float16, 1);
+  Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(a.resolved.gradient_scaling, GradientScaling::kOn);
+  EXPECT_TRUE(Decided(a, "gradient scaling on"));
+  bool named = false;
+  for (const Decision& d : a.decisions) {
+    named |= d.why.find("1 of 2 heavy operations run in float16") !=
+             std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  // The NPU nudge: the float32 matmul lingers (2x2 weights); one warning.
+  EXPECT_THAT(a.warnings,
+              Contains(HasSubstr("1 of 2 heavy operations (matmul, gemm, "
+                                 "convolutions; 8 parameters) linger in "
+                                 "float32")));
+  // All in float32: off, and the reason counts them.
+  dag::Dag f32 = Build(Deep(2, 8));
+  Advice b = Advise(f32, Profile(f32), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_EQ(b.resolved.gradient_scaling, GradientScaling::kOff);
+  bool counted = false;
+  for (const Decision& d : b.decisions) {
+    counted |= d.why == "all 3 heavy operations run in float32";
+  }
+  EXPECT_TRUE(counted);
+  // No nudge for an all-float32 model, unless it is optimized for the edge.
+  EXPECT_THAT(b.warnings, Not(Contains(HasSubstr("linger in float32"))));
+  Hyperparameters edge;
+  edge.optimize_for = OptimizeFor::kEdge;
+  EXPECT_THAT(Advise(f32, Profile(f32), edge, Cce(), 1.0).warnings,
+              Contains(HasSubstr("3 of 3 heavy operations")));
+}
+
+TEST(Advise, AnExplicitTermWithoutWeightIsWarnedAndAGivenWeightTurnsAutoOn) {
+  dag::Dag small = Build(Deep(1, 8));
+  DagProfile p = Profile(small);
+  // L2 chosen, lambda2 left at 0: a warning naming it, no decision.
+  Hyperparameters l2;
+  l2.regularization = Regularization::kL2;
+  Advice a = Advise(small, p, l2, Cce(), 1.0);
+  EXPECT_THAT(a.warnings,
+              Contains(HasSubstr("regularization L2 with lambda2 0: that "
+                                 "term has no weight")));
+  EXPECT_EQ(a.resolved.lambda2, 0);
+  // L1+L2 with only lambda2: the L1 term is warned about.
+  Hyperparameters both;
+  both.regularization = Regularization::kL1L2;
+  both.lambda2 = 1e-4;
+  Advice b = Advise(small, p, both, Cce(), 1.0);
+  EXPECT_THAT(b.warnings, Contains(HasSubstr("with lambda1 0")));
+  EXPECT_THAT(b.warnings, Not(Contains(HasSubstr("with lambda2 0"))));
+  // With weights: silent.
+  l2.lambda2 = 1e-4;
+  EXPECT_THAT(Advise(small, p, l2, Cce(), 1.0).warnings,
+              Not(Contains(HasSubstr("has no weight"))));
+  // auto with a lambda given on a model that auto would leave off: on.
+  Hyperparameters given;
+  given.lambda1 = 2e-5;
+  Advice c = Advise(small, p, given, Cce(), 1.0);
+  EXPECT_EQ(c.resolved.regularization, Regularization::kL1);
+  EXPECT_EQ(c.resolved.lambda1, 2e-5);
+  bool why = false;
+  for (const Decision& d : c.decisions) {
+    why |= d.why.find("lambda1 0.00002 was given, which turns its term on") !=
+               std::string::npos ||
+           d.why.find("lambda1 2e-05 was given, which turns its term on") !=
+               std::string::npos;
+  }
+  EXPECT_TRUE(why);
+  // And auto without one stays off there.
+  EXPECT_EQ(Advise(small, p, Hyperparameters{}, Cce(), 1.0)
+                .resolved.regularization,
+            Regularization::kOff);
+}
+
 TEST(Advise, RegularizationFollowsCapacityAndInputSize) {
   dag::Dag big = Build(Deep(3, 128));
   Advice a = Advise(big, Profile(big), Hyperparameters{}, Cce(), 1.0);

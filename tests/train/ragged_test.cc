@@ -81,12 +81,12 @@ absl::StatusOr<Values> Step(const dag::Dag& dag, const StepConfig& config,
   if (!runner.ok()) return runner.status();
   Values inputs = state;
   for (const auto& [k, v] : batch) inputs[k] = v;
-  inputs["lr"] = {0.5};
-  inputs["scale"] = {1};
-  inputs["clipMu"] = {0};
-  inputs["clipSigma"] = {0};
-  inputs["clipK"] = {4};
-  inputs["clipFirst"] = {1};
+  inputs["in:lr"] = {0.5};
+  inputs["in:scale"] = {1};
+  inputs["in:clipMu"] = {0};
+  inputs["in:clipSigma"] = {0};
+  inputs["in:clipK"] = {4};
+  inputs["in:clipFirst"] = {1};
   return runner->Run(inputs);
 }
 
@@ -121,7 +121,7 @@ void ExpectPaddedEqualsTheLoop(const std::string& layer) {
   // The padded batch: [B, T, 3] with garbage past each length (masking must
   // make it irrelevant), the step mask [T, B, 1].
   Values padded;
-  padded["stepMask"].assign(longest * n, 0.0);
+  padded["in:stepMask"].assign(longest * n, 0.0);
   for (int64_t r = 0; r < n; ++r) {
     for (int64_t t = 0; t < longest; ++t) {
       for (int64_t f = 0; f < kFeatures; ++f) {
@@ -129,11 +129,11 @@ void ExpectPaddedEqualsTheLoop(const std::string& layer) {
         padded["model"].push_back(real ? s.steps[r][t * kFeatures + f]
                                        : 50.0 * (f + 1));
       }
-      if (t < s.lengths[r]) padded["stepMask"][t * n + r] = 1.0;
+      if (t < s.lengths[r]) padded["in:stepMask"][t * n + r] = 1.0;
     }
     padded["target:model"].push_back(s.labels[r] == 0 ? 1 : 0);
     padded["target:model"].push_back(s.labels[r] == 1 ? 1 : 0);
-    padded["mask"].push_back(1);
+    padded["in:mask"].push_back(1);
   }
   absl::StatusOr<Values> together =
       Step(dag, Config(n, longest, true), state, padded);
@@ -147,7 +147,7 @@ void ExpectPaddedEqualsTheLoop(const std::string& layer) {
     one["model"] = s.steps[r];
     one["target:model"] = {s.labels[r] == 0 ? 1.0 : 0.0,
                            s.labels[r] == 1 ? 1.0 : 0.0};
-    one["mask"] = {1};
+    one["in:mask"] = {1};
     absl::StatusOr<Values> alone =
         Step(dag, Config(1, s.lengths[r], false), state, one);
     ASSERT_TRUE(alone.ok()) << alone.status();

@@ -62,12 +62,12 @@ absl::StatusOr<Values> Step(Fixture& f, const Values& batch, double lr,
                             double scale = 1.0) {
   Values inputs = f.state;
   for (const auto& [k, v] : batch) inputs[k] = v;
-  inputs["lr"] = {lr};
-  inputs["scale"] = {scale};
-  inputs["clipMu"] = {0};
-  inputs["clipSigma"] = {0};
-  inputs["clipK"] = {4};
-  inputs["clipFirst"] = {1};
+  inputs["in:lr"] = {lr};
+  inputs["in:scale"] = {scale};
+  inputs["in:clipMu"] = {0};
+  inputs["in:clipSigma"] = {0};
+  inputs["in:clipK"] = {4};
+  inputs["in:clipFirst"] = {1};
   auto out = f.runner.Run(inputs);
   if (!out.ok()) return out.status();
   for (auto& [name, values] : f.state) {
@@ -90,7 +90,7 @@ Values LinearBatch(int step, int rows) {
     batch["model"].push_back(real ? x0 : 1e3);
     batch["model"].push_back(real ? x1 : -1e3);
     batch["target:model"].push_back(real ? 2 * x0 - 3 * x1 + 1 : 1e6);
-    batch["mask"].push_back(real ? 1 : 0);
+    batch["in:mask"].push_back(real ? 1 : 0);
   }
   return batch;
 }
@@ -256,7 +256,7 @@ dense:layers matmul(w), add(b), activation();
                    {"b1", {0, 0, 0}},
                    {"model", {2, 0, 0, 2, -1, -1, 5, 0}},
                    {"target:model", {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0}},
-                   {"mask", {1, 1, 1, 0}}});
+                   {"in:mask", {1, 1, 1, 0}}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)["lossCount:model"][0], 3);
   EXPECT_EQ((*out)["correct:model"][0], 3);  // rows 0, 1, 2 right; 3 masked

@@ -262,7 +262,7 @@ void ModelBuilder::ReportUnboundOptionMacros(Layer& layer,
     const bool boolean = spec != nullptr &&
                          spec->kind == ir::AttrKind::kBool && v.is_name() &&
                          !v.is_name("true") && !v.is_name("false");
-    if (!number && !boolean) {
+    if ((!number && !boolean) || model_.FindConstant(v.text) >= 0) {
       kept.push_back(std::move(option));
       continue;
     }

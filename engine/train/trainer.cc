@@ -11,6 +11,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/buckets.h"
+#include "engine/train/class_balance.h"
 #include "engine/train/expert.h"
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
@@ -327,6 +328,12 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
              static_cast<int64_t>(data_.subset(Subset::kTraining).size()));
   for (const Decision& d : advice.decisions) Decide(d);
   for (const std::string& w : advice.warnings) Warn(w);
+  if (absl::StatusOr<std::vector<size_t>> match = MatchTargets(data_, specs_);
+      match.ok()) {
+    for (std::string& w : ClassBalanceWarnings(data_, specs_, *match)) {
+      Warn(std::move(w));
+    }
+  }
   state_.hyper = advice.resolved;
   init_scale_ = advice.input_init_scale;
   return absl::OkStatus();

@@ -1,0 +1,67 @@
+#include "engine/train/class_balance.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/base/strings.h"
+#include "engine/train/loss.h"
+
+namespace webnnm::train {
+
+std::vector<int64_t> ClassCounts(const Targets& targets,
+                                 const std::vector<int64_t>& samples) {
+  const size_t classes = targets.classes.size();
+  std::vector<int64_t> counts(classes, 0);
+  const int64_t width = targets.width;
+  for (int64_t sample : samples) {
+    const float* row = targets.values.data() + sample * width;
+    size_t c = 0;
+    if (width > 1) {  // one-hot (or probabilities): the largest
+      c = static_cast<size_t>(std::max_element(row, row + width) - row);
+    } else if (classes == 2) {  // one unit: 0 or 1
+      c = row[0] > 0.5f ? 1 : 0;
+    } else {  // a class index
+      c = static_cast<size_t>(std::max(0.0f, row[0]));
+    }
+    if (c < classes) ++counts[c];
+  }
+  return counts;
+}
+
+std::vector<std::string> ClassBalanceWarnings(
+    const Dataset& data, const std::vector<OutputSpec>& specs,
+    const std::vector<size_t>& targets_of) {
+  std::vector<std::string> warnings;
+  const std::vector<int64_t>& training = data.subset(Subset::kTraining);
+  for (size_t k = 0; k < specs.size() && k < targets_of.size(); ++k) {
+    const OutputSpec& spec = specs[k];
+    if (!IsClassification(spec.loss) || spec.loss == LossKind::kFocal) {
+      continue;
+    }
+    const Targets& t = data.targets()[targets_of[k]];
+    if (!t.classification || t.classes.size() < 2) continue;
+    const std::vector<int64_t> counts = ClassCounts(t, training);
+    const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+    if (*hi == 0 || static_cast<double>(*hi) < kSkewedRatio * *lo) continue;
+    std::string listed;
+    for (size_t c = 0; c < counts.size(); ++c) {
+      if (c == 10) {
+        StrAppend(&listed, ", … (", counts.size(), " classes)");
+        break;
+      }
+      StrAppend(&listed, c ? ", " : "", t.classes[c], " ", counts[c]);
+    }
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3g", static_cast<double>(*hi) / *lo);
+    warnings.push_back(StrCat(
+        "the classes of '", spec.name, "' are skewed in the training subset (",
+        listed, ": ",
+        *lo == 0 ? std::string("a class has no sample")
+                 : StrCat("the largest has ", ratio, "x the smallest's"),
+        "): focal loss (", spec.name, ":loss FOL;) puts the weight on the "
+        "rare, hard examples instead of the many easy ones"));
+  }
+  return warnings;
+}
+
+}  // namespace webnnm::train

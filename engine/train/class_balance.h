@@ -1,0 +1,34 @@
+// The expert system's look at the labels: skewed classes.
+//
+// ClassBalanceWarnings counts each classification output's classes over
+// the training subset and, when the largest class has at least
+// kSkewedRatio times the samples of the smallest (or a class has none),
+// suggests focal loss, naming the counts. Outputs already trained with
+// focal loss, regression outputs and outputs of one class are left out.
+#ifndef WEBNNM_ENGINE_TRAIN_CLASS_BALANCE_H_
+#define WEBNNM_ENGINE_TRAIN_CLASS_BALANCE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/train/dataset.h"
+#include "engine/train/graphs.h"
+
+namespace webnnm::train {
+
+inline constexpr double kSkewedRatio = 4.0;
+
+// Per class of `targets`, its samples among `samples` (one-hot rows, class
+// indices, or one unit's 0/1).
+std::vector<int64_t> ClassCounts(const Targets& targets,
+                                 const std::vector<int64_t>& samples);
+
+// `targets_of[k]`: the index in data.targets() of specs[k]'s targets.
+std::vector<std::string> ClassBalanceWarnings(
+    const Dataset& data, const std::vector<OutputSpec>& specs,
+    const std::vector<size_t>& targets_of);
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_CLASS_BALANCE_H_

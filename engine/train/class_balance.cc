@@ -1,7 +1,9 @@
 #include "engine/train/class_balance.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "engine/base/strings.h"
 #include "engine/train/loss.h"
@@ -60,6 +62,71 @@ std::vector<std::string> ClassBalanceWarnings(
                  : StrCat("the largest has ", ratio, "x the smallest's"),
         "): focal loss (", spec.name, ":loss FOL;) puts the weight on the "
         "rare, hard examples instead of the many easy ones"));
+  }
+  return warnings;
+}
+
+namespace {
+
+std::string Number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<std::string> LabelSampleWarnings(
+    const dag::Dag& dag, const Dataset& data,
+    const std::vector<OutputSpec>& specs,
+    const std::vector<size_t>& targets_of) {
+  std::vector<std::string> warnings;
+  const std::vector<int64_t>& training = data.subset(Subset::kTraining);
+  const size_t n = std::min(training.size(), kLabelSample);
+  for (size_t k = 0; k < specs.size() && k < targets_of.size(); ++k) {
+    const OutputSpec& spec = specs[k];
+    const Targets& t = data.targets()[targets_of[k]];
+    if (IsClassification(spec.loss) || t.classification || n == 0) continue;
+    double lo = INFINITY, hi = -INFINITY;
+    bool whole = true;
+    std::set<double> distinct;
+    for (size_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < t.width; ++j) {
+        double v = t.values[training[i] * t.width + j];
+        if (!t.standardization.empty()) {  // back to the targets' units
+          const size_t c = static_cast<size_t>(j) % t.standardization.mean.size();
+          v = v * t.standardization.stddev[c] + t.standardization.mean[c];
+        }
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        const double rounded = std::round(v);
+        whole &= std::abs(v - rounded) < 1e-4;
+        if (distinct.size() <= kMostClassIds) distinct.insert(rounded);
+      }
+    }
+    const OutputActivation activation = ActivationOf(dag, spec.name);
+    const bool bounded = activation == OutputActivation::kSigmoid ||
+                         activation == OutputActivation::kSoftmax;
+    const std::string range = StrCat("[", Number(lo), ", ", Number(hi), "]");
+    if (bounded && (lo < 0 || hi > 1)) {
+      warnings.push_back(StrCat(
+          "the targets of '", spec.name, "' range over ", range,
+          " (a sample of ", n, ") but the output ends with ",
+          activation == OutputActivation::kSigmoid ? "sigmoid" : "softmax",
+          ", whose values lie in (0, 1): it cannot reach them; end the output "
+          "without an activation, or scale the targets into (0, 1)"));
+    }
+    if (t.width == 1 && whole && std::round(lo) >= 0 &&
+        distinct.size() >= 2 && distinct.size() <= kMostClassIds) {
+      warnings.push_back(StrCat(
+          "the targets of '", spec.name, "' look like class ids (",
+          distinct.size(), " whole numbers in [", Number(std::round(lo)), ", ",
+          Number(std::round(hi)), "], a sample of ", n,
+          ") but the loss ", LossAbbreviation(spec.loss),
+          " treats them as values: if they are classes, give the output one "
+          "unit per class and end it with softmax (a classification loss "
+          "follows); as amounts, the regression loss is right"));
+    }
   }
   return warnings;
 }

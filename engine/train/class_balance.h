@@ -1,4 +1,5 @@
-// The expert system's look at the labels: skewed classes.
+// The expert system's look at the labels: skewed classes, and a sample of
+// every regression output's targets against its activation and loss.
 //
 // ClassBalanceWarnings counts each classification output's classes over
 // the training subset and, when the largest class has at least
@@ -27,6 +28,18 @@ std::vector<int64_t> ClassCounts(const Targets& targets,
 // `targets_of[k]`: the index in data.targets() of specs[k]'s targets.
 std::vector<std::string> ClassBalanceWarnings(
     const Dataset& data, const std::vector<OutputSpec>& specs,
+    const std::vector<size_t>& targets_of);
+
+// Of the first kLabelSample training samples of each regression output
+// (in the targets' own units, before standardization): targets outside
+// (0, 1) for an output that ends in sigmoid or softmax, which it cannot
+// reach; and one-unit targets that look like class ids (whole numbers from
+// 0, 2..kMostClassIds distinct values) under a regression loss.
+inline constexpr size_t kLabelSample = 256;
+inline constexpr size_t kMostClassIds = 20;
+std::vector<std::string> LabelSampleWarnings(
+    const dag::Dag& dag, const Dataset& data,
+    const std::vector<OutputSpec>& specs,
     const std::vector<size_t>& targets_of);
 
 }  // namespace webnnm::train

@@ -143,6 +143,17 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
       break;
   }
   if (decision) {
+    // In float16 the cross-entropy of a softmax is the stable CCEL form
+    // (loss.cc takes the log-softmax of its logits), which the spec asks
+    // for there: say so.
+    bool float16 = false;
+    for (const dag::Endpoint& o : dag.outputs) {
+      if (o.name != output) continue;
+      const ir::Node& node = dag.graph.node(o.node);
+      float16 = !node.operands.empty() &&
+                dag.graph.value(node.operands[0]).type.dtype ==
+                    ir::DType::kFloat16;
+    }
     *decision = {
         StrCat("loss ", LossAbbreviation(spec.loss), " for '", output, "'"),
         spec.loss == LossKind::kMeanSquaredError
@@ -150,7 +161,14 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
             : StrCat("the output ends with ",
                      spec.loss == LossKind::kBinaryCrossEntropy ? "sigmoid"
                                                                 : "softmax",
-                     ", so it predicts probabilities")};
+                     ", so it predicts probabilities",
+                     float16 && spec.loss ==
+                                    LossKind::kCategoricalCrossEntropy
+                         ? "; in float16 it is computed as CCEL from the "
+                           "softmax's logits (a log-softmax with the "
+                           "maximum subtracted), so no e^x can pass "
+                           "float16's 65504"
+                         : "")};
   }
   return spec;
 }
@@ -331,6 +349,9 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   if (absl::StatusOr<std::vector<size_t>> match = MatchTargets(data_, specs_);
       match.ok()) {
     for (std::string& w : ClassBalanceWarnings(data_, specs_, *match)) {
+      Warn(std::move(w));
+    }
+    for (std::string& w : LabelSampleWarnings(dag_, data_, specs_, *match)) {
       Warn(std::move(w));
     }
   }

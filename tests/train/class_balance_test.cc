@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/check.h"
+
 namespace webnnm::train {
 namespace {
 
@@ -72,6 +74,76 @@ TEST(ClassBalance, SilentOnBalancedClassesFocalLossAndRegression) {
   EXPECT_THAT(
       ClassBalanceWarnings(skewed, {Spec(LossKind::kMeanSquaredError)}, {0}),
       IsEmpty());
+}
+
+// One-unit regression targets `values`, all training samples.
+Dataset Values(const std::vector<float>& values) {
+  std::vector<float> features(values.size(), 1.0f);
+  Dataset d = Dataset::Make("test", 1, std::move(features), 1, values, false,
+                            {});
+  std::vector<int64_t> all(values.size());
+  for (size_t i = 0; i < values.size(); ++i) all[i] = static_cast<int64_t>(i);
+  d.SetSubset(Subset::kTraining, all);
+  return d;
+}
+
+dag::Dag Model(const std::string& activation) {
+  CheckResult check = CheckModel(
+      "m.wnm", "model:input shape=[1];\nmodel:output shape=[1];\n"
+               "model:layers matmul(w), add(b)" + activation + ";\n");
+  EXPECT_TRUE(check.ok) << check.rendered;
+  return *check.dag;
+}
+
+TEST(LabelSample, TargetsASigmoidCannotReachAreWarned) {
+  std::vector<float> big;
+  for (int i = 0; i < 50; ++i) big.push_back(0.5f * i - 3.0f);  // [-3, 21.5]
+  std::vector<std::string> w =
+      LabelSampleWarnings(Model(", sigmoid()"), Values(big),
+                          {Spec(LossKind::kMeanSquaredError)}, {0});
+  ASSERT_THAT(w, SizeIs(1));
+  EXPECT_THAT(w[0], HasSubstr("the targets of 'model' range over [-3, 21.5] "
+                              "(a sample of 50) but the output ends with "
+                              "sigmoid"));
+  // In (0, 1), or without the sigmoid: silent.
+  std::vector<float> unit;
+  for (int i = 0; i < 50; ++i) unit.push_back(0.01f + 0.019f * i);
+  EXPECT_THAT(LabelSampleWarnings(Model(", sigmoid()"), Values(unit),
+                                  {Spec(LossKind::kMeanSquaredError)}, {0}),
+              IsEmpty());
+  EXPECT_THAT(LabelSampleWarnings(Model(""), Values(big),
+                                  {Spec(LossKind::kMeanSquaredError)}, {0}),
+              IsEmpty());
+}
+
+TEST(LabelSample, ClassIdsUnderARegressionLossAreWarned) {
+  std::vector<float> ids;
+  for (int i = 0; i < 60; ++i) ids.push_back(static_cast<float>(i % 3));
+  std::vector<std::string> w = LabelSampleWarnings(
+      Model(""), Values(ids), {Spec(LossKind::kMeanSquaredError)}, {0});
+  ASSERT_THAT(w, SizeIs(1));
+  EXPECT_THAT(w[0], HasSubstr("the targets of 'model' look like class ids (3 "
+                              "whole numbers in [0, 2], a sample of 60) but "
+                              "the loss MSE treats them as values"));
+  // Standardized targets are judged in their own units.
+  Dataset standardized = Values(ids);
+  standardized.StandardizeTargets(0);
+  ASSERT_FALSE(standardized.targets()[0].standardization.empty());
+  EXPECT_THAT(LabelSampleWarnings(Model(""), standardized,
+                                  {Spec(LossKind::kMeanSquaredError)}, {0}),
+              ElementsAre(HasSubstr("look like class ids (3 whole numbers "
+                                    "in [0, 2]")));
+  // Many distinct values, or fractions: amounts, silent.
+  std::vector<float> amounts;
+  for (int i = 0; i < 60; ++i) amounts.push_back(static_cast<float>(25 + 5 * i));
+  EXPECT_THAT(LabelSampleWarnings(Model(""), Values(amounts),
+                                  {Spec(LossKind::kMeanSquaredError)}, {0}),
+              IsEmpty());
+  std::vector<float> fractions;
+  for (int i = 0; i < 60; ++i) fractions.push_back(0.5f * (i % 3));
+  EXPECT_THAT(LabelSampleWarnings(Model(""), Values(fractions),
+                                  {Spec(LossKind::kMeanSquaredError)}, {0}),
+              IsEmpty());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "engine/check.h"
 #include "engine/train/expert.h"
+#include "engine/train/trainer.h"
 #include "tests/train/synthetic_data.h"
 
 namespace webnnm::train {
@@ -205,6 +206,31 @@ TEST(Advise, AnExplicitTermWithoutWeightIsWarnedAndAGivenWeightTurnsAutoOn) {
   EXPECT_EQ(Advise(small, p, Hyperparameters{}, Cce(), 1.0)
                 .resolved.regularization,
             Regularization::kOff);
+}
+
+TEST(ChooseLoss, AFloat16SoftmaxSaysItsCrossEntropyIsTheStableCcelForm) {
+  const std::string f16 =
+      "model:input float16 shape=[8];\nmodel:output float16 shape=[2];\n"
+      "model:layers dense(shape=[2], activation=softmax);\n"
+      "dense:layers matmul(w), add(b), activation();\n";
+  for (const bool half : {true, false}) {
+    std::string text = f16;
+    if (!half) {
+      for (size_t at; (at = text.find("float16 ")) != std::string::npos;) {
+        text.erase(at, 8);
+      }
+    }
+    dag::Dag dag = Build(text);
+    Decision d;
+    absl::StatusOr<OutputSpec> spec = ChooseLoss(dag, "model", "", &d);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    EXPECT_EQ(spec->loss, LossKind::kCategoricalCrossEntropy);
+    EXPECT_EQ(d.what, "loss CCE for 'model'");
+    EXPECT_EQ(d.why.find("computed as CCEL from the softmax's logits") !=
+                  std::string::npos,
+              half)
+        << d.why;
+  }
 }
 
 TEST(Advise, RegularizationFollowsCapacityAndInputSize) {

@@ -119,8 +119,7 @@ std::string Diagnostics::Render(const Diagnostic& diagnostic) const {
     const unsigned char u = static_cast<unsigned char>(c);
     if ((u < 0x20 && c != '\t') || u == 0x7f) c = '?';
   }
-  StrAppend(&out, lo > 0 ? "…" : "", echoed, hi < line.size() ? "…" : "",
-            "\n");
+  StrAppend(&out, lo > 0 ? "…" : "", echoed, hi < line.size() ? "…" : "", "\n");
   // The caret line copies tabs from the source line so that it lines up.
   std::string caret = lo > 0 ? " " : "";
   for (size_t i = lo; i < caret_at && i < hi; ++i) {

@@ -97,8 +97,8 @@ std::optional<std::string> AttrBinder::Choice(const Value& v,
 std::optional<std::string> AttrBinder::GateLayout(const Value& v,
                                                   const ir::AttrSpec& spec,
                                                   const std::string& what) {
-  const bool lstm = op_.kind == ir::OpKind::kLstm ||
-                    op_.kind == ir::OpKind::kLstmCell;
+  const bool lstm =
+      op_.kind == ir::OpKind::kLstm || op_.kind == ir::OpKind::kLstmCell;
   // The specification's gate names, WebNN's letters.
   const std::vector<std::pair<std::string, char>> gates =
       lstm ? std::vector<std::pair<std::string, char>>{{"input", 'i'},
@@ -139,9 +139,9 @@ std::optional<std::string> AttrBinder::GateLayout(const Value& v,
   for (const char* choice : spec.choices) {
     if (letters == choice) return letters;
   }
-  Fail(v.range, StrCat(what, " must be ", absl::StrJoin(accepted, " or "),
-                       " (WebNN's ", absl::StrJoin(spec.choices, " and "),
-                       ")"));
+  Fail(v.range,
+       StrCat(what, " must be ", absl::StrJoin(accepted, " or "), " (WebNN's ",
+              absl::StrJoin(spec.choices, " and "), ")"));
   return std::nullopt;
 }
 

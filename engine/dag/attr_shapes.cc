@@ -294,9 +294,9 @@ void AttrBinder::BindExpandShape(const model::Option& option) {
 void AttrBinder::BindPoolPadding(const model::Option& option) {
   for (const model::Option& other : layer_.options) {
     if (other.attr == "padding") {
-      Fail(option.key_range,
-           StrCat(op_.name, " takes padding= or paddingBeginning= and "
-                  "paddingEnding=, not both"));
+      Fail(option.key_range, StrCat(op_.name,
+                                    " takes padding= or paddingBeginning= and "
+                                    "paddingEnding=, not both"));
       return;
     }
   }

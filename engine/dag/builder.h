@@ -91,10 +91,12 @@ class DagBuilder {
   std::optional<ir::ValueId> GlobalFirst(const model::Layer& layer,
                                          ir::ValueId result, int global);
   absl::StatusOr<ir::ValueId> GlobalLast(ir::ValueId v, int global);
-  // `v` (leading batch, no sequence) expanded over the input's leading
-  // batch and sequence dimensions it lacks.
-  absl::StatusOr<ir::ValueId> FillGlobal(ir::ValueId v,
-                                         const ir::TensorType& input);
+  // `v` with dimensions of sizes `dims` inserted before its dimension `at`
+  // (a reshape with ones there, then an expand).
+  absl::StatusOr<ir::ValueId> InsertExpanded(ir::ValueId v, int at,
+                                             const std::vector<int64_t>& dims);
+  // `v` expanded over trailing dimensions `global` (InsertExpanded at the
+  // end).
   absl::StatusOr<ir::ValueId> ExpandOverGlobal(
       ir::ValueId v, const std::vector<int64_t>& global);
   // Zeros for absent cell states; running statistics for batch

@@ -47,14 +47,17 @@ absl::StatusOr<ir::ValueId> DagBuilder::GlobalLast(ir::ValueId v, int global) {
   return rewriter_.Add(ir::OpKind::kTranspose, {v}, attrs);
 }
 
-absl::StatusOr<ir::ValueId> DagBuilder::ExpandOverGlobal(
-    ir::ValueId v, const std::vector<int64_t>& global) {
-  std::vector<int64_t> shape = graph_.value(v).type.shape;
-  std::vector<int64_t> ones = shape, wide = shape;
-  for (int64_t d : global) {
+absl::StatusOr<ir::ValueId> DagBuilder::InsertExpanded(
+    ir::ValueId v, int at, const std::vector<int64_t>& dims) {
+  const std::vector<int64_t>& shape = graph_.value(v).type.shape;
+  std::vector<int64_t> ones(shape.begin(), shape.begin() + at);
+  std::vector<int64_t> wide = ones;
+  for (int64_t d : dims) {
     ones.push_back(1);
     wide.push_back(d);
   }
+  ones.insert(ones.end(), shape.begin() + at, shape.end());
+  wide.insert(wide.end(), shape.begin() + at, shape.end());
   ir::Attrs reshape, expand;
   reshape.Set("newShape", ones);
   expand.Set("newShape", wide);
@@ -63,24 +66,9 @@ absl::StatusOr<ir::ValueId> DagBuilder::ExpandOverGlobal(
   return rewriter_.Add(ir::OpKind::kExpand, {r}, expand);
 }
 
-absl::StatusOr<ir::ValueId> DagBuilder::FillGlobal(
-    ir::ValueId v, const ir::TensorType& input) {
-  const ir::TensorType type = graph_.value(v).type;
-  const int have = LeadingGlobal(type), want = LeadingGlobal(input);
-  std::vector<int64_t> ones(type.shape.begin(), type.shape.begin() + have);
-  std::vector<int64_t> wide = ones;
-  for (int i = have; i < want; ++i) {
-    ones.push_back(1);
-    wide.push_back(input.shape[i]);
-  }
-  ones.insert(ones.end(), type.shape.begin() + have, type.shape.end());
-  wide.insert(wide.end(), type.shape.begin() + have, type.shape.end());
-  ir::Attrs reshape, expand;
-  reshape.Set("newShape", ones);
-  expand.Set("newShape", wide);
-  ASSIGN_OR_RETURN(ir::ValueId r,
-                   rewriter_.Add(ir::OpKind::kReshape, {v}, reshape));
-  return rewriter_.Add(ir::OpKind::kExpand, {r}, expand);
+absl::StatusOr<ir::ValueId> DagBuilder::ExpandOverGlobal(
+    ir::ValueId v, const std::vector<int64_t>& global) {
+  return InsertExpanded(v, graph_.value(v).type.rank(), global);
 }
 
 bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
@@ -110,7 +98,12 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
       if (operands[slot] == ir::kNoValue) continue;
       const ir::TensorType& t = graph_.value(operands[slot]).type;
       if (t.rank() != indices.rank() || !HasSymbolic(t)) continue;
-      absl::StatusOr<ir::ValueId> filled = FillGlobal(operands[slot], input);
+      // The input's batch and sequence dimensions that `t` lacks.
+      const int have = LeadingGlobal(t);
+      absl::StatusOr<ir::ValueId> filled =
+          InsertExpanded(operands[slot], have,
+                         std::vector<int64_t>(input.shape.begin() + have,
+                                              input.shape.begin() + g));
       if (!filled.ok()) return failed(filled.status());
       operands[slot] = *filled;
     }
@@ -124,7 +117,8 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
     attrs.Erase("axis");
     if (g == 0 || HasSymbolic(indices) || axis < g) {
       diagnostics_.Error(layer.op_range,
-                         StrCat(layer.op->name, " axis= names the first "
+                         StrCat(layer.op->name,
+                                " axis= names the first "
                                 "feature dimension its coordinates address; "
                                 "it applies to coordinates over the features "
                                 "(a constant or a parameter), and cannot be "
@@ -141,13 +135,13 @@ bool DagBuilder::AdaptFeatureIndexing(const model::Layer& layer,
   }
   if (!elements && indices.rank() >= 1 &&
       lead + indices.shape.back() > input.rank()) {
-    diagnostics_.Error(layer.op_range,
-                       StrCat(layer.op->name, " coordinates have ",
-                              indices.shape.back(), " components, but the "
-                              "input has ", input.rank() - lead,
-                              " feature dimensions",
-                              lead > g ? " from its axis" : "",
-                              layer.context));
+    diagnostics_.Error(
+        layer.op_range,
+        StrCat(layer.op->name, " coordinates have ", indices.shape.back(),
+               " components, but the "
+               "input has ",
+               input.rank() - lead, " feature dimensions",
+               lead > g ? " from its axis" : "", layer.context));
     return false;
   }
   const std::vector<int64_t> dims(input.shape.begin(),

@@ -51,10 +51,6 @@ std::optional<size_t> BinaryOffset(std::string_view text) {
   return std::nullopt;
 }
 
-// After this many statements in a row that could not be read, with none
-// read before them, the file is not a model: stop rather than list them.
-constexpr int kFailedStatementsBeforeGivingUp = 8;
-
 // Errors shown of a file that is no model (see Parse).
 constexpr int kErrorsShown = 5;
 
@@ -62,23 +58,8 @@ constexpr int kErrorsShown = 5;
 
 Module Parser::ParseModule() {
   Module module;
-  int failed = 0;
-  bool any_read = false;
   while (!At(TokenKind::kEnd)) {
-    if (ParseStatement(module)) {
-      any_read = true;
-      failed = 0;
-      continue;
-    }
-    SkipPast({TokenKind::kSemicolon});
-    if (!any_read && ++failed == kFailedStatementsBeforeGivingUp) {
-      diagnostics_.Error(
-          Peek().range,
-          StrCat("this does not look like a model file: its first ", failed,
-                 " statements could not be read; stopping here (a model is "
-                 "statements such as 'model:input shape=[4];')"));
-      break;
-    }
+    if (!ParseStatement(module)) SkipPast({TokenKind::kSemicolon});
   }
   return module;
 }
@@ -456,8 +437,9 @@ Module Parse(const SourceFile& file, Diagnostics& diagnostics) {
     diagnostics.Error(
         {offset, offset + 1},
         StrCat("this does not look like a model file: it holds binary data "
-               "(byte 0x", absl::Hex(static_cast<unsigned char>(
-                               file.text()[*at]), absl::kZeroPad2),
+               "(byte 0x",
+               absl::Hex(static_cast<unsigned char>(file.text()[*at]),
+                         absl::kZeroPad2),
                "); a model is UTF-8 text such as 'model:input shape=[4];'"));
     return Module{};
   }
@@ -486,7 +468,8 @@ Module Parse(const SourceFile& file, Diagnostics& diagnostics) {
         {0, 0},
         StrCat("this does not look like a model file: ", scratch.error_count(),
                " errors and not one statement could be read; the first ",
-               kErrorsShown, " are above (a model is statements such as "
+               kErrorsShown,
+               " are above (a model is statements such as "
                "'model:input shape=[4];')"));
   }
   return module;

@@ -405,8 +405,7 @@ TEST(ParseRecovery, ManyErrorsStopAtTheCap) {
 }
 
 TEST(ParseRecovery, AFileOfNothingButBadStatementsIsNoModel) {
-  // Statements that all fail, none read before them: it stops after 8
-  // and shows the first five, then why.
+  // Statements that all fail, none read: the first five, then why.
   std::string text;
   for (int i = 0; i < 80; ++i) text += "model:alpha x;\n";
   Parsed parsed = ParseText(text);
@@ -431,7 +430,8 @@ TEST(ParseRecovery, AFileOfNothingButBadStatementsIsNoModel) {
 
 TEST(ParseRecovery, BinaryDataIsOneError) {
   static constexpr char kElf[] =
-      "\x7f" "ELF\x02\x01\x01\x00\x00model:input shape=[4];";
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00model:input shape=[4];";
   std::string text(kElf, sizeof kElf - 1);
   Parsed parsed = ParseText(text);
   EXPECT_EQ(parsed.diagnostics.error_count(), 1);
@@ -441,9 +441,8 @@ TEST(ParseRecovery, BinaryDataIsOneError) {
   // Invalid UTF-8 is binary too; valid UTF-8 (and a byte-order mark) is not.
   EXPECT_THAT(ParseText("model:input \xff\xfe shape=[4];").messages(),
               Contains(HasSubstr("binary data (byte 0xff)")));
-  EXPECT_THAT(
-      ParseText("\xef\xbb\xbfmodel:name caf\xc3\xa9;").messages(),
-      Not(Contains(HasSubstr("binary data"))));
+  EXPECT_THAT(ParseText("\xef\xbb\xbfmodel:name caf\xc3\xa9;").messages(),
+              Not(Contains(HasSubstr("binary data"))));
 }
 
 }  // namespace

@@ -259,19 +259,23 @@ void ModelBuilder::ReportUnboundOptionMacros(Layer& layer,
                          spec->kind == ir::AttrKind::kFloat) &&
                         v.is_name() && !v.is_name("Infinity") &&
                         !v.is_name("inf") && !v.is_name("NaN");
-    const bool boolean = spec != nullptr &&
-                         spec->kind == ir::AttrKind::kBool && v.is_name() &&
-                         !v.is_name("true") && !v.is_name("false");
+    const bool boolean = spec != nullptr && spec->kind == ir::AttrKind::kBool &&
+                         v.is_name() && !v.is_name("true") &&
+                         !v.is_name("false");
     if ((!number && !boolean) || model_.FindConstant(v.text) >= 0) {
       kept.push_back(std::move(option));
       continue;
     }
     diagnostics_.Error(
-        use, StrCat("block '", block, "' uses '", v.text, "' as a macro (",
-                    layer.op->name, " ", option.key, "=", v.text,
-                    " at line ", diagnostics_.file().Locate(v.range.begin).line,
-                    "), so give it a value here, as in ", block, "(", v.text,
-                    "=", number ? "0.5" : "true", "); nothing binds it"));
+        use,
+        StrCat("block '", block, "' uses '", v.text, "' as a macro (",
+               layer.op->name, " ", option.key, "=", v.text, " at line ",
+               diagnostics_.file().Locate(v.range.begin).line,
+               "), so give it a value here, as in ", block, "(", v.text, "=",
+               !number                            ? "true"
+               : spec->kind == ir::AttrKind::kInt ? "1"
+                                                  : "0.5",
+               "); nothing binds it"));
   }
   layer.options = std::move(kept);
 }

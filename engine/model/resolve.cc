@@ -71,7 +71,9 @@ void ModelBuilder::WarnParameterNamedLikeBlock(const Layer& layer,
              section.input && section.layers.empty() ? ", an input," : "",
              " not a new trainable parameter of ", layer.op->name,
              ": a block's name wins over a parameter's; rename the block or "
-             "the parameter (such as ", section.name, "_) if a parameter is "
+             "the parameter (such as ",
+             section.name,
+             "_) if a parameter is "
              "meant",
              layer.context));
 }

@@ -66,7 +66,9 @@ const ir::OpDef& ClampOp() {
         ir::OpDef d = ActivationOp(
             ir::OpKind::kClamp, "clamp", ir::kNumericTypes, ir::WeightInit::kHe,
             {{.name = "minValue", .kind = ir::AttrKind::kFloat, .alias = "min"},
-             {.name = "maxValue", .kind = ir::AttrKind::kFloat, .alias = "max"}});
+             {.name = "maxValue",
+              .kind = ir::AttrKind::kFloat,
+              .alias = "max"}});
         d.infer = InferClamp;
         return d;
       }(),

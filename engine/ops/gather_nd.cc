@@ -56,20 +56,19 @@ absl::StatusOr<Types> InferGatherND(const InferContext& c) {
 }  // namespace
 
 const ir::OpDef& GatherNDOp() {
-  static const ir::OpDef def{.kind = ir::OpKind::kGatherND,
-                             .name = "gatherND",
-                             .category = ir::OpCategory::kMovement,
-                             .operands = {{.name = "input"},
-                                          {.name = "indices",
-                                           .types = ir::kIndexTypes,
-                                           .in_type_group = false}},
-                             // The model language's: the first feature the
-                             // coordinates address (engine/dag/
-                             // index_adapters.cc); never reaches the op.
-                             .attrs = {{.name = "axis",
-                                        .kind = ir::AttrKind::kAxis}},
-                             .infer = InferGatherND,
-                             .gradient = GatherNDGradient};
+  static const ir::OpDef def{
+      .kind = ir::OpKind::kGatherND,
+      .name = "gatherND",
+      .category = ir::OpCategory::kMovement,
+      .operands = {{.name = "input"},
+                   {.name = "indices",
+                    .types = ir::kIndexTypes,
+                    .in_type_group = false}},
+      // The model language's: the first feature the coordinates address
+      // (engine/dag/index_adapters.cc); never reaches the op.
+      .attrs = {{.name = "axis", .kind = ir::AttrKind::kAxis}},
+      .infer = InferGatherND,
+      .gradient = GatherNDGradient};
   return def;
 }
 

@@ -200,8 +200,7 @@ void AdviseScaling(Context& c) {
         on ? StrCat(profile.heavy_float16, " of ", profile.heavy,
                     " heavy operations run in float16, whose "
                     "gradients underflow without scaling")
-           : StrCat("all ", profile.heavy,
-                    " heavy operations run in float32"));
+           : StrCat("all ", profile.heavy, " heavy operations run in float32"));
   } else if (h.gradient_scaling == GradientScaling::kOff &&
              profile.heavy_float16 > 0) {
     c.Warn(
@@ -290,8 +289,10 @@ void WarnWeightlessRegularization(Context& c) {
         std::tuple{l1, h.lambda1, "lambda1", "1e-5"}}) {
     if (!on || lambda != 0) continue;
     c.Warn(StrCat("regularization ", RegularizationName(h.regularization),
-                  " with ", name, " 0: that term has no weight and does "
-                  "nothing; give ", name, " (such as ", example,
+                  " with ", name,
+                  " 0: that term has no weight and does "
+                  "nothing; give ",
+                  name, " (such as ", example,
                   "), or regularization auto to let the expert system "
                   "pick one"));
   }
@@ -324,19 +325,18 @@ void AdviseRegularization(Context& c) {
                               : Regularization::kOff;
   if (l2 && h.lambda2 == 0) h.lambda2 = few_samples ? 1e-3 : 1e-4;
   if (l1 && h.lambda1 == 0) h.lambda1 = 1e-5;
-  c.Decide(StrCat("regularization ", RegularizationName(h.regularization),
-                  l2 ? StrCat(" (lambda2 ", Fixed(h.lambda2), ")") : "",
-                  l1 ? StrCat(" (lambda1 ", Fixed(h.lambda1), ")") : ""),
-           given_l1 || given_l2
-               ? StrCat(given_l2 ? StrCat("lambda2 ", Fixed(h.lambda2),
-                                          " was given")
-                                 : "",
-                        given_l1 && given_l2 ? " and " : "",
-                        given_l1 ? StrCat("lambda1 ", Fixed(h.lambda1),
-                                          " was given")
-                                 : "",
-                        ", which turns its term on")
-               : RegularizationReason(c, l1, l2, high_capacity, few_samples));
+  c.Decide(
+      StrCat("regularization ", RegularizationName(h.regularization),
+             l2 ? StrCat(" (lambda2 ", Fixed(h.lambda2), ")") : "",
+             l1 ? StrCat(" (lambda1 ", Fixed(h.lambda1), ")") : ""),
+      given_l1 || given_l2
+          ? StrCat(given_l2 ? StrCat("lambda2 ", Fixed(h.lambda2), " was given")
+                            : "",
+                   given_l1 && given_l2 ? " and " : "",
+                   given_l1 ? StrCat("lambda1 ", Fixed(h.lambda1), " was given")
+                            : "",
+                   ", which turns its term on")
+          : RegularizationReason(c, l1, l2, high_capacity, few_samples));
 }
 
 // float16 risks and the NPU nudge.

@@ -335,8 +335,8 @@ class StepBuilder {
 };
 
 absl::Status StepBuilder::Inputs() {
-  mask_ = ops_.Input(
-      "in:mask", TensorType{.dtype = DType::kFloat32, .shape = {config_.batch}});
+  mask_ = ops_.Input("in:mask", TensorType{.dtype = DType::kFloat32,
+                                           .shape = {config_.batch}});
   RETURN_IF_ERROR(UseBatchStatistics(graph_, ops_, mask_, running_));
   lr_ = ops_.Input("in:lr", Scalar32());
   scale_ = ops_.Input("in:scale", Scalar32());
@@ -581,8 +581,8 @@ absl::StatusOr<ir::Graph> BuildEvaluationGraph(
   ir::GraphRewriter rewriter(graph, limits);
   ir::GraphOps ops(rewriter, "evaluation graph");
   std::map<std::string, ValueId> outputs = Outputs(graph);
-  ValueId mask =
-      ops.Input("in:mask", TensorType{.dtype = DType::kFloat32, .shape = {batch}});
+  ValueId mask = ops.Input(
+      "in:mask", TensorType{.dtype = DType::kFloat32, .shape = {batch}});
   for (const OutputSpec& spec : specs) {
     ASSIGN_OR_RETURN(OutputLoss out, LossOf(ops, dag, outputs, spec, mask));
     const LossInputs& in = out.inputs;

@@ -11,11 +11,11 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/buckets.h"
-#include "engine/train/class_balance.h"
 #include "engine/train/expert.h"
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
 #include "engine/train/init.h"
+#include "engine/train/label_advice.h"
 #include "engine/train/range_test.h"
 #include "engine/train/scout.h"
 #include "engine/train/step_runner.h"
@@ -150,9 +150,9 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
     for (const dag::Endpoint& o : dag.outputs) {
       if (o.name != output) continue;
       const ir::Node& node = dag.graph.node(o.node);
-      float16 = !node.operands.empty() &&
-                dag.graph.value(node.operands[0]).type.dtype ==
-                    ir::DType::kFloat16;
+      float16 =
+          !node.operands.empty() &&
+          dag.graph.value(node.operands[0]).type.dtype == ir::DType::kFloat16;
     }
     *decision = {
         StrCat("loss ", LossAbbreviation(spec.loss), " for '", output, "'"),
@@ -162,8 +162,7 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
                      spec.loss == LossKind::kBinaryCrossEntropy ? "sigmoid"
                                                                 : "softmax",
                      ", so it predicts probabilities",
-                     float16 && spec.loss ==
-                                    LossKind::kCategoricalCrossEntropy
+                     float16 && spec.loss == LossKind::kCategoricalCrossEntropy
                          ? "; in float16 it is computed as CCEL from the "
                            "softmax's logits (a log-softmax with the "
                            "maximum subtracted), so no e^x can pass "

@@ -420,7 +420,7 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
        .hyperparameters = hyper,
        .snapshot = resume ? &*resume : nullptr,
        .backend = request.backend.empty() ? options_.default_backend
-                                            : request.backend});
+                                          : request.backend});
 }
 
 absl::Status JobManager::RunTrain(const StoredJob& stored) {

@@ -130,7 +130,8 @@ TEST(Advise, OneHeavyFloat16OperationTurnsScalingOn) {
   dag::Dag dag = Build(
       "model:input shape=[8];\nmodel:output shape=[2];\n"
       "model:layers cast(dataType=float16), matmul(w, shape=[4]), add(b),\n"
-      "  relu(), cast(dataType=float32), dense(shape=[2], activation=softmax);\n"
+      "  relu(), cast(dataType=float32), dense(shape=[2], "
+      "activation=softmax);\n"
       "dense:layers matmul(w), add(b), activation();\n");
   DagProfile p = Profile(dag);
   ASSERT_EQ(p.heavy, 2);
@@ -203,9 +204,9 @@ TEST(Advise, AnExplicitTermWithoutWeightIsWarnedAndAGivenWeightTurnsAutoOn) {
   }
   EXPECT_TRUE(why);
   // And auto without one stays off there.
-  EXPECT_EQ(Advise(small, p, Hyperparameters{}, Cce(), 1.0)
-                .resolved.regularization,
-            Regularization::kOff);
+  EXPECT_EQ(
+      Advise(small, p, Hyperparameters{}, Cce(), 1.0).resolved.regularization,
+      Regularization::kOff);
 }
 
 TEST(ChooseLoss, AFloat16SoftmaxSaysItsCrossEntropyIsTheStableCcelForm) {

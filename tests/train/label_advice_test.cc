@@ -1,5 +1,5 @@
 // Skewed classes: focal loss is suggested with the counts, and only then.
-#include "engine/train/class_balance.h"
+#include "engine/train/label_advice.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -50,24 +50,24 @@ TEST(ClassBalance, CountsOneHotRows) {
 
 TEST(ClassBalance, SkewedClassesSuggestFocalLossWithTheirCounts) {
   Dataset d = OneHot({80, 10, 5});
-  std::vector<std::string> w = ClassBalanceWarnings(
-      d, {Spec(LossKind::kCategoricalCrossEntropy)}, {0});
+  std::vector<std::string> w =
+      ClassBalanceWarnings(d, {Spec(LossKind::kCategoricalCrossEntropy)}, {0});
   ASSERT_THAT(w, SizeIs(1));
   EXPECT_THAT(w[0], HasSubstr("the classes of 'model' are skewed in the "
                               "training subset (c0 80, c1 10, c2 5: the "
                               "largest has 16x the smallest's)"));
   EXPECT_THAT(w[0], HasSubstr("model:loss FOL;"));
   // A class without a training sample is said so.
-  EXPECT_THAT(ClassBalanceWarnings(
-                  OneHot({20, 0}), {Spec(LossKind::kBinaryCrossEntropy)}, {0}),
+  EXPECT_THAT(ClassBalanceWarnings(OneHot({20, 0}),
+                                   {Spec(LossKind::kBinaryCrossEntropy)}, {0}),
               ElementsAre(HasSubstr("a class has no sample")));
 }
 
 TEST(ClassBalance, SilentOnBalancedClassesFocalLossAndRegression) {
-  EXPECT_THAT(ClassBalanceWarnings(
-                  OneHot({30, 25, 12}),  // 2.5x: within kSkewedRatio
-                  {Spec(LossKind::kCategoricalCrossEntropy)}, {0}),
-              IsEmpty());
+  EXPECT_THAT(
+      ClassBalanceWarnings(OneHot({30, 25, 12}),  // 2.5x: within kSkewedRatio
+                           {Spec(LossKind::kCategoricalCrossEntropy)}, {0}),
+      IsEmpty());
   Dataset skewed = OneHot({80, 10, 5});
   EXPECT_THAT(ClassBalanceWarnings(skewed, {Spec(LossKind::kFocal)}, {0}),
               IsEmpty());
@@ -79,8 +79,8 @@ TEST(ClassBalance, SilentOnBalancedClassesFocalLossAndRegression) {
 // One-unit regression targets `values`, all training samples.
 Dataset Values(const std::vector<float>& values) {
   std::vector<float> features(values.size(), 1.0f);
-  Dataset d = Dataset::Make("test", 1, std::move(features), 1, values, false,
-                            {});
+  Dataset d =
+      Dataset::Make("test", 1, std::move(features), 1, values, false, {});
   std::vector<int64_t> all(values.size());
   for (size_t i = 0; i < values.size(); ++i) all[i] = static_cast<int64_t>(i);
   d.SetSubset(Subset::kTraining, all);
@@ -88,9 +88,11 @@ Dataset Values(const std::vector<float>& values) {
 }
 
 dag::Dag Model(const std::string& activation) {
-  CheckResult check = CheckModel(
-      "m.wnm", "model:input shape=[1];\nmodel:output shape=[1];\n"
-               "model:layers matmul(w), add(b)" + activation + ";\n");
+  CheckResult check =
+      CheckModel("m.wnm",
+                 "model:input shape=[1];\nmodel:output shape=[1];\n"
+                 "model:layers matmul(w), add(b)" +
+                     activation + ";\n");
   EXPECT_TRUE(check.ok) << check.rendered;
   return *check.dag;
 }
@@ -135,7 +137,8 @@ TEST(LabelSample, ClassIdsUnderARegressionLossAreWarned) {
                                     "in [0, 2]")));
   // Many distinct values, or fractions: amounts, silent.
   std::vector<float> amounts;
-  for (int i = 0; i < 60; ++i) amounts.push_back(static_cast<float>(25 + 5 * i));
+  for (int i = 0; i < 60; ++i)
+    amounts.push_back(static_cast<float>(25 + 5 * i));
   EXPECT_THAT(LabelSampleWarnings(Model(""), Values(amounts),
                                   {Spec(LossKind::kMeanSquaredError)}, {0}),
               IsEmpty());

@@ -6,8 +6,8 @@
 // kSkewedRatio times the samples of the smallest (or a class has none),
 // suggests focal loss, naming the counts. Outputs already trained with
 // focal loss, regression outputs and outputs of one class are left out.
-#ifndef WEBNNM_ENGINE_TRAIN_CLASS_BALANCE_H_
-#define WEBNNM_ENGINE_TRAIN_CLASS_BALANCE_H_
+#ifndef WEBNNM_ENGINE_TRAIN_LABEL_ADVICE_H_
+#define WEBNNM_ENGINE_TRAIN_LABEL_ADVICE_H_
 
 #include <cstdint>
 #include <string>
@@ -44,4 +44,4 @@ std::vector<std::string> LabelSampleWarnings(
 
 }  // namespace webnnm::train
 
-#endif  // WEBNNM_ENGINE_TRAIN_CLASS_BALANCE_H_
+#endif  // WEBNNM_ENGINE_TRAIN_LABEL_ADVICE_H_

@@ -1,15 +1,13 @@
-#include "engine/train/class_balance.h"
+#include "engine/train/label_advice.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include "engine/base/strings.h"
 #include "engine/train/loss.h"
 
 namespace webnnm::train {
-
 std::vector<int64_t> ClassCounts(const Targets& targets,
                                  const std::vector<int64_t>& samples) {
   const size_t classes = targets.classes.size();
@@ -53,28 +51,19 @@ std::vector<std::string> ClassBalanceWarnings(
       }
       StrAppend(&listed, c ? ", " : "", t.classes[c], " ", counts[c]);
     }
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3g", static_cast<double>(*hi) / *lo);
-    warnings.push_back(StrCat(
-        "the classes of '", spec.name, "' are skewed in the training subset (",
-        listed, ": ",
-        *lo == 0 ? std::string("a class has no sample")
-                 : StrCat("the largest has ", ratio, "x the smallest's"),
-        "): focal loss (", spec.name, ":loss FOL;) puts the weight on the "
-        "rare, hard examples instead of the many easy ones"));
+    warnings.push_back(
+        StrCat("the classes of '", spec.name,
+               "' are skewed in the training subset (", listed, ": ",
+               *lo == 0 ? std::string("a class has no sample")
+                        : StrCat("the largest has ",
+                                 FormatNumber(static_cast<double>(*hi) / *lo),
+                                 "x the smallest's"),
+               "): focal loss (", spec.name,
+               ":loss FOL;) puts the weight on the "
+               "rare, hard examples instead of the many easy ones"));
   }
   return warnings;
 }
-
-namespace {
-
-std::string Number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", v);
-  return buffer;
-}
-
-}  // namespace
 
 std::vector<std::string> LabelSampleWarnings(
     const dag::Dag& dag, const Dataset& data,
@@ -94,7 +83,8 @@ std::vector<std::string> LabelSampleWarnings(
       for (int64_t j = 0; j < t.width; ++j) {
         double v = t.values[training[i] * t.width + j];
         if (!t.standardization.empty()) {  // back to the targets' units
-          const size_t c = static_cast<size_t>(j) % t.standardization.mean.size();
+          const size_t c =
+              static_cast<size_t>(j) % t.standardization.mean.size();
           v = v * t.standardization.stddev[c] + t.standardization.mean[c];
         }
         lo = std::min(lo, v);
@@ -107,7 +97,8 @@ std::vector<std::string> LabelSampleWarnings(
     const OutputActivation activation = ActivationOf(dag, spec.name);
     const bool bounded = activation == OutputActivation::kSigmoid ||
                          activation == OutputActivation::kSoftmax;
-    const std::string range = StrCat("[", Number(lo), ", ", Number(hi), "]");
+    const std::string range =
+        StrCat("[", FormatNumber(lo), ", ", FormatNumber(hi), "]");
     if (bounded && (lo < 0 || hi > 1)) {
       warnings.push_back(StrCat(
           "the targets of '", spec.name, "' range over ", range,
@@ -116,12 +107,12 @@ std::vector<std::string> LabelSampleWarnings(
           ", whose values lie in (0, 1): it cannot reach them; end the output "
           "without an activation, or scale the targets into (0, 1)"));
     }
-    if (t.width == 1 && whole && std::round(lo) >= 0 &&
-        distinct.size() >= 2 && distinct.size() <= kMostClassIds) {
+    if (t.width == 1 && whole && std::round(lo) >= 0 && distinct.size() >= 2 &&
+        distinct.size() <= kMostClassIds) {
       warnings.push_back(StrCat(
           "the targets of '", spec.name, "' look like class ids (",
-          distinct.size(), " whole numbers in [", Number(std::round(lo)), ", ",
-          Number(std::round(hi)), "], a sample of ", n,
+          distinct.size(), " whole numbers in [", FormatNumber(std::round(lo)),
+          ", ", FormatNumber(std::round(hi)), "], a sample of ", n,
           ") but the loss ", LossAbbreviation(spec.loss),
           " treats them as values: if they are classes, give the output one "
           "unit per class and end it with softmax (a classification loss "

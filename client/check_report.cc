@@ -47,7 +47,8 @@ json Tensor(const TensorSummary& t) {
   return json{{"name", t.name},
               {"dataType", ir::DTypeName(t.dtype)},
               {"shape", t.shape},
-              {"dims", t.dims}};
+              {"dims", t.dims},
+              {"sequenced", t.sequenced}};
 }
 
 }  // namespace

@@ -14,28 +14,40 @@
 namespace webnnm::client {
 namespace {
 
+// The prediction at `at` (a sample's, or a step's: OutputPredictions::at).
+nlohmann::ordered_json Prediction(const OutputPredictions& o, int64_t at) {
+  nlohmann::ordered_json v;
+  if (o.classification) {
+    v["class"] = o.classes[o.predicted[at]];
+    v["probabilities"] = ClassProbabilities(o, at);
+  } else if (o.units == 1) {
+    v["value"] = o.values[at];
+  } else {
+    v["value"] = std::vector<double>(o.values.begin() + at * o.units,
+                                     o.values.begin() + (at + 1) * o.units);
+  }
+  return v;
+}
+
+}  // namespace
+
 void WriteJsonLines(const Predictions& p, std::ostream& out) {
   for (int64_t i = 0; i < p.samples; ++i) {
     nlohmann::ordered_json line;
     line["index"] = i;
     for (const OutputPredictions& o : p.outputs) {
-      nlohmann::ordered_json v;
-      if (o.classification) {
-        v["class"] = o.classes[o.predicted[i]];
-        v["probabilities"] = ClassProbabilities(o, i);
-      } else if (o.units == 1) {
-        v["value"] = o.values[i];
-      } else {
-        v["value"] = std::vector<double>(o.values.begin() + i * o.units,
-                                         o.values.begin() + (i + 1) * o.units);
+      if (!o.sequenced) {
+        line[o.name] = Prediction(o, i);
+        continue;
       }
-      line[o.name] = v;
+      const int64_t steps = o.lengths.empty() ? o.steps : o.lengths[i];
+      nlohmann::ordered_json each = nlohmann::ordered_json::array();
+      for (int64_t t = 0; t < steps; ++t) each.push_back(Prediction(o, o.at(i, t)));
+      line[o.name] = {{"steps", each}};
     }
     out << line.dump() << "\n";
   }
 }
-
-}  // namespace
 
 CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& o) {
   CLI::App* cmd = app.add_subcommand(

@@ -9,12 +9,14 @@
 #ifndef WEBNNM_CLIENT_PREDICT_COMMAND_H_
 #define WEBNNM_CLIENT_PREDICT_COMMAND_H_
 
+#include <ostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "client/local_data.h"
 #include "client/remote.h"
+#include "engine/api/predict.h"
 
 namespace webnnm::client {
 
@@ -32,6 +34,10 @@ CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& options);
 
 // Returns the exit code.
 int RunPredict(const PredictOptions& options, bool json);
+// One JSON object a sample: {"index": i, OUTPUT: {"class": NAME,
+// "probabilities": […]} or {"value": v or […]}}; a sequenced output's
+// object is {"steps": [one such object per real step]}.
+void WriteJsonLines(const Predictions& p, std::ostream& out);
 // Without --local: the daemon's Predict of job `options.file`.
 int RunRemotePredict(const RemoteOptions& remote,
                      const PredictOptions& options, bool json);

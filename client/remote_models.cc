@@ -60,7 +60,24 @@ int Infer(Client& client, RemoteOptions& o, bool json) {
         {"values", std::vector<double>(t.values().begin(), t.values().end())}};
     int64_t batch = t.shape_size() > 0 ? t.shape(0) : 1;
     int64_t per = batch > 0 ? t.values_size() / batch : 0;
-    if (!classes.empty() && per == static_cast<int64_t>(classes.size())) {
+    const auto units = static_cast<int64_t>(classes.size());
+    if (t.shape_size() == 3 && !classes.empty() && t.shape(2) == units) {
+      // A sequenced classifier [batch, steps, classes]: a class a step.
+      Json predictions = Json::array();
+      for (int64_t b = 0; b < batch; ++b) {
+        Json steps = Json::array();
+        for (int64_t step = 0; step < t.shape(1); ++step) {
+          const int64_t at = (b * t.shape(1) + step) * units;
+          int64_t best = 0;
+          for (int64_t k = 1; k < units; ++k) {
+            if (t.values(at + k) > t.values(at + best)) best = k;
+          }
+          steps.push_back(classes[best]);
+        }
+        predictions.push_back(steps);
+      }
+      out["predictions"] = predictions;
+    } else if (!classes.empty() && per == units) {
       Json predictions = Json::array();
       for (int64_t b = 0; b < batch; ++b) {
         int64_t best = 0;

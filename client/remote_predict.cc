@@ -1,8 +1,10 @@
 // `webnnmctl predict JOB --dataset PATH|ID`: the daemon's Predict over an
 // uploaded (or named) dataset, written to --output (.csv or .npz) or to
 // standard output: the CSV, or one JSON object per sample with -o json.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,38 +15,79 @@
 namespace webnnm::client {
 namespace {
 
-// The CSV's rows as JSON lines, as `predict --local -o json` prints them.
-int PrintJsonLines(const v1::PredictChunk& head, const std::string& csv) {
+// The daemon's CSV (engine/api/predict_output.h) read back into
+// predictions, with the first chunk's description of the outputs: a
+// sequenced output's cells list its real steps, separated by spaces.
+absl::StatusOr<Predictions> PredictionsFromCsv(const v1::PredictChunk& head,
+                                               const std::string& csv) {
   absl::StatusOr<train::CsvTable> table = train::ParseCsv(csv, "predictions");
-  if (!table.ok() || table->records.empty()) {
-    std::cerr << "webnnmctl: the daemon's predictions do not parse\n";
-    return kExitFailure;
-  }
-  for (size_t r = 1; r < table->records.size(); ++r) {
-    const std::vector<std::string>& row = table->records[r];
-    nlohmann::ordered_json line;
-    line["index"] = r - 1;
-    size_t at = 0;
-    auto number = [&]() { return at < row.size() ? std::stod(row[at++]) : 0.0; };
-    for (const v1::PredictedOutput& o : head.outputs()) {
-      nlohmann::ordered_json v;
-      if (o.classification()) {
-        v["class"] = at < row.size() ? row[at++] : "";
-        std::vector<double> p;
-        for (int c = 0; c < o.classes_size(); ++c) p.push_back(number());
-        v["probabilities"] = p;
-      } else if (o.units() == 1) {
-        v["value"] = number();
-      } else {
-        std::vector<double> values;
-        for (int64_t u = 0; u < o.units(); ++u) values.push_back(number());
-        v["value"] = values;
+  if (!table.ok()) return table.status();
+  const auto bad = [] {
+    return absl::DataLossError("the daemon's predictions do not parse");
+  };
+  if (table->records.empty()) return bad();
+  Predictions p;
+  p.samples = static_cast<int64_t>(table->records.size()) - 1;
+  size_t column = 0;
+  for (const v1::PredictedOutput& h : head.outputs()) {
+    OutputPredictions o;
+    o.name = h.name();
+    o.classification = h.classification();
+    o.classes.assign(h.classes().begin(), h.classes().end());
+    o.units = o.classification ? static_cast<int64_t>(o.classes.size())
+                               : h.units();
+    o.sequenced = h.sequenced();
+    if (o.classification && o.classes.empty()) return bad();
+    const size_t columns = o.classification ? 1 + o.classes.size() : o.units;
+    // Each sample's cells of this output, as steps (one unless sequenced).
+    std::vector<std::vector<std::vector<std::string>>> samples;
+    for (size_t r = 1; r < table->records.size(); ++r) {
+      const std::vector<std::string>& record = table->records[r];
+      if (record.size() < column + columns) return bad();
+      std::vector<std::vector<std::string>> cells;
+      for (size_t c = column; c < column + columns; ++c) {
+        std::vector<std::string> steps;
+        if (o.sequenced) {
+          std::istringstream in(record[c]);
+          for (std::string v; in >> v;) steps.push_back(v);
+        } else {
+          steps.push_back(record[c]);
+        }
+        if (steps.size() != (cells.empty() ? steps.size()
+                                           : cells[0].size())) {
+          return bad();
+        }
+        cells.push_back(std::move(steps));
       }
-      line[o.name()] = v;
+      const auto length = static_cast<int64_t>(cells[0].size());
+      o.steps = std::max(o.steps, length);
+      if (o.sequenced) o.lengths.push_back(length);
+      samples.push_back(std::move(cells));
     }
-    std::cout << line.dump() << "\n";
+    try {
+      for (const auto& cells : samples) {
+        for (int64_t t = 0; t < o.steps; ++t) {
+          const bool real = t < static_cast<int64_t>(cells[0].size());
+          size_t first = 0;
+          if (o.classification) {
+            const auto c = std::find(o.classes.begin(), o.classes.end(),
+                                     real ? cells[0][t] : o.classes[0]);
+            if (c == o.classes.end()) return bad();
+            o.predicted.push_back(c - o.classes.begin());
+            first = 1;
+          }
+          for (size_t u = first; u < columns; ++u) {
+            o.values.push_back(real ? std::stod(cells[u][t]) : 0.0);
+          }
+        }
+      }
+    } catch (const std::exception&) {
+      return bad();
+    }
+    column += columns;
+    p.outputs.push_back(std::move(o));
   }
-  return kExitOk;
+  return p;
 }
 
 }  // namespace
@@ -81,7 +124,15 @@ int RunRemotePredict(const RemoteOptions& remote, const PredictOptions& o,
     return kExitFailure;
   }
   if (o.output.empty()) {
-    if (json) return PrintJsonLines(head, bytes);
+    if (json) {
+      absl::StatusOr<Predictions> p = PredictionsFromCsv(head, bytes);
+      if (!p.ok()) {
+        std::cerr << "webnnmctl: " << p.status().message() << "\n";
+        return kExitFailure;
+      }
+      WriteJsonLines(*p, std::cout);
+      return kExitOk;
+    }
     std::cout << bytes;
     return kExitOk;
   }

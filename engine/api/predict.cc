@@ -59,6 +59,7 @@ absl::StatusOr<std::vector<OutputReading>> Readings(const PredictRequest& r) {
     OutputReading o;
     o.out.name = specs[k].name;
     o.out.units = train::OutputWidth(*r.dag, specs[k].name);
+    o.out.sequenced = train::OutputSequenced(*r.dag, specs[k].name);
     o.out.classification = train::IsClassification(specs[k].loss);
     if (o.out.classification) {
       o.rule = train::ClassRuleOf(*r.dag, specs[k]);
@@ -78,21 +79,23 @@ absl::StatusOr<std::vector<OutputReading>> Readings(const PredictRequest& r) {
   return readings;
 }
 
-// Appends `rows` samples of `values` (rows of `units`, maybe more rows).
+// Appends `rows` samples of `values` (rows of `steps` x `units`, maybe
+// more rows).
 void Append(OutputReading& o, const std::vector<double>& values,
             int64_t rows) {
   const int64_t units = o.out.units;
-  std::vector<float> row(units);
-  for (int64_t i = 0; i < rows; ++i) {
+  const int64_t n = rows * o.out.steps;  // steps of all the rows
+  std::vector<float> step(units);
+  for (int64_t i = 0; i < n; ++i) {
     for (int64_t u = 0; u < units; ++u) {
       double v = values[i * units + u];
       if (o.back) v = v * o.back->stddev[u % o.back->stddev.size()] +
                       o.back->mean[u % o.back->mean.size()];
       o.out.values.push_back(v);
-      row[u] = static_cast<float>(values[i * units + u]);
+      step[u] = static_cast<float>(values[i * units + u]);
     }
     if (o.out.classification) {
-      o.out.predicted.push_back(train::PredictedClass(row.data(), o.rule));
+      o.out.predicted.push_back(train::PredictedClass(step.data(), o.rule));
     }
   }
 }
@@ -127,6 +130,13 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
   RETURN_IF_ERROR(Unsuited(
       data.ApplyInputStandardizations(r.snapshot->input_standardization)));
   ASSIGN_OR_RETURN(std::vector<OutputReading> readings, Readings(r));
+  for (OutputReading& o : readings) {
+    if (!o.out.sequenced) continue;
+    o.out.steps = *steps;
+    for (int64_t i = 0; i < data.count(); ++i) {
+      o.out.lengths.push_back(data.RealSteps(i, *steps));
+    }
+  }
 
   ASSIGN_OR_RETURN(std::unique_ptr<NNModel> model,
                    NNModel::Create({.source = r.model_source,

@@ -52,6 +52,14 @@ struct OutputPredictions {
   // of the second class), or regression values in the targets' units.
   int64_t units = 1;
   std::vector<double> values;
+  // A sequenced output predicts every step: per sample `steps` steps of
+  // `units` values (and of predicted classes), of which the sample's
+  // first lengths[i] are real (ragged data; the rest are padding).
+  bool sequenced = false;
+  int64_t steps = 1;
+  std::vector<int64_t> lengths;
+  // Index of sample i's step t (of its values: times units).
+  int64_t at(int64_t i, int64_t t = 0) const { return i * steps + t; }
 };
 
 struct Predictions {

@@ -10,6 +10,12 @@
 // the targets' units) and, for a classification output,
 // `OUTPUT_class` (int64 [N], class indices) and `OUTPUT_classes` (their
 // names, a unicode array).
+//
+// A sequenced output predicts every step: its CSV cells list the values of
+// the sample's real steps separated by spaces (`OUTPUT:class` "B I O …");
+// its arrays gain the steps axis ([N, T, classes], [N, T] classes), a
+// ragged sample's padded steps hold 0 (class -1), and `OUTPUT_lengths`
+// (int64 [N]) gives each sample's real steps.
 #ifndef WEBNNM_ENGINE_API_PREDICT_OUTPUT_H_
 #define WEBNNM_ENGINE_API_PREDICT_OUTPUT_H_
 
@@ -21,8 +27,8 @@
 
 namespace webnnm {
 
-// A classification output's probability of each class for sample i (one
-// unit: 1 - p and p).
+// A classification output's probability of each class for sample i (or,
+// sequenced, step OutputPredictions::at(i, t); one unit: 1 - p and p).
 std::vector<double> ClassProbabilities(const OutputPredictions& o, int64_t i);
 
 std::string PredictionsCsv(const Predictions& p);

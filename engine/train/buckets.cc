@@ -23,8 +23,13 @@ bool StepWise(const ir::Graph& g, const ir::Node& node, ir::ValueId v) {
     case ir::OpCategory::kLogical:
     case ir::OpCategory::kInternal:  // dropout's random numbers
       return true;
-    case ir::OpCategory::kActivation:
-      return op.kind != ir::OpKind::kSoftmax;
+    case ir::OpCategory::kActivation: {
+      if (op.kind != ir::OpKind::kSoftmax) return true;
+      // Softmax over a step's own features (not the batch or sequence).
+      const ir::TensorType& t = g.value(v).type;
+      const int64_t axis = node.attrs.GetInt("axis", t.rank() - 1);
+      return axis >= 0 && axis < t.rank() && !ir::IsSymbolic(t.shape[axis]);
+    }
     case ir::OpCategory::kMatrix:
       for (ir::ValueId o : node.operands) {
         if (o != ir::kNoValue && o != v && !FixedOperand(g, o)) return false;
@@ -39,6 +44,11 @@ bool StepWise(const ir::Graph& g, const ir::Node& node, ir::ValueId v) {
   }
 }
 
+bool Sequenced(const ir::TensorType& type) {
+  return std::find(type.shape.begin(), type.shape.end(), ir::kSequenceDim) !=
+         type.shape.end();
+}
+
 }  // namespace
 
 bool BucketsKeepTheModel(const dag::Dag& dag) {
@@ -46,12 +56,7 @@ bool BucketsKeepTheModel(const dag::Dag& dag) {
   std::vector<ir::ValueId> values;
   for (const dag::Endpoint& e : dag.inputs) {
     const ir::ValueId v = g.node(e.node).outputs[0];
-    for (int64_t d : g.value(v).type.shape) {
-      if (d == ir::kSequenceDim) {
-        values.push_back(v);
-        break;
-      }
-    }
+    if (Sequenced(g.value(v).type)) values.push_back(v);
   }
   std::vector<bool> seen(g.num_values(), false);
   while (!values.empty()) {
@@ -61,10 +66,20 @@ bool BucketsKeepTheModel(const dag::Dag& dag) {
     seen[v] = true;
     for (ir::NodeId id : g.Consumers(v)) {
       const ir::Node& node = g.node(id);
-      if (node.kind != ir::NodeKind::kOp) return false;  // an output
+      if (node.kind != ir::NodeKind::kOp) {
+        // An output: a sequenced one is scored step by step, its padded
+        // steps masked.
+        if (Sequenced(g.value(v).type)) continue;
+        return false;
+      }
       if (node.op->kind == ir::OpKind::kLstm ||
           node.op->kind == ir::OpKind::kGru) {
-        continue;  // masked: its state ignores the padding
+        // Masked: its state ignores the padding; a returned sequence holds
+        // zeros there and goes on step by step.
+        for (ir::ValueId out : node.outputs) {
+          if (Sequenced(g.value(out).type)) values.push_back(out);
+        }
+        continue;
       }
       if (!StepWise(g, node, v)) return false;
       for (ir::ValueId out : node.outputs) values.push_back(out);

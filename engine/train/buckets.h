@@ -23,8 +23,10 @@ namespace webnnm::train {
 
 // Whether padding a batch to fewer steps computes what padding it to T
 // does: every path from a sequenced input reaches a (masked) lstm or gru
-// through step-wise operations only — element-wise math, activations other
-// than softmax, casts, comparisons, transposes, matmuls with a parameter or
+// — and from a returned sequence of one, a sequenced output (scored per
+// step, its padding masked) or another such layer — through step-wise
+// operations only: element-wise math, activations (softmax over a step's
+// features), casts, comparisons, transposes, matmuls with a parameter or
 // constant, gathers that take the sequence as indices (an embedding).
 // Anything that mixes steps (a reduction, attention, normalization,
 // reshape) would see a different padding in training than in evaluation.

@@ -46,6 +46,20 @@ Dataset Dataset::Make(std::string source, int64_t width,
   return d;
 }
 
+absl::Status Dataset::SetFirstTargetsSteps(int64_t steps) {
+  Targets& t = targets_[0];
+  if (steps < 1 || static_cast<int64_t>(t.values.size()) !=
+                       count_ * steps * t.width) {
+    return absl::InvalidArgumentError(StrCat(
+        "the targets have ", t.values.size(), " values; ", count_,
+        " samples of ", steps, " steps of ", t.width, " need ",
+        count_ * steps * t.width));
+  }
+  t.sequenced = true;
+  t.steps = steps;
+  return absl::OkStatus();
+}
+
 absl::Status Dataset::AddFeatures(Features f) {
   if (f.input.empty() || first_input_.empty()) {
     return absl::InvalidArgumentError(
@@ -82,11 +96,12 @@ absl::Status Dataset::AddTargets(Targets t) {
           StrCat("the dataset already has targets for '", t.output, "'"));
     }
   }
-  if (t.width < 1 || (t.classification && t.width != 1) ||
-      static_cast<int64_t>(t.values.size()) != count_ * t.width) {
+  if (t.width < 1 || t.steps < 1 || (t.classification && t.width != 1) ||
+      static_cast<int64_t>(t.values.size()) != count_ * t.sample_values()) {
     return absl::InvalidArgumentError(StrCat(
         "the targets of '", t.output, "' have ", t.values.size(), " values; ",
-        count_, " samples of ", t.width, " need ", count_ * t.width));
+        count_, " samples of ", t.sample_values(), " need ",
+        count_ * t.sample_values()));
   }
   if (t.classification) {
     const auto classes = static_cast<float>(t.classes.size());
@@ -154,7 +169,8 @@ absl::Status Dataset::Split(double train_pct, double validation_pct,
   // Groups: one per class when stratified, else one.
   std::map<int64_t, std::vector<int64_t>> groups;
   for (int64_t s : pool) {
-    groups[classification() ? label(s) : 0].push_back(s);
+    const bool stratified = classification() && !targets_[0].sequenced;
+    groups[stratified ? label(s) : 0].push_back(s);
   }
   std::vector<int64_t> train, validation, test;
   for (auto& [key, samples] : groups) {
@@ -391,8 +407,21 @@ absl::Status Dataset::ApplyImputation(const Imputation& imputation) {
 
 void Dataset::StandardizeTargets(size_t output) {
   Targets& t = targets_[output];
-  (void)ApplyTargetStandardization(
-      output, FeatureStatistics(t.values, t.width, subsets_[0]));
+  if (!t.sequenced) {
+    (void)ApplyTargetStandardization(
+        output, FeatureStatistics(t.values, t.width, subsets_[0]));
+    return;
+  }
+  // Per unit over every real step of the training subset: the steps are
+  // rows of `width` values.
+  std::vector<int64_t> rows;
+  for (int64_t s : subsets_[0]) {
+    for (int64_t step = 0; step < RealSteps(s, t.steps); ++step) {
+      rows.push_back(s * t.steps + step);
+    }
+  }
+  (void)ApplyTargetStandardization(output,
+                                   FeatureStatistics(t.values, t.width, rows));
 }
 
 absl::Status Dataset::StandardizeInput(size_t k) {

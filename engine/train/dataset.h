@@ -12,6 +12,7 @@
 #ifndef WEBNNM_ENGINE_TRAIN_DATASET_H_
 #define WEBNNM_ENGINE_TRAIN_DATASET_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,10 +45,16 @@ struct Features {
 // The targets of one model output.
 struct Targets {
   std::string output;  // the output block; "" for a model's only output
-  int64_t width = 1;   // values per sample (1: a class index)
+  int64_t width = 1;   // values per sample, or per step (1: a class index)
   bool classification = false;
   std::vector<std::string> classes;  // class order (classification)
-  std::vector<float> values;         // count x width
+  std::vector<float> values;         // count x steps x width
+  // A sequenced output ({sequence, ...}: a label or values per step) has
+  // `steps` targets a sample, step after step; a ragged sample's steps past
+  // its length are padding (zeros, never scored). Otherwise steps is 1.
+  bool sequenced = false;
+  int64_t steps = 1;
+  int64_t sample_values() const { return steps * width; }
   // Regression targets trained on standardized values: the statistics to
   // map predictions back to the original units (empty: none).
   Standardization standardization;
@@ -97,10 +104,18 @@ class Dataset {
     return features_.data() + sample * width_;
   }
   const float* target(int64_t sample, size_t output = 0) const {
-    return targets_[output].values.data() + sample * targets_[output].width;
+    return targets_[output].values.data() +
+           sample * targets_[output].sample_values();
   }
-  int64_t label(int64_t sample, size_t output = 0) const {
-    return static_cast<int64_t>(targets_[output].values[sample]);
+  // The class of a sample (of its step `step` for a sequenced output).
+  int64_t label(int64_t sample, size_t output = 0, int64_t step = 0) const {
+    const Targets& t = targets_[output];
+    return static_cast<int64_t>(t.values[sample * t.steps + step]);
+  }
+  // The steps of a sample that hold data (its length when ragged, else
+  // `steps`).
+  int64_t RealSteps(int64_t sample, int64_t steps) const {
+    return lengths_.empty() ? steps : std::min(steps, lengths_[sample]);
   }
   // Names the input features() feed (needed before AddFeatures).
   void SetFirstInput(std::string input) { first_input_ = std::move(input); }
@@ -120,6 +135,9 @@ class Dataset {
   // Adds another output's targets: every output then needs its name, the
   // values must cover every sample, and class indices their classes.
   absl::Status AddTargets(Targets targets);
+  // Makes the first output's targets sequenced: `steps` a sample
+  // (InvalidArgument unless its values are count x steps x width).
+  absl::Status SetFirstTargetsSteps(int64_t steps);
   const std::vector<int64_t>& subset(Subset s) const {
     return subsets_[static_cast<int>(s)];
   }
@@ -130,7 +148,8 @@ class Dataset {
   void SetLabelColumn(std::string name) { label_column_ = std::move(name); }
 
   // Splits the samples: validation and test counts are
-  // floor(n * pct / 100 + 0.5) (per class when stratified), training gets
+  // floor(n * pct / 100 + 0.5) (per class of the first output when it
+  // has one class a sample: stratified), training gets
   // the rest; a seeded shuffle first. `fixed_test` keeps the test subset
   // already set (IDX: the t10k files) and splits the rest into training and
   // validation by their relative shares.
@@ -153,7 +172,8 @@ class Dataset {
   // The other inputs' statistics by name (those standardized).
   std::map<std::string, Standardization> InputStandardizations() const;
   // The same for a regression output's targets (by targets index): the
-  // statistics are kept in targets()[output].standardization.
+  // statistics are kept in targets()[output].standardization (per unit;
+  // a sequenced output's over every real step).
   void StandardizeTargets(size_t output);
   absl::Status ApplyTargetStandardization(size_t output,
                                           const Standardization& s);

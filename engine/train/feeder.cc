@@ -52,6 +52,15 @@ int64_t OutputWidth(const dag::Dag& dag, const std::string& name) {
   return width;
 }
 
+bool OutputSequenced(const dag::Dag& dag, const std::string& name) {
+  for (const dag::Endpoint& o : dag.outputs) {
+    if (o.name != name) continue;
+    return StepsOf(dag.graph.value(dag.graph.node(o.node).outputs[0]).type)
+        .sequenced;
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<size_t>> MatchTargets(
     const Dataset& data, const std::vector<OutputSpec>& specs) {
   const std::vector<Targets>& targets = data.targets();
@@ -157,6 +166,13 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
     }
     in.values.assign(batch_ * in.fed, 0.0f);
   }
+  for (Output& o : outputs_) {
+    const Targets& t = data_.targets()[o.targets];
+    // Ragged batches may be padded to fewer steps (their bucket).
+    o.steps = !t.sequenced    ? 1
+              : data_.ragged() ? std::min(t.steps, steps_)
+                               : t.steps;
+  }
   mask_values_.assign(batch_, 0.0f);
   if (data_.ragged()) {
     step_mask_ = exe.FindInput(kStepMaskInput);
@@ -205,34 +221,47 @@ absl::Status Feeder::Fill(backends::Executable& exe,
     WriteFloats(exe, step_mask_, step_mask_values_.data(),
                 step_mask_values_.size());
   }
-  for (Output& o : outputs_) {
-    const Targets& t = data_.targets()[o.targets];
-    const bool sparse = o.spec.loss == LossKind::kSparseCategoricalCrossEntropy;
-    o.values.assign(sparse ? 0 : batch_ * o.width, 0.0f);
-    o.labels.assign(sparse ? batch_ : 0, 0);
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t s = samples[begin + r];
+  for (Output& o : outputs_) FillTargets(o, samples, begin, rows, exe);
+  return absl::OkStatus();
+}
+
+// A row's targets are [steps, width] (steps 1 unless sequenced): a class
+// index each step for SCE, else values — one-hot classes, a 0/1 class for
+// one unit, or regression values. A ragged sample's padded steps stay 0.
+void Feeder::FillTargets(Output& o, const std::vector<int64_t>& samples,
+                         int64_t begin, int64_t rows,
+                         backends::Executable& exe) {
+  const Targets& t = data_.targets()[o.targets];
+  const bool sparse = o.spec.loss == LossKind::kSparseCategoricalCrossEntropy;
+  const int64_t per_row = o.steps * o.width;
+  o.values.assign(sparse ? 0 : batch_ * per_row, 0.0f);
+  o.labels.assign(sparse ? batch_ * o.steps : 0, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t s = samples[begin + r];
+    const int64_t real = t.sequenced ? data_.RealSteps(s, o.steps) : 1;
+    for (int64_t step = 0; step < real; ++step) {
+      const int64_t at = r * o.steps + step;  // the row's step
       if (t.classification) {
-        const int64_t c = data_.label(s, o.targets);
+        const int64_t c = data_.label(s, o.targets, step);
         if (sparse) {
-          o.labels[r] = static_cast<int32_t>(c);
+          o.labels[at] = static_cast<int32_t>(c);
         } else if (o.width == 1) {
-          o.values[r] = static_cast<float>(c);  // two classes: 0/1
+          o.values[at] = static_cast<float>(c);  // two classes: 0/1
         } else {
-          o.values[r * o.width + c] = 1.0f;
+          o.values[at * o.width + c] = 1.0f;
         }
       } else {
-        std::memcpy(o.values.data() + r * o.width, data_.target(s, o.targets),
-                    o.width * 4);
+        std::memcpy(o.values.data() + at * o.width,
+                    data_.target(s, o.targets) + step * o.width, o.width * 4);
       }
     }
-    if (sparse) {
-      std::memcpy(exe.input(o.input).data(), o.labels.data(), batch_ * 4);
-    } else {
-      WriteValues(exe, o.input, o.values.data(), o.values.size());
-    }
   }
-  return absl::OkStatus();
+  if (sparse) {
+    std::memcpy(exe.input(o.input).data(), o.labels.data(),
+                o.labels.size() * 4);
+  } else {
+    WriteValues(exe, o.input, o.values.data(), o.values.size());
+  }
 }
 
 ClassRule ClassRuleOf(const dag::Dag& dag, const OutputSpec& spec) {
@@ -271,6 +300,7 @@ absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
     const OutputSpec& spec = specs[k];
     Metered m;
     m.value_out = e.exe_->FindOutput("value:" + spec.name);
+    m.scored_out = e.exe_->FindOutput("scored:" + spec.name);
     m.targets = match[k];
     m.classification = IsClassification(spec.loss);
     m.rule = ClassRuleOf(dag, spec);
@@ -297,27 +327,35 @@ absl::Status Evaluator::Measure(const Dataset& data,
     if (m.value_out < 0) continue;  // not measured
     std::span<const std::byte> bytes = exe_->output(m.value_out);
     const float* values = reinterpret_cast<const float*>(bytes.data());
-    const int64_t width = static_cast<int64_t>(bytes.size() / 4) / batch_;
+    const Targets& t = data.targets()[m.targets];
+    // A row holds `steps` steps of `width` values (steps 1 unless the
+    // output is sequenced); each real step is scored as a sample is.
+    const int64_t row_values = static_cast<int64_t>(bytes.size() / 4) / batch_;
+    const int64_t steps = t.sequenced ? t.steps : 1;
+    const int64_t width = row_values / steps;
     // Regression figures in the targets' original units.
-    const Standardization& ts = data.targets()[m.targets].standardization;
+    const Standardization& ts = t.standardization;
     std::vector<float> predicted(width), actual(width);
     for (size_t row = 0; row < rows; ++row) {
       const int64_t sample = samples[begin + row];
-      const float* v = values + row * width;
-      if (m.classification) {
-        c[k].Add(v, data.label(sample, m.targets));
-        continue;
+      const int64_t real = t.sequenced ? data.RealSteps(sample, steps) : 1;
+      for (int64_t step = 0; step < real; ++step) {
+        const float* v = values + row * row_values + step * width;
+        if (m.classification) {
+          c[k].Add(v, data.label(sample, m.targets, step));
+          continue;
+        }
+        const float* y = data.target(sample, m.targets) + step * width;
+        if (ts.empty() || static_cast<int64_t>(ts.mean.size()) != width) {
+          r[k].Add(v, y);
+          continue;
+        }
+        for (int64_t u = 0; u < width; ++u) {
+          predicted[u] = v[u] * ts.stddev[u] + ts.mean[u];
+          actual[u] = y[u] * ts.stddev[u] + ts.mean[u];
+        }
+        r[k].Add(predicted.data(), actual.data());
       }
-      const float* y = data.target(sample, m.targets);
-      if (ts.empty() || static_cast<int64_t>(ts.mean.size()) != width) {
-        r[k].Add(v, y);
-        continue;
-      }
-      for (int64_t u = 0; u < width; ++u) {
-        predicted[u] = v[u] * ts.stddev[u] + ts.mean[u];
-        actual[u] = y[u] * ts.stddev[u] + ts.mean[u];
-      }
-      r[k].Add(predicted.data(), actual.data());
     }
   }
   return absl::OkStatus();
@@ -354,7 +392,7 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
     count_out[k] = exe_->FindOutput("lossCount:" + specs_[k].name);
     correct_out[k] = exe_->FindOutput("correct:" + specs_[k].name);
   }
-  std::vector<double> sum(n, 0), count(n, 0), correct(n, 0);
+  std::vector<double> sum(n, 0), count(n, 0), correct(n, 0), scored(n, 0);
   for (size_t begin = 0; begin < samples.size(); begin += batch_) {
     RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
     RETURN_IF_ERROR(exe_->Run());
@@ -362,6 +400,9 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
       sum[k] += ReadScalar(*exe_, sum_out[k]);
       count[k] += ReadScalar(*exe_, count_out[k]);
       if (correct_out[k] >= 0) correct[k] += ReadScalar(*exe_, correct_out[k]);
+      if (metered_[k].scored_out >= 0) {
+        scored[k] += ReadScalar(*exe_, metered_[k].scored_out);
+      }
     }
     if (metrics) {
       RETURN_IF_ERROR(Measure(data, samples, begin, classes, regressions));
@@ -374,8 +415,12 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
   for (size_t k = 0; k < n; ++k) {
     OutputScore score;
     score.loss = count[k] > 0 ? sum[k] / count[k] : 0;
-    if (correct_out[k] >= 0 && e.samples > 0) {
-      score.accuracy = correct[k] / static_cast<double>(e.samples);
+    // Right rows (or steps) of those scored.
+    const double of = metered_[k].scored_out >= 0
+                          ? scored[k]
+                          : static_cast<double>(e.samples);
+    if (correct_out[k] >= 0 && of > 0) {
+      score.accuracy = correct[k] / of;
       accuracy_sum += *score.accuracy;
       ++classified;
     }
@@ -451,6 +496,16 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
     const OutputSpec& spec = specs[k];
     const Targets& t = data.targets()[match[k]];
     int64_t out_width = OutputWidth(dag, spec.name);
+    const bool sequenced = OutputSequenced(dag, spec.name);
+    if (sequenced != t.sequenced) {
+      return absl::InvalidArgumentError(StrCat(
+          "the output '", spec.name, "' ",
+          sequenced ? "is a sequence (a label or values a step), but the "
+                      "dataset gives one target a sample; per-step targets "
+                      "come from a NumPy .npz array [N, T] or [N, T, units]"
+                    : "takes one target a sample, but the dataset gives a "
+                      "target a step"));
+    }
     if (t.classification) {
       int64_t classes = static_cast<int64_t>(t.classes.size());
       bool binary = out_width == 1 && classes <= 2;

@@ -29,8 +29,12 @@ void WriteValues(backends::Executable& exe, int input, const float* data,
                  size_t count);
 float ReadScalar(const backends::Executable& exe, int output);
 
-// The number of values per sample of the DAG's output `name`.
+// The number of values per sample (per step if sequenced) of the DAG's
+// output `name`.
 int64_t OutputWidth(const dag::Dag& dag, const std::string& name);
+// Whether the DAG's output `name` has a sequence dimension (a label or
+// values per step).
+bool OutputSequenced(const dag::Dag& dag, const std::string& name);
 
 // How a class is read from the output of `spec`: its units, and for one
 // unit the threshold (0.5 after a sigmoid or for BCE, else 0).
@@ -81,11 +85,15 @@ class Feeder {
   struct Output {
     OutputSpec spec;
     size_t targets = 0;  // index in data_.targets()
-    int64_t width = 1;   // the output's values per sample
+    int64_t width = 1;   // the output's values per sample (or step)
+    int64_t steps = 1;   // a sequenced output's steps fed (else 1)
     int input = -1;      // target:<name>
     std::vector<float> values;
     std::vector<int32_t> labels;
   };
+  void FillTargets(Output& o, const std::vector<int64_t>& samples,
+                   int64_t begin, int64_t rows, backends::Executable& exe);
+
   const Dataset& data_;
   int64_t batch_;
   int64_t steps_;  // ragged: the steps fed (data_.steps() or fewer)
@@ -122,6 +130,7 @@ class Evaluator {
   // in the dataset, its units, and how a class is predicted.
   struct Metered {
     int value_out = -1;
+    int scored_out = -1;  // "scored:<output>": the rows (or steps) scored
     size_t targets = 0;
     bool classification = false;
     ClassRule rule;

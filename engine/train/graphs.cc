@@ -10,6 +10,7 @@
 #include "engine/ir/op_def.h"
 #include "engine/ir/rewriter.h"
 #include "engine/train/batch_statistics.h"
+#include "engine/train/feeder.h"
 #include "engine/train/lower.h"
 
 namespace webnnm::train {
@@ -40,9 +41,12 @@ OutputActivation ActivationOf(const dag::Dag& dag, const std::string& output) {
   return OutputActivation::kNone;
 }
 
-TensorType TargetType(const TensorType& output, LossKind loss) {
+TensorType TargetType(const TensorType& output, LossKind loss,
+                      bool sequenced) {
   if (loss == LossKind::kSparseCategoricalCrossEntropy) {
-    return TensorType{.dtype = DType::kInt32, .shape = {output.shape[0]}};
+    std::vector<int64_t> shape = {output.shape[0]};
+    if (sequenced) shape.push_back(output.shape[1]);
+    return TensorType{.dtype = DType::kInt32, .shape = shape};
   }
   TensorType t = output;
   t.names.clear();
@@ -64,6 +68,48 @@ std::map<std::string, ValueId> Outputs(const ir::Graph& graph) {
 
 TensorType Scalar32() { return TensorType{.dtype = DType::kFloat32}; }
 
+// The value of the graph's input `name` (kNoValue without one).
+ValueId InputNamed(const ir::Graph& graph, const std::string& name) {
+  for (const ir::Node& node : graph.nodes()) {
+    if (!node.dead && node.kind == ir::NodeKind::kInput && node.name == name) {
+      return node.outputs[0];
+    }
+  }
+  return ir::kNoValue;
+}
+
+// A sequenced output [B, T, ...] is scored a step at a time: its values,
+// logits and targets become rows [B·T, ...], and the mask says which of
+// them hold data — the batch row's mask and, with ragged sequences, the
+// step mask [T, B, 1] (kStepMaskInput).
+absl::Status ScoreSteps(ir::GraphOps& ops, LossInputs& in) {
+  const std::vector<int64_t> shape = ops.shape(in.output);
+  const int64_t batch = shape[0], steps = shape[1];
+  auto rows = [&](ValueId v) -> absl::StatusOr<ValueId> {
+    std::vector<int64_t> s = ops.shape(v);
+    s.erase(s.begin());
+    s[0] = batch * steps;
+    return ops.Reshape(v, s);
+  };
+  ASSIGN_OR_RETURN(in.output, rows(in.output));
+  if (in.logits != ir::kNoValue) {
+    ASSIGN_OR_RETURN(in.logits, rows(in.logits));
+  }
+  ASSIGN_OR_RETURN(in.target, rows(in.target));
+  ASSIGN_OR_RETURN(ValueId row_mask, ops.Reshape(in.mask, {batch, 1}));
+  ValueId mask;
+  const ValueId step_mask = InputNamed(ops.graph(), kStepMaskInput);
+  if (step_mask != ir::kNoValue) {
+    ASSIGN_OR_RETURN(ValueId tb, ops.Reshape(step_mask, {steps, batch}));
+    ASSIGN_OR_RETURN(ValueId bt, ops.Transpose(tb, {1, 0}));
+    ASSIGN_OR_RETURN(mask, ops.Mul(bt, row_mask));
+  } else {
+    ASSIGN_OR_RETURN(mask, ops.Expand(row_mask, {batch, steps}));
+  }
+  ASSIGN_OR_RETURN(in.mask, ops.Reshape(mask, {batch * steps}));
+  return absl::OkStatus();
+}
+
 // The loss inputs of one output: its value, its logits, target and mask.
 absl::StatusOr<LossInputs> LossInputsOf(ir::GraphOps& ops, const dag::Dag& dag,
                                         const OutputSpec& spec, ValueId output,
@@ -83,8 +129,10 @@ absl::StatusOr<LossInputs> LossInputsOf(ir::GraphOps& ops, const dag::Dag& dag,
         producer.op->kind == OpKind::kSigmoid))) {
     in.logits = producer.operands[0];
   }
-  in.target =
-      ops.Input("target:" + spec.name, TargetType(ops.type(output), spec.loss));
+  const bool sequenced = OutputSequenced(dag, spec.name);
+  in.target = ops.Input("target:" + spec.name,
+                        TargetType(ops.type(output), spec.loss, sequenced));
+  if (sequenced) RETURN_IF_ERROR(ScoreSteps(ops, in));
   return in;
 }
 
@@ -239,6 +287,13 @@ absl::StatusOr<ValueId> DeadRatio(ir::GraphOps& ops,
     ASSIGN_OR_RETURN(ValueId sure,
                      ops.CompareScalar(OpKind::kGreaterOrEqual, top, 0.95));
     ASSIGN_OR_RETURN(ValueId sure_f, ops.Cast(sure, DType::kFloat32));
+    // A sequenced output's row: the share of its steps that are sure.
+    std::vector<int> steps;
+    for (int i = 1; i < ops.type(sure_f).rank(); ++i) steps.push_back(i);
+    if (!steps.empty()) {
+      ASSIGN_OR_RETURN(sure_f,
+                       ops.Reduce(OpKind::kReduceMean, sure_f, steps, false));
+    }
     std::vector<int64_t> rows = {
         ops.shape(sure_f).empty() ? 1 : ops.shape(sure_f)[0]};
     ASSIGN_OR_RETURN(ValueId per_row, ops.Reshape(sure_f, rows));
@@ -358,6 +413,8 @@ absl::Status StepBuilder::Losses() {
       ASSIGN_OR_RETURN(ValueId correct,
                        BuildCorrectCount(ops_, spec.loss, out.inputs));
       ops_.Output("correct:" + spec.name, correct);
+      ASSIGN_OR_RETURN(ValueId scored, ops_.SumAll(out.inputs.mask));
+      ops_.Output("scored:" + spec.name, scored);
     }
     ValueId term;
     if (config_.uncertainty_weights) {
@@ -597,6 +654,8 @@ absl::StatusOr<ir::Graph> BuildEvaluationGraph(
     if (IsClassification(spec.loss)) {
       ASSIGN_OR_RETURN(ValueId correct, BuildCorrectCount(ops, spec.loss, in));
       ops.Output("correct:" + spec.name, correct);
+      ASSIGN_OR_RETURN(ValueId scored, ops.SumAll(in.mask));
+      ops.Output("scored:" + spec.name, scored);
     }
   }
   return graph;

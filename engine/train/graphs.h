@@ -20,7 +20,8 @@
 //            kUncertaintyMax]).
 //   outputs  "new:<name>" and "newMomentum:<name>" for each of those;
 //            "loss" (the weighted total) and "loss:<output>" (means over the
-//            batch's rows, before scaling); "gradNorm" (global norm of the
+//            batch's rows, before scaling); "correct:<output>" and
+//            "scored:<output>" for classification (right and scored rows); "gradNorm" (global norm of the
 //            unscaled gradients); "finite" (1 when the update applied);
 //            "clipMu", "clipSigma" (the rolling statistics after the step);
 //            "new:<running mean>", "new:<running variance>" of each batch
@@ -30,8 +31,14 @@
 //
 // Evaluation — inputs: the model inputs, "target:<output>", "in:mask";
 // outputs "lossSum:<output>", "lossCount:<output>" and, for
-// classification, "correct:<output>" (the host adds them over batches),
-// plus each model output by its block name.
+// classification, "correct:<output>" and "scored:<output>" (the rows
+// scored; the host adds them over batches), plus each model output by its
+// block name and as "value:<output>".
+//
+// A sequenced output ([B, T, ...]: a label or values per step) is scored
+// per step: its loss is the mean over the steps that hold data (a ragged
+// sample's padded steps are masked), its target [B, T, ...] ([B, T] int32
+// for SCE), and "correct:"/"scored:" count steps.
 #ifndef WEBNNM_ENGINE_TRAIN_GRAPHS_H_
 #define WEBNNM_ENGINE_TRAIN_GRAPHS_H_
 
@@ -95,8 +102,9 @@ std::vector<std::pair<std::string, ir::NodeId>> TrainableParameters(
 OutputActivation ActivationOf(const dag::Dag& dag, const std::string& output);
 
 // The target input's type for `output` under `loss`: the output's type, or
-// [B] int32 for SCE.
-ir::TensorType TargetType(const ir::TensorType& output, LossKind loss);
+// [B] int32 for SCE ([B, T] for a sequenced output).
+ir::TensorType TargetType(const ir::TensorType& output, LossKind loss,
+                          bool sequenced = false);
 
 absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
                                              const StepConfig& config,

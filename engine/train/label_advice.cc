@@ -9,21 +9,29 @@
 
 namespace webnnm::train {
 std::vector<int64_t> ClassCounts(const Targets& targets,
-                                 const std::vector<int64_t>& samples) {
+                                 const std::vector<int64_t>& samples,
+                                 const std::vector<int64_t>& lengths) {
   const size_t classes = targets.classes.size();
   std::vector<int64_t> counts(classes, 0);
   const int64_t width = targets.width;
   for (int64_t sample : samples) {
-    const float* row = targets.values.data() + sample * width;
-    size_t c = 0;
-    if (width > 1) {  // one-hot (or probabilities): the largest
-      c = static_cast<size_t>(std::max_element(row, row + width) - row);
-    } else if (classes == 2) {  // one unit: 0 or 1
-      c = row[0] > 0.5f ? 1 : 0;
-    } else {  // a class index
-      c = static_cast<size_t>(std::max(0.0f, row[0]));
+    const int64_t steps =
+        targets.sequenced && !lengths.empty()
+            ? std::min(targets.steps, lengths[sample])
+            : targets.steps;
+    for (int64_t step = 0; step < steps; ++step) {
+      const float* row = targets.values.data() +
+                         sample * targets.sample_values() + step * width;
+      size_t c = 0;
+      if (width > 1) {  // one-hot (or probabilities): the largest
+        c = static_cast<size_t>(std::max_element(row, row + width) - row);
+      } else if (classes == 2) {  // one unit: 0 or 1
+        c = row[0] > 0.5f ? 1 : 0;
+      } else {  // a class index
+        c = static_cast<size_t>(std::max(0.0f, row[0]));
+      }
+      if (c < classes) ++counts[c];
     }
-    if (c < classes) ++counts[c];
   }
   return counts;
 }
@@ -40,7 +48,8 @@ std::vector<std::string> ClassBalanceWarnings(
     }
     const Targets& t = data.targets()[targets_of[k]];
     if (!t.classification || t.classes.size() < 2) continue;
-    const std::vector<int64_t> counts = ClassCounts(t, training);
+    const std::vector<int64_t> counts =
+        ClassCounts(t, training, data.lengths());
     const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
     if (*hi == 0 || static_cast<double>(*hi) < kSkewedRatio * *lo) continue;
     std::string listed;
@@ -80,8 +89,12 @@ std::vector<std::string> LabelSampleWarnings(
     bool whole = true;
     std::set<double> distinct;
     for (size_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < t.width; ++j) {
-        double v = t.values[training[i] * t.width + j];
+      // A sequenced output's real steps, one after the other.
+      const int64_t real =
+          t.sequenced ? data.RealSteps(training[i], t.steps) * t.width
+                      : t.width;
+      for (int64_t j = 0; j < real; ++j) {
+        double v = t.values[training[i] * t.sample_values() + j];
         if (!t.standardization.empty()) {  // back to the targets' units
           const size_t c =
               static_cast<size_t>(j) % t.standardization.mean.size();

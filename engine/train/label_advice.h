@@ -21,9 +21,11 @@ namespace webnnm::train {
 inline constexpr double kSkewedRatio = 4.0;
 
 // Per class of `targets`, its samples among `samples` (one-hot rows, class
-// indices, or one unit's 0/1).
+// indices, or one unit's 0/1); a sequenced output's counts are of steps,
+// each sample's first lengths[sample] (`lengths` empty: all of them).
 std::vector<int64_t> ClassCounts(const Targets& targets,
-                                 const std::vector<int64_t>& samples);
+                                 const std::vector<int64_t>& samples,
+                                 const std::vector<int64_t>& lengths = {});
 
 // `targets_of[k]`: the index in data.targets() of specs[k]'s targets.
 std::vector<std::string> ClassBalanceWarnings(

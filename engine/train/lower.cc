@@ -10,6 +10,7 @@
 #include "engine/ir/op_def.h"
 #include "engine/ir/rewriter.h"
 #include "engine/ops/rnn_unroll.h"
+#include "engine/train/buckets.h"
 
 namespace webnnm::train {
 namespace {
@@ -63,16 +64,6 @@ absl::Status PromoteFloat16Parameters(ir::Graph& graph,
 // sequence under it (lower.h).
 absl::Status MaskSteps(const dag::Dag& dag, ir::Graph& graph,
                        const LowerOptions& options, const ir::Limits& limits) {
-  for (const dag::Endpoint& e : dag.outputs) {
-    for (int64_t d :
-         dag.graph.value(dag.graph.node(e.node).outputs[0]).type.shape) {
-      if (d != ir::kSequenceDim) continue;
-      return absl::InvalidArgumentError(StrCat(
-          "the output '", e.name, "' has a sequence dimension: ragged "
-          "sequences (per-sample lengths) train models whose outputs have "
-          "none (the last state of an lstm or gru, say)"));
-    }
-  }
   ir::GraphRewriter rw(graph, limits);
   ir::GraphOps ops(rw, "step mask");
   const ir::ValueId mask = ops.Input(
@@ -99,10 +90,13 @@ absl::Status MaskSteps(const dag::Dag& dag, ir::Graph& graph,
     RETURN_IF_ERROR(ops::UnrollMasked(rw, id, mask));
     ++masked;
   }
-  if (masked == 0) {
+  // Without one, the padding is harmless only where every step goes its
+  // own way to a sequenced output, which masks it in the loss.
+  if (masked == 0 && !BucketsKeepTheModel(dag)) {
     return absl::InvalidArgumentError(
         "ragged sequences (per-sample lengths) are masked in the lstm and "
-        "gru layers that run over them, and this model has none");
+        "gru layers that run over them, or step by step up to a sequenced "
+        "output, and this model does neither");
   }
   rw.ApplyReplacements();
   return absl::OkStatus();

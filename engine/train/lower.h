@@ -28,9 +28,11 @@ struct LowerOptions {
   // Ragged sequences: an input kStepMaskInput, [sequence, batch, 1]
   // float32, is 1 for each row's real steps and 0 for its padding, and
   // every lstm and gru over the sequence is unrolled under it
-  // (ops::UnrollMasked: padded steps leave the state unchanged). An output
-  // with a sequence dimension, or no such layer, is InvalidArgument.
-  // Other operations see the padded steps as they are fed (zeros).
+  // (ops::UnrollMasked: padded steps leave the state unchanged; a returned
+  // sequence holds zeros there). Other operations see the padded steps as
+  // they are fed (zeros); the losses of sequenced outputs mask them
+  // (graphs.h). A model without such a layer is InvalidArgument unless its
+  // every step goes step-wise to sequenced outputs (BucketsKeepTheModel).
   bool step_mask = false;
 };
 

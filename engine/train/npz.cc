@@ -327,12 +327,16 @@ absl::StatusOr<std::vector<float>> Floats(const NpyArray& a,
 }
 
 // A classification output's labels: class indices and the class names.
+// Values where `padding` (empty, or one per value) is true are a ragged
+// sequence's padding: no class, stored as 0.
 absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
-                               int64_t units) {
+                               int64_t units, const std::vector<bool>& padding) {
   Targets t;
   t.classification = true;
   std::set<double> distinct;
-  for (double v : a.values) {
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    if (!padding.empty() && padding[i]) continue;
+    const double v = a.values[i];
     if (v != std::nearbyint(v)) {
       return absl::InvalidArgumentError(StrCat(
           what, " holds ", v, ": a classification output takes integer or "
@@ -351,7 +355,10 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
     index[classes[c]] = static_cast<int64_t>(c);
     t.classes.push_back(StrCat(static_cast<int64_t>(classes[c])));
   }
-  for (double v : a.values) t.values.push_back(static_cast<float>(index[v]));
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const bool pad = !padding.empty() && padding[i];
+    t.values.push_back(pad ? 0.0f : static_cast<float>(index[a.values[i]]));
+  }
   return t;
 }
 
@@ -393,6 +400,67 @@ void ZeroPadding(std::vector<float>& values, int64_t width, int64_t step_values,
                   lengths[i] * step_values,
               values.begin() + static_cast<int64_t>(i + 1) * width, 0.0f);
   }
+}
+
+// The targets of a sequenced output: an array [N, T] (a label or value a
+// step) or [N, T, units], T the sequenced inputs' length (`sequenced`:
+// their indices in the inputs and steps). A ragged sample's steps past its
+// length are padding: ignored, stored as zeros.
+absl::StatusOr<Targets> SequencedTargets(
+    const NpyArray& a, const std::string& what, const NpzSpec::Output& out,
+    const std::vector<std::pair<size_t, int64_t>>& sequenced,
+    const std::optional<std::vector<int64_t>>& lengths) {
+  const int64_t per_step = out.classification ? 1 : out.units;
+  const bool fits = a.shape.size() == 2 ? per_step == 1
+                    : a.shape.size() == 3 ? a.shape[2] == per_step
+                                          : false;
+  if (!fits) {
+    return absl::InvalidArgumentError(StrCat(
+        what, " has shape ", ir::ShapeToString(a.shape), ", but the output "
+        "is a sequence: it takes ",
+        out.classification
+            ? "a label a step ([N, T] or [N, T, 1])"
+            : StrCat(per_step, " value", per_step == 1 ? "" : "s",
+                     " a step ([N, T", per_step == 1 ? "" : ", ",
+                     per_step == 1 ? "" : StrCat(per_step), "])")));
+  }
+  const int64_t steps = a.shape[1];
+  if (sequenced.empty()) {
+    return absl::InvalidArgumentError(StrCat(
+        what, " is a sequence of ", steps, " steps, but no model input is "
+        "sequenced to give it its length"));
+  }
+  if (sequenced.front().second != steps) {
+    return absl::InvalidArgumentError(StrCat(
+        what, " has ", steps, " steps a sample, but the sequenced inputs ",
+        sequenced.front().second, "; a sample's outputs and inputs share "
+        "one length"));
+  }
+  std::vector<bool> padding;
+  if (lengths) {
+    padding.assign(a.values.size(), false);
+    for (size_t i = 0; i < lengths->size(); ++i) {
+      for (int64_t step = (*lengths)[i]; step < steps; ++step) {
+        for (int64_t u = 0; u < per_step; ++u) {
+          padding[(static_cast<int64_t>(i) * steps + step) * per_step + u] =
+              true;
+        }
+      }
+    }
+  }
+  Targets t;
+  if (out.classification) {
+    ASSIGN_OR_RETURN(t, Labels(a, what, out.units, padding));
+  } else {
+    ASSIGN_OR_RETURN(t.values, Floats(a, what));
+    for (size_t i = 0; i < padding.size(); ++i) {
+      if (padding[i]) t.values[i] = 0.0f;
+    }
+    t.width = per_step;
+  }
+  t.sequenced = true;
+  t.steps = steps;
+  return t;
 }
 
 }  // namespace
@@ -474,23 +542,28 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
         std::none_of(names.begin(), names.end(), [&](const std::string& n) {
           return archive.arrays.count(n) > 0;
         })) {
-      targets.push_back({.output = out.name,
-                         .width = out.units,
-                         .values = std::vector<float>(
-                             *samples * out.units, 0.0f)});
+      Targets zeros{.output = out.name, .width = out.units};
+      if (out.sequenced && !sequenced.empty()) {
+        zeros.sequenced = true;
+        zeros.steps = sequenced.front().second;
+      }
+      zeros.values.assign(*samples * zeros.sample_values(), 0.0f);
+      targets.push_back(std::move(zeros));
       continue;
     }
     ASSIGN_OR_RETURN(NpyArray a, Find(archive, path, names));
     const std::string what = StrCat(path, ": the output '", out.name, "'");
     ASSIGN_OR_RETURN(const int64_t per, PerSample(a, what, samples));
     Targets t;
-    if (out.classification) {
+    if (out.sequenced) {
+      ASSIGN_OR_RETURN(t, SequencedTargets(a, what, out, sequenced, lengths));
+    } else if (out.classification) {
       if (per != 1) {
         return absl::InvalidArgumentError(StrCat(
             what, " has ", per, " values a sample: a classification output "
             "takes one label a sample ([N] or [N, 1])"));
       }
-      ASSIGN_OR_RETURN(t, Labels(a, what, out.units));
+      ASSIGN_OR_RETURN(t, Labels(a, what, out.units, {}));
     } else {
       if (per != out.units) {
         return absl::InvalidArgumentError(StrCat(
@@ -504,9 +577,12 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
     targets.push_back(std::move(t));
   }
   Targets& first = targets[0];
+  const bool first_sequenced = first.sequenced;
+  const int64_t first_steps = first.steps;
   Dataset d = Dataset::Make(path, inputs[0].width, std::move(inputs[0].values),
                             first.width, std::move(first.values),
                             first.classification, std::move(first.classes));
+  if (first_sequenced) RETURN_IF_ERROR(d.SetFirstTargetsSteps(first_steps));
   d.SetFirstInput(spec.inputs[0].name);
   d.SetFirstOutput(spec.outputs[0].name);
   for (size_t i = 1; i < inputs.size(); ++i) {

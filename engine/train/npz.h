@@ -63,7 +63,10 @@ struct NpzSpec {
   struct Output {
     std::string name;
     bool classification = false;
-    int64_t units = 1;
+    int64_t units = 1;  // values per sample, or per step if sequenced
+    // A label or values per step: an array [N, T] or [N, T, units] whose T
+    // is the sequenced inputs' (a ragged sample's padding is ignored).
+    bool sequenced = false;
   };
   std::vector<Input> inputs;
   std::vector<Output> outputs;

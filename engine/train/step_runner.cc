@@ -82,6 +82,7 @@ absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
   r.sigma_out_ = exe.FindOutput("clipSigma");
   for (const OutputSpec& spec : config.outputs) {
     r.correct_out_.push_back(exe.FindOutput("correct:" + spec.name));
+    r.scored_out_.push_back(exe.FindOutput("scored:" + spec.name));
   }
   return r;
 }
@@ -167,6 +168,9 @@ absl::StatusOr<StepRunner::Result> StepRunner::Step(
   Result result{ReadScalar(*exe_, loss_out_), {}};
   for (int out : correct_out_) {
     result.correct.push_back(out >= 0 ? ReadScalar(*exe_, out) : -1.0);
+  }
+  for (int out : scored_out_) {
+    result.scored.push_back(out >= 0 ? ReadScalar(*exe_, out) : -1.0);
   }
   return result;
 }

@@ -52,10 +52,11 @@ class StepRunner {
   // clipping statistics and, with `scaling`, grows the scale after
   // `growth_interval` clean steps), else halves the scale. Advances
   // state.step. Returns the batch's loss (NaN for a skipped step) and, per
-  // output of the step config, its right rows (-1 for a regression output).
+  // output of the step config, its right rows and the rows scored (steps
+  // for a sequenced output; both -1 for a regression output).
   struct Result {
     double loss = 0;
-    std::vector<double> correct;
+    std::vector<double> correct, scored;
   };
   absl::StatusOr<Result> Step(const std::vector<int64_t>& samples,
                               int64_t begin, double lr, bool scaling,
@@ -74,6 +75,7 @@ class StepRunner {
       first_in_ = -1;
   int loss_out_ = -1, finite_out_ = -1, mu_out_ = -1, sigma_out_ = -1;
   std::vector<int> correct_out_;  // per output; -1: regression
+  std::vector<int> scored_out_;   // per output; -1: regression
 };
 
 }  // namespace webnnm::train

@@ -609,7 +609,7 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   const double max_lr = config_->optimizer_params.lr;
   double epoch_loss = 0, lr = 0;
   int64_t epoch_rows = 0;
-  std::vector<double> correct(specs_.size(), 0);
+  std::vector<double> correct(specs_.size(), 0), scored(specs_.size(), 0);
   Clock::time_point start = Clock::now();
   for (int64_t s = 0; s < steps_per_epoch_; ++s) {
     const int64_t begin = s * hyper.batch_size;
@@ -631,6 +631,7 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
     epoch_rows += rows;
     for (size_t k = 0; k < step.correct.size(); ++k) {
       correct[k] += step.correct[k];
+      scored[k] += step.scored[k];
     }
   }
   state_.train_seconds += Seconds(Clock::now() - start);
@@ -644,8 +645,8 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   double accuracy = 0;
   int classified = 0;
   for (size_t k = 0; k < specs_.size(); ++k) {
-    if (!IsClassification(specs_[k].loss) || epoch_rows == 0) continue;
-    accuracy += correct[k] / static_cast<double>(epoch_rows);
+    if (!IsClassification(specs_[k].loss) || scored[k] <= 0) continue;
+    accuracy += correct[k] / scored[k];
     ++classified;
   }
   if (classified > 0) report.train_accuracy = accuracy / classified;

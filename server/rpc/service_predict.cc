@@ -99,6 +99,7 @@ grpc::Status WebnnmService::Predict(grpc::ServerContext* context,
     out->set_classification(o.classification);
     for (const std::string& c : o.classes) out->add_classes(c);
     out->set_units(o.units);
+    out->set_sequenced(o.sequenced);
   }
   first.set_file_name(StrCat(request->job_id(), "-predictions",
                              npz ? ".npz" : ".csv"));

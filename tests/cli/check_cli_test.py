@@ -51,11 +51,13 @@ class CheckJson(unittest.TestCase):
         self.assertEqual(data["inputs"], [{"name": "model",
                                            "dataType": "float32",
                                            "shape": [784],
-                                           "dims": ["features"]}])
+                                           "dims": ["features"],
+                                           "sequenced": False}])
         self.assertEqual(data["outputs"], [{"name": "model",
                                             "dataType": "float32",
                                             "shape": [10],
-                                            "dims": ["labels"]}])
+                                            "dims": ["labels"],
+                                            "sequenced": False}])
         self.assertEqual(data["parameters"][0],
                          {"name": "w1", "dataType": "float32",
                           "shape": [784, 128], "init": "he"})
@@ -68,6 +70,15 @@ class CheckJson(unittest.TestCase):
         self.assertEqual(data["nodeCount"], 22)
         self.assertEqual(data["diagnostics"], [])
         self.assertEqual(data["warnings"], [])
+
+    def test_sequenced_tensors_say_so(self):
+        # tagger.wnm: a sequence of token ids in, a tag a step out.
+        code, data, _ = self.check_json(
+            "check", os.path.join(MODELS, "tagger.wnm"), "-o", "json")
+        self.assertEqual(code, 0)
+        self.assertEqual(data["inputs"][0]["sequenced"], True)
+        self.assertEqual(data["outputs"][0]["sequenced"], True)
+        self.assertEqual(data["outputs"][0]["dims"], ["tags"])
 
     def test_output_flag_before_the_subcommand(self):
         code, data, _ = self.check_json(

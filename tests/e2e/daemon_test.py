@@ -572,6 +572,75 @@ class Lifecycle(Temp):
         self.assertIsInstance(first["score"]["value"], float)
         self.assertEqual(d.stop(), 0)
 
+    def test_a_tagger_trains_and_predicts_a_class_a_word(self):
+        # tagger.wnm (a sequenced output: a tag per word of ragged
+        # sentences) on its shipped archive, with no flags but a short
+        # run: the job equals train --local (one thread each), its metrics
+        # count words; the daemon's predictions equal predict --local's,
+        # a class per real word, in CSV, JSON lines and .npz.
+        data = config("datasets", "tagging.npz")
+        flags = [config("models", "tagger.wnm"), "--dataset", data,
+                 "--epochs", "15", "--seeds", "3", "--threads", "1"]
+        d = self.daemon()
+        job = self.submit(d, *flags)
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        got = self.get(d, job)
+        self.assertEqual(got["state"], "SUCCEEDED")
+        code, out, err = d.ctl("train", "--local", *flags, "-o", "json",
+                               "--save", os.path.join(self.dir, "t.wnms"))
+        self.assertEqual(code, 0, err)
+        local = json.loads(out.splitlines()[-1])
+        self.assertEqual(got["testMetrics"], local["testMetrics"])
+        self.assertGreater(got["testAccuracy"], 0.95)
+        confusion = got["testMetrics"]["model"]["confusionMatrix"]
+        # 180 test sentences of 4..16 words: many more words than samples.
+        self.assertGreater(sum(map(sum, confusion)), 180 * 4)
+        code, remote, err = d.ctl("-o", "json", "predict", job, "--dataset",
+                                  data)
+        self.assertEqual(code, 0, err)
+        code, mine, err = d.ctl("-o", "json", "predict", "--local",
+                                config("models", "tagger.wnm"), "--load",
+                                os.path.join(self.dir, "t.wnms"),
+                                "--dataset", data)
+        self.assertEqual(code, 0, err)
+        remote, mine = remote.splitlines(), mine.splitlines()
+        self.assertEqual(len(remote), 1200)
+        self.assertEqual(len(mine), 1200)
+        import numpy as np
+        arrays = np.load(data)
+        for r, m in zip(remote[:50], mine[:50]):
+            r, m = json.loads(r), json.loads(m)
+            steps = r["model"]["steps"]
+            self.assertEqual(len(steps), arrays["x_lengths"][r["index"]])
+            self.assertEqual([s["class"] for s in steps],
+                             [s["class"] for s in m["model"]["steps"]])
+            for a, b in zip(steps, m["model"]["steps"]):
+                for x, y in zip(a["probabilities"], b["probabilities"]):
+                    self.assertAlmostEqual(x, y, places=5)
+        out_npz = os.path.join(self.dir, "p.npz")
+        code, out, err = d.ctl("-o", "json", "predict", job, "--dataset",
+                               data, "--output", out_npz)
+        self.assertEqual(code, 0, err)
+        p = np.load(out_npz)
+        self.assertEqual(p["model"].shape, (1200, 16, 3))
+        self.assertEqual(p["model_class"].shape, (1200, 16))
+        self.assertEqual(list(p["model_lengths"]), list(arrays["x_lengths"]))
+        lengths, tags = arrays["x_lengths"], arrays["y"]
+        right = sum((p["model_class"][i, :lengths[i]] ==
+                     tags[i, :lengths[i]]).sum() for i in range(1200))
+        self.assertGreater(right / lengths.sum(), 0.95)
+        self.assertEqual(p["model_class"][0, lengths[0]:].tolist(),
+                         [-1] * (16 - lengths[0]))
+        # infer: a sentence of three words gets a tag a word.
+        code, out, err = d.ctl("infer", job, "--values", "22,1,18",
+                               "-o", "json")
+        self.assertEqual(code, 0, err)
+        tagged = json.loads(out)["outputs"]["model"]
+        self.assertEqual(tagged["shape"], [1, 3, 3])
+        self.assertEqual(tagged["predictions"], [["1", "2", "0"]])
+        self.assertEqual(d.stop(), 0)
+
 
 class BadInput(Temp):
     def test_data_errors_name_the_dataset_not_the_daemons_folders(self):

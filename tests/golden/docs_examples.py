@@ -7,8 +7,8 @@ and an output block. Each is written to a file and checked with the real
 trains for three epochs through `webnnmctl -o json train --local` on data
 generated for it: an .npz with one array per input (the declared type and
 feature shape; eight steps for a sequenced input) and per output (class ids
-when the model's text ends the output in softmax or sigmoid, else values of
-the output's shape), which must finish with a finite, positive loss. The examples'
+when the model's text ends the output in softmax or sigmoid — one a step for
+a sequenced output —, else values of the output's shape), which must finish with a finite, positive loss. The examples'
 numbers mean nothing; what is tested is that the doc's models are models.
 
 usage: docs_examples.py WEBNNMCTL DOC.md
@@ -49,13 +49,14 @@ def complete_models(doc):
 
 def array_for(spec, rng, classes):
     shape = [SAMPLES]
-    if "sequence" in spec.get("dims", []):
+    if spec.get("sequenced"):
         shape.append(STEPS)
     shape += spec["shape"]
     dtype = spec["dataType"]
-    if classes:
+    if classes:  # a class id a sample (or a step, for a sequenced output)
         units = spec["shape"][-1] if spec["shape"] else 1
-        return rng.integers(0, max(units, 2), size=SAMPLES).astype(np.int64)
+        return rng.integers(0, max(units, 2), size=shape[:-1] or [SAMPLES]
+                            ).astype(np.int64)
     if dtype.startswith("float"):
         return rng.standard_normal(shape).astype(np.float32)
     if dtype == "uint8":  # conditions and masks: 0 or 1

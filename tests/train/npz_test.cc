@@ -259,6 +259,67 @@ TEST_F(NpzTest, RaggedSequencesReadTheirLengths) {
                         "[3]"));
 }
 
+// A sequenced output's targets: a label (or values) a step, [N, T] or
+// [N, T, units]; a ragged sample's padded steps are ignored (their labels
+// make no class) and stored as zeros.
+TEST_F(NpzTest, SequencedOutputsTakeATargetAStep) {
+  NpzSpec spec{.inputs = {{.name = "model", .step_values = 2,
+                           .sequenced = true}},
+               .outputs = {{.name = "model", .classification = true,
+                            .units = 3, .sequenced = true}}};
+  const std::string x =
+      Npy("<f4", {2, 3, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0});
+  const std::string lengths = Npy("<i8", {2}, {3, 1});
+  // -100 pads (PyTorch's ignore index): no class.
+  const std::string y = Npy("<i8", {2, 3}, {2, 0, 1, 1, -100, -100});
+  absl::StatusOr<Dataset> d =
+      LoadNpz(Write({{"x", x}, {"x_lengths", lengths}, {"y", y}}), spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const Targets& t = d->targets()[0];
+  EXPECT_TRUE(t.sequenced);
+  EXPECT_EQ(t.steps, 3);
+  EXPECT_EQ(t.width, 1);
+  EXPECT_THAT(t.classes, ElementsAre("0", "1", "2"));
+  EXPECT_THAT(t.values, ElementsAre(2, 0, 1, 1, 0, 0));
+  EXPECT_EQ(d->label(0, 0, 2), 1);
+  EXPECT_EQ(d->RealSteps(1, 3), 1);
+  // [N, T, 1] labels too; regression values [N, T, units].
+  ASSERT_TRUE(LoadNpz(Write({{"x", x},
+                             {"y", Npy("<i8", {2, 3, 1}, {2, 0, 1, 1, 0, 0})}}),
+                      spec)
+                  .ok());
+  NpzSpec values = spec;
+  values.outputs[0] = {.name = "model", .units = 2, .sequenced = true};
+  d = LoadNpz(Write({{"x", x},
+                     {"x_lengths", lengths},
+                     {"y", Npy("<f4", {2, 3, 2},
+                               {1, 2, 3, 4, 5, 6, 7, 8, 99, 99, 99, 99})}}),
+              values);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_FALSE(d->targets()[0].classification);
+  EXPECT_EQ(d->targets()[0].width, 2);
+  EXPECT_THAT(d->targets()[0].values,
+              ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0));
+  EXPECT_EQ(d->target(1)[1], 8);
+  auto message = [&](const NpzSpec& which, const std::string& targets) {
+    return std::string(
+        LoadNpz(Write({{"x", x}, {"y", targets}}), which).status().message());
+  };
+  EXPECT_THAT(message(spec, Npy("<i8", {2}, {0, 1})),
+              HasSubstr("the output 'model' has shape [2], but the output is "
+                        "a sequence: it takes a label a step ([N, T] or "
+                        "[N, T, 1])"));
+  EXPECT_THAT(message(spec, Npy("<i8", {2, 2}, {0, 1, 1, 0})),
+              HasSubstr("has 2 steps a sample, but the sequenced inputs 3"));
+  EXPECT_THAT(message(values, Npy("<f4", {2, 3}, {1, 2, 3, 4, 5, 6})),
+              HasSubstr("it takes 2 values a step ([N, T, 2])"));
+  NpzSpec unsequenced = spec;
+  unsequenced.inputs[0] = {.name = "model", .step_values = 6};
+  EXPECT_THAT(
+      message(unsequenced, Npy("<i8", {2, 3}, {2, 0, 1, 1, 0, 0})),
+      HasSubstr("is a sequence of 3 steps, but no model input is sequenced"));
+}
+
 // The decompressed sizes are checked before anything is read: a small
 // archive of zeros that inflates past the limit is refused.
 TEST_F(NpzTest, TheDecompressedSizeIsLimited) {

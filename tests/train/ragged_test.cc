@@ -22,6 +22,7 @@
 #include "engine/train/step_runner.h"
 #include "engine/train/trainer.h"
 #include "tests/train/run_graph.h"
+#include "tests/train/step_helpers.h"
 #include "tests/train/synthetic_data.h"
 
 namespace webnnm::train {
@@ -29,6 +30,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::GraphRunner;
+using testing::InitialState;
 using testing::Values;
 
 constexpr int64_t kFeatures = 3;
@@ -55,39 +57,6 @@ StepConfig Config(int64_t batch, int64_t sequence, bool step_mask) {
   config.optimizer = OptimizerKind::kSgdm;
   config.optimizer_params = DefaultOptimizerParams(OptimizerKind::kSgdm);
   return config;
-}
-
-// The parameters (and zero momenta) by input name.
-Values InitialState(const dag::Dag& dag) {
-  Values state;
-  uint32_t index = 0;
-  for (const auto& [name, id] : TrainableParameters(dag)) {
-    const ir::Node& node = dag.graph.node(id);
-    int64_t count = 1;
-    for (int64_t d : dag.graph.value(node.outputs[0]).type.shape) count *= d;
-    std::vector<float> init = InitialValues(node.parameter, count, 3, index++);
-    state[name] = std::vector<double>(init.begin(), init.end());
-    state["momentum:" + name] = std::vector<double>(count, 0.0);
-  }
-  return state;
-}
-
-// One training step of `config` from `state` on `batch`: the outputs.
-absl::StatusOr<Values> Step(const dag::Dag& dag, const StepConfig& config,
-                            const Values& state, const Values& batch) {
-  absl::StatusOr<ir::Graph> graph = BuildTrainingGraph(dag, config);
-  if (!graph.ok()) return graph.status();
-  absl::StatusOr<GraphRunner> runner = GraphRunner::Compile(*graph);
-  if (!runner.ok()) return runner.status();
-  Values inputs = state;
-  for (const auto& [k, v] : batch) inputs[k] = v;
-  inputs["in:lr"] = {0.5};
-  inputs["in:scale"] = {1};
-  inputs["in:clipMu"] = {0};
-  inputs["in:clipSigma"] = {0};
-  inputs["in:clipK"] = {4};
-  inputs["in:clipFirst"] = {1};
-  return runner->Run(inputs);
 }
 
 // Four sequences of lengths 5, 2, 4 and 1 (3 values a step) and their
@@ -136,7 +105,7 @@ void ExpectPaddedEqualsTheLoop(const std::string& layer) {
     padded["in:mask"].push_back(1);
   }
   absl::StatusOr<Values> together =
-      Step(dag, Config(n, longest, true), state, padded);
+      testing::RunStep(dag, Config(n, longest, true), state, padded);
   ASSERT_TRUE(together.ok()) << together.status();
 
   // The loop: each sequence alone at its own length, unmasked.
@@ -149,7 +118,7 @@ void ExpectPaddedEqualsTheLoop(const std::string& layer) {
                            s.labels[r] == 1 ? 1.0 : 0.0};
     one["in:mask"] = {1};
     absl::StatusOr<Values> alone =
-        Step(dag, Config(1, s.lengths[r], false), state, one);
+        testing::RunStep(dag, Config(1, s.lengths[r], false), state, one);
     ASSERT_TRUE(alone.ok()) << alone.status();
     loss += (*alone)["loss"][0] / n;
     for (const auto& [name, id] : TrainableParameters(dag)) {
@@ -194,23 +163,26 @@ TEST(Ragged, BothDirectionsEqualTheLoopOverUnpaddedSequences) {
 }
 
 TEST(Ragged, ModelsThatCannotBeMaskedAreRefused) {
-  // An output over the steps (a dense layer per step).
-  CheckResult steps = CheckModel("f.wnm", R"(
-model:input shape={sequence, features: 3};
-model:output shape={sequence, features: 2};
-model:layers dense(shape=[2], activation=softmax);
+  // Steps mixed without a recurrent layer (attention over the sequence):
+  // the padded steps would be attended to.
+  CheckResult mixed = CheckModel("f.wnm", R"(
+model:input shape={sequence, features: 4};
+model:output shape={sequence, tags: 2};
+model:layers attend(q, k, v, heads=2),
+    dense(shape=[2], activation=softmax);
 dense:layers matmul(w), add(b), activation();
 )");
-  ASSERT_TRUE(steps.ok) << steps.rendered;
+  ASSERT_TRUE(mixed.ok) << mixed.rendered;
   absl::StatusOr<ir::Graph> g =
-      BuildTrainingGraph(*steps.dag, Config(2, 4, true));
+      BuildTrainingGraph(*mixed.dag, Config(2, 4, true));
   ASSERT_FALSE(g.ok());
   EXPECT_THAT(g.status().message(),
-              HasSubstr("the output 'model' has a sequence dimension: ragged "
-                        "sequences (per-sample lengths) train models whose "
-                        "outputs have none"));
+              HasSubstr("ragged sequences (per-sample lengths) are masked in "
+                        "the lstm and gru layers that run over them, or step "
+                        "by step up to a sequenced output, and this model "
+                        "does neither"));
   // Unmasked, the same model lowers.
-  EXPECT_TRUE(BuildTrainingGraph(*steps.dag, Config(2, 4, false)).ok());
+  EXPECT_TRUE(BuildTrainingGraph(*mixed.dag, Config(2, 4, false)).ok());
 }
 
 // The label is the sign of the last real step's first value: only a model

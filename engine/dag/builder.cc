@@ -187,7 +187,8 @@ void DagBuilder::BuildLayer(const model::Layer& layer) {
   auto fail = [&] { layer_failed_[layer.id] = true; };
   std::vector<ir::ValueId> operands;
   if (!GatherOperands(layer, operands)) return fail();
-  if (!ResolveTypes(layer, operands)) return fail();
+  bool widened = false;
+  if (!ResolveTypes(layer, operands, widened)) return fail();
   if (operands.empty() || operands[0] == ir::kNoValue ||
       !graph_.value(operands[0]).typed) {
     return fail();  // an input-less first layer: reported by model::Build
@@ -256,6 +257,16 @@ void DagBuilder::BuildLayer(const model::Layer& layer) {
     std::optional<ir::ValueId> back = GlobalFirst(layer, outputs[0], global);
     if (!back) return fail();
     outputs[0] = *back;
+  }
+  if (widened && graph_.value(outputs[0]).type.dtype == ir::DType::kFloat32) {
+    // Computed in float32 for float16 data: the layer's result stays
+    // float16 for the layers after it.
+    outputs[0] = Cast(outputs[0], ir::DType::kFloat16);
+    widened_.push_back(
+        {graph_.value(outputs[0]).producer,
+         {op.name, layer.range,
+          static_cast<int>(
+              diagnostics_.file().Locate(layer.range.begin).line)}});
   }
   if (!ApplyLayerPin(layer, graph_.value(outputs[0]).type)) return fail();
   layer_results_[layer.id] = outputs;

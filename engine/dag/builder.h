@@ -53,8 +53,10 @@ class DagBuilder {
   // -------------------------------------------------------------- Decides the
   // compute type, encodes literals, types parameters and inserts up-casts;
   // false after reporting an error.
+  // `widened`: set when float16 operands of an operation that overflows
+  // float16 are computed in float32 (the result is to be cast back).
   bool ResolveTypes(const model::Layer& layer,
-                    std::vector<ir::ValueId>& operands);
+                    std::vector<ir::ValueId>& operands, bool& widened);
 
   // ---- shapes.cc
   // -------------------------------------------------------------
@@ -130,6 +132,9 @@ class DagBuilder {
   std::map<ir::ValueId, lang::Value> pending_literals_;
   std::map<int, ir::TensorType> result_types_;  // per built layer
   int running_counter_ = 0;
+  // Layers computed in float32 for float16 inputs, with the node casting
+  // their result back (culled with the layer).
+  std::vector<std::pair<ir::NodeId, WidenedLayer>> widened_;
   bool culled_once_ = false;
 };
 

@@ -8,7 +8,8 @@
 //  - binds named options to the input's layout (attr_binding.h);
 //  - picks each operation's compute type with lazy up-casting and inserts
 //    the casts (never an implicit down-cast; dataType= on a layer forces a
-//    type);
+//    type; float16 inputs of an operation that overflows float16 easily
+//    are computed in float32 and cast back, Dag::widened);
 //  - infers parameter shapes from the shapes around them, propagating
 //    declared shapes backwards through shape-preserving layers (pin.h);
 //  - validates every operation with its rule (checked 64-bit arithmetic,
@@ -53,6 +54,18 @@ struct LayerInfo {
   std::string section;
 };
 
+// A layer computed in float32 although its inputs are float16: its
+// operation overflows float16 easily (ir::OverflowsFloat16) and the layer
+// gives no dataType=, so its inputs are cast up and its result back to
+// float16 (the specification's "cast from float16 to float32 for
+// operations like softmax and batchnorm ... unless you explicitly set the
+// data types").
+struct WidenedLayer {
+  std::string op;
+  SourceRange range;
+  int line = 0;  // 1-based, of the layer
+};
+
 struct Dag {
   std::string name;
   ir::Graph graph;
@@ -63,6 +76,8 @@ struct Dag {
   // The steps a recurrent layer's `steps=` declares for a sequenced input
   // (0: none): the data's sequences must have as many (sequence.h).
   int64_t declared_steps = 0;
+  // Kept layers computed in float32 for float16 inputs, in model order.
+  std::vector<WidenedLayer> widened;
 };
 
 std::optional<Dag> Build(const model::Model& model, Diagnostics& diagnostics,

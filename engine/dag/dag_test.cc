@@ -90,6 +90,40 @@ TEST(Dag, ExplicitDataTypeMayLowerPrecision) {
             ir::DType::kFloat16);
 }
 
+// The specification: float16 data is cast to float32 for softmax,
+// normalizations, exp and log unless the layer says dataType=float16; the
+// result goes back to float16 for the layers after it.
+TEST(Dag, OperationsThatOverflowFloat16ComputeInFloat32) {
+  CheckResult r = Check(Model("float16 shape=[3]", "float16 shape=[3]",
+                              "exp(), softmax()"));
+  ASSERT_TRUE(r.ok) << r.rendered;
+  for (ir::OpKind kind : {ir::OpKind::kExp, ir::OpKind::kSoftmax}) {
+    EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, kind)).dtype, ir::DType::kFloat32);
+  }
+  EXPECT_EQ(CountOps(*r.dag, ir::OpKind::kCast), 4);  // up and back, twice
+  ASSERT_EQ(r.dag->widened.size(), 2u);
+  EXPECT_EQ(r.dag->widened[0].op, "exp");
+  EXPECT_EQ(r.dag->widened[1].op, "softmax");
+  EXPECT_EQ(r.dag->widened[1].line, 3);
+  // Asked for float16: kept, and not widened; float32 data: nothing to do.
+  r = Check(Model("float16 shape=[3]", "float16 shape=[3]",
+                  "softmax(dataType=float16)"));
+  ASSERT_TRUE(r.ok) << r.rendered;
+  EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, ir::OpKind::kSoftmax)).dtype,
+            ir::DType::kFloat16);
+  EXPECT_THAT(r.dag->widened, IsEmpty());
+  r = Check(Model("shape=[3]", "shape=[3]", "softmax()"));
+  ASSERT_TRUE(r.ok) << r.rendered;
+  EXPECT_THAT(r.dag->widened, IsEmpty());
+  EXPECT_EQ(CountOps(*r.dag, ir::OpKind::kCast), 0);
+  // A relu stays float16.
+  r = Check(Model("float16 shape=[3]", "float16 shape=[3]", "relu()"));
+  ASSERT_TRUE(r.ok) << r.rendered;
+  EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, ir::OpKind::kRelu)).dtype,
+            ir::DType::kFloat16);
+  EXPECT_THAT(r.dag->widened, IsEmpty());
+}
+
 TEST(Dag, NeverCastsDownImplicitly) {
   CheckResult r = Check(Model("shape=[2]", "float16 shape=[2]", "relu()"));
   EXPECT_THAT(Errors(r), ElementsAre(HasSubstr("never lowers precision")));

@@ -216,6 +216,9 @@ Dag DagBuilder::Finish() {
   Dag dag;
   dag.name = model_.name;
   dag.declared_steps = declared_steps_;
+  for (const auto& [node, layer] : widened_) {
+    if (!graph_.node(node).dead) dag.widened.push_back(layer);
+  }
   std::vector<ir::NodeId> map = graph_.Compact();
   for (Endpoint e : inputs_) {
     e.node = map[e.node];

@@ -2,7 +2,9 @@
 // share one data type, the most precise of theirs (or dataType= when the
 // layer gives one). Literals and new parameters take that type; other
 // operands are cast up to it. Integer data needing a float operation goes to
-// float32 (float16 cannot hold every int32).
+// float32 (float16 cannot hold every int32). An operation that overflows
+// float16 easily computes float16 data in float32 (widened) unless the
+// layer's dataType= says float16.
 #include "absl/strings/str_join.h"
 #include "engine/base/strings.h"
 #include "engine/dag/builder.h"
@@ -53,7 +55,9 @@ ir::DType LiteralType(const lang::Value& literal, ir::DTypeSet allowed) {
 }  // namespace
 
 bool DagBuilder::ResolveTypes(const model::Layer& layer,
-                              std::vector<ir::ValueId>& operands) {
+                              std::vector<ir::ValueId>& operands,
+                              bool& widened) {
+  widened = false;
   const ir::OpDef& op = *layer.op;
   auto spec_of = [&](size_t slot) -> const ir::OperandSpec& {
     return op.operands[op.variadic() ? 0 : slot];
@@ -108,6 +112,12 @@ bool DagBuilder::ResolveTypes(const model::Layer& layer,
       return false;
     }
     compute = *promoted;
+    // Exponentials and sums of squares overflow float16: float32 here.
+    if (compute == ir::DType::kFloat16 && ir::OverflowsFloat16(op) &&
+        allowed.Contains(ir::DType::kFloat32)) {
+      compute = ir::DType::kFloat32;
+      widened = true;
+    }
   }
   for (size_t slot = 0; slot < operands.size(); ++slot) {
     ir::ValueId& v = operands[slot];

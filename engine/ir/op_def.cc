@@ -16,4 +16,17 @@ int OpDef::FindOperand(std::string_view operand_name) const {
   return -1;
 }
 
+bool OverflowsFloat16(const OpDef& op) {
+  switch (op.kind) {
+    case OpKind::kSoftmax:
+    case OpKind::kLogSoftmax:
+    case OpKind::kExp:
+    case OpKind::kReduceLogSumExp:
+    case OpKind::kLog:
+      return true;
+    default:
+      return op.category == OpCategory::kNormalization;
+  }
+}
+
 }  // namespace webnnm::ir

@@ -205,6 +205,12 @@ const std::vector<const OpDef*>& AllOps();
 // Every operation name and alias (for suggestions).
 std::vector<std::string> AllOpNames();
 
+// The operations that overflow float16 easily (its largest value is
+// 65504): exponentials (softmax, logSoftmax, exp, reduceLogSumExp), log,
+// and the normalizations' sums of squares. The DAG computes them in
+// float32 unless a layer's dataType= asks for float16 (dag.h).
+bool OverflowsFloat16(const OpDef& op);
+
 }  // namespace webnnm::ir
 
 #endif  // WEBNNM_ENGINE_IR_OP_DEF_H_

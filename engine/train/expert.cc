@@ -118,10 +118,7 @@ DagProfile Profile(const dag::Dag& dag) {
     }
     if (f16) ++p.float16_ops;
     if (node.op->kind == ir::OpKind::kRandomUniform) ++p.dropout;
-    if (f16 && (node.op->kind == ir::OpKind::kSoftmax ||
-                node.op->kind == ir::OpKind::kLog ||
-                node.op->kind == ir::OpKind::kExp ||
-                node.op->category == ir::OpCategory::kNormalization)) {
+    if (f16 && ir::OverflowsFloat16(*node.op)) {
       vulnerable.insert(node.op->name);
     }
     for (ir::ValueId v : node.outputs) depth[v] = d;
@@ -342,6 +339,18 @@ void AdviseRegularization(Context& c) {
 // float16 risks and the NPU nudge.
 void AdviseFloat16(Context& c) {
   const DagProfile& profile = c.profile;
+  if (!c.dag.widened.empty()) {
+    std::string layers;
+    for (const dag::WidenedLayer& w : c.dag.widened) {
+      StrAppend(&layers, layers.empty() ? "" : ", ", w.op, " (line ", w.line,
+                ")");
+    }
+    c.Decide(StrCat(layers, " computed in float32"),
+             "float16 data cast up and the result back: exponentials and "
+             "sums of squares pass float16's largest value, 65504, early "
+             "(e^x past x = 11); dataType=float16 on a layer keeps it in "
+             "float16");
+  }
   if (!profile.float16_vulnerable.empty()) {
     std::string ops;
     for (const std::string& op : profile.float16_vulnerable) {
@@ -349,8 +358,9 @@ void AdviseFloat16(Context& c) {
     }
     c.Warn(StrCat(
         "float16 ", ops,
-        ": these overflow float16's range (65504) easily; keep them float32 "
-        "with dataType=float32"));
+        ": these overflow float16's range (65504) easily, and their layers "
+        "ask for float16 (dataType=float16); without it they compute in "
+        "float32"));
   }
   // The NPU nudge: heavy operations lingering in float32 in a model that
   // uses float16 elsewhere (or is optimized for the edge), counted once.

@@ -24,7 +24,9 @@
 //     samples (λ2 = 1e-3 unless given: such a set is memorized within a few
 //     epochs); L1 (λ1 = 1e-5 unless given) for a massive input (more than
 //     5,000 features);
-//   - float16-vulnerable operations: one grouped warning;
+//   - float16-vulnerable operations: the layers the DAG computes in float32
+//     for float16 data (Dag::widened) as a decision; those asked to stay
+//     float16 (dataType=float16) in one grouped warning;
 //   - the NPU nudge: one aggregate note when heavy operations stay float32
 //     in a model that uses float16 elsewhere or optimizes for the edge;
 //   - gradient scaling 'auto': on when any heavy operation runs in float16;

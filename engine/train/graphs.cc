@@ -68,6 +68,17 @@ std::map<std::string, ValueId> Outputs(const ir::Graph& graph) {
 
 TensorType Scalar32() { return TensorType{.dtype = DType::kFloat32}; }
 
+// The node that computes `value`, seen through a cast (a softmax
+// computed in float32 for float16 data is cast back: dag.h).
+const ir::Node& ActivationNode(const ir::Graph& graph, ValueId value) {
+  const ir::Node& producer = graph.node(graph.value(value).producer);
+  if (producer.kind == ir::NodeKind::kOp &&
+      producer.op->kind == OpKind::kCast && !producer.operands.empty()) {
+    return graph.node(graph.value(producer.operands[0]).producer);
+  }
+  return producer;
+}
+
 // The value of the graph's input `name` (kNoValue without one).
 ValueId InputNamed(const ir::Graph& graph, const std::string& name) {
   for (const ir::Node& node : graph.nodes()) {
@@ -118,8 +129,7 @@ absl::StatusOr<LossInputs> LossInputsOf(ir::GraphOps& ops, const dag::Dag& dag,
   in.output = output;
   in.mask = mask;
   in.activation = ActivationOf(dag, spec.name);
-  const ir::Node& producer =
-      ops.graph().node(ops.graph().value(output).producer);
+  const ir::Node& producer = ActivationNode(ops.graph(), output);
   if (producer.kind == ir::NodeKind::kOp &&
       ((in.activation == OutputActivation::kSoftmax &&
         producer.op->kind == OpKind::kSoftmax &&
@@ -128,6 +138,9 @@ absl::StatusOr<LossInputs> LossInputsOf(ir::GraphOps& ops, const dag::Dag& dag,
        (in.activation == OutputActivation::kSigmoid &&
         producer.op->kind == OpKind::kSigmoid))) {
     in.logits = producer.operands[0];
+    // A softmax computed in float32 for a float16 output: the loss reads
+    // its float32 result (the cast back feeds the model output only).
+    in.output = producer.outputs[0];
   }
   const bool sequenced = OutputSequenced(dag, spec.name);
   in.target = ops.Input("target:" + spec.name,
@@ -274,13 +287,14 @@ absl::StatusOr<ValueId> DeadRatio(ir::GraphOps& ops,
       ratio = off_f;
     }
   }
-  for (const auto& [name, value] : outputs) {
-    const ir::Node& producer = graph.node(graph.value(value).producer);
+  for (auto [name, value] : outputs) {
+    const ir::Node& producer = ActivationNode(graph, value);
     if (producer.kind != ir::NodeKind::kOp ||
-        producer.op->kind != OpKind::kSoftmax ||
-        ops.type(value).dtype != DType::kFloat32) {
+        producer.op->kind != OpKind::kSoftmax) {
       continue;
     }
+    value = producer.outputs[0];  // float32 when computed so for float16
+    if (ops.type(value).dtype != DType::kFloat32) continue;
     int last = ops.type(value).rank() - 1;
     ASSIGN_OR_RETURN(ValueId top,
                      ops.Reduce(OpKind::kReduceMax, value, {last}, false));

@@ -117,7 +117,18 @@ TEST(Advise, Float16ModelsGetScalingAndWarnings) {
   EXPECT_EQ(p.heavy_float16, 2);
   Advice a = Advise(dag, p, Hyperparameters{}, Cce(), 1.0);
   EXPECT_EQ(a.resolved.gradient_scaling, GradientScaling::kOn);
-  EXPECT_THAT(a.warnings, Contains(HasSubstr("float16 softmax")));
+  // The softmax computes in float32 (a decision), so no overflow warning.
+  EXPECT_TRUE(Decided(a, "softmax (line 5) computed in float32"));
+  EXPECT_THAT(a.warnings, Not(Contains(HasSubstr("float16 softmax"))));
+  // Asked for float16, it stays and the warning names it.
+  std::string kept = text;
+  kept.replace(kept.find("activation();"), 13,
+               "activation(dataType=float16);");
+  dag::Dag f16 = Build(kept);
+  Advice k = Advise(f16, Profile(f16), Hyperparameters{}, Cce(), 1.0);
+  EXPECT_THAT(k.warnings, Contains(HasSubstr("float16 softmax: these overflow "
+                                             "float16's range (65504)")));
+  EXPECT_FALSE(Decided(k, "computed in float32"));
   Hyperparameters off;
   off.gradient_scaling = GradientScaling::kOff;
   Advice b = Advise(dag, p, off, Cce(), 1.0);

@@ -6,6 +6,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/hyperparameters_proto.h"
+#include "engine/train/loss.h"
 #include "engine/train/snapshot.h"
 
 namespace webnnm::train {
@@ -96,6 +97,13 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
     out->set_why(d.why);
   }
   for (const std::string& w : st.warnings) h.add_warnings(w);
+  for (const TunedLoss& t : st.tuned_losses) {
+    v1::SnapshotLoss* out = h.add_tuned_losses();
+    out->set_output(t.output);
+    out->set_loss(t.loss);
+    out->set_delta(t.delta);
+    out->set_gamma(t.gamma);
+  }
   AddTensors(kParam, st.params, s.shapes, file.tensors);
   AddTensors(kMomentum, st.momenta, s.shapes, file.tensors);
   AddTensors(kBest, st.best, s.shapes, file.tensors);
@@ -251,6 +259,15 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
     st.decisions.push_back({d.what(), d.why()});
   }
   st.warnings.assign(h.warnings().begin(), h.warnings().end());
+  for (const v1::SnapshotLoss& t : h.tuned_losses()) {
+    if (!ParseLoss(t.loss()) || !(t.delta() > 0) || !(t.gamma() >= 0) ||
+        !std::isfinite(t.delta()) || !std::isfinite(t.gamma())) {
+      return absl::DataLossError(StrCat(
+          "not a valid snapshot: the loss of '", t.output(), "' is '",
+          t.loss(), "' with delta ", t.delta(), " and gamma ", t.gamma()));
+    }
+    st.tuned_losses.push_back({t.output(), t.loss(), t.delta(), t.gamma()});
+  }
   RETURN_IF_ERROR(ReadTensors(file.tensors, s));
   for (const auto& [input, t] : s.input_standardization) {
     if (t.mean.empty() || t.mean.size() != t.stddev.size()) {

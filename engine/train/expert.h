@@ -12,7 +12,8 @@
 // Advise() resolves every 'auto' hyperparameter and reports each choice as
 // a Decision with its reason, and each pitfall as a warning:
 //   - loss: model:loss, else from the output activation; mismatches between
-//     the loss, the activation and the data are warnings;
+//     the loss, the activation and the data are warnings (after scouting,
+//     loss_tuning.h may switch a chosen MSE to Huber and set δ and γ);
 //   - gradientScaling 'auto': on when most heavy operations run in float16;
 //     float16 with scaling 'off' is a strong warning;
 //   - gradientClipping 'auto': AGC for a deep model (depth > 15) without

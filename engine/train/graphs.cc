@@ -430,6 +430,17 @@ absl::Status StepBuilder::Losses() {
       ASSIGN_OR_RETURN(ValueId scored, ops_.SumAll(out.inputs.mask));
       ops_.Output("scored:" + spec.name, scored);
     }
+    if (config_.scouting) {  // the error's moments (loss_tuning.h)
+      ASSIGN_OR_RETURN(std::optional<ErrorMoments> moments,
+                       BuildErrorMoments(ops_, spec.loss, out.inputs));
+      if (moments) {
+        for (int k = 0; k < 4; ++k) {
+          ops_.Output(StrCat("errorPower", k + 1, ":", spec.name),
+                      moments->sums[k]);
+        }
+        ops_.Output("errorCount:" + spec.name, moments->count);
+      }
+    }
     ValueId term;
     if (config_.uncertainty_weights) {
       ValueId s = ops_.Input("uncertainty:" + spec.name, Scalar32());

@@ -89,7 +89,10 @@ struct StepConfig {
   // outputs "loss", "gradNorm:<name>" (each parameter's unscaled gradient
   // norm) and "deadRatio" (the share of the deepest relu's units that are
   // zero for every row with data, or of the rows whose softmax output is
-  // overconfident, max p >= 0.95, whichever is larger).
+  // overconfident, max p >= 0.95, whichever is larger) and, per output
+  // whose loss has one (loss.h ErrorMoments), the sums of its errors'
+  // powers "errorPower1:<output>" … "errorPower4:<output>" and their
+  // number, "errorCount:<output>".
   bool scouting = false;
 };
 

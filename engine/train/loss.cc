@@ -1,5 +1,6 @@
 #include "engine/train/loss.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -244,6 +245,65 @@ absl::StatusOr<LossValue> BuildLoss(ir::GraphOps& ops, LossKind loss,
                    ops.Op(OpKind::kClamp, {value.count}, at_least_one));
   ASSIGN_OR_RETURN(value.mean, ops.Div(value.sum, divisor));
   return value;
+}
+
+absl::StatusOr<std::optional<ErrorMoments>> BuildErrorMoments(
+    ir::GraphOps& ops, LossKind loss, const LossInputs& in) {
+  const std::vector<int64_t> shape = ops.shape(in.output);
+  const int last = static_cast<int>(shape.size()) - 1;
+  const ir::DType dtype = ops.type(in.output).dtype;
+  ValueId error;
+  int64_t per_row = 1;
+  if (!IsClassification(loss)) {  // ŷ − y, each value
+    ASSIGN_OR_RETURN(ValueId y, ops.Cast(in.target, dtype));
+    ASSIGN_OR_RETURN(error, ops.Sub(in.output, y));
+    for (size_t i = 1; i < shape.size(); ++i) per_row *= shape[i];
+  } else if (loss == LossKind::kHinge || loss == LossKind::kKlDivergence ||
+             shape.size() < 2) {
+    return std::nullopt;
+  } else if (shape.back() == 1 &&
+             loss != LossKind::kSparseCategoricalCrossEntropy) {
+    // One unit: p_t = y p + (1 - y)(1 - p) for a sigmoid's p.
+    if (in.activation != OutputActivation::kSigmoid) return std::nullopt;
+    ASSIGN_OR_RETURN(ValueId y, ops.Cast(in.target, dtype));
+    ASSIGN_OR_RETURN(ValueId q, ops.Sub(ops.ScalarLike(1, in.output),
+                                        in.output));
+    ASSIGN_OR_RETURN(ValueId not_y, ops.Sub(ops.ScalarLike(1, y), y));
+    ASSIGN_OR_RETURN(ValueId a, ops.Mul(y, in.output));
+    ASSIGN_OR_RETURN(ValueId b, ops.Mul(not_y, q));
+    ASSIGN_OR_RETURN(ValueId pt, ops.Add(a, b));
+    ASSIGN_OR_RETURN(ValueId row, ops.Reshape(pt, {shape[0]}));
+    ASSIGN_OR_RETURN(error, ops.Sub(ops.ScalarLike(1, row), row));
+  } else {  // 1 - p_t, p_t = exp(Σ y log p) for one-hot y
+    ValueId y;
+    if (loss == LossKind::kSparseCategoricalCrossEntropy) {
+      ASSIGN_OR_RETURN(y, OneHotTarget(ops, in));
+    } else {
+      ASSIGN_OR_RETURN(y, ops.Cast(in.target, dtype));
+    }
+    ASSIGN_OR_RETURN(ValueId log_p, LogProbabilities(ops, loss, in));
+    ASSIGN_OR_RETURN(ValueId y_log_p, ops.Mul(y, log_p));
+    ASSIGN_OR_RETURN(ValueId log_pt, ops.ReduceSum(y_log_p, {last}, false));
+    ASSIGN_OR_RETURN(ValueId pt, ops.Unary(OpKind::kExp, log_pt));
+    ASSIGN_OR_RETURN(ValueId row, ops.Reshape(pt, {shape[0]}));
+    ASSIGN_OR_RETURN(error, ops.Sub(ops.ScalarLike(1, row), row));
+  }
+  ASSIGN_OR_RETURN(error, ops.Cast(error, ir::DType::kFloat32));
+  std::vector<int64_t> mask_shape(ops.type(error).rank(), 1);
+  mask_shape[0] = shape[0];
+  ASSIGN_OR_RETURN(ValueId mask32, ops.Cast(in.mask, ir::DType::kFloat32));
+  ASSIGN_OR_RETURN(ValueId mask, ops.Reshape(mask32, mask_shape));
+  ASSIGN_OR_RETURN(ValueId power, ops.Mul(error, mask));  // e, masked
+  ErrorMoments m;
+  for (int k = 0; k < 4; ++k) {
+    if (k > 0) {
+      ASSIGN_OR_RETURN(power, ops.Mul(power, error));
+    }
+    ASSIGN_OR_RETURN(m.sums[k], ops.SumAll(power));
+  }
+  ASSIGN_OR_RETURN(ValueId rows, ops.SumAll(mask32));
+  ASSIGN_OR_RETURN(m.count, ops.MulScalar(rows, static_cast<double>(per_row)));
+  return m;
 }
 
 absl::StatusOr<ValueId> BuildCorrectCount(ir::GraphOps& ops, LossKind loss,

@@ -87,6 +87,21 @@ absl::StatusOr<LossValue> BuildLoss(ir::GraphOps& ops, LossKind loss,
                                     const LossParams& params,
                                     const LossInputs& inputs);
 
+// The error the expert system reads at the scouted start (loss_tuning.h),
+// over the rows with data: for a regression loss (MSE, MAE, Huber) each
+// value's ŷ − y; for a classification loss one value a row, 1 − p_t, p_t
+// the probability the output gives the true class (a one-unit output's
+// after a sigmoid). Scalars float32: the sums of the errors' first four
+// powers (`sums[k]` of e^(k+1)) and their count. Nullopt where there is no
+// such error (hinge, a one-unit output without sigmoid, KLD).
+struct ErrorMoments {
+  ir::ValueId sums[4] = {ir::kNoValue, ir::kNoValue, ir::kNoValue,
+                         ir::kNoValue};
+  ir::ValueId count = ir::kNoValue;
+};
+absl::StatusOr<std::optional<ErrorMoments>> BuildErrorMoments(
+    ir::GraphOps& ops, LossKind loss, const LossInputs& inputs);
+
 // The number of rows (with data) whose prediction is right: the class with
 // the largest output equals the target's (its index for SCE); for a
 // one-unit output, (ŷ >= 0.5) == (y >= 0.5) (0 for logits). Scalar float32.

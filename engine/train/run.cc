@@ -328,7 +328,10 @@ absl::StatusOr<Evaluation> Run::Test(const Params& parameters) {
         "this run was prepared without a "
         "backend");
   }
-  return train::Test(*spec_.dag, *data_, parameters, hyper_, *backend_);
+  return train::Test(*spec_.dag, *data_, parameters, hyper_, *backend_,
+                     spec_.snapshot != nullptr
+                         ? spec_.snapshot->state.tuned_losses
+                         : std::vector<TunedLoss>{});
 }
 
 absl::StatusOr<Preview> Run::PreviewTraining() const {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
 #include "engine/train/init.h"
 #include "engine/train/sequence.h"
 
@@ -133,6 +134,56 @@ absl::StatusOr<std::vector<RankedCandidate>> Scouter::RankCandidates(
                      return a.health.score > b.health.score;
                    });
   return ranked;
+}
+
+absl::StatusOr<std::map<std::string, ErrorProbe>> Scouter::ProbeErrors(
+    const Params& params) {
+  struct Sums {
+    int powers[4] = {-1, -1, -1, -1};
+    int count = -1;
+    double total[4] = {0, 0, 0, 0};
+    double n = 0;
+  };
+  std::map<std::string, Sums> outputs;
+  for (const dag::Endpoint& e : dag_->outputs) {
+    Sums o;
+    o.count = exe_->FindOutput("errorCount:" + e.name);
+    bool all = o.count >= 0;
+    for (int k = 0; k < 4; ++k) {
+      o.powers[k] = exe_->FindOutput(StrCat("errorPower", k + 1, ":", e.name));
+      all &= o.powers[k] >= 0;
+    }
+    if (all) outputs[e.name] = o;
+  }
+  const auto samples =
+      static_cast<int64_t>(data_->subset(Subset::kTraining).size());
+  const int64_t batches =
+      std::min<int64_t>(kProbeBatches, (samples + batch_ - 1) / batch_);
+  for (int64_t b = 0; b < batches; ++b) {
+    RETURN_IF_ERROR(Load(params, 1.0, b));
+    RETURN_IF_ERROR(exe_->Run());
+    for (auto& [name, o] : outputs) {
+      for (int k = 0; k < 4; ++k) o.total[k] += ReadScalar(*exe_, o.powers[k]);
+      o.n += ReadScalar(*exe_, o.count);
+    }
+  }
+  std::map<std::string, ErrorProbe> probes;
+  for (const auto& [name, o] : outputs) {
+    if (o.n <= 0) continue;
+    // Raw moments E[e^k], then the central ones.
+    const double m1 = o.total[0] / o.n, m2 = o.total[1] / o.n,
+                 m3 = o.total[2] / o.n, m4 = o.total[3] / o.n;
+    const double variance = std::max(0.0, m2 - m1 * m1);
+    const double fourth =
+        m4 - 4 * m1 * m3 + 6 * m1 * m1 * m2 - 3 * m1 * m1 * m1 * m1;
+    ErrorProbe& p = probes[name];
+    p.mean = m1;
+    p.stddev = std::sqrt(variance);
+    p.kurtosis = variance > 0 ? std::max(0.0, fourth) / (variance * variance)
+                              : 0;
+    p.count = static_cast<int64_t>(o.n);
+  }
+  return probes;
 }
 
 int64_t Scouter::LivenessSamples() const {

@@ -16,6 +16,7 @@
 #ifndef WEBNNM_ENGINE_TRAIN_SCOUT_H_
 #define WEBNNM_ENGINE_TRAIN_SCOUT_H_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -51,6 +52,18 @@ struct Health {
   double score = 0;  // non-finite when the loss or a norm is
 };
 
+// The errors of one output (loss.h ErrorMoments) over a few training
+// batches: their mean, standard deviation and kurtosis (the fourth central
+// moment over the variance squared: 3 for normal errors, more for heavy
+// tails).
+struct ErrorProbe {
+  double mean = 0, stddev = 0, kurtosis = 0;
+  int64_t count = 0;  // errors seen
+};
+
+// ProbeErrors() reads at most this many training batches.
+inline constexpr int kProbeBatches = 8;
+
 struct RankedCandidate {
   int k = 0;  // 0-based candidate
   Health health;
@@ -76,6 +89,13 @@ class Scouter {
   absl::StatusOr<std::vector<RankedCandidate>> RankCandidates(
       uint64_t seed, int seeds, const std::set<std::string>& first_layer,
       double init_scale);
+
+  // Each output's errors at `params` (loss scaled by 1) over the first
+  // kProbeBatches training batches (fewer when the training subset has
+  // fewer), by output name; outputs whose loss has no such error are left
+  // out.
+  absl::StatusOr<std::map<std::string, ErrorProbe>> ProbeErrors(
+      const Params& params);
 
   // How many samples InputsMatter() looks at: whole batches up to
   // kLivenessSamples, at most the training subset.

@@ -44,6 +44,14 @@ struct Evaluation {
 // Tensors by parameter name (float32 values, row-major).
 using Params = std::map<std::string, std::vector<float>>;
 
+// An output's loss as the expert system set it after scouting
+// (loss_tuning.h): the loss's abbreviation (HUL, FOL, ...), δ and γ.
+struct TunedLoss {
+  std::string output;
+  std::string loss;
+  double delta = 1, gamma = 2;
+};
+
 // The loop's state after `epoch` complete epochs.
 struct TrainState {
   Hyperparameters hyper;  // resolved by the expert system: no 'auto' left
@@ -87,6 +95,7 @@ struct TrainState {
   Params params, momenta, best;
   std::vector<Decision> decisions;
   std::vector<std::string> warnings;
+  std::vector<TunedLoss> tuned_losses;  // set after scouting
 };
 
 }  // namespace webnnm::train

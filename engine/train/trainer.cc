@@ -16,6 +16,7 @@
 #include "engine/train/freeze.h"
 #include "engine/train/init.h"
 #include "engine/train/label_advice.h"
+#include "engine/train/loss_tuning.h"
 #include "engine/train/range_test.h"
 #include "engine/train/scout.h"
 #include "engine/train/step_runner.h"
@@ -200,10 +201,12 @@ absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
 absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
                                 const Params& parameters,
                                 const Hyperparameters& hyper,
-                                backends::Backend& backend) {
+                                backends::Backend& backend,
+                                const std::vector<TunedLoss>& tuned) {
   if (dag.outputs.empty()) return absl::InvalidArgumentError("no outputs");
   ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
                    OutputSpecs(dag, hyper, nullptr));
+  ApplyTunedLosses(tuned, specs);
   RETURN_IF_ERROR(CheckShapes(dag, dataset, specs));
   ASSIGN_OR_RETURN(Evaluator eval,
                    Evaluator::Make(dag, dataset, specs, hyper.batch_size,
@@ -228,8 +231,10 @@ class TrainingLoop {
   // timeBudget (when set) where they differ from its own, each a decision;
   // other epochs start a new cycle of the schedule from the current step.
   void Continue(const Hyperparameters& hyper_in);
-  absl::Status Compile(bool resumed);
+  // `announce`: report the freeze decision (not on a recompile).
+  absl::Status Compile(bool resumed, bool announce = true);
   absl::Status Scout();
+  absl::Status TuneLossesAtTheStart();
   // A new run's learning rate when lr is auto: a range test from the
   // scouted start (a decision with its numbers).
   absl::Status RangeTest();
@@ -329,6 +334,7 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   if (resume) {
     state_ = *resume;
     state_.hyper.threads = hyper_in.threads;
+    ApplyTunedLosses(state_.tuned_losses, specs_);
     result_.decisions = state_.decisions;
     result_.warnings = state_.warnings;
     Decide({StrCat("resume after epoch ", state_.epoch, " of ",
@@ -401,13 +407,13 @@ void TrainingLoop::Continue(const Hyperparameters& hyper_in) {
                  " epochs left; the patience counts afresh")});
 }
 
-absl::Status TrainingLoop::Compile(bool resumed) {
+absl::Status TrainingLoop::Compile(bool resumed, bool announce) {
   const Hyperparameters& hyper = state_.hyper;
   // Learned uncertainty weights: lossWeights 'auto' with several outputs
   // (the expert system's decision, kept by a resumed state too).
   const bool uncertainty = specs_.size() > 1 && hyper.loss_weights.empty();
   ASSIGN_OR_RETURN(config_, MakeStepConfig(dag_, hyper, specs_, uncertainty));
-  if (hyper.freeze > 0 && !resumed) {
+  if (hyper.freeze > 0 && !resumed && announce) {
     int frozen = 0;
     for (const auto& [name, m] : config_->lrm) frozen += m == 0;
     Decide({StrCat("freeze ", frozen, " of ", config_->lrm.size(),
@@ -562,6 +568,19 @@ bool TrainingLoop::OutOfTime(int epoch) {
   return true;
 }
 
+// The scouting pass's errors at the chosen start tune the losses
+// (loss_tuning.h); a change recompiles the graphs. Without scouting
+// (seeds 1) the losses stay as the model and the defaults say.
+absl::Status TrainingLoop::TuneLossesAtTheStart() {
+  if (!scouter_) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto probes, scouter_->ProbeErrors(state_.params));
+  LossTuning tuning = TuneLosses(dag_, specs_, probes);
+  if (tuning.tuned.empty()) return absl::OkStatus();
+  for (const Decision& d : tuning.decisions) Decide(d);
+  state_.tuned_losses = std::move(tuning.tuned);
+  return Compile(/*resumed=*/false, /*announce=*/false);
+}
+
 absl::Status TrainingLoop::Scout() {
   const Hyperparameters& hyper = state_.hyper;
   state_.init_scale = init_scale_;
@@ -593,6 +612,7 @@ absl::Status TrainingLoop::Scout() {
       chosen ? CandidateParameters(dag_, hyper.seed, *chosen, first_layer_,
                                    init_scale_)
              : InitialParameters(dag_, hyper.seed, first_layer_, init_scale_);
+  RETURN_IF_ERROR(TuneLossesAtTheStart());
   StartMomenta(step_->trained(), state_);
   state_.loss_scale = scaling_ ? hyper.scale : 1.0;
   return absl::OkStatus();

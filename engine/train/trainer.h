@@ -98,11 +98,13 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& dataset,
                                   const TrainState* resume = nullptr);
 
 // Tests `parameters` on the dataset's test subset (batches of
-// hyper.batch_size, hyper.threads threads).
+// hyper.batch_size, hyper.threads threads), with the losses a run tuned
+// after scouting (TrainState::tuned_losses).
 absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
                                 const Params& parameters,
                                 const Hyperparameters& hyper,
-                                backends::Backend& backend);
+                                backends::Backend& backend,
+                                const std::vector<TunedLoss>& tuned = {});
 
 // The loss for the model's output: model:loss when given, else the expert
 // system's choice from the output activation (softmax: CCE, sigmoid: BCE,

@@ -196,6 +196,27 @@ TEST(Snapshot, RejectsScoutingStateOutOfRange) {
               HasSubstr("initial scale"));
 }
 
+TEST(Snapshot, KeepsTheTunedLossesAndRefusesBadOnes) {
+  auto decoded = [](std::vector<TunedLoss> tuned) {
+    ModelSnapshot s = Sample();
+    s.state.tuned_losses = std::move(tuned);
+    return DecodeModelSnapshot(*EncodeModelSnapshot(s));
+  };
+  absl::StatusOr<ModelSnapshot> good = decoded(
+      {{.output = "score", .loss = "HUL", .delta = 0.5, .gamma = 2}});
+  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_EQ(good->state.tuned_losses.size(), 1u);
+  EXPECT_EQ(good->state.tuned_losses[0].output, "score");
+  EXPECT_EQ(good->state.tuned_losses[0].loss, "HUL");
+  EXPECT_DOUBLE_EQ(good->state.tuned_losses[0].delta, 0.5);
+  EXPECT_THAT(Message(decoded({{.output = "score", .loss = "XYZ"}}).status()),
+              HasSubstr("the loss of 'score' is 'XYZ'"));
+  EXPECT_THAT(Message(decoded({{.output = "score", .loss = "HUL",
+                                .delta = -1}})
+                          .status()),
+              HasSubstr("with delta -1"));
+}
+
 TEST(Snapshot, RejectsATableThatDoesNotMatchTheData) {
   EXPECT_EQ(TableError([](v1::SnapshotTensor&) {}), "");  // the frame is right
   EXPECT_THAT(TableError([](v1::SnapshotTensor& t) {

@@ -60,6 +60,36 @@ absl::Status Dataset::SetFirstTargetsSteps(int64_t steps) {
   return absl::OkStatus();
 }
 
+absl::Status Dataset::SetFirstTargetsForm(LabelForm form) {
+  Targets t = targets_[0];
+  t.form = form;
+  if (t.probabilities()) RETURN_IF_ERROR(CheckProbabilities(t));
+  targets_[0].form = form;
+  return absl::OkStatus();
+}
+
+absl::Status Dataset::CheckProbabilities(const Targets& t) {
+  const auto classes = static_cast<int64_t>(t.classes.size());
+  if (t.sequenced || !(t.width == classes || (t.width == 1 && classes == 2))) {
+    return absl::InvalidArgumentError(StrCat(
+        "the probability labels of '", t.output, "' are rows of ", t.width,
+        " for ", classes, " classes", t.sequenced ? " a step" : ""));
+  }
+  for (float v : t.values) {
+    if (!(v >= 0 && v <= 1)) {
+      return absl::InvalidArgumentError(StrCat(
+          "the probability labels of '", t.output, "' hold ", v));
+    }
+  }
+  return absl::OkStatus();
+}
+
+int64_t Dataset::MostProbable(const Targets& t, int64_t sample) {
+  const float* row = t.values.data() + sample * t.width;
+  if (t.width == 1) return row[0] >= 0.5f ? 1 : 0;
+  return std::max_element(row, row + t.width) - row;
+}
+
 absl::Status Dataset::AddFeatures(Features f) {
   if (f.input.empty() || first_input_.empty()) {
     return absl::InvalidArgumentError(
@@ -96,14 +126,17 @@ absl::Status Dataset::AddTargets(Targets t) {
           StrCat("the dataset already has targets for '", t.output, "'"));
     }
   }
-  if (t.width < 1 || t.steps < 1 || (t.classification && t.width != 1) ||
+  if (t.width < 1 || t.steps < 1 ||
+      (t.classification && t.width != 1 && !t.probabilities()) ||
       static_cast<int64_t>(t.values.size()) != count_ * t.sample_values()) {
     return absl::InvalidArgumentError(StrCat(
         "the targets of '", t.output, "' have ", t.values.size(), " values; ",
         count_, " samples of ", t.sample_values(), " need ",
         count_ * t.sample_values()));
   }
-  if (t.classification) {
+  if (t.probabilities()) {
+    RETURN_IF_ERROR(CheckProbabilities(t));
+  } else if (t.classification) {
     const auto classes = static_cast<float>(t.classes.size());
     for (float v : t.values) {
       if (!(v >= 0 && v < classes) || v != std::floor(v)) {

@@ -42,6 +42,12 @@ struct Features {
   Standardization standardization;
 };
 
+// How a classification output's labels were given: class ids (or a CSV's
+// class names), one-hot rows read as class ids, or probability rows kept
+// as they are (soft labels: `width` is the number of classes, or 1 for a
+// one-unit output, the second class's probability).
+enum class LabelForm { kIds, kOneHot, kProbabilities };
+
 // The targets of one model output.
 struct Targets {
   std::string output;  // the output block; "" for a model's only output
@@ -54,7 +60,11 @@ struct Targets {
   // its length are padding (zeros, never scored). Otherwise steps is 1.
   bool sequenced = false;
   int64_t steps = 1;
+  LabelForm form = LabelForm::kIds;  // classification
   int64_t sample_values() const { return steps * width; }
+  bool probabilities() const {
+    return classification && form == LabelForm::kProbabilities;
+  }
   // Regression targets trained on standardized values: the statistics to
   // map predictions back to the original units (empty: none).
   Standardization standardization;
@@ -107,9 +117,11 @@ class Dataset {
     return targets_[output].values.data() +
            sample * targets_[output].sample_values();
   }
-  // The class of a sample (of its step `step` for a sequenced output).
+  // The class of a sample (of its step `step` for a sequenced output): its
+  // class id, or the most probable class of probability labels.
   int64_t label(int64_t sample, size_t output = 0, int64_t step = 0) const {
     const Targets& t = targets_[output];
+    if (t.probabilities()) return MostProbable(t, sample);
     return static_cast<int64_t>(t.values[sample * t.steps + step]);
   }
   // The steps of a sample that hold data (its length when ragged, else
@@ -138,6 +150,9 @@ class Dataset {
   // Makes the first output's targets sequenced: `steps` a sample
   // (InvalidArgument unless its values are count x steps x width).
   absl::Status SetFirstTargetsSteps(int64_t steps);
+  // Says how the first output's labels were given (InvalidArgument for
+  // probabilities that are not rows of its classes, or of one unit).
+  absl::Status SetFirstTargetsForm(LabelForm form);
   const std::vector<int64_t>& subset(Subset s) const {
     return subsets_[static_cast<int>(s)];
   }
@@ -212,6 +227,10 @@ class Dataset {
   }
 
  private:
+  static int64_t MostProbable(const Targets& t, int64_t sample);
+  // Probability labels must be rows of the classes (or one unit of two).
+  static absl::Status CheckProbabilities(const Targets& t);
+
   std::string source_;
   std::string label_column_;
   int64_t count_ = 0, width_ = 0;

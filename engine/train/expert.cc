@@ -136,7 +136,7 @@ namespace {
 struct Context {
   const dag::Dag& dag;
   const DagProfile& profile;
-  const OutputSpec& loss;
+  const std::vector<OutputSpec>& specs;  // at least one
   std::optional<double> feature_rms;
   std::optional<int64_t> training_samples;
   Advice& advice;
@@ -152,35 +152,43 @@ struct Context {
   }
 };
 
-// The loss against the output's activation.
+// Each output's loss against its activation.
 void AdviseLossMismatch(Context& c) {
-  OutputActivation activation =
-      c.dag.outputs.empty() ? OutputActivation::kNone
-                            : ActivationOf(c.dag, c.dag.outputs[0].name);
-  const LossKind loss = c.loss.loss;
-  bool probabilities = activation == OutputActivation::kSoftmax ||
-                       activation == OutputActivation::kSigmoid;
-  if (probabilities && !IsClassification(loss)) {
-    c.Warn(
-        StrCat("the output ends with ",
-               activation == OutputActivation::kSoftmax ? "softmax" : "sigmoid",
-               " but the loss ", LossAbbreviation(loss),
-               " is a regression loss; a cross-entropy fits probabilities"));
-  }
-  if ((loss == LossKind::kCategoricalCrossEntropy ||
-       loss == LossKind::kSparseCategoricalCrossEntropy) &&
-      !(activation == OutputActivation::kSoftmax ||
-        activation == OutputActivation::kLogSoftmax)) {
-    c.Warn(StrCat("the loss ", LossAbbreviation(loss),
-                  " expects probabilities but the output has no softmax; use "
-                  "CCEL for logits"));
-  }
-  if (loss == LossKind::kCategoricalCrossEntropyWithLogits && probabilities) {
-    c.Warn("CCEL expects logits but the output already applies an activation");
-  }
-  if (loss == LossKind::kBinaryCrossEntropy &&
-      activation != OutputActivation::kSigmoid) {
-    c.Warn("BCE expects probabilities in (0, 1) but the output has no sigmoid");
+  for (const OutputSpec& spec : c.specs) {
+    const OutputActivation activation = ActivationOf(c.dag, spec.name);
+    const LossKind loss = spec.loss;
+    // Several outputs: each warning names its own.
+    const std::string of =
+        c.specs.size() > 1 ? StrCat(" of '", spec.name, "'") : "";
+    const bool probabilities = activation == OutputActivation::kSoftmax ||
+                               activation == OutputActivation::kSigmoid;
+    // A sigmoid under a regression loss is a bounded regression (the
+    // targets' sample is checked against (0, 1): label_advice.h); a
+    // softmax gives a distribution, which a regression loss does not fit.
+    if (activation == OutputActivation::kSoftmax && !IsClassification(loss)) {
+      c.Warn(StrCat("the output", of, " ends with softmax but the loss ",
+                    LossAbbreviation(loss),
+                    " is a regression loss; a cross-entropy fits "
+                    "probabilities"));
+    }
+    if ((loss == LossKind::kCategoricalCrossEntropy ||
+         loss == LossKind::kSparseCategoricalCrossEntropy) &&
+        !(activation == OutputActivation::kSoftmax ||
+          activation == OutputActivation::kLogSoftmax)) {
+      c.Warn(StrCat("the loss ", LossAbbreviation(loss), of,
+                    " expects probabilities but the output has no softmax; "
+                    "use CCEL for logits"));
+    }
+    if (loss == LossKind::kCategoricalCrossEntropyWithLogits &&
+        probabilities) {
+      c.Warn(StrCat("CCEL", of, " expects logits but the output already "
+                    "applies an activation"));
+    }
+    if (loss == LossKind::kBinaryCrossEntropy &&
+        activation != OutputActivation::kSigmoid) {
+      c.Warn(StrCat("BCE", of, " expects probabilities in (0, 1) but the "
+                    "output has no sigmoid"));
+    }
   }
 }
 
@@ -404,7 +412,7 @@ void AdviseLength(Context& c) {
     if (n > 0) {
       // About 32 steps of the set per epoch for classification; regression
       // targets carry noise that a batch must average, so about 4 steps.
-      const bool regression = !IsClassification(c.loss.loss);
+      const bool regression = !IsClassification(c.specs.front().loss);
       const double steps = regression ? kRegressionSteps : kClassificationSteps;
       const int largest =
           regression ? kLargestRegressionBatch : kLargestClassificationBatch;
@@ -537,12 +545,22 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
               const Hyperparameters& requested, const OutputSpec& loss,
               std::optional<double> feature_rms,
               std::optional<int64_t> training_samples) {
+  return Advise(dag, profile, requested, std::vector<OutputSpec>{loss},
+                feature_rms, training_samples);
+}
+
+Advice Advise(const dag::Dag& dag, const DagProfile& profile,
+              const Hyperparameters& requested,
+              const std::vector<OutputSpec>& specs,
+              std::optional<double> feature_rms,
+              std::optional<int64_t> training_samples) {
   Advice advice;
   advice.resolved = requested;
+  if (specs.empty()) return advice;
   // Ids (an input read only as gather's indices: an embedding) have no
   // scale to correct.
   if (IdsInput(dag)) feature_rms.reset();
-  Context c{dag, profile, loss, feature_rms, training_samples, advice};
+  Context c{dag, profile, specs, feature_rms, training_samples, advice};
   AdviseLossMismatch(c);
   AdviseScaling(c);
   AdviseClipping(c);
@@ -752,7 +770,7 @@ absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
   Preview preview;
   std::vector<Decision> loss_decisions;
   ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
-                   OutputSpecs(dag, requested, &loss_decisions));
+                   OutputSpecs(dag, requested, &loss_decisions, data));
   if (specs.empty())
     return absl::InvalidArgumentError("the model has no output");
   // In training's order: the losses, Advise().
@@ -765,7 +783,7 @@ absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
   }
   for (Decision& d : loss_decisions) preview.decisions.push_back(std::move(d));
   Advice advice =
-      Advise(dag, Profile(dag), requested, specs.front(), rms, samples);
+      Advise(dag, Profile(dag), requested, specs, rms, samples);
   for (Decision& d : advice.decisions)
     preview.decisions.push_back(std::move(d));
   preview.warnings = std::move(advice.warnings);

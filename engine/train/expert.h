@@ -12,7 +12,8 @@
 // Advise() resolves every 'auto' hyperparameter and reports each choice as
 // a Decision with its reason, and each pitfall as a warning:
 //   - loss: model:loss, else from the output activation; mismatches between
-//     the loss, the activation and the data are warnings (after scouting,
+//     each output's loss, its activation and the data are warnings (after
+//     scouting,
 //     loss_tuning.h may switch a chosen MSE to Huber and set δ and γ);
 //   - gradientScaling 'auto': on when most heavy operations run in float16;
 //     float16 with scaling 'off' is a strong warning;
@@ -83,9 +84,17 @@ struct Advice {
   std::vector<std::string> warnings;
 };
 
-// `feature_rms`: the root mean square of a sample of the training features;
-// `training_samples`: the training subset's size (each nullopt when
-// unknown, and the heuristics that need it are left out).
+// `specs`: every output's loss (OutputSpecs), the first one's deciding
+// what depends on one loss (the batch size); `feature_rms`: the root mean
+// square of a sample of the training features; `training_samples`: the
+// training subset's size (each nullopt when unknown, and the heuristics
+// that need it are left out).
+Advice Advise(const dag::Dag& dag, const DagProfile& profile,
+              const Hyperparameters& requested,
+              const std::vector<OutputSpec>& specs,
+              std::optional<double> feature_rms,
+              std::optional<int64_t> training_samples = std::nullopt);
+// The same for a model of one output.
 Advice Advise(const dag::Dag& dag, const DagProfile& profile,
               const Hyperparameters& requested, const OutputSpec& loss,
               std::optional<double> feature_rms,

@@ -227,7 +227,8 @@ absl::Status Feeder::Fill(backends::Executable& exe,
 
 // A row's targets are [steps, width] (steps 1 unless sequenced): a class
 // index each step for SCE, else values — one-hot classes, a 0/1 class for
-// one unit, or regression values. A ragged sample's padded steps stay 0.
+// one unit, probability labels as they are, or regression values. A
+// ragged sample's padded steps stay 0.
 void Feeder::FillTargets(Output& o, const std::vector<int64_t>& samples,
                          int64_t begin, int64_t rows,
                          backends::Executable& exe) {
@@ -241,7 +242,10 @@ void Feeder::FillTargets(Output& o, const std::vector<int64_t>& samples,
     const int64_t real = t.sequenced ? data_.RealSteps(s, o.steps) : 1;
     for (int64_t step = 0; step < real; ++step) {
       const int64_t at = r * o.steps + step;  // the row's step
-      if (t.classification) {
+      if (t.probabilities()) {  // soft labels, as they are
+        std::memcpy(o.values.data() + at * o.width, data_.target(s, o.targets),
+                    o.width * 4);
+      } else if (t.classification) {
         const int64_t c = data_.label(s, o.targets, step);
         if (sparse) {
           o.labels[at] = static_cast<int32_t>(c);
@@ -505,6 +509,12 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
                       "come from a NumPy .npz array [N, T] or [N, T, units]"
                     : "takes one target a sample, but the dataset gives a "
                       "target a step"));
+    }
+    if (t.probabilities() &&
+        spec.loss == LossKind::kSparseCategoricalCrossEntropy) {
+      return absl::InvalidArgumentError(StrCat(
+          "the labels of '", spec.name, "' are probabilities, but SCE takes "
+          "one class id a sample; CCE or KLD take probabilities"));
     }
     if (t.classification) {
       int64_t classes = static_cast<int64_t>(t.classes.size());

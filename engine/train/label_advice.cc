@@ -135,4 +135,53 @@ std::vector<std::string> LabelSampleWarnings(
   return warnings;
 }
 
+std::string DescribeTargets(const Dataset& data, size_t k) {
+  const Targets& t = data.targets()[k];
+  const size_t classes = t.classes.size();
+  if (t.classification) {
+    switch (t.form) {
+      case LabelForm::kOneHot:
+        return StrCat("one-hot rows of ", classes, " classes, read as class "
+                      "ids");
+      case LabelForm::kProbabilities:
+        return t.width == 1 ? std::string("probabilities of the second class")
+                            : StrCat("probability rows over ", classes,
+                                     " classes");
+      case LabelForm::kIds:
+        return StrCat("class ids of ", classes, " classes",
+                      t.sequenced ? ", one a step" : "");
+    }
+  }
+  std::vector<int64_t> sample = data.subset(Subset::kTraining);
+  if (sample.empty()) {
+    for (int64_t i = 0; i < data.count(); ++i) sample.push_back(i);
+  }
+  sample.resize(std::min(sample.size(), kLabelSample));
+  double lo = INFINITY, hi = -INFINITY;
+  for (int64_t s : sample) {
+    const int64_t real =
+        t.sequenced ? data.RealSteps(s, t.steps) * t.width : t.width;
+    for (int64_t j = 0; j < real; ++j) {
+      double v = t.values[s * t.sample_values() + j];
+      if (!t.standardization.empty()) {
+        const size_t u = static_cast<size_t>(j) % t.standardization.mean.size();
+        v = v * t.standardization.stddev[u] + t.standardization.mean[u];
+      }
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (lo > hi) return "values";
+  return StrCat("values in [", FormatNumber(lo), ", ", FormatNumber(hi),
+                "] (a sample of ", sample.size(), ")");
+}
+
+std::optional<LossKind> LossForLabels(const Targets& t, LossKind chosen) {
+  if (t.probabilities() && t.width > 1 &&
+      chosen == LossKind::kCategoricalCrossEntropy) {
+    return LossKind::kKlDivergence;
+  }
+  return std::nullopt;
+}
+
 }  // namespace webnnm::train

@@ -10,6 +10,7 @@
 #define WEBNNM_ENGINE_TRAIN_LABEL_ADVICE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,20 @@ std::vector<std::string> LabelSampleWarnings(
     const dag::Dag& dag, const Dataset& data,
     const std::vector<OutputSpec>& specs,
     const std::vector<size_t>& targets_of);
+
+// What an output's targets are, from the loader and a sample of the
+// training subset (its first kLabelSample samples; all when the data is
+// not split yet), for the loss decision's reason: "class ids of 3
+// classes", "one-hot rows of 3 classes, read as class ids", "probability
+// rows over 3 classes", "probabilities of the second class", or, for
+// regression, "values in [25, 346] (a sample of 256)" — in the targets'
+// own units.
+std::string DescribeTargets(const Dataset& data, size_t targets);
+
+// The loss the labels ask for where the activation alone says CCE: KLD
+// (distribution matching) for probability rows of several classes;
+// nullopt otherwise.
+std::optional<LossKind> LossForLabels(const Targets& targets, LossKind chosen);
 
 }  // namespace webnnm::train
 

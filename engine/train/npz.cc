@@ -334,15 +334,33 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
   Targets t;
   t.classification = true;
   std::set<double> distinct;
+  bool fractional = false, unit_interval = true;
   for (size_t i = 0; i < a.values.size(); ++i) {
     if (!padding.empty() && padding[i]) continue;
     const double v = a.values[i];
-    if (v != std::nearbyint(v)) {
+    fractional |= v != std::nearbyint(v);
+    unit_interval &= v >= 0 && v <= 1;
+    if (distinct.size() <= 4096) distinct.insert(v);
+  }
+  if (fractional && units == 1 && unit_interval && padding.empty()) {
+    // A one-unit output's soft labels: the second class's probability.
+    t.form = LabelForm::kProbabilities;
+    t.classes = {"0", "1"};
+    t.values.assign(a.values.begin(), a.values.end());
+    return t;
+  }
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    if (!padding.empty() && padding[i]) continue;
+    const double v = a.values[i];
+    // One unit: fractions are probabilities, and it is the one outside
+    // [0, 1] that is wrong.
+    const bool wrong = units == 1 && padding.empty() ? !(v >= 0 && v <= 1)
+                                                     : v != std::nearbyint(v);
+    if (wrong) {
       return absl::InvalidArgumentError(StrCat(
           what, " holds ", v, ": a classification output takes integer or "
-          "bool labels"));
+          "bool labels", units == 1 ? " (or probabilities in [0, 1])" : ""));
     }
-    distinct.insert(v);
   }
   std::vector<double> classes(distinct.begin(), distinct.end());
   const int64_t k = std::max<int64_t>(2, units);
@@ -359,6 +377,60 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
     const bool pad = !padding.empty() && padding[i];
     t.values.push_back(pad ? 0.0f : static_cast<float>(index[a.values[i]]));
   }
+  return t;
+}
+
+// A classification output's labels given as rows of its `units` classes
+// ([N, units]): one-hot rows become class ids, probability rows (in
+// [0, 1], summing to 1) stay probabilities; anything else is refused,
+// naming the row.
+absl::StatusOr<Targets> LabelRows(const NpyArray& a, const std::string& what,
+                                  int64_t per, int64_t units) {
+  if (per != units || units < 2) {
+    return absl::InvalidArgumentError(StrCat(
+        what, " has ", per, " values a sample (shape ",
+        ir::ShapeToString(a.shape), "): a classification output of ", units,
+        " unit", units == 1 ? "" : "s", " takes a label a sample ([N] or "
+        "[N, 1])", units >= 2 ? StrCat(", or rows of its ", units, " classes "
+                                       "([N, ", units, "]: one-hot or "
+                                       "probabilities)")
+                              : std::string()));
+  }
+  Targets t;
+  t.classification = true;
+  for (int64_t c = 0; c < units; ++c) t.classes.push_back(StrCat(c));
+  bool one_hot = true;
+  const auto samples = static_cast<int64_t>(a.values.size()) / units;
+  for (int64_t i = 0; i < samples; ++i) {
+    double sum = 0;
+    for (int64_t c = 0; c < units; ++c) {
+      const double v = a.values[i * units + c];
+      if (!(v >= 0 && v <= 1)) {
+        return absl::InvalidArgumentError(StrCat(
+            what, " holds ", v, " in row ", i, ": rows of classes are one-hot "
+            "or probabilities in [0, 1]"));
+      }
+      one_hot &= v == 0 || v == 1;
+      sum += v;
+    }
+    if (std::fabs(sum - 1) > 1e-3) {
+      return absl::InvalidArgumentError(StrCat(
+          what, "'s row ", i, " sums to ", sum, ": rows of classes are "
+          "one-hot or probabilities that sum to 1"));
+    }
+  }
+  if (one_hot) {
+    t.form = LabelForm::kOneHot;
+    for (int64_t i = 0; i < samples; ++i) {
+      const double* row = a.values.data() + i * units;
+      t.values.push_back(
+          static_cast<float>(std::max_element(row, row + units) - row));
+    }
+    return t;
+  }
+  t.form = LabelForm::kProbabilities;
+  t.width = units;
+  t.values.assign(a.values.begin(), a.values.end());
   return t;
 }
 
@@ -559,11 +631,10 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
       ASSIGN_OR_RETURN(t, SequencedTargets(a, what, out, sequenced, lengths));
     } else if (out.classification) {
       if (per != 1) {
-        return absl::InvalidArgumentError(StrCat(
-            what, " has ", per, " values a sample: a classification output "
-            "takes one label a sample ([N] or [N, 1])"));
+        ASSIGN_OR_RETURN(t, LabelRows(a, what, per, out.units));
+      } else {
+        ASSIGN_OR_RETURN(t, Labels(a, what, out.units, {}));
       }
-      ASSIGN_OR_RETURN(t, Labels(a, what, out.units, {}));
     } else {
       if (per != out.units) {
         return absl::InvalidArgumentError(StrCat(
@@ -579,10 +650,12 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
   Targets& first = targets[0];
   const bool first_sequenced = first.sequenced;
   const int64_t first_steps = first.steps;
+  const LabelForm first_form = first.form;
   Dataset d = Dataset::Make(path, inputs[0].width, std::move(inputs[0].values),
                             first.width, std::move(first.values),
                             first.classification, std::move(first.classes));
   if (first_sequenced) RETURN_IF_ERROR(d.SetFirstTargetsSteps(first_steps));
+  RETURN_IF_ERROR(d.SetFirstTargetsForm(first_form));
   d.SetFirstInput(spec.inputs[0].name);
   d.SetFirstOutput(spec.outputs[0].name);
   for (size_t i = 1; i < inputs.size(); ++i) {

@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<Run>> Run::Prepare(const RunSpec& spec) {
 
 absl::Status Run::CheckDataFits() const {
   ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
-                   OutputSpecs(*spec_.dag, hyper_, nullptr));
+                   OutputSpecs(*spec_.dag, hyper_, nullptr, data_));
   return CheckShapes(*spec_.dag, *data_, specs);
 }
 

@@ -173,9 +173,24 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
   return spec;
 }
 
+namespace {
+
+// The index in data.targets() of the output `k`'s targets, if any.
+std::optional<size_t> TargetsFor(const dag::Dag& dag, const Dataset& data,
+                                 size_t k) {
+  const std::vector<Targets>& targets = data.targets();
+  if (dag.outputs.size() == 1 && targets.size() == 1) return 0;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i].output == dag.outputs[k].name) return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
     const dag::Dag& dag, const Hyperparameters& hyper,
-    std::vector<Decision>* decisions) {
+    std::vector<Decision>* decisions, const Dataset* data) {
   const std::vector<double>& weights = hyper.loss_weights;  // empty: auto
   if (!weights.empty() && weights.size() != dag.outputs.size()) {
     return absl::InvalidArgumentError(StrCat(
@@ -188,6 +203,27 @@ absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
     Decision decision;
     ASSIGN_OR_RETURN(OutputSpec spec,
                      ChooseLoss(dag, o.name, o.loss, &decision));
+    // The labels refine a choice and say what they are.
+    const std::optional<size_t> t =
+        data ? TargetsFor(dag, *data, k) : std::nullopt;
+    if (t) {
+      const Targets& targets = data->targets()[*t];
+      const std::string labels = DescribeTargets(*data, *t);
+      const std::optional<LossKind> better =
+          o.loss.empty() ? LossForLabels(targets, spec.loss) : std::nullopt;
+      if (better) {
+        spec.loss = *better;
+        decision = {
+            StrCat("loss ", LossAbbreviation(spec.loss), " for '", o.name,
+                   "'"),
+            StrCat("its labels are ", labels, ": distribution matching (the "
+                   "output ends with softmax)")};
+      } else {
+        decision.why += StrCat("; its ", targets.classification ? "labels"
+                                                                : "targets",
+                               " are ", labels);
+      }
+    }
     spec.params.alpha = o.alpha.value_or(spec.params.alpha);
     spec.params.gamma = o.gamma.value_or(spec.params.gamma);
     spec.params.delta = o.delta.value_or(spec.params.delta);
@@ -205,7 +241,7 @@ absl::StatusOr<Evaluation> Test(const dag::Dag& dag, const Dataset& dataset,
                                 const std::vector<TunedLoss>& tuned) {
   if (dag.outputs.empty()) return absl::InvalidArgumentError("no outputs");
   ASSIGN_OR_RETURN(std::vector<OutputSpec> specs,
-                   OutputSpecs(dag, hyper, nullptr));
+                   OutputSpecs(dag, hyper, nullptr, &dataset));
   ApplyTunedLosses(tuned, specs);
   RETURN_IF_ERROR(CheckShapes(dag, dataset, specs));
   ASSIGN_OR_RETURN(Evaluator eval,
@@ -324,7 +360,7 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   RETURN_IF_ERROR(ValidateHyperparameters(requested));
   RETURN_IF_ERROR(ValidateHyperparameters(hyper_in));
   std::vector<Decision> loss_decisions;
-  ASSIGN_OR_RETURN(specs_, OutputSpecs(dag_, requested, &loss_decisions));
+  ASSIGN_OR_RETURN(specs_, OutputSpecs(dag_, requested, &loss_decisions, &data_));
   RETURN_IF_ERROR(CheckShapes(dag_, data_, specs_));
   if (data_.subset(Subset::kTraining).empty()) {
     return absl::InvalidArgumentError("the training subset is empty");
@@ -347,7 +383,7 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   auto_epochs_ = hyper_in.epochs == 0;
   auto_patience_ = hyper_in.patience == 0;
   Advice advice =
-      Advise(dag_, Profile(dag_), hyper_in, specs_[0], FeatureRms(data_),
+      Advise(dag_, Profile(dag_), hyper_in, specs_, FeatureRms(data_),
              static_cast<int64_t>(data_.subset(Subset::kTraining).size()));
   for (const Decision& d : advice.decisions) Decide(d);
   for (const std::string& w : advice.warnings) Warn(w);

@@ -117,10 +117,12 @@ absl::StatusOr<OutputSpec> ChooseLoss(const dag::Dag& dag,
 // Every output's spec, in the DAG's order: its loss (ChooseLoss, with the
 // output's alpha, gamma and delta) and its fixed weight from lossWeights
 // ('auto', or one weight per output, comma-separated); each loss choice is
-// added to `decisions` when given.
+// added to `decisions` when given. With `data`, each output's labels
+// refine a choice the activation made (probability rows: KLD,
+// label_advice.h LossForLabels) and the decision says what they are.
 absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
     const dag::Dag& dag, const Hyperparameters& hyper,
-    std::vector<Decision>* decisions);
+    std::vector<Decision>* decisions, const Dataset* data = nullptr);
 
 }  // namespace webnnm::train
 

@@ -106,6 +106,38 @@ TEST(Advise, DeepNormalizerFreeModelsGetAgc) {
       GradientClipping::kOff);
 }
 
+// Every output's loss is held against its own activation, the warning
+// naming the output.
+TEST(Advise, EachOutputsLossMeetsItsActivation) {
+  dag::Dag dag = Build(
+      "a:input shape=[4];\n"
+      "label:output shape=[3];\n"
+      "label:layers dense(a, shape=[8], activation=relu, name=shared),\n"
+      "  dense(shape=[3], activation=sigmoid);\n"
+      "score:output shape=[2];\n"
+      "score:layers dense(shared, shape=[2], activation=softmax);\n"
+      "dense:layers matmul(w), add(b), activation();\n");
+  std::vector<OutputSpec> specs = {
+      {.name = "label", .loss = LossKind::kBinaryCrossEntropy},
+      {.name = "score", .loss = LossKind::kMeanSquaredError}};
+  Advice a = Advise(dag, Profile(dag), Hyperparameters{}, specs, 1.0);
+  EXPECT_THAT(a.warnings,
+              Contains(HasSubstr("the output of 'score' ends with softmax but "
+                                 "the loss MSE is a regression loss")));
+  EXPECT_THAT(a.warnings, Not(Contains(HasSubstr("of 'label'"))));
+  specs[1].loss = LossKind::kCategoricalCrossEntropy;
+  specs[0].loss = LossKind::kCategoricalCrossEntropy;  // after a sigmoid
+  Advice b = Advise(dag, Profile(dag), Hyperparameters{}, specs, 1.0);
+  EXPECT_THAT(b.warnings, Not(Contains(HasSubstr("regression loss"))));
+  EXPECT_THAT(b.warnings, Contains(HasSubstr("the loss CCE of 'label' expects "
+                                             "probabilities but the output has "
+                                             "no softmax")));
+  // A sigmoid under MSE is a bounded regression: no warning here.
+  specs[0].loss = LossKind::kMeanSquaredError;
+  Advice c = Advise(dag, Profile(dag), Hyperparameters{}, specs, 1.0);
+  EXPECT_THAT(c.warnings, Not(Contains(HasSubstr("of 'label'"))));
+}
+
 TEST(Advise, Float16ModelsGetScalingAndWarnings) {
   std::string text =
       "model:input float16 shape=[8];\nmodel:output float16 shape=[2];\n"

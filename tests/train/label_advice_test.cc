@@ -1,10 +1,16 @@
-// Skewed classes: focal loss is suggested with the counts, and only then.
+// The labels: skewed classes suggest focal loss with the counts (and only
+// then); a sample of regression targets warns of what the output cannot
+// reach or what looks like class ids; probability rows get KLD and the
+// loss decision says what the labels are.
 #include "engine/train/label_advice.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "backends/backend.h"
 #include "engine/check.h"
+#include "engine/train/feeder.h"
+#include "engine/train/trainer.h"
 
 namespace webnnm::train {
 namespace {
@@ -147,6 +153,103 @@ TEST(LabelSample, ClassIdsUnderARegressionLossAreWarned) {
   EXPECT_THAT(LabelSampleWarnings(Model(""), Values(fractions),
                                   {Spec(LossKind::kMeanSquaredError)}, {0}),
               IsEmpty());
+}
+
+}  // namespace
+}  // namespace webnnm::train
+
+namespace webnnm::train {
+namespace {
+
+// A three-class model (softmax), its loss left to the expert system unless
+// `loss` declares one.
+dag::Dag ThreeClasses(const std::string& loss = "") {
+  CheckResult r = CheckModel("m.wnm", "model:name m;\n" + loss + R"(
+model:input shape=[2];
+model:output shape=[3];
+model:layers dense(shape=[3], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)");
+  if (!r.ok) {
+    ADD_FAILURE() << r.rendered;
+    return {};
+  }
+  return *r.dag;
+}
+
+// `n` samples of two features whose labels are probability rows leaning
+// to class (i % 3), or class ids when `ids`.
+Dataset Soft(int n, bool ids) {
+  std::vector<float> features, targets;
+  for (int i = 0; i < n; ++i) {
+    const int c = i % 3;
+    features.push_back(c == 1 ? 2.0f : 0.0f);
+    features.push_back(c == 2 ? 2.0f : 0.0f);
+    if (ids) {
+      targets.push_back(static_cast<float>(c));
+      continue;
+    }
+    for (int k = 0; k < 3; ++k) targets.push_back(k == c ? 0.8f : 0.1f);
+  }
+  Dataset d = Dataset::Make("soft", 2, std::move(features), ids ? 1 : 3,
+                            std::move(targets), true, {"a", "b", "c"});
+  if (!ids) EXPECT_TRUE(d.SetFirstTargetsForm(LabelForm::kProbabilities).ok());
+  EXPECT_TRUE(d.Split(70, 15, 15, 1).ok());
+  return d;
+}
+
+TEST(LossFromLabels, ProbabilityRowsGetKldAndTheDecisionSaysWhy) {
+  const dag::Dag dag = ThreeClasses();
+  const Dataset soft = Soft(90, false);
+  std::vector<Decision> decisions;
+  absl::StatusOr<std::vector<OutputSpec>> specs =
+      OutputSpecs(dag, Hyperparameters{}, &decisions, &soft);
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].loss, LossKind::kKlDivergence);
+  ASSERT_THAT(decisions, SizeIs(1));
+  EXPECT_EQ(decisions[0].what, "loss KLD for 'model'");
+  EXPECT_THAT(decisions[0].why,
+              HasSubstr("its labels are probability rows over 3 classes: "
+                        "distribution matching"));
+  // Class ids: CCE, with what the labels are; a declared loss stays.
+  const Dataset ids = Soft(90, true);
+  decisions.clear();
+  specs = OutputSpecs(dag, Hyperparameters{}, &decisions, &ids);
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].loss, LossKind::kCategoricalCrossEntropy);
+  EXPECT_THAT(decisions[0].why, HasSubstr("; its labels are class ids of 3 "
+                                          "classes"));
+  const dag::Dag declared = ThreeClasses("model:loss CCE;");
+  decisions.clear();
+  specs = OutputSpecs(declared, Hyperparameters{}, &decisions, &soft);
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_EQ((*specs)[0].loss, LossKind::kCategoricalCrossEntropy);
+  EXPECT_THAT(decisions[0].why, HasSubstr("declared by the model; its labels "
+                                          "are probability rows"));
+  // Without data: the activation's choice.
+  specs = OutputSpecs(dag, Hyperparameters{}, nullptr);
+  EXPECT_EQ((*specs)[0].loss, LossKind::kCategoricalCrossEntropy);
+}
+
+TEST(LossFromLabels, SoftLabelsTrainAndScCeRefusesThem) {
+  const dag::Dag dag = ThreeClasses();
+  const Dataset soft = Soft(300, false);
+  Hyperparameters h;
+  h.epochs = 30;
+  h.seeds = 3;
+  auto backend = backends::CreateBackend("cpu");
+  ASSERT_TRUE(backend.ok());
+  absl::StatusOr<TrainResult> r = Train(dag, soft, h, **backend);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(*r->test.accuracy, 0.95);  // against each row's likeliest class
+  const dag::Dag sparse = ThreeClasses("model:loss SCE;");
+  EXPECT_THAT(
+      CheckShapes(sparse, soft,
+                  {{.name = "model",
+                    .loss = LossKind::kSparseCategoricalCrossEntropy}})
+          .message(),
+      HasSubstr("the labels of 'model' are probabilities, but SCE takes one "
+                "class id a sample; CCE or KLD take probabilities"));
 }
 
 }  // namespace

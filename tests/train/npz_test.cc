@@ -259,6 +259,59 @@ TEST_F(NpzTest, RaggedSequencesReadTheirLengths) {
                         "[3]"));
 }
 
+// A classification output's labels as rows of its classes: one-hot rows
+// are class ids, probability rows stay (soft labels, KLD's); a one-unit
+// output takes probabilities in [0, 1]; other rows are refused by row.
+TEST_F(NpzTest, LabelRowsAreOneHotOrProbabilities) {
+  const std::string x = Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6});
+  absl::StatusOr<Dataset> d = LoadNpz(
+      Write({{"x", x},
+             {"y", Npy("<f4", {3, 3}, {0, 1, 0, 1, 0, 0, 0, 0, 1})}}),
+      OneInOneOut(2));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->targets()[0].form, LabelForm::kOneHot);
+  EXPECT_EQ(d->target_width(), 1);
+  EXPECT_THAT(d->targets()[0].values, ElementsAre(1, 0, 2));
+  d = LoadNpz(Write({{"x", x},
+                     {"y", Npy("<f4", {3, 3}, {0.1, 0.8, 0.1, 0.5, 0.25,
+                                               0.25, 0, 0, 1})}}),
+              OneInOneOut(2));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->targets()[0].probabilities());
+  EXPECT_EQ(d->target_width(), 3);
+  EXPECT_THAT(d->classes(), ElementsAre("0", "1", "2"));
+  EXPECT_EQ(d->label(0), 1);  // the most probable class
+  EXPECT_EQ(d->label(1), 0);
+  EXPECT_EQ(d->label(2), 2);
+  // One unit: the second class's probability.
+  NpzSpec one = OneInOneOut(2);
+  one.outputs[0].units = 1;
+  d = LoadNpz(Write({{"x", x}, {"y", Npy("<f4", {3}, {0.9, 0.2, 1})}}), one);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->targets()[0].probabilities());
+  EXPECT_EQ(d->target_width(), 1);
+  EXPECT_EQ(d->label(0), 1);
+  EXPECT_EQ(d->label(1), 0);
+  auto message = [&](const NpzSpec& spec, const std::string& y) {
+    return std::string(
+        LoadNpz(Write({{"x", x}, {"y", y}}), spec).status().message());
+  };
+  EXPECT_THAT(message(OneInOneOut(2), Npy("<f4", {3, 3}, {0.5, 0.5, 0.5, 1,
+                                                          0, 0, 0, 1, 0})),
+              HasSubstr("the output 'model''s row 0 sums to 1.5: rows of "
+                        "classes are one-hot or probabilities that sum to 1"));
+  EXPECT_THAT(message(OneInOneOut(2), Npy("<f4", {3, 3}, {2, -1, 0, 1, 0, 0,
+                                                          0, 1, 0})),
+              HasSubstr("holds 2 in row 0"));
+  EXPECT_THAT(message(OneInOneOut(2), Npy("<f4", {3, 2}, {1, 0, 0, 1, 1, 0})),
+              HasSubstr("a classification output of 3 units takes a label a "
+                        "sample ([N] or [N, 1]), or rows of its 3 classes "
+                        "([N, 3]: one-hot or probabilities)"));
+  EXPECT_THAT(message(one, Npy("<f4", {3}, {0.5, 2.5, 1})),
+              HasSubstr("holds 2.5: a classification output takes integer or "
+                        "bool labels (or probabilities in [0, 1])"));
+}
+
 // A sequenced output's targets: a label (or values) a step, [N, T] or
 // [N, T, units]; a ragged sample's padded steps are ignored (their labels
 // make no class) and stored as zeros.

@@ -42,7 +42,9 @@ void WriteJsonLines(const Predictions& p, std::ostream& out) {
       }
       const int64_t steps = o.lengths.empty() ? o.steps : o.lengths[i];
       nlohmann::ordered_json each = nlohmann::ordered_json::array();
-      for (int64_t t = 0; t < steps; ++t) each.push_back(Prediction(o, o.at(i, t)));
+      for (int64_t t = 0; t < steps; ++t) {
+        each.push_back(Prediction(o, o.at(i, t)));
+      }
       line[o.name] = {{"steps", each}};
     }
     out << line.dump() << "\n";

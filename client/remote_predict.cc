@@ -34,8 +34,8 @@ absl::StatusOr<Predictions> PredictionsFromCsv(const v1::PredictChunk& head,
     o.name = h.name();
     o.classification = h.classification();
     o.classes.assign(h.classes().begin(), h.classes().end());
-    o.units = o.classification ? static_cast<int64_t>(o.classes.size())
-                               : h.units();
+    o.units =
+        o.classification ? static_cast<int64_t>(o.classes.size()) : h.units();
     o.sequenced = h.sequenced();
     if (o.classification && o.classes.empty()) return bad();
     const size_t columns = o.classification ? 1 + o.classes.size() : o.units;
@@ -53,8 +53,7 @@ absl::StatusOr<Predictions> PredictionsFromCsv(const v1::PredictChunk& head,
         } else {
           steps.push_back(record[c]);
         }
-        if (steps.size() != (cells.empty() ? steps.size()
-                                           : cells[0].size())) {
+        if (steps.size() != (cells.empty() ? steps.size() : cells[0].size())) {
           return bad();
         }
         cells.push_back(std::move(steps));

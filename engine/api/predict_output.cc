@@ -70,16 +70,18 @@ std::string PredictionsCsv(const Predictions& p) {
       // A column per class or unit; a sequenced output's cells list their
       // real steps' values, separated by spaces.
       const int64_t steps = RealSteps(o, i);
-      const int64_t columns =
-          o.classification ? 1 + static_cast<int64_t>(o.classes.size())
-                           : o.units;
+      const int64_t columns = o.classification
+                                  ? 1 + static_cast<int64_t>(o.classes.size())
+                                  : o.units;
       std::vector<std::string> cells(columns);
       for (int64_t t = 0; t < steps; ++t) {
         const int64_t at = o.at(i, t);
         std::vector<std::string> values;
         if (o.classification) {
           values.push_back(o.classes[o.predicted[at]]);
-          for (double v : ClassProbabilities(o, at)) values.push_back(Number(v));
+          for (double v : ClassProbabilities(o, at)) {
+            values.push_back(Number(v));
+          }
         } else {
           for (int64_t u = 0; u < o.units; ++u) {
             values.push_back(Number(o.values[at * o.units + u]));
@@ -122,8 +124,7 @@ absl::StatusOr<std::string> PredictionsNpz(const Predictions& p) {
       }
       std::vector<int64_t> value_shape = shape;
       value_shape.push_back(classes);
-      arrays.push_back(
-          train::Float32Array(o.name, value_shape, probabilities));
+      arrays.push_back(train::Float32Array(o.name, value_shape, probabilities));
       arrays.push_back(train::Int64Array(o.name + "_class", shape, predicted));
       arrays.push_back(train::UnicodeArray(o.name + "_classes", o.classes));
     } else {

@@ -94,8 +94,8 @@ TEST(Dag, ExplicitDataTypeMayLowerPrecision) {
 // normalizations, exp and log unless the layer says dataType=float16; the
 // result goes back to float16 for the layers after it.
 TEST(Dag, OperationsThatOverflowFloat16ComputeInFloat32) {
-  CheckResult r = Check(Model("float16 shape=[3]", "float16 shape=[3]",
-                              "exp(), softmax()"));
+  CheckResult r = Check(
+      Model("float16 shape=[3]", "float16 shape=[3]", "exp(), softmax()"));
   ASSERT_TRUE(r.ok) << r.rendered;
   for (ir::OpKind kind : {ir::OpKind::kExp, ir::OpKind::kSoftmax}) {
     EXPECT_EQ(TypeOf(*r.dag, FindOp(*r.dag, kind)).dtype, ir::DType::kFloat32);

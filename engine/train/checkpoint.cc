@@ -263,8 +263,8 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
     if (!ParseLoss(t.loss()) || !(t.delta() > 0) || !(t.gamma() >= 0) ||
         !std::isfinite(t.delta()) || !std::isfinite(t.gamma())) {
       return absl::DataLossError(StrCat(
-          "not a valid snapshot: the loss of '", t.output(), "' is '",
-          t.loss(), "' with delta ", t.delta(), " and gamma ", t.gamma()));
+          "not a valid snapshot: the loss of '", t.output(), "' is '", t.loss(),
+          "' with delta ", t.delta(), " and gamma ", t.gamma()));
     }
     st.tuned_losses.push_back({t.output(), t.loss(), t.delta(), t.gamma()});
   }

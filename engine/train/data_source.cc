@@ -68,11 +68,10 @@ NpzSpec NpzSpecFor(const dag::Dag& dag) {
                            .sequenced = steps.sequenced});
   }
   for (const dag::Endpoint& e : dag.outputs) {
-    spec.outputs.push_back(
-        {.name = e.name,
-         .classification = OutputReadsClasses(dag, e),
-         .units = OutputWidth(dag, e.name),
-         .sequenced = OutputSequenced(dag, e.name)});
+    spec.outputs.push_back({.name = e.name,
+                            .classification = OutputReadsClasses(dag, e),
+                            .units = OutputWidth(dag, e.name),
+                            .sequenced = OutputSequenced(dag, e.name)});
   }
   return spec;
 }

@@ -48,12 +48,12 @@ Dataset Dataset::Make(std::string source, int64_t width,
 
 absl::Status Dataset::SetFirstTargetsSteps(int64_t steps) {
   Targets& t = targets_[0];
-  if (steps < 1 || static_cast<int64_t>(t.values.size()) !=
-                       count_ * steps * t.width) {
-    return absl::InvalidArgumentError(StrCat(
-        "the targets have ", t.values.size(), " values; ", count_,
-        " samples of ", steps, " steps of ", t.width, " need ",
-        count_ * steps * t.width));
+  if (steps < 1 ||
+      static_cast<int64_t>(t.values.size()) != count_ * steps * t.width) {
+    return absl::InvalidArgumentError(
+        StrCat("the targets have ", t.values.size(), " values; ", count_,
+               " samples of ", steps, " steps of ", t.width, " need ",
+               count_ * steps * t.width));
   }
   t.sequenced = true;
   t.steps = steps;
@@ -77,8 +77,8 @@ absl::Status Dataset::CheckProbabilities(const Targets& t) {
   }
   for (float v : t.values) {
     if (!(v >= 0 && v <= 1)) {
-      return absl::InvalidArgumentError(StrCat(
-          "the probability labels of '", t.output, "' hold ", v));
+      return absl::InvalidArgumentError(
+          StrCat("the probability labels of '", t.output, "' hold ", v));
     }
   }
   return absl::OkStatus();
@@ -129,10 +129,10 @@ absl::Status Dataset::AddTargets(Targets t) {
   if (t.width < 1 || t.steps < 1 ||
       (t.classification && t.width != 1 && !t.probabilities()) ||
       static_cast<int64_t>(t.values.size()) != count_ * t.sample_values()) {
-    return absl::InvalidArgumentError(StrCat(
-        "the targets of '", t.output, "' have ", t.values.size(), " values; ",
-        count_, " samples of ", t.sample_values(), " need ",
-        count_ * t.sample_values()));
+    return absl::InvalidArgumentError(
+        StrCat("the targets of '", t.output, "' have ", t.values.size(),
+               " values; ", count_, " samples of ", t.sample_values(), " need ",
+               count_ * t.sample_values()));
   }
   if (t.probabilities()) {
     RETURN_IF_ERROR(CheckProbabilities(t));

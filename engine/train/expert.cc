@@ -179,14 +179,15 @@ void AdviseLossMismatch(Context& c) {
                     " expects probabilities but the output has no softmax; "
                     "use CCEL for logits"));
     }
-    if (loss == LossKind::kCategoricalCrossEntropyWithLogits &&
-        probabilities) {
-      c.Warn(StrCat("CCEL", of, " expects logits but the output already "
+    if (loss == LossKind::kCategoricalCrossEntropyWithLogits && probabilities) {
+      c.Warn(StrCat("CCEL", of,
+                    " expects logits but the output already "
                     "applies an activation"));
     }
     if (loss == LossKind::kBinaryCrossEntropy &&
         activation != OutputActivation::kSigmoid) {
-      c.Warn(StrCat("BCE", of, " expects probabilities in (0, 1) but the "
+      c.Warn(StrCat("BCE", of,
+                    " expects probabilities in (0, 1) but the "
                     "output has no sigmoid"));
     }
   }
@@ -782,8 +783,7 @@ absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,
     samples = static_cast<int64_t>(data->subset(Subset::kTraining).size());
   }
   for (Decision& d : loss_decisions) preview.decisions.push_back(std::move(d));
-  Advice advice =
-      Advise(dag, Profile(dag), requested, specs, rms, samples);
+  Advice advice = Advise(dag, Profile(dag), requested, specs, rms, samples);
   for (Decision& d : advice.decisions)
     preview.decisions.push_back(std::move(d));
   preview.warnings = std::move(advice.warnings);

@@ -169,7 +169,7 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
   for (Output& o : outputs_) {
     const Targets& t = data_.targets()[o.targets];
     // Ragged batches may be padded to fewer steps (their bucket).
-    o.steps = !t.sequenced    ? 1
+    o.steps = !t.sequenced     ? 1
               : data_.ragged() ? std::min(t.steps, steps_)
                                : t.steps;
   }
@@ -242,7 +242,7 @@ void Feeder::FillTargets(Output& o, const std::vector<int64_t>& samples,
     const int64_t real = t.sequenced ? data_.RealSteps(s, o.steps) : 1;
     for (int64_t step = 0; step < real; ++step) {
       const int64_t at = r * o.steps + step;  // the row's step
-      if (t.probabilities()) {  // soft labels, as they are
+      if (t.probabilities()) {                // soft labels, as they are
         std::memcpy(o.values.data() + at * o.width, data_.target(s, o.targets),
                     o.width * 4);
       } else if (t.classification) {
@@ -512,9 +512,10 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
     }
     if (t.probabilities() &&
         spec.loss == LossKind::kSparseCategoricalCrossEntropy) {
-      return absl::InvalidArgumentError(StrCat(
-          "the labels of '", spec.name, "' are probabilities, but SCE takes "
-          "one class id a sample; CCE or KLD take probabilities"));
+      return absl::InvalidArgumentError(
+          StrCat("the labels of '", spec.name,
+                 "' are probabilities, but SCE takes "
+                 "one class id a sample; CCE or KLD take probabilities"));
     }
     if (t.classification) {
       int64_t classes = static_cast<int64_t>(t.classes.size());

@@ -41,8 +41,7 @@ OutputActivation ActivationOf(const dag::Dag& dag, const std::string& output) {
   return OutputActivation::kNone;
 }
 
-TensorType TargetType(const TensorType& output, LossKind loss,
-                      bool sequenced) {
+TensorType TargetType(const TensorType& output, LossKind loss, bool sequenced) {
   if (loss == LossKind::kSparseCategoricalCrossEntropy) {
     std::vector<int64_t> shape = {output.shape[0]};
     if (sequenced) shape.push_back(output.shape[1]);

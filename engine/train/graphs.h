@@ -21,13 +21,14 @@
 //   outputs  "new:<name>" and "newMomentum:<name>" for each of those;
 //            "loss" (the weighted total) and "loss:<output>" (means over the
 //            batch's rows, before scaling); "correct:<output>" and
-//            "scored:<output>" for classification (right and scored rows); "gradNorm" (global norm of the
-//            unscaled gradients); "finite" (1 when the update applied);
-//            "clipMu", "clipSigma" (the rolling statistics after the step);
-//            "new:<running mean>", "new:<running variance>" of each batch
-//            normalization, which trains on the batch's statistics (rows
-//            with data only) and moves its running ones by momentum 0.9
-//            (ERRATA 15b; the running statistics are inputs by name).
+//            "scored:<output>" for classification (right and scored rows);
+//            "gradNorm" (global norm of the unscaled gradients); "finite" (1
+//            when the update applied); "clipMu", "clipSigma" (the rolling
+//            statistics after the step); "new:<running mean>", "new:<running
+//            variance>" of each batch normalization, which trains on the
+//            batch's statistics (rows with data only) and moves its running
+//            ones by momentum 0.9 (ERRATA 15b; the running statistics are
+//            inputs by name).
 //
 // Evaluation — inputs: the model inputs, "target:<output>", "in:mask";
 // outputs "lossSum:<output>", "lossCount:<output>" and, for

@@ -15,10 +15,9 @@ std::vector<int64_t> ClassCounts(const Targets& targets,
   std::vector<int64_t> counts(classes, 0);
   const int64_t width = targets.width;
   for (int64_t sample : samples) {
-    const int64_t steps =
-        targets.sequenced && !lengths.empty()
-            ? std::min(targets.steps, lengths[sample])
-            : targets.steps;
+    const int64_t steps = targets.sequenced && !lengths.empty()
+                              ? std::min(targets.steps, lengths[sample])
+                              : targets.steps;
     for (int64_t step = 0; step < steps; ++step) {
       const float* row = targets.values.data() +
                          sample * targets.sample_values() + step * width;
@@ -90,9 +89,9 @@ std::vector<std::string> LabelSampleWarnings(
     std::set<double> distinct;
     for (size_t i = 0; i < n; ++i) {
       // A sequenced output's real steps, one after the other.
-      const int64_t real =
-          t.sequenced ? data.RealSteps(training[i], t.steps) * t.width
-                      : t.width;
+      const int64_t real = t.sequenced
+                               ? data.RealSteps(training[i], t.steps) * t.width
+                               : t.width;
       for (int64_t j = 0; j < real; ++j) {
         double v = t.values[training[i] * t.sample_values() + j];
         if (!t.standardization.empty()) {  // back to the targets' units
@@ -141,12 +140,13 @@ std::string DescribeTargets(const Dataset& data, size_t k) {
   if (t.classification) {
     switch (t.form) {
       case LabelForm::kOneHot:
-        return StrCat("one-hot rows of ", classes, " classes, read as class "
+        return StrCat("one-hot rows of ", classes,
+                      " classes, read as class "
                       "ids");
       case LabelForm::kProbabilities:
-        return t.width == 1 ? std::string("probabilities of the second class")
-                            : StrCat("probability rows over ", classes,
-                                     " classes");
+        return t.width == 1
+                   ? std::string("probabilities of the second class")
+                   : StrCat("probability rows over ", classes, " classes");
       case LabelForm::kIds:
         return StrCat("class ids of ", classes, " classes",
                       t.sequenced ? ", one a step" : "");

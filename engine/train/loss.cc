@@ -266,8 +266,8 @@ absl::StatusOr<std::optional<ErrorMoments>> BuildErrorMoments(
     // One unit: p_t = y p + (1 - y)(1 - p) for a sigmoid's p.
     if (in.activation != OutputActivation::kSigmoid) return std::nullopt;
     ASSIGN_OR_RETURN(ValueId y, ops.Cast(in.target, dtype));
-    ASSIGN_OR_RETURN(ValueId q, ops.Sub(ops.ScalarLike(1, in.output),
-                                        in.output));
+    ASSIGN_OR_RETURN(ValueId q,
+                     ops.Sub(ops.ScalarLike(1, in.output), in.output));
     ASSIGN_OR_RETURN(ValueId not_y, ops.Sub(ops.ScalarLike(1, y), y));
     ASSIGN_OR_RETURN(ValueId a, ops.Mul(y, in.output));
     ASSIGN_OR_RETURN(ValueId b, ops.Mul(not_y, q));

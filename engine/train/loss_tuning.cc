@@ -8,8 +8,7 @@
 namespace webnnm::train {
 namespace {
 
-const dag::Endpoint* OutputNamed(const dag::Dag& dag,
-                                 const std::string& name) {
+const dag::Endpoint* OutputNamed(const dag::Dag& dag, const std::string& name) {
   for (const dag::Endpoint& e : dag.outputs) {
     if (e.name == name) return &e;
   }
@@ -42,15 +41,15 @@ LossTuning TuneLosses(const dag::Dag& dag, std::vector<OutputSpec>& specs,
                   " a few outliers dominate the gradient): Huber's "
                   "gradient is bounded past delta")});
     }
-    if (spec.loss == LossKind::kHuber && !output->delta &&
-        p.stddev > 0) {
+    if (spec.loss == LossKind::kHuber && !output->delta && p.stddev > 0) {
       spec.params.delta = std::max(1e-6, kHuberEfficiency * p.stddev);
       changed = true;
       t.decisions.push_back(
           {StrCat("delta ", FormatNumber(spec.params.delta), " for '",
                   spec.name, "'"),
-           StrCat("1.345 σ of the errors at the scouted start (σ ", FormatNumber(p.stddev), " over ",
-                  p.count, " values, in the units the loss sees): Huber as "
+           StrCat("1.345 σ of the errors at the scouted start (σ ",
+                  FormatNumber(p.stddev), " over ", p.count,
+                  " values, in the units the loss sees): Huber as "
                   "efficient as MSE for normal errors to 95%, robust as MAE "
                   "beyond")});
     }

@@ -330,7 +330,8 @@ absl::StatusOr<std::vector<float>> Floats(const NpyArray& a,
 // Values where `padding` (empty, or one per value) is true are a ragged
 // sequence's padding: no class, stored as 0.
 absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
-                               int64_t units, const std::vector<bool>& padding) {
+                               int64_t units,
+                               const std::vector<bool>& padding) {
   Targets t;
   t.classification = true;
   std::set<double> distinct;
@@ -340,7 +341,7 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
     const double v = a.values[i];
     fractional |= v != std::nearbyint(v);
     unit_interval &= v >= 0 && v <= 1;
-    if (distinct.size() <= 4096) distinct.insert(v);
+    distinct.insert(v);
   }
   if (fractional && units == 1 && unit_interval && padding.empty()) {
     // A one-unit output's soft labels: the second class's probability.
@@ -357,9 +358,11 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
     const bool wrong = units == 1 && padding.empty() ? !(v >= 0 && v <= 1)
                                                      : v != std::nearbyint(v);
     if (wrong) {
-      return absl::InvalidArgumentError(StrCat(
-          what, " holds ", v, ": a classification output takes integer or "
-          "bool labels", units == 1 ? " (or probabilities in [0, 1])" : ""));
+      return absl::InvalidArgumentError(
+          StrCat(what, " holds ", v,
+                 ": a classification output takes integer or "
+                 "bool labels",
+                 units == 1 ? " (or probabilities in [0, 1])" : ""));
     }
   }
   std::vector<double> classes(distinct.begin(), distinct.end());
@@ -387,14 +390,19 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
 absl::StatusOr<Targets> LabelRows(const NpyArray& a, const std::string& what,
                                   int64_t per, int64_t units) {
   if (per != units || units < 2) {
-    return absl::InvalidArgumentError(StrCat(
-        what, " has ", per, " values a sample (shape ",
-        ir::ShapeToString(a.shape), "): a classification output of ", units,
-        " unit", units == 1 ? "" : "s", " takes a label a sample ([N] or "
-        "[N, 1])", units >= 2 ? StrCat(", or rows of its ", units, " classes "
-                                       "([N, ", units, "]: one-hot or "
-                                       "probabilities)")
-                              : std::string()));
+    return absl::InvalidArgumentError(
+        StrCat(what, " has ", per, " values a sample (shape ",
+               ir::ShapeToString(a.shape), "): a classification output of ",
+               units, " unit", units == 1 ? "" : "s",
+               " takes a label a sample ([N] or "
+               "[N, 1])",
+               units >= 2 ? StrCat(", or rows of its ", units,
+                                   " classes "
+                                   "([N, ",
+                                   units,
+                                   "]: one-hot or "
+                                   "probabilities)")
+                          : std::string()));
   }
   Targets t;
   t.classification = true;
@@ -406,17 +414,19 @@ absl::StatusOr<Targets> LabelRows(const NpyArray& a, const std::string& what,
     for (int64_t c = 0; c < units; ++c) {
       const double v = a.values[i * units + c];
       if (!(v >= 0 && v <= 1)) {
-        return absl::InvalidArgumentError(StrCat(
-            what, " holds ", v, " in row ", i, ": rows of classes are one-hot "
-            "or probabilities in [0, 1]"));
+        return absl::InvalidArgumentError(
+            StrCat(what, " holds ", v, " in row ", i,
+                   ": rows of classes are one-hot "
+                   "or probabilities in [0, 1]"));
       }
       one_hot &= v == 0 || v == 1;
       sum += v;
     }
     if (std::fabs(sum - 1) > 1e-3) {
-      return absl::InvalidArgumentError(StrCat(
-          what, "'s row ", i, " sums to ", sum, ": rows of classes are "
-          "one-hot or probabilities that sum to 1"));
+      return absl::InvalidArgumentError(
+          StrCat(what, "'s row ", i, " sums to ", sum,
+                 ": rows of classes are "
+                 "one-hot or probabilities that sum to 1"));
     }
   }
   if (one_hot) {
@@ -483,29 +493,32 @@ absl::StatusOr<Targets> SequencedTargets(
     const std::vector<std::pair<size_t, int64_t>>& sequenced,
     const std::optional<std::vector<int64_t>>& lengths) {
   const int64_t per_step = out.classification ? 1 : out.units;
-  const bool fits = a.shape.size() == 2 ? per_step == 1
+  const bool fits = a.shape.size() == 2   ? per_step == 1
                     : a.shape.size() == 3 ? a.shape[2] == per_step
                                           : false;
   if (!fits) {
-    return absl::InvalidArgumentError(StrCat(
-        what, " has shape ", ir::ShapeToString(a.shape), ", but the output "
-        "is a sequence: it takes ",
-        out.classification
-            ? "a label a step ([N, T] or [N, T, 1])"
-            : StrCat(per_step, " value", per_step == 1 ? "" : "s",
-                     " a step ([N, T", per_step == 1 ? "" : ", ",
-                     per_step == 1 ? "" : StrCat(per_step), "])")));
+    return absl::InvalidArgumentError(
+        StrCat(what, " has shape ", ir::ShapeToString(a.shape),
+               ", but the output "
+               "is a sequence: it takes ",
+               out.classification
+                   ? "a label a step ([N, T] or [N, T, 1])"
+                   : StrCat(per_step, " value", per_step == 1 ? "" : "s",
+                            " a step ([N, T", per_step == 1 ? "" : ", ",
+                            per_step == 1 ? "" : StrCat(per_step), "])")));
   }
   const int64_t steps = a.shape[1];
   if (sequenced.empty()) {
-    return absl::InvalidArgumentError(StrCat(
-        what, " is a sequence of ", steps, " steps, but no model input is "
-        "sequenced to give it its length"));
+    return absl::InvalidArgumentError(
+        StrCat(what, " is a sequence of ", steps,
+               " steps, but no model input is "
+               "sequenced to give it its length"));
   }
   if (sequenced.front().second != steps) {
     return absl::InvalidArgumentError(StrCat(
         what, " has ", steps, " steps a sample, but the sequenced inputs ",
-        sequenced.front().second, "; a sample's outputs and inputs share "
+        sequenced.front().second,
+        "; a sample's outputs and inputs share "
         "one length"));
   }
   std::vector<bool> padding;

@@ -179,8 +179,8 @@ absl::StatusOr<std::map<std::string, ErrorProbe>> Scouter::ProbeErrors(
     ErrorProbe& p = probes[name];
     p.mean = m1;
     p.stddev = std::sqrt(variance);
-    p.kurtosis = variance > 0 ? std::max(0.0, fourth) / (variance * variance)
-                              : 0;
+    p.kurtosis =
+        variance > 0 ? std::max(0.0, fourth) / (variance * variance) : 0;
     p.count = static_cast<int64_t>(o.n);
   }
   return probes;

@@ -214,14 +214,14 @@ absl::StatusOr<std::vector<OutputSpec>> OutputSpecs(
       if (better) {
         spec.loss = *better;
         decision = {
-            StrCat("loss ", LossAbbreviation(spec.loss), " for '", o.name,
-                   "'"),
-            StrCat("its labels are ", labels, ": distribution matching (the "
+            StrCat("loss ", LossAbbreviation(spec.loss), " for '", o.name, "'"),
+            StrCat("its labels are ", labels,
+                   ": distribution matching (the "
                    "output ends with softmax)")};
       } else {
-        decision.why += StrCat("; its ", targets.classification ? "labels"
-                                                                : "targets",
-                               " are ", labels);
+        decision.why +=
+            StrCat("; its ", targets.classification ? "labels" : "targets",
+                   " are ", labels);
       }
     }
     spec.params.alpha = o.alpha.value_or(spec.params.alpha);
@@ -360,7 +360,8 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   RETURN_IF_ERROR(ValidateHyperparameters(requested));
   RETURN_IF_ERROR(ValidateHyperparameters(hyper_in));
   std::vector<Decision> loss_decisions;
-  ASSIGN_OR_RETURN(specs_, OutputSpecs(dag_, requested, &loss_decisions, &data_));
+  ASSIGN_OR_RETURN(specs_,
+                   OutputSpecs(dag_, requested, &loss_decisions, &data_));
   RETURN_IF_ERROR(CheckShapes(dag_, data_, specs_));
   if (data_.subset(Subset::kTraining).empty()) {
     return absl::InvalidArgumentError("the training subset is empty");

@@ -154,8 +154,7 @@ TEST(Advise, Float16ModelsGetScalingAndWarnings) {
   EXPECT_THAT(a.warnings, Not(Contains(HasSubstr("float16 softmax"))));
   // Asked for float16, it stays and the warning names it.
   std::string kept = text;
-  kept.replace(kept.find("activation();"), 13,
-               "activation(dataType=float16);");
+  kept.replace(kept.find("activation();"), 13, "activation(dataType=float16);");
   dag::Dag f16 = Build(kept);
   Advice k = Advise(f16, Profile(f16), Hyperparameters{}, Cce(), 1.0);
   EXPECT_THAT(k.warnings, Contains(HasSubstr("float16 softmax: these overflow "

@@ -244,9 +244,9 @@ TEST(LossFromLabels, SoftLabelsTrainAndScCeRefusesThem) {
   EXPECT_GT(*r->test.accuracy, 0.95);  // against each row's likeliest class
   const dag::Dag sparse = ThreeClasses("model:loss SCE;");
   EXPECT_THAT(
-      CheckShapes(sparse, soft,
-                  {{.name = "model",
-                    .loss = LossKind::kSparseCategoricalCrossEntropy}})
+      CheckShapes(
+          sparse, soft,
+          {{.name = "model", .loss = LossKind::kSparseCategoricalCrossEntropy}})
           .message(),
       HasSubstr("the labels of 'model' are probabilities, but SCE takes one "
                 "class id a sample; CCE or KLD take probabilities"));

@@ -48,8 +48,7 @@ std::vector<OutputSpec> Specs(const dag::Dag& dag) {
 }
 
 ErrorProbe Probe(double stddev, double kurtosis, int64_t count = 300) {
-  return {.mean = 0.1, .stddev = stddev, .kurtosis = kurtosis,
-          .count = count};
+  return {.mean = 0.1, .stddev = stddev, .kurtosis = kurtosis, .count = count};
 }
 
 TEST(TuneLosses, HeavyTailedErrorsSwitchAChosenMseToHuber) {
@@ -94,8 +93,9 @@ TEST(TuneLosses, HuberDeltaUnlessTheModelGivesIt) {
   EXPECT_NEAR(specs[0].params.delta, 0.6725, 1e-9);
   ASSERT_THAT(t.decisions, SizeIs(1));
   EXPECT_THAT(t.decisions[0].why, HasSubstr("σ 0.5 over 300 values"));
-  const dag::Dag given = Build("model:name m;\nmodel:loss HUL;\n"
-                               "model:delta 2.1;");
+  const dag::Dag given = Build(
+      "model:name m;\nmodel:loss HUL;\n"
+      "model:delta 2.1;");
   specs = Specs(given);
   EXPECT_THAT(TuneLosses(given, specs, {{"model", Probe(0.5, 3)}}).tuned,
               IsEmpty());
@@ -113,8 +113,9 @@ TEST(TuneLosses, FocalGammaFromTheErrorsSpread) {
   EXPECT_DOUBLE_EQ(specs[0].params.gamma, 3);
   TuneLosses(focal, specs, {{"model", Probe(0.6, 2)}});
   EXPECT_DOUBLE_EQ(specs[0].params.gamma, 4);
-  const dag::Dag given = Build("model:name m;\nmodel:loss FOL;\n"
-                               "model:gamma 1;");
+  const dag::Dag given = Build(
+      "model:name m;\nmodel:loss FOL;\n"
+      "model:gamma 1;");
   specs = Specs(given);
   EXPECT_THAT(TuneLosses(given, specs, {{"model", Probe(0.6, 2)}}).tuned,
               IsEmpty());
@@ -124,9 +125,8 @@ TEST(TuneLosses, FocalGammaFromTheErrorsSpread) {
 TEST(TuneLosses, ARunsTunedLossesApplyAgain) {
   const dag::Dag dag = Build("model:name m;");
   std::vector<OutputSpec> specs = Specs(dag);
-  ApplyTunedLosses({{.output = "model", .loss = "HUL", .delta = 0.7,
-                     .gamma = 2}},
-                   specs);
+  ApplyTunedLosses(
+      {{.output = "model", .loss = "HUL", .delta = 0.7, .gamma = 2}}, specs);
   EXPECT_EQ(specs[0].loss, LossKind::kHuber);
   EXPECT_DOUBLE_EQ(specs[0].params.delta, 0.7);
 }
@@ -173,7 +173,7 @@ TEST(TuneLosses, ARunSwitchesToHuberTestsWithItAndKeepsIt) {
   // model's MSE, another.
   absl::StatusOr<Evaluation> same =
       train::Test(dag, data, r->state.best, r->state.hyper, **backend,
-           r->state.tuned_losses);
+                  r->state.tuned_losses);
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_NEAR(same->loss, r->test.loss, 1e-6);
   absl::StatusOr<Evaluation> mse =

@@ -265,16 +265,15 @@ TEST_F(NpzTest, RaggedSequencesReadTheirLengths) {
 TEST_F(NpzTest, LabelRowsAreOneHotOrProbabilities) {
   const std::string x = Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6});
   absl::StatusOr<Dataset> d = LoadNpz(
-      Write({{"x", x},
-             {"y", Npy("<f4", {3, 3}, {0, 1, 0, 1, 0, 0, 0, 0, 1})}}),
+      Write({{"x", x}, {"y", Npy("<f4", {3, 3}, {0, 1, 0, 1, 0, 0, 0, 0, 1})}}),
       OneInOneOut(2));
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->targets()[0].form, LabelForm::kOneHot);
   EXPECT_EQ(d->target_width(), 1);
   EXPECT_THAT(d->targets()[0].values, ElementsAre(1, 0, 2));
   d = LoadNpz(Write({{"x", x},
-                     {"y", Npy("<f4", {3, 3}, {0.1, 0.8, 0.1, 0.5, 0.25,
-                                               0.25, 0, 0, 1})}}),
+                     {"y", Npy("<f4", {3, 3},
+                               {0.1, 0.8, 0.1, 0.5, 0.25, 0.25, 0, 0, 1})}}),
               OneInOneOut(2));
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_TRUE(d->targets()[0].probabilities());
@@ -296,13 +295,13 @@ TEST_F(NpzTest, LabelRowsAreOneHotOrProbabilities) {
     return std::string(
         LoadNpz(Write({{"x", x}, {"y", y}}), spec).status().message());
   };
-  EXPECT_THAT(message(OneInOneOut(2), Npy("<f4", {3, 3}, {0.5, 0.5, 0.5, 1,
-                                                          0, 0, 0, 1, 0})),
+  EXPECT_THAT(message(OneInOneOut(2),
+                      Npy("<f4", {3, 3}, {0.5, 0.5, 0.5, 1, 0, 0, 0, 1, 0})),
               HasSubstr("the output 'model''s row 0 sums to 1.5: rows of "
                         "classes are one-hot or probabilities that sum to 1"));
-  EXPECT_THAT(message(OneInOneOut(2), Npy("<f4", {3, 3}, {2, -1, 0, 1, 0, 0,
-                                                          0, 1, 0})),
-              HasSubstr("holds 2 in row 0"));
+  EXPECT_THAT(
+      message(OneInOneOut(2), Npy("<f4", {3, 3}, {2, -1, 0, 1, 0, 0, 0, 1, 0})),
+      HasSubstr("holds 2 in row 0"));
   EXPECT_THAT(message(OneInOneOut(2), Npy("<f4", {3, 2}, {1, 0, 0, 1, 1, 0})),
               HasSubstr("a classification output of 3 units takes a label a "
                         "sample ([N] or [N, 1]), or rows of its 3 classes "
@@ -316,10 +315,12 @@ TEST_F(NpzTest, LabelRowsAreOneHotOrProbabilities) {
 // [N, T, units]; a ragged sample's padded steps are ignored (their labels
 // make no class) and stored as zeros.
 TEST_F(NpzTest, SequencedOutputsTakeATargetAStep) {
-  NpzSpec spec{.inputs = {{.name = "model", .step_values = 2,
-                           .sequenced = true}},
-               .outputs = {{.name = "model", .classification = true,
-                            .units = 3, .sequenced = true}}};
+  NpzSpec spec{
+      .inputs = {{.name = "model", .step_values = 2, .sequenced = true}},
+      .outputs = {{.name = "model",
+                   .classification = true,
+                   .units = 3,
+                   .sequenced = true}}};
   const std::string x =
       Npy("<f4", {2, 3, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0});
   const std::string lengths = Npy("<i8", {2}, {3, 1});

@@ -28,8 +28,8 @@
 namespace webnnm::train {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::GraphRunner;
+using ::testing::HasSubstr;
 using testing::InitialState;
 using testing::Values;
 

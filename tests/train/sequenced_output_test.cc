@@ -41,7 +41,8 @@ model:name tagging;
 model:input shape={sequence, features: 3};
 model:output shape={sequence, tags: 2};
 model:layers
-    )" + layer + R"(,
+    )" + layer +
+         R"(,
     dense(shape=[2], activation=)" +
          (classification ? "softmax" : "identity") + R"();
 dense:layers matmul(w), add(b), activation();
@@ -232,9 +233,8 @@ Dataset Sentences(int n, int64_t longest) {
       previous = tag;
     }
   }
-  Dataset data =
-      Dataset::Make("sentences", longest, std::move(words), 1,
-                    std::move(tags), true, {"other", "name"});
+  Dataset data = Dataset::Make("sentences", longest, std::move(words), 1,
+                               std::move(tags), true, {"other", "name"});
   EXPECT_TRUE(data.SetFirstTargetsSteps(longest).ok());
   EXPECT_TRUE(data.SetLengths(lengths, longest, true).ok());
   EXPECT_TRUE(data.Split(60, 20, 20, 4).ok());
@@ -248,7 +248,8 @@ model:input int32 shape={sequence};
 model:output shape={sequence, tags: 2};
 model:layers
     embedding(table, vocabulary=8, shape=[8]),
-    )" + middle + R"(,
+    )" + middle +
+         R"(,
     dense(shape=[2], activation=softmax);
 dense:layers matmul(w), add(b), activation();
 )";
@@ -300,8 +301,8 @@ TEST(SequencedOutputs, OneTargetASampleDoesNotFeedASequencedOutput) {
   CheckResult check =
       CheckModel("t.wnm", Tagger("dense(shape=[4], activation=relu)"));
   ASSERT_TRUE(check.ok) << check.rendered;
-  Dataset data = Dataset::Make("d", 3, {1, 2, 3, 4, 5, 6}, 1, {0, 1}, true,
-                               {"a", "b"});
+  Dataset data =
+      Dataset::Make("d", 3, {1, 2, 3, 4, 5, 6}, 1, {0, 1}, true, {"a", "b"});
   const std::vector<OutputSpec> specs = {
       {.name = "model", .loss = LossKind::kCategoricalCrossEntropy}};
   EXPECT_THAT(CheckShapes(*check.dag, data, specs).message(),

@@ -202,8 +202,8 @@ TEST(Snapshot, KeepsTheTunedLossesAndRefusesBadOnes) {
     s.state.tuned_losses = std::move(tuned);
     return DecodeModelSnapshot(*EncodeModelSnapshot(s));
   };
-  absl::StatusOr<ModelSnapshot> good = decoded(
-      {{.output = "score", .loss = "HUL", .delta = 0.5, .gamma = 2}});
+  absl::StatusOr<ModelSnapshot> good =
+      decoded({{.output = "score", .loss = "HUL", .delta = 0.5, .gamma = 2}});
   ASSERT_TRUE(good.ok()) << good.status();
   ASSERT_EQ(good->state.tuned_losses.size(), 1u);
   EXPECT_EQ(good->state.tuned_losses[0].output, "score");
@@ -211,10 +211,10 @@ TEST(Snapshot, KeepsTheTunedLossesAndRefusesBadOnes) {
   EXPECT_DOUBLE_EQ(good->state.tuned_losses[0].delta, 0.5);
   EXPECT_THAT(Message(decoded({{.output = "score", .loss = "XYZ"}}).status()),
               HasSubstr("the loss of 'score' is 'XYZ'"));
-  EXPECT_THAT(Message(decoded({{.output = "score", .loss = "HUL",
-                                .delta = -1}})
-                          .status()),
-              HasSubstr("with delta -1"));
+  EXPECT_THAT(
+      Message(
+          decoded({{.output = "score", .loss = "HUL", .delta = -1}}).status()),
+      HasSubstr("with delta -1"));
 }
 
 TEST(Snapshot, RejectsATableThatDoesNotMatchTheData) {

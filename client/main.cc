@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/check_report.h"
+#include "client/cli_meta.h"
 #include "client/predict_command.h"
 #include "client/remote.h"
 #include "client/test_command.h"
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
       "webnnmctl: check models, train and test them, and drive the "
       "webnnmd daemon"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("webnnmctl ") + WEBNNM_VERSION,
+                       "Print webnnmctl's version and exit");
   GlobalOptions global;
   app.add_option("-o,--output", global.output, "Output format: table or json")
       ->check(CLI::IsMember({"table", "json"}));
@@ -84,15 +87,41 @@ int main(int argc, char** argv) {
   webnnm::client::AddRemoteCommands(app, remote);
   remote.submit->fallthrough();
 
+  std::vector<std::string> help_words;
+  CLI::App* help = app.add_subcommand(
+      "help", "Show the help of webnnmctl, or of a command and its options");
+  help->add_option("COMMAND", help_words,
+                   "The command (and its subcommand), such as: dataset list");
+  std::string shell;
+  CLI::App* completion =
+      app.add_subcommand("completion", "Print a shell completion script");
+  completion->add_option("SHELL", shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    const std::string unknown =
+        webnnm::client::UnknownCommand(app, argc, argv);
+    if (!unknown.empty()) {
+      std::cerr << "webnnmctl: unknown command '" << unknown
+                << "' (webnnmctl help lists the commands)\n";
+      return kExitUsage;
+    }
     app.exit(e);
     return kExitUsage;
+  }
+  if (*help) return webnnm::client::RunHelp(app, help_words);
+  if (*completion) {
+    std::cout << webnnm::client::CompletionScript(app, shell);
+    return kExitOk;
   }
   if (*check) return RunCheck(check_file, global);
   if (*train) {

@@ -13,6 +13,7 @@
 #include "client/job_json.h"
 #include "client/remote_client.h"
 #include "proto/wire/sha256.h"
+#include "inference/grpc_predict_v2.grpc.pb.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::client {
@@ -228,11 +229,31 @@ int Health(Client& client, RemoteOptions& o, bool json) {
   } else {
     return client.Error(s);
   }
+  // The daemon's name and version (KServe's ServerMetadata), when it
+  // serves and says them to this client.
+  std::string server, version;
+  if (status == "SERVING" && o.service.empty()) {
+    inference::GRPCInferenceService::Stub kserve(client.channel);
+    inference::ServerMetadataRequest metadata_request;
+    inference::ServerMetadataResponse metadata;
+    if (kserve.ServerMetadata(client.Context().get(), metadata_request,
+                              &metadata)
+            .ok()) {
+      server = metadata.name();
+      version = metadata.version();
+    }
+  }
   if (json) {
-    std::cout << Json{{"service", o.service}, {"status", status}}.dump()
-              << "\n";
+    Json out{{"service", o.service}, {"status", status}};
+    if (!version.empty()) {
+      out["server"] = server;
+      out["version"] = version;
+    }
+    std::cout << out.dump() << "\n";
   } else {
-    std::cout << status << "\n";
+    std::cout << status;
+    if (!version.empty()) std::cout << " (" << server << " " << version << ")";
+    std::cout << "\n";
   }
   return status == "SERVING" ? 0 : 1;
 }

@@ -132,6 +132,23 @@ class Lifecycle(Temp):
         self.assertIn("no job", err)
         self.assertEqual(d.stop(), 0)
 
+    def test_health_says_the_daemons_version(self):
+        # KServe's ServerMetadata gives webnnmd's version; a client without
+        # the token a daemon asks for gets the status alone.
+        d = self.daemon()
+        code, out, err = d.ctl("-o", "json", "health")
+        self.assertEqual(code, 0, err)
+        health = json.loads(out)
+        self.assertEqual(health["status"], "SERVING")
+        self.assertEqual(health["server"], "webnnmd")
+        self.assertRegex(health["version"], r"^\d+\.\d+\.\d+$")
+        code, out, err = d.ctl("--version")
+        self.assertEqual(out.split()[1], health["version"])
+        code, out, err = d.ctl("health")
+        self.assertEqual(out.strip(),
+                         f"SERVING (webnnmd {health['version']})")
+        self.assertEqual(d.stop(), 0)
+
     def test_a_failed_job_reports_its_error(self):
         d = self.daemon()
         # A label column the model cannot take fails at submit, not later.

@@ -193,7 +193,9 @@ Dataset Soft(int n, bool ids) {
   }
   Dataset d = Dataset::Make("soft", 2, std::move(features), ids ? 1 : 3,
                             std::move(targets), true, {"a", "b", "c"});
-  if (!ids) EXPECT_TRUE(d.SetFirstTargetsForm(LabelForm::kProbabilities).ok());
+  if (!ids) {
+    EXPECT_TRUE(d.SetFirstTargetsForm(LabelForm::kProbabilities).ok());
+  }
   EXPECT_TRUE(d.Split(70, 15, 15, 1).ok());
   return d;
 }

@@ -1,9 +1,15 @@
 #include "client/job_json.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <ctime>
+#include <map>
+#include <string>
 
 #include "client/metrics_json.h"
+#include "engine/train/hyperparameters.h"
+#include "engine/train/hyperparameters_proto.h"
 #include "proto/wire/metrics.h"
 #include "proto/wire/names.h"
 
@@ -42,6 +48,72 @@ std::vector<std::pair<std::string, train::OutputMetrics>> Metrics(
   return out;
 }
 
+double Seconds(const google::protobuf::Timestamp& t) {
+  return static_cast<double>(t.seconds()) + t.nanos() / 1e9;
+}
+
+// From its start to its end, or to now while it runs; null before.
+Json DurationSeconds(const v1::Job& job) {
+  if (!job.has_started()) return nullptr;
+  double end = 0;
+  if (job.has_finished()) {
+    end = Seconds(job.finished());
+  } else {
+    end = std::chrono::duration<double>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count();
+  }
+  return std::max(0.0, end - Seconds(job.started()));
+}
+
+Json ValueJson(const train::HyperValue& value) {
+  return std::visit([](const auto& v) { return Json(v); }, value);
+}
+
+// Every hyperparameter under the specification's names, in its order (an
+// optional one the run left to its optimizer: null); null until resolved.
+Json ResolvedJson(const v1::Job& job) {
+  if (!job.has_resolved_hyperparameters()) return nullptr;
+  absl::StatusOr<train::Hyperparameters> h =
+      train::HyperparametersFromProto(job.resolved_hyperparameters());
+  if (!h.ok()) return nullptr;
+  Json out = Json::object();
+  for (const train::HyperparameterInfo& info : train::HyperparameterTable()) {
+    std::optional<train::HyperValue> v = train::GetHyperparameter(*h, info);
+    out[std::string(info.name)] = v ? ValueJson(*v) : Json(nullptr);
+  }
+  return out;
+}
+
+Json GivenJson(const v1::Hyperparameters& given) {
+  Json out = Json::object();
+  const train::HyperparameterValues values = train::ValuesFromProto(given);
+  for (const train::HyperparameterInfo& info : train::HyperparameterTable()) {
+    auto it = values.find(std::string(info.name));
+    if (it != values.end()) out[std::string(info.name)] = ValueJson(it->second);
+  }
+  return out;
+}
+
+Json DataJson(const v1::DataSpec& d) {
+  Json out;
+  out["datasetId"] =
+      d.dataset_id().empty() ? Json(nullptr) : Json(d.dataset_id());
+  out["label"] = d.label().empty() ? Json(nullptr) : Json(d.label());
+  out["header"] = !d.no_header();
+  out["split"] = d.split().empty() ? Json("70,15,15") : Json(d.split());
+  std::string standardization = "auto";
+  if (d.standardization() == v1::STANDARDIZATION_ON || d.standardize()) {
+    standardization = "on";
+  } else if (d.standardization() == v1::STANDARDIZATION_OFF) {
+    standardization = "off";
+  }
+  out["standardization"] = standardization;
+  out["impute"] = d.impute().empty() ? Json("none") : Json(d.impute());
+  out["resize"] = d.resize();
+  return out;
+}
+
 }  // namespace
 
 std::string TimeText(const google::protobuf::Timestamp& t) {
@@ -58,6 +130,14 @@ std::string TimeText(const google::protobuf::Timestamp& t) {
 Json JobJson(const v1::Job& job) {
   Json out;
   out["jobId"] = job.job_id();
+  out["name"] = job.name();
+  Json tags = Json::object();
+  for (const auto& [key, value] : std::map<std::string, std::string>(
+           job.tags().begin(), job.tags().end())) {
+    tags[key] = value;
+  }
+  out["tags"] = tags;
+  out["note"] = job.note().empty() ? Json(nullptr) : Json(job.note());
   out["state"] = wire::StateName(job.state());
   out["kind"] = wire::KindName(job.kind());
   out["principal"] = job.principal();
@@ -75,7 +155,13 @@ Json JobJson(const v1::Job& job) {
   out["created"] = TimeOrNull(job.has_created(), job.created());
   out["started"] = TimeOrNull(job.has_started(), job.started());
   out["finished"] = TimeOrNull(job.has_finished(), job.finished());
+  out["durationSeconds"] = DurationSeconds(job);
   out["lastSeq"] = job.last_seq();
+  out["hyperparameters"] = ResolvedJson(job);
+  out["userHyperparameters"] = GivenJson(job.hyperparameters());
+  out["data"] = DataJson(job.data());
+  if (job.has_dataset()) out["dataset"] = DatasetJson(job.dataset());
+  if (!job.model_text().empty()) out["modelText"] = job.model_text();
   if (job.has_summary()) {
     const v1::JobSummary& s = job.summary();
     if (job.kind() == v1::JOB_KIND_TRAIN) {

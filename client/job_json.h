@@ -12,9 +12,11 @@ namespace webnnm::client {
 
 using Json = nlohmann::ordered_json;
 
-// {"jobId", "state", "kind", "principal", "modelName", "datasetId",
-//  "epoch", "epochs", "bestEpoch", "testAccuracy", "testLoss", "error",
-//  "attempt", "backend", "created", "started", "finished", "lastSeq"}, and
+// {"jobId", "name", "tags" (an object of strings), "note", "state",
+//  "kind", "principal", "modelName", "datasetId", "epoch", "epochs",
+//  "bestEpoch", "testAccuracy", "testLoss", "error", "attempt", "backend",
+//  "created", "started", "finished", "durationSeconds" (from its start to
+//  its end, or now; null before it starts), "lastSeq"}, and
 // once tested the summary of `train --local -o json` ("epochs" is then the
 // epochs run, "trainSamplesPerSecond", "finalTrainLoss", "validationLoss",
 // "outputs", "decisions", "warnings").

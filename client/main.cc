@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,7 @@
 #include "client/remote.h"
 #include "client/test_command.h"
 #include "client/train_command.h"
+#include "client/yaml_output.h"
 
 namespace {
 
@@ -61,8 +63,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("webnnmctl ") + WEBNNM_VERSION,
                        "Print webnnmctl's version and exit");
   GlobalOptions global;
-  app.add_option("-o,--output", global.output, "Output format: table or json")
-      ->check(CLI::IsMember({"table", "json"}));
+  app.add_option("-o,--output", global.output,
+                 "Output format: table, json or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
 
   std::string check_file;
   CLI::App* check = app.add_subcommand(
@@ -79,8 +83,7 @@ int main(int argc, char** argv) {
   test->fallthrough();
 
   webnnm::client::PredictOptions predict_options;
-  CLI::App* predict =
-      webnnm::client::AddPredictCommand(app, predict_options);
+  CLI::App* predict = webnnm::client::AddPredictCommand(app, predict_options);
   predict->fallthrough();
 
   webnnm::client::RemoteOptions remote;
@@ -108,8 +111,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string unknown =
-        webnnm::client::UnknownCommand(app, argc, argv);
+    const std::string unknown = webnnm::client::UnknownCommand(app, argc, argv);
     if (!unknown.empty()) {
       std::cerr << "webnnmctl: unknown command '" << unknown
                 << "' (webnnmctl help lists the commands)\n";
@@ -123,11 +125,26 @@ int main(int argc, char** argv) {
     std::cout << webnnm::client::CompletionScript(app, shell);
     return kExitOk;
   }
+  // YAML: the command writes JSON, each document rewritten on the way out.
+  std::optional<webnnm::client::YamlCout> yaml;
+  if (global.output == "yaml") {
+    yaml.emplace();
+    global.output = "json";
+  }
   if (*check) return RunCheck(check_file, global);
   if (*train) {
+    if (!train_options.local) {
+      return webnnm::client::RunRemoteTrain(remote, train_options,
+                                            train->count("--backend") > 0,
+                                            global.output == "json");
+    }
     return webnnm::client::RunTrain(train_options, global.output == "json");
   }
   if (*test) {
+    if (!test_options.local) {
+      return webnnm::client::RunRemoteTest(remote, test_options,
+                                           global.output == "json");
+    }
     return webnnm::client::RunTest(test_options, global.output == "json");
   }
   if (*predict) {

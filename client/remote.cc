@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,8 @@
 #include "client/job_json.h"
 #include "client/remote_client.h"
 #include "engine/base/strings.h"
-#include "engine/train/image_folder.h"
 #include "engine/train/hyperparameters_proto.h"
+#include "engine/train/image_folder.h"
 #include "proto/wire/names.h"
 #include "proto/wire/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -54,8 +55,8 @@ int UploadDataset(Client& client, const std::string& path,
     std::string pattern =
         (fs::temp_directory_path(ec) / "webnnmctl-XXXXXX").string();
     if (ec || ::mkdtemp(pattern.data()) == nullptr) {
-      std::cerr << "webnnmctl: cannot make a temporary folder to zip '"
-                << path << "' in\n";
+      std::cerr << "webnnmctl: cannot make a temporary folder to zip '" << path
+                << "' in\n";
       return 1;
     }
     std::string stem = fs::path(path).lexically_normal().filename().string();
@@ -151,7 +152,9 @@ int UploadDataset(Client& client, const std::string& path,
   return 0;
 }
 
-int Submit(Client& client, RemoteOptions& o, bool json) {
+// Submits o.train as a TRAIN job; `job_id` receives its id.
+int Submit(Client& client, RemoteOptions& o, bool json, bool backend_given,
+           std::string* job_id) {
   // Refused here as the daemon would refuse them, before any upload.
   absl::StatusOr<train::HyperparameterValues> given =
       ParseHyperparameterFlags(o.train.hyperparameters);
@@ -187,8 +190,18 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
   }
   data->set_resize(o.train.data.resize);
   *request.mutable_hyperparameters() = train::ValuesToProto(*given);
-  if (o.submit->count("--backend")) request.set_backend(o.train.backend);
+  if (backend_given) request.set_backend(o.train.backend);
   request.set_idempotency_key(o.idempotency_key);
+  request.set_name(o.run_name);
+  request.set_note(o.note);
+  for (const std::string& tag : o.tags) {
+    std::string key, value;
+    if (!SplitTag(tag, &key, &value)) {
+      std::cerr << "webnnmctl: --tag takes KEY=VALUE, not '" << tag << "'\n";
+      return 2;
+    }
+    (*request.mutable_tags())[key] = value;
+  }
   v1::SubmitJobResponse response;
   grpc::Status s =
       client.stub().SubmitJob(client.Context().get(), request, &response);
@@ -216,6 +229,7 @@ int Submit(Client& client, RemoteOptions& o, bool json) {
     std::cout << (response.existing() ? "existing job " : "submitted job ")
               << response.job().job_id() << "\n";
   }
+  *job_id = response.job().job_id();
   return 0;
 }
 
@@ -227,19 +241,147 @@ int ResolveDataset(Client& client, const std::string& arg, bool quiet,
                    v1::Dataset* out) {
   if (fs::exists(arg)) return UploadDataset(client, arg, "", quiet, out);
   v1::ListDatasetsResponse list;
-  grpc::Status s = client.stub().ListDatasets(
-      client.Context().get(), v1::ListDatasetsRequest(), &list);
+  grpc::Status s = client.stub().ListDatasets(client.Context().get(),
+                                              v1::ListDatasetsRequest(), &list);
   if (!s.ok()) return client.Error(s);
+  // The id, else a unique prefix of one (as docker takes ids).
+  std::vector<const v1::Dataset*> matches;
   for (const v1::Dataset& d : list.datasets()) {
     if (d.dataset_id() == arg) {
       *out = d;
       return 0;
     }
+    if (!arg.empty() && d.dataset_id().starts_with(arg)) matches.push_back(&d);
+  }
+  if (matches.size() == 1) {
+    *out = *matches.front();
+    return 0;
+  }
+  if (matches.size() > 1) {
+    std::cerr << "webnnmctl: '" << arg << "' is the start of " << matches.size()
+              << " datasets' ids:";
+    for (const v1::Dataset* d : matches) {
+      std::cerr << " " << d->dataset_id() << " (" << d->name() << ")";
+    }
+    std::cerr << "\n";
+    return 2;
   }
   std::cerr << "webnnmctl: '" << arg
             << "' is neither a dataset file or folder nor the id of a "
                "dataset on the daemon (see webnnmctl dataset list)\n";
   return 2;
+}
+
+int RunRemoteTrain(RemoteOptions& o, const TrainOptions& train,
+                   bool backend_given, bool json) {
+  if (!train.resume.empty() || train.stop_after_epoch > 0) {
+    std::cerr << "webnnmctl: --resume and --stop-after-epoch are for train "
+                 "--local; a daemon's job stops with cancel and goes on "
+                 "with resume\n";
+    return 2;
+  }
+  o.train = train;
+  o.run_name = train.run_name;
+  o.tags = train.tags;
+  o.note = train.note;
+  Client client(o);
+  std::string job;
+  if (int code = Submit(client, o, json, backend_given, &job); code != 0) {
+    return code;
+  }
+  const int code = Watch(client, job, 0, json, true);
+  if (code == 0 && !train.save.empty()) {
+    // The job's final snapshot, as snapshot export writes it.
+    o.job = job;
+    o.file = train.save;
+    return ExportSnapshot(client, o, json);
+  }
+  return code;
+}
+
+int RunRemoteTest(RemoteOptions& o, const TestOptions& test, bool json) {
+  if (test.file.empty() || !test.load.empty()) {
+    std::cerr << "webnnmctl: test on the daemon takes the trained JOB: "
+                 "webnnmctl test JOB --dataset D (or test --local --load "
+                 "SNAPSHOT)\n";
+    return 2;
+  }
+  if (test.data.dataset.empty()) {
+    std::cerr << "webnnmctl: test JOB needs --dataset\n";
+    return 2;
+  }
+  Client client(o);
+  o.job = test.file;
+  if (int code = ResolveJobId(client, o.job); code != 0) return code;
+  v1::Dataset dataset;
+  if (int code = ResolveDataset(client, test.data.dataset, json, &dataset);
+      code != 0) {
+    return code;
+  }
+  v1::SubmitJobRequest request;
+  request.set_kind(v1::JOB_KIND_TEST);
+  request.set_snapshot_job_id(o.job);
+  v1::DataSpec* data = request.mutable_data();
+  data->set_dataset_id(dataset.dataset_id());
+  data->set_label(test.data.label);
+  data->set_no_header(test.data.no_header);
+  data->set_split(test.all ? std::string("0,0,100") : test.data.split);
+  data->set_resize(test.data.resize);
+  absl::StatusOr<train::HyperparameterValues> given =
+      ParseHyperparameterFlags(test.hyperparameters);
+  if (!given.ok()) return Fail(given.status());
+  *request.mutable_hyperparameters() = train::ValuesToProto(*given);
+  if (!test.backend.empty() && test.backend != "cpu") {
+    request.set_backend(test.backend);
+  }
+  v1::SubmitJobResponse response;
+  grpc::Status s =
+      client.stub().SubmitJob(client.Context().get(), request, &response);
+  if (!s.ok()) return client.Error(s);
+  const std::string job = response.job().job_id();
+  if (!json) std::cout << "submitted test job " << job << "\n";
+  // Quietly to its end, then the figures as test --local prints them.
+  std::unique_ptr<grpc::ClientContext> context = client.Context(false);
+  v1::WatchJobRequest watch;
+  watch.set_job_id(job);
+  auto reader = client.stub().WatchJob(context.get(), watch);
+  v1::JobEvent e;
+  std::optional<v1::TestEvent> tested;
+  std::string error;
+  while (reader->Read(&e)) {
+    if (e.has_test()) tested = e.test();
+    if (e.has_error()) error = e.error();
+  }
+  s = reader->Finish();
+  if (!s.ok()) return client.Error(s);
+  if (!tested) {
+    std::cerr << "webnnmctl: test job " << job << " failed"
+              << (error.empty() ? std::string() : ": " + error) << "\n";
+    return 1;
+  }
+  if (json) {
+    Json result;
+    result["jobId"] = job;
+    result["samples"] = tested->samples();
+    v1::JobEvent test_event;
+    *test_event.mutable_test() = *tested;
+    Json figures = EventJson(test_event);
+    for (const char* key :
+         {"testLoss", "testAccuracy", "outputs", "testMetrics"}) {
+      result[key] = figures[key];
+    }
+    std::cout << result.dump() << "\n";
+  } else {
+    std::cout << "test: " << tested->samples() << " samples";
+    if (tested->has_test_loss()) {
+      std::cout << ", loss " << Fixed(tested->test_loss(), 4);
+    }
+    if (tested->has_test_accuracy()) {
+      std::cout << ", accuracy " << Fixed(tested->test_accuracy(), 4);
+    }
+    std::cout << "\n";
+  }
+  return 0;
 }
 
 void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
@@ -256,6 +398,13 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   AddResizeFlag(*o.submit, o.train.data);
   o.submit->add_option("--idempotency-key", o.idempotency_key,
                        "Submitting again with this key returns the first job");
+  o.submit->add_option("--name", o.run_name,
+                       "The run's name (default: the model's name)");
+  o.submit->add_option("--tag", o.tags, "A tag KEY=VALUE (repeat for more)");
+  o.submit->add_option("--note", o.note, "A note on the run");
+  o.submit->add_flag("-f,--follow", o.follow,
+                     "Then follow the job's events until it ends (as watch; "
+                     "the exit code is watch's)");
 
   auto job_command = [&](const char* name, const char* help) {
     CLI::App* cmd = app.add_subcommand(name, help);
@@ -268,8 +417,14 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
                       "The first event to show (default: the first)");
   o.logs = job_command("logs", "Print a job's events so far");
   o.logs->add_option("--from-seq", o.from_seq, "The first event to show");
+  o.logs->add_flag("-f,--follow", o.follow,
+                   "Go on showing events until the job ends (as watch)");
   o.get = job_command("get", "Show a job");
-  o.cancel = job_command("cancel", "Cancel a job");
+  o.cancel = job_command("cancel",
+                         "Cancel a job (a running one stops at the end of "
+                         "its epoch: cancel waits for that)");
+  o.cancel->add_flag("--no-wait", o.no_wait,
+                     "Return at once, showing the job as it is");
   o.resume = job_command("resume",
                          "Queue a cancelled or failed job again, from its "
                          "last checkpoint");
@@ -287,9 +442,21 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.infer->add_option("--input", o.input_name,
                       "The input block (default: the first)");
 
+  o.tag = job_command("tag",
+                      "Set (KEY=VALUE) or remove (KEY-) a job's tags, or "
+                      "rename it or change its note");
+  o.tag->add_option("TAGS", o.tags, "KEY=VALUE to set, KEY- to remove");
+  o.tag->add_option("--name", o.run_name, "A new name");
+  o.tag->add_option("--note", o.note, "A new note (\"\" removes it)");
+
   o.list = app.add_subcommand("list", "List jobs, newest first");
   o.list->add_option("--state", o.state,
                      "Only jobs in this state (QUEUED, RUNNING, ...)");
+  o.list->add_option("--tag", o.list_tags,
+                     "Only jobs with this tag KEY=VALUE (repeat: all of "
+                     "them)");
+  o.list->add_option("--name", o.name_glob,
+                     "Only jobs whose name matches this glob (* and ?)");
   o.list->add_option("--limit", o.limit, "At most this many jobs")
       ->check(CLI::Range(1, 100000));
   o.list->fallthrough();
@@ -321,7 +488,9 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
       "upload",
       "Upload a CSV file, an IDX folder, a NumPy .npz, or an image folder "
       "(zipped on the way; or a .zip of one), once per content");
-  o.dataset_upload->add_option("PATH", o.path, "The CSV file, IDX folder, .npz, image folder or .zip")
+  o.dataset_upload
+      ->add_option("PATH", o.path,
+                   "The CSV file, IDX folder, .npz, image folder or .zip")
       ->required();
   o.dataset_upload->add_option("--name", o.name,
                                "Its name (default: the file's)");
@@ -332,9 +501,22 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
 
 int RunRemote(RemoteOptions& o, bool json) {
   Client client(o);
-  if (*o.submit) return Submit(client, o, json);
+  if (*o.submit) {
+    std::string job;
+    int code = Submit(client, o, json, o.submit->count("--backend") > 0, &job);
+    if (code != 0 || !o.follow) return code;
+    return Watch(client, job, 0, json, true);
+  }
+  // A job named by a prefix of its id.
+  for (CLI::App* cmd : {o.watch, o.logs, o.get, o.cancel, o.resume, o.remove,
+                        o.metrics, o.infer, o.tag, o.snapshot_export}) {
+    if (*cmd) {
+      if (int code = ResolveJobId(client, o.job); code != 0) return code;
+    }
+  }
+  if (*o.tag) return Tag(client, o, json);
   if (*o.watch) return Watch(client, o.job, o.from_seq, json, true);
-  if (*o.logs) return Watch(client, o.job, o.from_seq, json, false);
+  if (*o.logs) return Watch(client, o.job, o.from_seq, json, o.follow);
   if (*o.get || *o.cancel || *o.resume || *o.remove) {
     return JobCall(client, o, json);
   }

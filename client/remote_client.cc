@@ -1,9 +1,13 @@
 #include "client/remote_client.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include "client/terminal.h"
 
 namespace webnnm::client {
 namespace {
@@ -44,10 +48,12 @@ Client::Client(const RemoteOptions& o) {
 
 int Client::Error(const grpc::Status& s) const {
   if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    std::cerr << "webnnmctl: cannot reach webnnmd at " << server_ << ": "
+    std::cerr << Painted("webnnmctl:", Paint::kRed, UseColour(STDERR_FILENO))
+              << " cannot reach webnnmd at " << server_ << ": "
               << s.error_message() << "\n";
   } else {
-    std::cerr << "webnnmctl: " << s.error_message() << "\n";
+    std::cerr << Painted("webnnmctl:", Paint::kRed, UseColour(STDERR_FILENO))
+              << " " << s.error_message() << "\n";
   }
   return 1;
 }

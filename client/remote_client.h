@@ -59,6 +59,15 @@ class Client {
 int ResolveDataset(Client& client, const std::string& arg, bool quiet,
                    v1::Dataset* out);
 
+// The job `id` names: itself when the daemon knows it, else the one job
+// whose id starts with it (docker's habit). Returns 0 (and sets `id`), or
+// the exit code after saying why on stderr: 1 for no such job, 2 for a
+// prefix several jobs share (listing them). remote_jobs.cc.
+int ResolveJobId(Client& client, std::string& id);
+
+// A tag KEY=VALUE split at its first '='; false without one or a key.
+bool SplitTag(const std::string& tag, std::string* key, std::string* value);
+
 // The commands; each returns the exit code (0, 1 on failure, 2 on usage).
 // remote_jobs.cc:
 int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
@@ -66,6 +75,7 @@ int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
 int JobCall(Client& client, RemoteOptions& o, bool json);  // get, cancel, ...
 int List(Client& client, RemoteOptions& o, bool json);
 int Metrics(Client& client, RemoteOptions& o, bool json);
+int Tag(Client& client, RemoteOptions& o, bool json);
 // remote_models.cc:
 int Infer(Client& client, RemoteOptions& o, bool json);
 int ExportSnapshot(Client& client, RemoteOptions& o, bool json);

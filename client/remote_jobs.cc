@@ -5,15 +5,21 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "client/format.h"
 #include "client/job_json.h"
+#include "client/progress.h"
 #include "client/remote_client.h"
+#include "client/terminal.h"
 #include "engine/base/strings.h"
 #include "proto/wire/names.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -25,11 +31,11 @@ namespace fs = std::filesystem;
 namespace {
 
 // One event as a line of text.
-std::string EventLine(const v1::JobEvent& e) {
+std::string EventLine(const v1::JobEvent& e, bool colour) {
   std::string head = StrCat(TimeText(e.time()), "  ");
   switch (e.detail_case()) {
     case v1::JobEvent::kState:
-      return StrCat(head, wire::StateName(e.state()),
+      return StrCat(head, PaintedState(wire::StateName(e.state()), colour),
                     e.message().empty() ? "" : StrCat(" (", e.message(), ")"));
     case v1::JobEvent::kDecision:
       return StrCat(head, "decision: ", e.decision().what(), " (",
@@ -96,65 +102,33 @@ int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
     last_seq = now.last_seq();
     if (std::max<int64_t>(1, from_seq) > last_seq) return 0;
   }
-  bool terminal = !json && follow && isatty(STDOUT_FILENO);
-  bool bar_shown = false;
+  Progress progress(std::cout, STDOUT_FILENO);
+  const bool colour = !json && progress.colour();
+  const bool terminal = !json && follow && progress.terminal();
   auto reader = client.stub().WatchJob(context.get(), request);
   v1::JobEvent e;
   while (reader->Read(&e)) {
     if (json) {
       std::cout << EventJson(e).dump() << std::endl;
     } else if (terminal && e.has_epoch()) {
-      const v1::EpochEvent& p = e.epoch();
-      double fraction =
-          p.epochs() > 0 ? static_cast<double>(p.epoch()) / p.epochs() : 1;
-      int filled = static_cast<int>(fraction * 20);
-      std::string bar(filled, '#');
-      bar.resize(20, '.');
-      std::string eta;
-      if (p.samples_per_second() > 0) {
-        // Seconds per epoch from the last one, times the epochs left.
-        static auto previous = std::chrono::steady_clock::now();
-        static int previous_epoch = 0;
-        auto now = std::chrono::steady_clock::now();
-        double per_epoch =
-            previous_epoch > 0 && p.epoch() > previous_epoch
-                ? std::chrono::duration<double>(now - previous).count() /
-                      (p.epoch() - previous_epoch)
-                : 0;
-        previous = now;
-        previous_epoch = p.epoch();
-        if (per_epoch > 0) {
-          eta = "  ETA " + Duration(per_epoch * (p.epochs() - p.epoch()));
-        }
-      }
-      std::cout << "\r\033[K[" << bar << "] "
-                << EventLine(e).substr(TimeText(e.time()).size() + 2) << eta
-                << std::flush;
-      bar_shown = true;
+      progress.Epoch(FiguresOf(e.epoch()));
     } else {
-      // Plain lines while following: every event but checkpoints, and
-      // the first, every 50th and the last epoch (`logs` shows them all).
-      bool quiet = follow && !terminal &&
-                   ((e.has_snapshot() && e.snapshot().kind() == "checkpoint") ||
-                    (e.has_epoch() && e.epoch().epoch() != 1 &&
-                     e.epoch().epoch() % 50 != 0 &&
-                     e.epoch().epoch() != e.epoch().epochs()));
-      if (terminal && e.has_snapshot() && e.snapshot().kind() == "checkpoint") {
-        quiet = true;
-      }
-      if (!quiet) {
-        if (bar_shown) {
-          std::cout << "\r\033[K";
-        }
-        std::cout << EventLine(e) << "\n";
-      }
+      // Following: every event but checkpoints, and (not on a terminal)
+      // the first, every 50th and the last epoch; `logs` shows them all.
+      const bool quiet =
+          follow &&
+          ((e.has_snapshot() && e.snapshot().kind() == "checkpoint") ||
+           (!terminal && e.has_epoch() && e.epoch().epoch() != 1 &&
+            e.epoch().epoch() % 50 != 0 &&
+            e.epoch().epoch() != e.epoch().epochs()));
+      if (!quiet) progress.Line(EventLine(e, colour));
     }
     if (!follow && e.seq() >= last_seq) {
       context->TryCancel();
       break;
     }
   }
-  if (bar_shown) std::cout << "\n";
+  progress.End();
   grpc::Status s = reader->Finish();
   if (!follow) {
     return s.ok() || s.error_code() == grpc::StatusCode::CANCELLED
@@ -172,30 +146,75 @@ int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
 
 namespace {
 
+// "12s", "3m04s", "1h02m"; "-" before the job starts.
+std::string RunDuration(const Json& seconds) {
+  if (!seconds.is_number()) return "-";
+  const auto s = static_cast<int64_t>(seconds.get<double>());
+  char text[32];
+  if (s < 60) {
+    std::snprintf(text, sizeof text, "%llds", static_cast<long long>(s));
+  } else if (s < 3600) {
+    std::snprintf(text, sizeof text, "%lldm%02llds",
+                  static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  } else {
+    std::snprintf(text, sizeof text, "%lldh%02lldm",
+                  static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60));
+  }
+  return text;
+}
+
+// The main test figure: accuracy, else the first regression output's R².
+std::string TestFigure(const Json& job) {
+  if (job["testAccuracy"].is_number()) {
+    return "acc " + Fixed(job["testAccuracy"].get<double>(), 4);
+  }
+  if (job.contains("testMetrics")) {
+    for (const auto& [output, m] : job["testMetrics"].items()) {
+      if (m.contains("r2") && m["r2"].is_number()) {
+        return "R² " + Fixed(m["r2"].get<double>(), 4);
+      }
+    }
+  }
+  return "-";
+}
+
 void PrintJobTable(const std::vector<v1::Job>& jobs) {
   std::vector<std::vector<std::string>> rows = {
-      {"JOB", "STATE", "KIND", "MODEL", "EPOCH", "ACCURACY", "CREATED"}};
+      {"JOB", "NAME", "STATE", "KIND", "EPOCH", "DURATION", "BEST VAL LOSS",
+       "TEST", "TAGS"}};
   for (const v1::Job& j : jobs) {
     Json k = JobJson(j);
+    std::string tags;
+    for (const auto& [key, value] : k["tags"].items()) {
+      tags += (tags.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+    }
     rows.push_back(
-        {j.job_id(), wire::StateName(j.state()), k["kind"].get<std::string>(),
-         j.model_name().empty() ? "-" : j.model_name(),
-         StrCat(j.epoch(), "/", j.epochs()),
-         j.has_test_accuracy() ? Fixed(j.test_accuracy(), 4) : "-",
-         j.has_created() ? TimeText(j.created()).substr(0, 19) : "-"});
+        {j.job_id(), j.name().empty() ? "-" : j.name(),
+         wire::StateName(j.state()), k["kind"].get<std::string>(),
+         StrCat(j.epoch(), "/", j.epochs()), RunDuration(k["durationSeconds"]),
+         k.contains("validationLoss") && k["validationLoss"].is_number()
+             ? Fixed(k["validationLoss"].get<double>(), 4)
+             : "-",
+         TestFigure(k), tags.empty() ? "-" : tags});
   }
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& r : rows) {
     for (size_t i = 0; i < r.size(); ++i) {
-      widths[i] = std::max(widths[i], r[i].size());
+      widths[i] = std::max(widths[i], DisplayWidth(r[i]));
     }
   }
-  for (const auto& r : rows) {
+  const bool colour = UseColour(STDOUT_FILENO);
+  for (size_t row = 0; row < rows.size(); ++row) {
+    const auto& r = rows[row];
     std::string line;
     for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size())
-        line += std::string(widths[i] - r[i].size() + 2, ' ');
+      // The STATE column painted (its width counted unpainted).
+      line += row > 0 && i == 2 ? PaintedState(r[i], colour) : r[i];
+      if (i + 1 < r.size()) {
+        line += std::string(widths[i] - DisplayWidth(r[i]) + 2, ' ');
+      }
     }
     std::cout << line << "\n";
   }
@@ -218,8 +237,78 @@ void PrintJob(const v1::Job& job, bool json) {
     }
     if (it.key() == "warnings") {
       for (const Json& w : it.value()) {
-        std::cout << "warning: " << w.get<std::string>() << "\n";
+        std::cout << PaintedMessage("warning: " + w.get<std::string>(),
+                                    UseColour(STDOUT_FILENO))
+                  << "\n";
       }
+      continue;
+    }
+    if (it.key() == "hyperparameters") {
+      // MLflow's Parameters table: each value, marked where the user set it.
+      const Json& given = j["userHyperparameters"];
+      std::cout << "hyperparameters:\n";
+      for (const auto& [name, value] : it.value().items()) {
+        if (value.is_null()) continue;
+        std::cout << "  " << name << ": "
+                  << (value.is_string() ? value.get<std::string>()
+                                        : value.dump())
+                  << (given.contains(name) ? "  (set)" : "") << "\n";
+      }
+      continue;
+    }
+    if (it.key() == "userHyperparameters") {
+      if (j["hyperparameters"].is_null() && !it.value().empty()) {
+        std::cout << "hyperparameters set:";
+        for (const auto& [name, value] : it.value().items()) {
+          std::cout << " " << name << "="
+                    << (value.is_string() ? value.get<std::string>()
+                                          : value.dump());
+        }
+        std::cout << "\n";
+      }
+      continue;
+    }
+    if (it.key() == "data") {
+      const Json& d = it.value();
+      std::cout << "data: label "
+                << (d["label"].is_string() ? d["label"].get<std::string>()
+                                           : std::string("(the last column)"))
+                << ", split " << d["split"].get<std::string>()
+                << (d["header"].get<bool>() ? "" : ", no header row")
+                << ", standardization "
+                << d["standardization"].get<std::string>() << ", impute "
+                << d["impute"].get<std::string>() << "\n";
+      continue;
+    }
+    if (it.key() == "dataset") {
+      const Json& d = it.value();
+      std::cout << "dataset: " << d["name"].get<std::string>() << " ("
+                << d["format"].get<std::string>() << ", "
+                << d["bytes"].get<int64_t>() << " bytes)\n";
+      continue;
+    }
+    if (it.key() == "modelText") {
+      std::cout << "model:\n";
+      std::istringstream lines(it.value().get<std::string>());
+      for (std::string line; std::getline(lines, line);) {
+        std::cout << "  " << line << "\n";
+      }
+      continue;
+    }
+    if (it.key() == "tags") {
+      if (it.value().empty()) continue;
+      std::cout << "tags:";
+      for (const auto& [key, value] : it.value().items()) {
+        std::cout << " " << key << "=" << value.get<std::string>();
+      }
+      std::cout << "\n";
+      continue;
+    }
+    if (it.key() == "state") {
+      std::cout << "state: "
+                << PaintedState(it.value().get<std::string>(),
+                                UseColour(STDOUT_FILENO))
+                << "\n";
       continue;
     }
     std::cout << it.key() << ": "
@@ -227,6 +316,42 @@ void PrintJob(const v1::Job& job, bool json) {
                                          : it.value().dump())
               << "\n";
   }
+}
+
+bool Ended(v1::JobState state) {
+  return state == v1::JOB_STATE_SUCCEEDED || state == v1::JOB_STATE_FAILED ||
+         state == v1::JOB_STATE_CANCELLED;
+}
+
+// A running job stops at the end of its epoch: says so, waits for the state
+// it reaches (at most ten minutes), then shows it.
+int AfterCancel(Client& client, v1::Job job, bool json) {
+  if (!json && !Ended(job.state())) {
+    std::cout << "cancelling job " << job.job_id()
+              << ": it stops at the end of its current epoch (" << job.epoch()
+              << "/" << job.epochs() << " done)\n"
+              << std::flush;
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  while (!Ended(job.state()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    v1::GetJobRequest get;
+    get.set_job_id(job.job_id());
+    grpc::Status s = client.stub().GetJob(client.Context().get(), get, &job);
+    if (!s.ok()) return client.Error(s);
+  }
+  if (json) {
+    std::cout << JobJson(job).dump() << "\n";
+  } else {
+    std::cout << "job " << job.job_id() << " "
+              << PaintedState(wire::StateName(job.state()),
+                              UseColour(STDOUT_FILENO))
+              << " after epoch " << job.epoch() << "/" << job.epochs()
+              << (job.has_snapshot() ? " (resume continues it from there)" : "")
+              << "\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -260,12 +385,99 @@ int JobCall(Client& client, RemoteOptions& o, bool json) {
     return 0;
   }
   if (!s.ok()) return client.Error(s);
+  if (*o.cancel && !o.no_wait) return AfterCancel(client, job, json);
   PrintJob(job, json);
+  return 0;
+}
+
+bool SplitTag(const std::string& tag, std::string* key, std::string* value) {
+  const size_t eq = tag.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  *key = tag.substr(0, eq);
+  *value = tag.substr(eq + 1);
+  return true;
+}
+
+int ResolveJobId(Client& client, std::string& id) {
+  v1::GetJobRequest get;
+  get.set_job_id(id);
+  v1::Job job;
+  grpc::Status s = client.stub().GetJob(client.Context().get(), get, &job);
+  if (s.ok() || s.error_code() != grpc::StatusCode::NOT_FOUND || id.empty()) {
+    return s.ok() ? 0 : client.Error(s);
+  }
+  std::vector<std::string> matches;
+  v1::ListJobsRequest list;
+  list.set_page_size(1000);
+  for (;;) {
+    v1::ListJobsResponse page;
+    grpc::Status l =
+        client.stub().ListJobs(client.Context().get(), list, &page);
+    if (!l.ok()) return client.Error(l);
+    for (const v1::Job& j : page.jobs()) {
+      if (j.job_id().starts_with(id)) matches.push_back(j.job_id());
+    }
+    if (page.next_page_token().empty()) break;
+    list.set_page_token(page.next_page_token());
+  }
+  if (matches.empty()) return client.Error(s);
+  if (matches.size() > 1) {
+    std::cerr << "webnnmctl: '" << id << "' is the start of " << matches.size()
+              << " jobs' ids:";
+    for (const std::string& m : matches) std::cerr << " " << m;
+    std::cerr << "\n";
+    return 2;
+  }
+  id = matches.front();
+  return 0;
+}
+
+int Tag(Client& client, RemoteOptions& o, bool json) {
+  v1::TagJobRequest r;
+  r.set_job_id(o.job);
+  for (const std::string& tag : o.tags) {
+    std::string key, value;
+    if (tag.size() > 1 && tag.back() == '-' &&
+        tag.find('=') == std::string::npos) {
+      r.add_remove(tag.substr(0, tag.size() - 1));
+    } else if (SplitTag(tag, &key, &value)) {
+      (*r.mutable_set())[key] = value;
+    } else {
+      std::cerr << "webnnmctl: a tag is KEY=VALUE to set or KEY- to remove, "
+                   "not '"
+                << tag << "'\n";
+      return 2;
+    }
+  }
+  if (o.tag->count("--name")) r.set_name(o.run_name);
+  if (o.tag->count("--note")) r.set_note(o.note);
+  v1::Job job;
+  grpc::Status s = client.stub().TagJob(client.Context().get(), r, &job);
+  if (!s.ok()) return client.Error(s);
+  if (json) {
+    std::cout << JobJson(job).dump() << "\n";
+    return 0;
+  }
+  std::cout << "job " << job.job_id() << " (" << job.name() << ")";
+  for (const auto& [key, value] : std::map<std::string, std::string>(
+           job.tags().begin(), job.tags().end())) {
+    std::cout << " " << key << "=" << value;
+  }
+  std::cout << "\n";
   return 0;
 }
 
 int List(Client& client, RemoteOptions& o, bool json) {
   v1::ListJobsRequest r;
+  for (const std::string& tag : o.list_tags) {
+    std::string key, value;
+    if (!SplitTag(tag, &key, &value)) {
+      std::cerr << "webnnmctl: --tag takes KEY=VALUE, not '" << tag << "'\n";
+      return 2;
+    }
+    (*r.mutable_tags())[key] = value;
+  }
+  r.set_name(o.name_glob);
   if (!o.state.empty()) {
     v1::JobState state;
     if (!v1::JobState_Parse("JOB_STATE_" + o.state, &state)) {

@@ -99,7 +99,9 @@ int RunRemotePredict(const RemoteOptions& remote, const PredictOptions& o,
   int code = ResolveDataset(client, o.data.dataset, json, &dataset);
   if (code != 0) return code;
   v1::PredictRequest request;
-  request.set_job_id(o.file);
+  std::string job = o.file;  // an id, or a unique prefix of one
+  if (int resolved = ResolveJobId(client, job); resolved != 0) return resolved;
+  request.set_job_id(job);
   request.mutable_data()->set_dataset_id(dataset.dataset_id());
   request.mutable_data()->set_label(o.data.label);
   request.mutable_data()->set_no_header(o.data.no_header);

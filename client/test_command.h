@@ -1,5 +1,6 @@
-// `webnnmctl test --local FILE --load SNAPSHOT --dataset PATH`: tests a
-// snapshot's best parameters on a dataset's test subset, in-process, with
+// `webnnmctl test --local [FILE] --load SNAPSHOT --dataset PATH`: tests a
+// snapshot's best parameters on a dataset's test subset (--all: the whole
+// dataset), in-process, with
 // the snapshot's standardization and class order (docs/cli.md). It takes
 // train's data flags; --standardize changes nothing (the snapshot's
 // statistics apply).
@@ -19,6 +20,7 @@ struct TestOptions {
   bool local = false;
   std::string load;
   DataOptions data;
+  bool all = false;  // the whole dataset is the test subset
   std::string backend = "cpu";
   HyperparameterFlags hyperparameters;  // threads and batchSize only
 };

@@ -1,7 +1,9 @@
 #include "client/train_command.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -12,6 +14,7 @@
 #include "backends/cpu/cpu_context.h"
 #include "client/format.h"
 #include "client/metrics_json.h"
+#include "client/progress.h"
 #include "engine/base/strings.h"
 #include "engine/train/run.h"
 
@@ -28,53 +31,28 @@ nlohmann::ordered_json Number(double v) {
   return v;
 }
 
-// Progress: a bar on a terminal, plain lines otherwise (every 50 epochs,
-// the first and the last); on stderr with -o json.
-class Progress {
- public:
-  Progress(bool json, int64_t samples_per_epoch)
-      : out_(json ? std::cerr : std::cout),
-        terminal_(isatty(json ? STDERR_FILENO : STDOUT_FILENO)),
-        samples_per_epoch_(samples_per_epoch) {}
+// Ctrl-C: the first stops the run at the end of the current step, the
+// second exits at once.
+std::atomic<int> interrupts{0};
 
-  void Line(const std::string& line) {
-    if (terminal_) out_ << "\r\033[K";
-    out_ << line << "\n";
+extern "C" void OnInterrupt(int) {
+  if (interrupts.fetch_add(1) >= 1) _exit(130);
+}
+
+// SIGINT handled by OnInterrupt while alive.
+class InterruptScope {
+ public:
+  InterruptScope() {
+    interrupts = 0;
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_);
   }
-  void Epoch(const train::EpochReport& r) {
-    std::string line = StrCat(
-        "epoch ", r.epoch, "/", r.epochs, "  loss ", Fixed(r.train_loss, 4),
-        r.train_accuracy ? StrCat("  acc ", Fixed(*r.train_accuracy, 4))
-                         : std::string(),
-        r.validation_loss ? StrCat("  val ", Fixed(*r.validation_loss, 4))
-                          : std::string(),
-        r.validation_accuracy
-            ? StrCat("  val acc ", Fixed(*r.validation_accuracy, 4))
-            : std::string(),
-        "  lr ", Fixed(r.lr, 6), "  ",
-        static_cast<int64_t>(r.samples_per_second), " samples/s");
-    if (terminal_) {
-      double fraction = static_cast<double>(r.epoch) / r.epochs;
-      std::string bar(static_cast<size_t>(fraction * 20), '#');
-      bar.resize(20, '.');
-      double eta =
-          r.samples_per_second > 0
-              ? (r.epochs - r.epoch) * samples_per_epoch_ / r.samples_per_second
-              : 0;
-      out_ << "\r\033[K[" << bar << "] " << line << "  ETA " << Duration(eta)
-           << std::flush;
-    } else if (r.epoch == 1 || r.epoch % 50 == 0 || r.epoch == r.epochs) {
-      out_ << line << "\n";
-    }
-  }
-  void End() {
-    if (terminal_) out_ << "\n";
-  }
+  ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
 
  private:
-  std::ostream& out_;
-  bool terminal_;
-  int64_t samples_per_epoch_;
+  struct sigaction previous_ {};
 };
 
 void PrintResult(const train::TrainResult& result, const dag::Dag& dag,
@@ -133,13 +111,19 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--save", o.save,
                   "Write the snapshot here (best parameters, and the state "
                   "to resume from)");
-  cmd->add_option("--resume", o.resume,
-                  "Continue the run a snapshot stopped: its hyperparameters, but "
-                  "--epochs (more: a warm restart), --lr, --patience and "
-                  "--time-budget may change");
+  cmd->add_option(
+      "--resume", o.resume,
+      "Continue the run a snapshot stopped: its hyperparameters, but "
+      "--epochs (more: a warm restart), --lr, --patience and "
+      "--time-budget may change");
   cmd->add_option("--stop-after-epoch", o.stop_after_epoch,
                   "Stop after this epoch, as if interrupted (resume later)")
       ->check(CLI::Range(1, 10000000));
+  cmd->add_option("--name", o.run_name,
+                  "On the daemon: the run's name (default: the model's)");
+  cmd->add_option("--tag", o.tags,
+                  "On the daemon: a tag KEY=VALUE (repeat for more)");
+  cmd->add_option("--note", o.note, "On the daemon: a note on the run");
   AddTrainFlags(*cmd, o);
   AddResizeFlag(*cmd, o.data);
   return cmd;
@@ -152,9 +136,10 @@ void AddTrainFlags(CLI::App& cmd, TrainOptions& o) {
 }
 
 int RunTrain(const TrainOptions& options, bool json) {
-  if (!options.local) {
-    std::cerr << "webnnmctl: train needs --local; to train on the daemon, "
-                 "use submit (and watch)\n";
+  if (!options.run_name.empty() || !options.tags.empty() ||
+      !options.note.empty()) {
+    std::cerr << "webnnmctl: --name, --tag and --note label runs on the "
+                 "daemon, not train --local\n";
     return kExitUsage;
   }
   absl::StatusOr<train::HyperparameterValues> given =
@@ -193,9 +178,11 @@ int RunTrain(const TrainOptions& options, bool json) {
                            .backend = options.backend});
   if (!run.ok()) return Fail(run.status());
 
-  Progress progress(
-      json, static_cast<int64_t>(
-                (*run)->data().subset(train::Subset::kTraining).size()));
+  // Progress on stdout, or on stderr when stdout carries the JSON.
+  Progress progress(json ? std::cerr : std::cout,
+                    json ? STDERR_FILENO : STDOUT_FILENO);
+  const int64_t samples_per_epoch = static_cast<int64_t>(
+      (*run)->data().subset(train::Subset::kTraining).size());
   absl::Status save_status;
   auto save = [&](const train::TrainState& state) {
     absl::Status s =
@@ -210,11 +197,18 @@ int RunTrain(const TrainOptions& options, bool json) {
   callbacks.warning = [&](const std::string& w) {
     progress.Line(StrCat("warning: ", w));
   };
-  callbacks.epoch = [&](const train::EpochReport& r) { progress.Epoch(r); };
+  callbacks.epoch = [&](const train::EpochReport& r) {
+    progress.Epoch(FiguresOf(r), samples_per_epoch);
+  };
+  callbacks.step = [&](const train::StepReport& r) {
+    progress.Step(r);
+    return interrupts.load() == 0;
+  };
   auto last_save = std::chrono::steady_clock::now();
   callbacks.checkpoint = [&](const train::TrainState& state) {
-    bool stop =
-        options.stop_after_epoch > 0 && state.epoch >= options.stop_after_epoch;
+    bool stop = (options.stop_after_epoch > 0 &&
+                 state.epoch >= options.stop_after_epoch) ||
+                interrupts.load() > 0;
     if (!options.save.empty() && !stop &&
         std::chrono::steady_clock::now() - last_save >
             std::chrono::seconds(10)) {
@@ -223,7 +217,13 @@ int RunTrain(const TrainOptions& options, bool json) {
     }
     return !stop;
   };
-  absl::StatusOr<train::TrainResult> result = (*run)->Train(callbacks);
+  absl::StatusOr<train::TrainResult> result;
+  bool interrupted = false;
+  {
+    InterruptScope scope;
+    result = (*run)->Train(callbacks);
+    interrupted = interrupts.load() > 0;
+  }
   if (result.ok() && !options.save.empty() && save_status.ok()) {
     save(result->state);
   }
@@ -236,8 +236,16 @@ int RunTrain(const TrainOptions& options, bool json) {
     std::cerr << "webnnmctl: --save: " << save_status.message() << "\n";
     return kExitFailure;
   }
+  if (interrupted) {
+    std::cerr << "webnnmctl: interrupted: stopped after epoch "
+              << result->state.epoch << " of " << result->state.hyper.epochs
+              << (options.save.empty() ? std::string()
+                                       : " (saved to " + options.save +
+                                             "; train --resume it to go on)")
+              << "\n";
+  }
   PrintResult(*result, *model.check.dag, json);
-  return kExitOk;
+  return interrupted ? 130 : kExitOk;
 }
 
 }  // namespace webnnm::client

@@ -7,6 +7,7 @@
 #define WEBNNM_CLIENT_TRAIN_COMMAND_H_
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +23,9 @@ struct TrainOptions {
   std::string save;    // the snapshot, written after epochs and at the end
   std::string resume;  // a snapshot to continue from
   int stop_after_epoch = 0;  // > 0: stop there, as if interrupted
+  // On the daemon (without --local): the run's name, tags and note.
+  std::string run_name, note;
+  std::vector<std::string> tags;
   HyperparameterFlags hyperparameters;
 };
 

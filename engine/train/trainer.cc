@@ -511,8 +511,8 @@ absl::StatusOr<StepRunner*> TrainingLoop::StepFor(int64_t steps) {
 std::vector<int64_t> TrainingLoop::TrialOrder(int64_t samples) const {
   std::vector<int64_t> order;
   for (int epoch = 1; static_cast<int64_t>(order.size()) < samples; ++epoch) {
-    std::vector<int64_t> more = EpochOrder(data_.subset(Subset::kTraining),
-                                           state_.hyper.seed, epoch);
+    std::vector<int64_t> more =
+        EpochOrder(data_.subset(Subset::kTraining), state_.hyper.seed, epoch);
     order.insert(order.end(), more.begin(), more.end());
   }
   return order;
@@ -543,8 +543,8 @@ absl::Status TrainingLoop::RangeTest() {
                  " steps from the scouted start: the smoothed loss fell from ",
                  FormatNumber(r.first_loss), " to its lowest, ",
                  FormatNumber(r.best_loss), ", at ", FormatNumber(r.best_lr),
-                 r.diverged ? " and then ran away" : "",
-                 "; that divided by ", FormatNumber(r.divisor),
+                 r.diverged ? " and then ran away" : "", "; that divided by ",
+                 FormatNumber(r.divisor),
                  " is the maximum of the schedule (the sweep spanned ",
                  FormatNumber(sweep_epochs),
                  " epochs of the training set: the divisor is that within ",
@@ -574,8 +574,9 @@ absl::Status TrainingLoop::PlanTime() {
       per_sample / 3 * data_.subset(Subset::kValidation).size();
   const double left = *hyper.time_budget - state_.elapsed_seconds;
   const int fit =
-      left <= 0 ? 0
-                : static_cast<int>(std::min(1e9, std::floor(left / epoch_seconds)));
+      left <= 0
+          ? 0
+          : static_cast<int>(std::min(1e9, std::floor(left / epoch_seconds)));
   if (fit >= hyper.epochs) return absl::OkStatus();
   const int planned = hyper.epochs;
   hyper.epochs = std::max(1, fit);
@@ -678,17 +679,29 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
                        StepFor(BatchLength(order, begin, hyper.batch_size,
                                            data_.lengths(), data_.steps())));
     }
-    ASSIGN_OR_RETURN(
-        StepRunner::Result step,
-        runner->Step(order, begin, lr, scaling_, hyper.growth_interval, state_));
-    if (std::isnan(step.loss)) continue;  // skipped: gradients overflowed
+    ASSIGN_OR_RETURN(StepRunner::Result step,
+                     runner->Step(order, begin, lr, scaling_,
+                                  hyper.growth_interval, state_));
     const int64_t rows = std::min<int64_t>(
         hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
-    epoch_loss += step.loss * rows;
-    epoch_rows += rows;
-    for (size_t k = 0; k < step.correct.size(); ++k) {
-      correct[k] += step.correct[k];
-      scored[k] += step.scored[k];
+    if (!std::isnan(step.loss)) {  // NaN: skipped, gradients overflowed
+      epoch_loss += step.loss * rows;
+      epoch_rows += rows;
+      for (size_t k = 0; k < step.correct.size(); ++k) {
+        correct[k] += step.correct[k];
+        scored[k] += step.scored[k];
+      }
+    }
+    if (callbacks_.step &&
+        !callbacks_.step({.epoch = epoch,
+                          .epochs = hyper.epochs,
+                          .step = s + 1,
+                          .steps = steps_per_epoch_,
+                          .rows = std::min<int64_t>(
+                              static_cast<int64_t>(order.size()), begin + rows),
+                          .seconds = Seconds(Clock::now() - start)})) {
+      result_.interrupted = true;
+      return EpochReport{};
     }
   }
   state_.train_seconds += Seconds(Clock::now() - start);
@@ -808,6 +821,11 @@ absl::Status TrainingLoop::Epochs() {
   while (!stopped && state_.epoch < hyper.epochs) {
     const int epoch = state_.epoch + 1;
     ASSIGN_OR_RETURN(EpochReport report, RunEpoch(epoch));
+    if (result_.interrupted) {
+      // The partial epoch's steps are dropped: back to the last whole one.
+      state_ = good;
+      break;
+    }
     double score = report.train_loss;
     if (!data_.subset(Subset::kValidation).empty()) {
       eval_->SetParameters(state_.params);

@@ -43,6 +43,16 @@ struct EpochReport {
   std::optional<double> train_accuracy, validation_accuracy;
 };
 
+// Within an epoch, after each step: `step` of `steps` done (1-based), the
+// rows trained in the epoch so far and its seconds.
+struct StepReport {
+  int epoch = 0;
+  int epochs = 0;
+  int64_t step = 0, steps = 0;
+  int64_t rows = 0;
+  double seconds = 0;
+};
+
 // Scouting's outcome: the starting point kept (1-based) of `seeds`, with
 // its health on the first batch.
 struct ScoutReport {
@@ -62,6 +72,10 @@ struct TrainResult {
   std::vector<std::string> warnings;
   // The state after the last epoch run: save it to resume or serve.
   TrainState state;
+  // A `step` callback stopped the run within an epoch: that epoch's steps
+  // were dropped (the state is the last whole epoch's) and the run was
+  // finished there (tested as if it had ended).
+  bool interrupted = false;
 };
 
 // What a run reports as it goes (every member may be empty): the one
@@ -71,6 +85,10 @@ struct TrainCallbacks {
   std::function<void(const Decision&)> decision;
   std::function<void(const std::string&)> warning;
   std::function<void(const ScoutReport&)> scout;  // before its decision
+  // After each training step; returning false interrupts the run there
+  // (TrainResult::interrupted). Called on the training thread: keep it
+  // cheap.
+  std::function<bool(const StepReport&)> step;
   // After each epoch, with the state a snapshot keeps (Run::Snapshot makes
   // the snapshot of it); returning false stops the run there (it is then
   // tested as if it had ended).

@@ -1,7 +1,10 @@
 #include "server/core/job.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+
+#include "engine/base/strings.h"
 
 namespace webnnm::server {
 
@@ -28,6 +31,78 @@ const char* StateName(JobState state) {
 bool IsFinished(JobState state) {
   return state == JobState::kSucceeded || state == JobState::kFailed ||
          state == JobState::kCancelled;
+}
+
+namespace {
+
+constexpr size_t kMaxName = 200, kMaxTags = 32, kMaxTagKey = 64,
+                 kMaxTagValue = 256, kMaxNote = 4096;
+
+bool ControlFree(std::string_view text) {
+  return std::none_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+bool TagKeyChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+         c == '-' || c == '/';
+}
+
+}  // namespace
+
+absl::Status CheckLabels(const std::string& name,
+                         const std::map<std::string, std::string>& tags,
+                         const std::string& note) {
+  if (name.size() > kMaxName || !ControlFree(name)) {
+    return absl::InvalidArgumentError(StrCat("a job's name is at most ",
+                                             kMaxName,
+                                             " bytes without control "
+                                             "characters"));
+  }
+  if (tags.size() > kMaxTags) {
+    return absl::InvalidArgumentError(
+        StrCat("a job has at most ", kMaxTags, " tags, not ", tags.size()));
+  }
+  for (const auto& [key, value] : tags) {
+    if (key.empty() || key.size() > kMaxTagKey ||
+        !std::all_of(key.begin(), key.end(), TagKeyChar)) {
+      return absl::InvalidArgumentError(
+          StrCat("the tag key '", key.substr(0, kMaxTagKey), "' is not 1 to ",
+                 kMaxTagKey, " letters, digits and . _ - /"));
+    }
+    if (value.size() > kMaxTagValue || !ControlFree(value)) {
+      return absl::InvalidArgumentError(
+          StrCat("the tag '", key, "' has a value of more than ", kMaxTagValue,
+                 " bytes or with control characters"));
+    }
+  }
+  if (note.size() > kMaxNote) {
+    return absl::InvalidArgumentError(StrCat(
+        "a job's note is at most ", kMaxNote, " bytes, not ", note.size()));
+  }
+  return absl::OkStatus();
+}
+
+bool GlobMatch(std::string_view pattern, std::string_view text) {
+  // Iterative matching with one backtrack point for the last '*'.
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 JobEvent StateEvent(JobState state, std::string message) {

@@ -9,10 +9,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "engine/train/dataset.h"
 #include "engine/train/hyperparameters.h"
 #include "engine/train/state.h"
@@ -72,10 +75,23 @@ struct JobRequest {
   std::string model_text, file_name;  // TRAIN
   DataSpec data;
   train::HyperparameterValues hyperparameters;  // as given
-  std::string backend;  // "": the daemon's
+  std::string backend;                          // "": the daemon's
   std::string idempotency_key;
   std::string snapshot_job_id;  // TEST: whose snapshot
+  // What the user calls the run (CheckLabels), its tags and note.
+  std::string name;
+  std::map<std::string, std::string> tags;
+  std::string note;
 };
+
+// A run's name, tags and note within their limits (webnnm.v1's
+// SubmitJobRequest): InvalidArgument naming what does not fit.
+absl::Status CheckLabels(const std::string& name,
+                         const std::map<std::string, std::string>& tags,
+                         const std::string& note);
+
+// Whether `text` matches the glob `pattern` (* any run, ? any byte).
+bool GlobMatch(std::string_view pattern, std::string_view text);
 
 struct OutputResult {
   std::string name;
@@ -118,12 +134,17 @@ struct Job {
   int64_t last_seq = 0;  // the sequence number of its latest event
   std::string snapshot_job_id;
   train::HyperparameterValues hyperparameters;  // as submitted
+  // As the run resolved them (no 'auto' left), from its first checkpoint.
+  std::optional<train::Hyperparameters> resolved_hyperparameters;
   DataSpec data;
   bool has_snapshot = false;
   // The daemon stopped cleanly (SIGTERM) while the job ran: its restart
   // does not count against the restart budget.
   bool stopped_with_daemon = false;
   int crash_restarts = 0;  // restarts after the daemon died during it
+  std::string name;        // what the user calls it (default: the model's name)
+  std::map<std::string, std::string> tags;
+  std::string note;
 };
 
 struct ScoutInfo {

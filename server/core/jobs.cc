@@ -8,6 +8,7 @@
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
 #include "server/core/dataset_source.h"
+#include "server/core/job_log.h"
 
 namespace webnnm::server {
 
@@ -115,9 +116,11 @@ absl::StatusOr<Job> JobManager::Record(const std::string& id,
                                        const std::function<void(Job&)>& change,
                                        std::vector<JobEvent> events,
                                        const SnapshotBlob* snapshot) {
+  const std::vector<JobEvent> logged = events;
   absl::StatusOr<Job> job =
       store_.Update(id, change, std::move(events), snapshot);
   Notify();
+  if (job.ok()) LogJobEvents(*job, logged);
   return job;
 }
 
@@ -136,13 +139,16 @@ absl::StatusOr<Job> JobManager::CancelQueued(const std::string& id) {
   }
   // QUEUED (or RUNNING in the store but not here: a stopped daemon's job
   // waiting to be requeued at start).
-  return store_.Update(
-      id,
-      [](Job& j) {
-        j.state = JobState::kCancelled;
-        j.finished = Now();
-      },
-      {StateEvent(JobState::kCancelled, "cancelled while queued")});
+  const JobEvent cancelled =
+      StateEvent(JobState::kCancelled, "cancelled while queued");
+  absl::StatusOr<Job> job = store_.Update(id,
+                                          [](Job& j) {
+                                            j.state = JobState::kCancelled;
+                                            j.finished = Now();
+                                          },
+                                          {cancelled});
+  if (job.ok()) LogJobEvents(*job, {cancelled});
+  return job;
 }
 
 absl::StatusOr<Job> JobManager::Cancel(const std::string& id) {
@@ -185,19 +191,20 @@ absl::StatusOr<Job> JobManager::Resume(const std::string& id) {
     }
     const bool from_checkpoint =
         stored->job.has_snapshot && kind == JobKind::kTrain;
-    job = store_.Update(
-        id,
-        [](Job& j) {
-          j.state = JobState::kQueued;
-          j.error.clear();
-          j.finished.reset();
-        },
-        {StateEvent(JobState::kQueued,
-                    from_checkpoint
-                        ? StrCat("resumed; continues from its checkpoint "
+    const JobEvent queued = StateEvent(
+        JobState::kQueued,
+        from_checkpoint ? StrCat("resumed; continues from its checkpoint "
                                  "after epoch ",
                                  stored->job.epoch)
-                        : std::string("resumed; starts again"))});
+                        : std::string("resumed; starts again"));
+    job = store_.Update(id,
+                        [](Job& j) {
+                          j.state = JobState::kQueued;
+                          j.error.clear();
+                          j.finished.reset();
+                        },
+                        {queued});
+    if (job.ok()) LogJobEvents(*job, {queued});
   }
   Queued();
   return job;
@@ -258,14 +265,13 @@ absl::Status JobManager::Fail(const std::string& id, const absl::Status& why) {
 void JobManager::Run(const std::string& id) {
   absl::StatusOr<std::optional<StoredJob>> stored = store_.GetJob(id);
   if (!stored.ok() || !*stored) return;
-  absl::StatusOr<Job> started = Record(
-      id,
-      [](Job& j) {
-        j.state = JobState::kRunning;
-        if (!j.started) j.started = Now();
-        if (j.attempt == 0) j.attempt = 1;
-      },
-      {StateEvent(JobState::kRunning)});
+  absl::StatusOr<Job> started = Record(id,
+                                       [](Job& j) {
+                                         j.state = JobState::kRunning;
+                                         if (!j.started) j.started = Now();
+                                         if (j.attempt == 0) j.attempt = 1;
+                                       },
+                                       {StateEvent(JobState::kRunning)});
   if (!started.ok()) return;
   (*stored)->job = *started;
   absl::Status status;
@@ -371,6 +377,7 @@ class JobManager::TrainRecorder {
     return Record(
         std::move(events),
         [&](Job& j) {
+          j.resolved_hyperparameters = state.hyper;
           j.epoch = epoch;
           j.epochs = epochs;
           j.best_epoch = best;
@@ -401,9 +408,8 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
       ASSIGN_OR_RETURN(resume, train::DecodeModelSnapshot(blob->bytes));
     }
   }
-  ASSIGN_OR_RETURN(StoredData data,
-                   FindStoredData(store_, "", request.data,
-                                  options_.max_dataset_bytes));
+  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data,
+                                                   options_.max_dataset_bytes));
   return train::Run::Prepare(
       {.dag = &dag,
        .model_file =
@@ -426,12 +432,12 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
 absl::Status JobManager::RunTrain(const StoredJob& stored) {
   const std::string& id = stored.job.id;
   const JobRequest& request = stored.request;
-  CheckResult check = CheckModel(
-      request.file_name.empty() ? "model.wnm" : request.file_name,
-      request.model_text);
+  CheckResult check =
+      CheckModel(request.file_name.empty() ? "model.wnm" : request.file_name,
+                 request.model_text);
   if (!check.ok) {
-    return absl::InvalidArgumentError(
-        StrCat("the model does not check:\n", webnnm::RenderedForStatus(check)));
+    return absl::InvalidArgumentError(StrCat("the model does not check:\n",
+                                             webnnm::RenderedForStatus(check)));
   }
   const dag::Dag& dag = *check.dag;
   std::optional<train::ModelSnapshot> resume;
@@ -505,13 +511,12 @@ absl::Status JobManager::RunTest(const StoredJob& stored) {
       snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file;
   CheckResult check = CheckModel(file, snapshot.model_source);
   if (!check.ok) {
-    return absl::DataLossError(
-        StrCat("the snapshot's model does not check:\n", webnnm::RenderedForStatus(check)));
+    return absl::DataLossError(StrCat("the snapshot's model does not check:\n",
+                                      webnnm::RenderedForStatus(check)));
   }
   const dag::Dag& dag = *check.dag;
-  ASSIGN_OR_RETURN(StoredData data,
-                   FindStoredData(store_, "", request.data,
-                                  options_.max_dataset_bytes));
+  ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data,
+                                                   options_.max_dataset_bytes));
   // Images resize as the trained job's did, or as the test asks.
   ASSIGN_OR_RETURN(std::optional<StoredJob> trained,
                    store_.GetJob(request.snapshot_job_id));
@@ -527,21 +532,21 @@ absl::Status JobManager::RunTest(const StoredJob& stored) {
   }
   ASSIGN_OR_RETURN(
       std::unique_ptr<train::Run> run,
-      train::Run::Prepare(
-          {.purpose = train::RunPurpose::kTest,
-           .dag = &dag,
-           .model_file = file,
-           .model_source = snapshot.model_source,
-           .source = data.source,
-           .read = Reader(),
-           .dataset_name = data.name,
-           .dataset_ref = data.id,
-           .split = request.data.split,
-           .hyperparameters = hyper,
-           .test_batch_size = batched,
-           .snapshot = &snapshot,
-           .backend = request.backend.empty() ? options_.default_backend
-                                              : request.backend}));
+      train::Run::Prepare({.purpose = train::RunPurpose::kTest,
+                           .dag = &dag,
+                           .model_file = file,
+                           .model_source = snapshot.model_source,
+                           .source = data.source,
+                           .read = Reader(),
+                           .dataset_name = data.name,
+                           .dataset_ref = data.id,
+                           .split = request.data.split,
+                           .hyperparameters = hyper,
+                           .test_batch_size = batched,
+                           .snapshot = &snapshot,
+                           .backend = request.backend.empty()
+                                          ? options_.default_backend
+                                          : request.backend}));
   ASSIGN_OR_RETURN(train::Evaluation result, run->Test());
   JobSummary summary;
   summary.test = TestReportOf(result, dag);

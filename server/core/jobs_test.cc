@@ -22,6 +22,35 @@ namespace webnnm::server {
 namespace {
 
 namespace fs = std::filesystem;
+
+TEST(Labels, GlobsMatchAsShellsDo) {
+  EXPECT_TRUE(GlobMatch("*", ""));
+  EXPECT_TRUE(GlobMatch("b*", "baseline"));
+  EXPECT_TRUE(GlobMatch("*line", "baseline"));
+  EXPECT_TRUE(GlobMatch("b?se*e", "baseline"));
+  EXPECT_TRUE(GlobMatch("a*b*c", "aXbYbZc"));
+  EXPECT_FALSE(GlobMatch("b*", "abc"));
+  EXPECT_FALSE(GlobMatch("?", ""));
+  EXPECT_FALSE(GlobMatch("base", "baseline"));
+  EXPECT_FALSE(GlobMatch("a*b*c", "aXbYbZ"));
+}
+
+TEST(Labels, LimitsAreNamed) {
+  EXPECT_TRUE(CheckLabels("run", {{"team", "vision"}}, "a note\non two lines")
+                  .ok());
+  EXPECT_THAT(CheckLabels("run", {{"bad key", "v"}}, "").message(),
+              testing::HasSubstr("'bad key'"));
+  EXPECT_THAT(CheckLabels("run", {{"k", std::string(257, 'v')}}, "").message(),
+              testing::HasSubstr("256"));
+  EXPECT_THAT(CheckLabels("run\n", {}, "").message(),
+              testing::HasSubstr("control"));
+  EXPECT_THAT(CheckLabels("run", {}, std::string(5000, 'n')).message(),
+              testing::HasSubstr("4096"));
+  std::map<std::string, std::string> many;
+  for (int i = 0; i < 33; ++i) many[StrCat("k", i)] = "v";
+  EXPECT_THAT(CheckLabels("run", many, "").message(),
+              testing::HasSubstr("at most 32 tags"));
+}
 using ::testing::HasSubstr;
 
 constexpr char kIris[] = WEBNNM_SOURCE_DIR "/configs/datasets/iris.csv";

@@ -172,19 +172,20 @@ v1::DataSpec ToProto(const DataSpec& d) {
 }
 
 DataSpec FromProto(const v1::DataSpec& d) {
-  return {.dataset_id = d.dataset_id(),
-          .label = d.label(),
-          .no_header = d.no_header(),
-          .split = d.split(),
-          .standardize =
-              d.standardization() != v1::STANDARDIZATION_AUTO
-                  ? static_cast<train::StandardizeMode>(d.standardization())
-              : d.standardize() ? train::StandardizeMode::kOn
-                                : train::StandardizeMode::kAuto,
-          // Checked on submission (CheckImpute); unknown reads as none.
-          .impute = train::ParseImputeMode(d.impute())
-                        .value_or(train::ImputeMode::kNone),
-          .resize = d.resize()};
+  return {
+      .dataset_id = d.dataset_id(),
+      .label = d.label(),
+      .no_header = d.no_header(),
+      .split = d.split(),
+      .standardize =
+          d.standardization() != v1::STANDARDIZATION_AUTO
+              ? static_cast<train::StandardizeMode>(d.standardization())
+          : d.standardize() ? train::StandardizeMode::kOn
+                            : train::StandardizeMode::kAuto,
+      // Checked on submission (CheckImpute); unknown reads as none.
+      .impute =
+          train::ParseImputeMode(d.impute()).value_or(train::ImputeMode::kNone),
+      .resize = d.resize()};
 }
 
 v1::Job ToProto(const Job& j) {
@@ -216,6 +217,13 @@ v1::Job ToProto(const Job& j) {
   out.set_has_snapshot(j.has_snapshot);
   out.set_stopped_with_daemon(j.stopped_with_daemon);
   out.set_crash_restarts(j.crash_restarts);
+  out.set_name(j.name);
+  out.mutable_tags()->insert(j.tags.begin(), j.tags.end());
+  out.set_note(j.note);
+  if (j.resolved_hyperparameters) {
+    *out.mutable_resolved_hyperparameters() =
+        train::HyperparametersToProto(*j.resolved_hyperparameters);
+  }
   return out;
 }
 
@@ -246,6 +254,15 @@ Job FromProto(const v1::Job& j) {
   out.has_snapshot = j.has_snapshot();
   out.stopped_with_daemon = j.stopped_with_daemon();
   out.crash_restarts = j.crash_restarts();
+  out.name = j.name();
+  out.tags.insert(j.tags().begin(), j.tags().end());
+  out.note = j.note();
+  if (j.has_resolved_hyperparameters()) {
+    // Written by HyperparametersToProto: every member present.
+    absl::StatusOr<train::Hyperparameters> resolved =
+        train::HyperparametersFromProto(j.resolved_hyperparameters());
+    if (resolved.ok()) out.resolved_hyperparameters = *resolved;
+  }
   return out;
 }
 
@@ -259,6 +276,9 @@ v1::SubmitJobRequest ToProto(const JobRequest& r) {
   out.set_backend(r.backend);
   out.set_idempotency_key(r.idempotency_key);
   out.set_snapshot_job_id(r.snapshot_job_id);
+  out.set_name(r.name);
+  out.mutable_tags()->insert(r.tags.begin(), r.tags.end());
+  out.set_note(r.note);
   return out;
 }
 
@@ -270,7 +290,10 @@ JobRequest FromProto(const v1::SubmitJobRequest& r) {
           .hyperparameters = train::ValuesFromProto(r.hyperparameters()),
           .backend = r.backend(),
           .idempotency_key = r.idempotency_key(),
-          .snapshot_job_id = r.snapshot_job_id()};
+          .snapshot_job_id = r.snapshot_job_id(),
+          .name = r.name(),
+          .tags = {r.tags().begin(), r.tags().end()},
+          .note = r.note()};
 }
 
 v1::JobEvent ToProto(const JobEvent& e) {

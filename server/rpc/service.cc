@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "engine/train/run.h"
 #include "server/core/dataset_source.h"
 #include "server/core/inference.h"
+#include "server/core/job_log.h"
 #include "server/rpc/convert.h"
 #include "server/rpc/service_internal.h"
 
@@ -46,8 +48,8 @@ absl::Status CheckImpute(const std::string& impute) {
   if (impute.empty() || train::ParseImputeMode(impute)) {
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(StrCat(
-      "data.impute must be mean, median or none, not '", impute, "'"));
+  return absl::InvalidArgumentError(
+      StrCat("data.impute must be mean, median or none, not '", impute, "'"));
 }
 
 }  // namespace
@@ -113,8 +115,7 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
     v1::Diagnostic* out = response->add_diagnostics();
     if (i == kBodyDiagnostics) {
       out->set_severity("error");
-      out->set_message(StrCat("… and ", check.diagnostics.size() - i,
-                              " more"));
+      out->set_message(StrCat("… and ", check.diagnostics.size() - i, " more"));
       break;
     }
     out->set_severity(SeverityName(d.severity));
@@ -122,10 +123,10 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
     out->set_line(d.line);
     out->set_column(d.column);
   }
-  response->set_rendered(check.diagnostics.size() > kBodyDiagnostics
-                             ? RenderedFirst(check, kBodyDiagnostics,
-                                             size_t{64} << 20)
-                             : check.rendered);
+  response->set_rendered(
+      check.diagnostics.size() > kBodyDiagnostics
+          ? RenderedFirst(check, kBodyDiagnostics, size_t{64} << 20)
+          : check.rendered);
   for (const std::string& w : check.warnings) response->add_warnings(w);
   if (check.ok && check.summary && check.dag) {
     const ModelSummary& s = *check.summary;
@@ -152,8 +153,9 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-absl::Status WebnnmService::CheckSubmission(const Principal& who,
-                                            const JobRequest& request) {
+absl::StatusOr<std::string> WebnnmService::CheckSubmission(
+    const Principal& who, const JobRequest& request) {
+  RETURN_IF_ERROR(CheckLabels(request.name, request.tags, request.note));
   ASSIGN_OR_RETURN(train::Hyperparameters hyper,
                    ResolveJobHyperparameters(request.hyperparameters, 1));
   if (!request.backend.empty() && request.backend != "cpu" &&
@@ -200,8 +202,8 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
   }
   CheckResult check = webnnm::CheckModel(file_name, model_text);
   if (!check.ok) {
-    return absl::InvalidArgumentError(
-        StrCat("the model does not check:\n", webnnm::RenderedForStatus(check)));
+    return absl::InvalidArgumentError(StrCat("the model does not check:\n",
+                                             webnnm::RenderedForStatus(check)));
   }
   // The data must suit the model: prepare the run now (without a backend),
   // so that a bad dataset is an error of this call and not a failed job.
@@ -220,7 +222,8 @@ absl::Status WebnnmService::CheckSubmission(const Principal& who,
                            .backend = ""});
   if (!run.ok()) return absl::InvalidArgumentError(run.status().message());
   // As the job will check it: classes, features, loss weights.
-  return (*run)->CheckDataFits();
+  RETURN_IF_ERROR((*run)->CheckDataFits());
+  return check.name;
 }
 
 absl::StatusOr<train::ModelSnapshot> WebnnmService::TestedSnapshot(
@@ -256,17 +259,16 @@ void WebnnmService::Preview(const Principal& who,
       ASSIGN_OR_RETURN(StoredData data,
                        FindStoredData(store_, who.Filter(), spec,
                                       limits_.max_dataset_bytes));
-      ASSIGN_OR_RETURN(
-          std::unique_ptr<train::Run> run,
-          train::Run::Prepare({.dag = &dag,
-                               .source = data.source,
-                               .read = jobs_.Reader(),
-                               .dataset_name = data.name,
-                               .split = spec.split,
-                               .standardize = spec.standardize,
-                               .impute = spec.impute,
-                               .hyperparameters = hyper,
-                               .backend = ""}));
+      ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
+                       train::Run::Prepare({.dag = &dag,
+                                            .source = data.source,
+                                            .read = jobs_.Reader(),
+                                            .dataset_name = data.name,
+                                            .split = spec.split,
+                                            .standardize = spec.standardize,
+                                            .impute = spec.impute,
+                                            .hyperparameters = hyper,
+                                            .backend = ""}));
       ASSIGN_OR_RETURN(preview, run->PreviewTraining());
     }
     for (const train::Decision& d : preview.decisions) {
@@ -301,10 +303,13 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
       return grpc::Status::OK;
     }
   }
-  if (absl::Status s = CheckSubmission(who, submitted); !s.ok()) {
-    return ToGrpc(s);
-  }
+  absl::StatusOr<std::string> model_name = CheckSubmission(who, submitted);
+  if (!model_name.ok()) return ToGrpc(model_name.status());
   Job job;
+  job.model_name = *model_name;
+  job.name = submitted.name.empty() ? *model_name : submitted.name;
+  job.tags = submitted.tags;
+  job.note = submitted.note;
   job.id = NewId("j");
   job.principal = who.name;
   job.kind =
@@ -336,6 +341,7 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
     }
   }
   if (!created.ok()) return ToGrpc(created.status());
+  LogJobEvents(*created, {StateEvent(JobState::kQueued, "submitted")});
   jobs_.Queued();
   *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;
@@ -380,6 +386,16 @@ grpc::Status WebnnmService::GetJob(grpc::ServerContext* context,
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
   *response = ToProto(job->job);
+  response->set_model_text(job->request.model_text);
+  const std::string& dataset = job->request.data.dataset_id;
+  if (!dataset.empty()) {
+    // The dataset's record as its owner sees it (it may be gone).
+    absl::StatusOr<std::optional<Dataset>> record =
+        store_.GetDataset(job->job.principal, dataset);
+    if (record.ok() && *record) {
+      *response->mutable_dataset() = ToProto(**record);
+    }
+  }
   return grpc::Status::OK;
 }
 
@@ -397,15 +413,70 @@ grpc::Status WebnnmService::ListJobs(grpc::ServerContext* context,
       return ToGrpc(absl::InvalidArgumentError("bad page token"));
     }
   }
-  absl::StatusOr<std::vector<Job>> jobs = store_.ListJobs(
-      who.Filter(), FromProto(request->state()), offset, size + 1);
-  if (!jobs.ok()) return ToGrpc(jobs.status());
-  for (int i = 0; i < static_cast<int>(jobs->size()) && i < size; ++i) {
-    *response->add_jobs() = ToProto((*jobs)[i]);
+  // With tags or a name to match, the store's jobs are read in batches
+  // until a page is full; the token stays an offset in the store's list.
+  const std::map<std::string, std::string> tags(request->tags().begin(),
+                                                request->tags().end());
+  auto wanted = [&](const Job& job) {
+    if (!request->name().empty() && !GlobMatch(request->name(), job.name)) {
+      return false;
+    }
+    for (const auto& [key, value] : tags) {
+      auto it = job.tags.find(key);
+      if (it == job.tags.end() || it->second != value) return false;
+    }
+    return true;
+  };
+  const bool filtered = !tags.empty() || !request->name().empty();
+  const int batch = filtered ? 1000 : size + 1;
+  for (int64_t at = offset;; at += batch) {
+    absl::StatusOr<std::vector<Job>> jobs =
+        store_.ListJobs(who.Filter(), FromProto(request->state()), at, batch);
+    if (!jobs.ok()) return ToGrpc(jobs.status());
+    for (size_t i = 0; i < jobs->size(); ++i) {
+      if (!wanted((*jobs)[i])) continue;
+      if (response->jobs_size() == size) {  // a next page exists
+        response->set_next_page_token(
+            std::to_string(at + static_cast<int64_t>(i)));
+        return grpc::Status::OK;
+      }
+      *response->add_jobs() = ToProto((*jobs)[i]);
+    }
+    if (static_cast<int>(jobs->size()) < batch) break;
   }
-  if (static_cast<int>(jobs->size()) > size) {
-    response->set_next_page_token(std::to_string(offset + size));
+  return grpc::Status::OK;
+}
+
+grpc::Status WebnnmService::TagJob(grpc::ServerContext* context,
+                                   const v1::TagJobRequest* request,
+                                   v1::Job* response) {
+  AUTHENTICATE(who);
+  absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
+  if (!job.ok()) return ToGrpc(job.status());
+  Job changed = job->job;
+  for (const std::string& key : request->remove()) changed.tags.erase(key);
+  for (const auto& [key, value] : request->set()) changed.tags[key] = value;
+  if (request->has_name()) changed.name = request->name();
+  if (request->has_note()) changed.note = request->note();
+  if (absl::Status bad = CheckLabels(changed.name, changed.tags, changed.note);
+      !bad.ok()) {
+    return ToGrpc(bad);
   }
+  // The change, applied to the job as stored at that moment (a running
+  // job's state moves meanwhile).
+  absl::StatusOr<Job> stored =
+      store_.Update(request->job_id(),
+                    [&](Job& j) {
+                      for (const std::string& key : request->remove())
+                        j.tags.erase(key);
+                      for (const auto& [key, value] : request->set())
+                        j.tags[key] = value;
+                      if (request->has_name()) j.name = request->name();
+                      if (request->has_note()) j.note = request->note();
+                    },
+                    {});
+  if (!stored.ok()) return ToGrpc(stored.status());
+  *response = ToProto(*stored);
   return grpc::Status::OK;
 }
 
@@ -504,8 +575,8 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
     InferTensor in{t.name(), {t.shape().begin(), t.shape().end()}, {}};
     const std::string type = t.data_type().empty() ? "float32" : t.data_type();
     if (!t.raw().empty() && t.values_size() > 0) {
-      return ToGrpc(absl::InvalidArgumentError(StrCat(
-          "input '", t.name(), "': give its values or raw, not both")));
+      return ToGrpc(absl::InvalidArgumentError(
+          StrCat("input '", t.name(), "': give its values or raw, not both")));
     }
     // The type names the values' type (raw: their encoding): a numeric
     // one. (Decoding no bytes checks the name alone.)

@@ -7,16 +7,16 @@
 #ifndef WEBNNM_SERVER_RPC_SERVICE_H_
 #define WEBNNM_SERVER_RPC_SERVICE_H_
 
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 
-#include "engine/dag/dag.h"
-#include "engine/train/checkpoint.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "engine/dag/dag.h"
+#include "engine/train/checkpoint.h"
 #include "server/core/jobs.h"
 #include "server/core/store.h"
 #include "server/rpc/auth.h"
@@ -61,6 +61,9 @@ class WebnnmService final : public v1::Webnnm::Service {
   grpc::Status ListJobs(grpc::ServerContext* context,
                         const v1::ListJobsRequest* request,
                         v1::ListJobsResponse* response) override;
+  grpc::Status TagJob(grpc::ServerContext* context,
+                      const v1::TagJobRequest* request,
+                      v1::Job* response) override;
   grpc::Status CancelJob(grpc::ServerContext* context,
                          const v1::CancelJobRequest* request,
                          v1::Job* response) override;
@@ -92,15 +95,17 @@ class WebnnmService final : public v1::Webnnm::Service {
                        const v1::PredictRequest* request,
                        grpc::ServerWriter<v1::PredictChunk>* writer) override;
 
- // An upload in progress (service_internal.h).
+  // An upload in progress (service_internal.h).
   struct Upload;
 
  private:
   // The job if the principal may see it (NotFound otherwise).
   absl::StatusOr<StoredJob> VisibleJob(const Principal& who,
                                        const std::string& id);
-  absl::Status CheckSubmission(const Principal& who,
-                               const JobRequest& request);
+  // A submission as the job will run it (the model checks, the data fits
+  // it, the labels are within limits): the model's name, or why not.
+  absl::StatusOr<std::string> CheckSubmission(const Principal& who,
+                                              const JobRequest& request);
   // The snapshot a TEST job tests: the newest of the job it names, if the
   // principal may see that job.
   absl::StatusOr<train::ModelSnapshot> TestedSnapshot(

@@ -248,7 +248,15 @@ class TrainErrors(unittest.TestCase):
                              "--split", "70,30")[0], 2)
         self.assertEqual(run("train", "--local", model, "--dataset", dataset,
                              "--split", "70,30,30")[0], 2)
-        self.assertEqual(run("train", model, "--dataset", dataset)[0], 2)
+        # Without --local, train is submit --follow: no daemon, exit 1.
+        code, _, err = run("--server", "127.0.0.1:1", "train", model,
+                           "--dataset", dataset)
+        self.assertEqual(code, 1)
+        self.assertIn("cannot reach webnnmd", err)
+        self.assertEqual(run("train", model, "--dataset", dataset,
+                             "--resume", "x.wnms")[0], 2)
+        self.assertEqual(run("train", "--local", model, "--dataset", dataset,
+                             "--name", "x")[0], 2)
         self.assertEqual(run("train", "--local", model, "--dataset", dataset,
                              "--optimizer", "adam")[0], 2)
         self.assertEqual(run("train", "--local", "/nonexistent.wnm",

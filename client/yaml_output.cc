@@ -1,0 +1,189 @@
+#include "client/yaml_output.h"
+
+#include <iostream>
+#include <set>
+#include <string_view>
+
+namespace webnnm::client {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+bool PlainSafe(std::string_view s) {
+  if (s.empty()) return false;
+  // Words YAML 1.1 and 1.2 loaders read as booleans or null.
+  static const std::set<std::string_view> kReserved = {
+      "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
+      "yes",  "Yes",  "YES",  "no",   "No",   "NO",   "on",    "On",    "ON",
+      "off",  "Off",  "OFF",  "y",    "Y",    "n",    "N",     "~"};
+  if (kReserved.contains(s)) return false;
+  const char first = s.front();
+  if (!((first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z') ||
+        first == '_' || first == '/')) {
+    return false;  // numbers, '-', '&', '*', '!', quotes...
+  }
+  for (char c : s) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                    (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+                    c == '/' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// A literal block keeps these as they are: no carriage returns or tabs,
+// no leading space on the first line, at most one final newline.
+bool LiteralSafe(std::string_view s) {
+  if (s.find('\n') == std::string_view::npos) return false;
+  if (s.find_first_of("\r\t") != std::string_view::npos) return false;
+  if (s.front() == ' ' || s.front() == '\n') return false;
+  for (unsigned char c : s) {
+    if (c < 0x20 && c != '\n') return false;
+  }
+  return !s.ends_with("\n\n");
+}
+
+std::string Scalar(const Json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    return PlainSafe(s) ? s : Json(s).dump();
+  }
+  return v.dump();  // numbers, booleans, null
+}
+
+bool Inline(const Json& v) {
+  return !(v.is_object() || v.is_array()) || v.empty() ||
+         (v.is_string() && LiteralSafe(v.get_ref<const std::string&>()));
+}
+
+void Write(const Json& v, int indent, std::string& out);
+
+// `text` as a literal block under a key or a dash at `indent`.
+void Literal(const std::string& text, int indent, std::string& out) {
+  out += text.ends_with('\n') ? "|\n" : "|-\n";
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (end > at) out += std::string(indent + 2, ' ');
+    out.append(text, at, end - at);
+    out += '\n';
+    at = end + 1;
+  }
+}
+
+// After "key:" or "-": the value on the same line, or below it.
+void Value(const Json& v, int indent, std::string& out) {
+  if (v.is_string() && LiteralSafe(v.get_ref<const std::string&>())) {
+    out += ' ';
+    Literal(v.get_ref<const std::string&>(), indent, out);
+  } else if (v.is_object() && !v.empty()) {
+    out += '\n';
+    Write(v, indent + 2, out);
+  } else if (v.is_array() && !v.empty()) {
+    out += '\n';
+    Write(v, indent + 2, out);
+  } else {
+    out += ' ';
+    out += v.is_object() ? "{}" : v.is_array() ? "[]" : Scalar(v);
+    out += '\n';
+  }
+}
+
+void Write(const Json& v, int indent, std::string& out) {
+  const std::string pad(indent, ' ');
+  if (v.is_object()) {
+    for (const auto& [key, value] : v.items()) {
+      out += pad + Scalar(Json(key)) + ":";
+      Value(value, indent, out);
+    }
+  } else if (v.is_array()) {
+    for (const Json& item : v) {
+      if ((item.is_object() || item.is_array()) && !item.empty()) {
+        // The item's first line follows the dash.
+        std::string inner;
+        Write(item, indent + 2, inner);
+        out += pad + "- " + inner.substr(indent + 2);
+      } else {
+        out += pad + "-";
+        Value(item, indent, out);
+      }
+    }
+  } else {
+    out += pad + Scalar(v) + "\n";
+  }
+}
+
+}  // namespace
+
+std::string ToYaml(const Json& value) {
+  std::string out;
+  if (!(value.is_object() || value.is_array()) || value.empty()) {
+    out = value.is_object()  ? "{}\n"
+          : value.is_array() ? "[]\n"
+                             : Scalar(value) + "\n";
+    return out;
+  }
+  Write(value, 0, out);
+  return out;
+}
+
+class YamlCout::Buffer : public std::streambuf {
+ public:
+  explicit Buffer(std::streambuf* sink) : sink_(sink) {}
+
+  void Finish() {
+    if (!line_.empty()) Emit();
+    sink_->pubsync();
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return 0;
+    line_ += traits_type::to_char_type(c);
+    if (c == '\n') Emit();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) overflow(s[i]);
+    return n;
+  }
+  int sync() override { return sink_->pubsync(); }
+
+ private:
+  void Emit() {
+    std::string text = line_;
+    line_.clear();
+    const bool whole = text.ends_with('\n');
+    std::string_view body(text.data(), text.size() - (whole ? 1 : 0));
+    if (!body.empty() && (body.front() == '{' || body.front() == '[')) {
+      Json doc = Json::parse(body, nullptr, false);
+      if (!doc.is_discarded()) {
+        std::string yaml = (documents_++ > 0 ? "---\n" : "") + ToYaml(doc);
+        sink_->sputn(yaml.data(), static_cast<std::streamsize>(yaml.size()));
+        sink_->pubsync();
+        return;
+      }
+    }
+    sink_->sputn(text.data(), static_cast<std::streamsize>(text.size()));
+    sink_->pubsync();
+  }
+
+  std::streambuf* sink_;
+  std::string line_;
+  int documents_ = 0;
+};
+
+YamlCout::YamlCout()
+    : buffer_(new Buffer(std::cout.rdbuf())), original_(std::cout.rdbuf()) {
+  std::cout.rdbuf(buffer_);
+}
+
+YamlCout::~YamlCout() {
+  std::cout.flush();
+  buffer_->Finish();
+  std::cout.rdbuf(original_);
+  delete buffer_;
+}
+
+}  // namespace webnnm::client

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""End-to-end tests of runs a user can find and read (issue 24): names,
+tags and notes, list filters, job ids by a unique prefix, what `get`
+records (resolved and user-set hyperparameters, the data, the model, the
+duration) and -o yaml, against the real webnnmd on 127.0.0.1.
+
+usage: runs_test.py WEBNNMD WEBNNMCTL SOURCE_DIR [unittest args]
+"""
+import json
+import os
+import re
+import sys
+import unittest
+
+import yaml
+
+import daemon_harness as h
+from daemon_harness import Temp, iris_flags
+
+
+class Runs(Temp):
+    def test_names_tags_notes_and_filters(self):
+        d = self.daemon()
+        first = self.submit(d, *iris_flags(2), "--name", "baseline",
+                            "--tag", "team=vision", "--tag", "stage=try",
+                            "--note", "the first try")
+        second = self.submit(d, *iris_flags(2, "--patience", "5"),
+                             "--name", "bigger-lr", "--tag", "team=vision")
+        third = self.submit(d, *iris_flags(2))  # named after its model
+        for job in (first, second, third):
+            code, _, err = d.ctl("watch", job, timeout=300)
+            self.assertEqual(code, 0, err)
+
+        got = self.get(d, first)
+        self.assertEqual(got["name"], "baseline")
+        self.assertEqual(got["tags"], {"stage": "try", "team": "vision"})
+        self.assertEqual(got["note"], "the first try")
+        self.assertEqual(self.get(d, third)["name"], "test-model")  # its model
+        self.assertEqual(self.get(d, third)["tags"], {})
+
+        def listed(*flags):
+            code, out, err = d.ctl("list", *flags, "-o", "json")
+            self.assertEqual(code, 0, err)
+            jobs = json.loads(out)["jobs"]
+            for j in jobs:
+                for key in ["jobId", "name", "state", "tags"]:
+                    self.assertIn(key, j)
+            return [j["jobId"] for j in jobs]
+
+        self.assertEqual(listed(), [third, second, first])
+        self.assertEqual(listed("--tag", "team=vision"), [second, first])
+        self.assertEqual(listed("--tag", "team=vision", "--tag", "stage=try"),
+                         [first])
+        self.assertEqual(listed("--tag", "team=audio"), [])
+        self.assertEqual(listed("--name", "b*"), [second, first])
+        self.assertEqual(listed("--name", "test-?odel"), [third])
+        self.assertEqual(listed("--state", "SUCCEEDED", "--name", "base*"),
+                         [first])
+        # Pages of a filtered list hold only matches, and go on.
+        code, out, _ = d.ctl("list", "--tag", "team=vision", "--limit", "1",
+                             "-o", "json")
+        self.assertEqual([j["jobId"] for j in json.loads(out)["jobs"]],
+                         [second])
+        code, _, err = d.ctl("list", "--tag", "novalue")
+        self.assertEqual(code, 2)
+        self.assertIn("KEY=VALUE", err)
+
+        # The table: name, state, epochs, duration, best validation loss,
+        # the test figure, the tags.
+        code, out, _ = d.ctl("list")
+        lines = out.splitlines()
+        for column in ["JOB", "NAME", "STATE", "EPOCH", "DURATION",
+                       "BEST VAL LOSS", "TEST", "TAGS"]:
+            self.assertIn(column, lines[0])
+        row = next(l for l in lines if l.startswith(first))
+        self.assertIn("baseline", row)
+        self.assertIn("2/2", row)
+        self.assertRegex(row, r"acc 0\.\d{4}|acc 1\.0000")
+        self.assertIn("stage=try,team=vision", row)
+
+        # tag: set, change, remove; rename; the note.
+        code, out, err = d.ctl("tag", first, "stage=final", "owner=ana",
+                               "team-", "-o", "json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out)["tags"],
+                         {"owner": "ana", "stage": "final"})
+        code, _, err = d.ctl("tag", first, "--name", "baseline-2",
+                             "--note", "")
+        self.assertEqual(code, 0, err)
+        got = self.get(d, first)
+        self.assertEqual(got["name"], "baseline-2")
+        self.assertIsNone(got["note"])
+        self.assertEqual(listed("--tag", "team=vision"), [second])
+        code, _, err = d.ctl("tag", first, "bad key=1")
+        self.assertEqual(code, 1)
+        self.assertIn("tag", err)
+        code, _, err = d.ctl("tag", first, "novalue")
+        self.assertEqual(code, 2)
+        # Tags and names survive the daemon's restart (the SQLite store).
+        self.assertEqual(d.stop(), 0)
+        d = self.daemon()
+        self.assertEqual(self.get(d, first)["tags"],
+                         {"owner": "ana", "stage": "final"})
+
+        # Refused labels queue nothing.
+        code, _, err = d.ctl("submit", *iris_flags(1), "--tag", "k=" + "v" * 300)
+        self.assertEqual(code, 1)
+        self.assertIn("256", err)
+        self.assertEqual(len(listed()), 3)
+        self.assertEqual(d.stop(), 0)
+
+    def test_a_job_by_a_unique_prefix_of_its_id(self):
+        d = self.daemon()
+        jobs = [self.submit(d, *iris_flags(1)) for _ in range(3)]
+        for job in jobs:
+            d.ctl("watch", job, timeout=300)
+        # The shortest prefix of each that no other id starts with.
+        for job in jobs:
+            n = next(n for n in range(2, len(job))
+                     if sum(j.startswith(job[:n]) for j in jobs) == 1)
+            code, out, err = d.ctl("get", job[:n], "-o", "json")
+            self.assertEqual(code, 0, err)
+            self.assertEqual(json.loads(out)["jobId"], job)
+            code, out, err = d.ctl("metrics", job[:n], "-o", "json")
+            self.assertEqual(code, 0, err)
+        # "j" starts every id: ambiguous, exit 2 listing them.
+        code, _, err = d.ctl("get", "j")
+        self.assertEqual(code, 2)
+        self.assertIn("3 jobs", err)
+        for job in jobs:
+            self.assertIn(job, err)
+        code, _, err = d.ctl("get", "jzzzz")
+        self.assertEqual(code, 1)
+        self.assertIn("no job", err)
+        self.assertEqual(d.stop(), 0)
+
+    def test_get_records_what_the_run_is(self):
+        d = self.daemon()
+        job = self.submit(d, *iris_flags(3), "--name", "recorded")
+        code, _, err = d.ctl("watch", job, timeout=300)
+        self.assertEqual(code, 0, err)
+        got = self.get(d, job)
+        # What the user set (iris_flags: split, optimizer, lr, batch size,
+        # seeds, epochs), and every value as the run resolved it.
+        self.assertEqual(got["userHyperparameters"],
+                         {"epochs": 3, "lr": 0.05, "seeds": 20,
+                          "optimizer": "sgdm", "batchSize": 16})
+        hyper = got["hyperparameters"]
+        for name in ["epochs", "lr", "warmupEpochs", "seeds", "patience",
+                     "lossWeights", "optimizer", "regularization",
+                     "optimizeFor", "gradientScaling", "gradientClipping",
+                     "seed", "batchSize"]:
+            self.assertIn(name, hyper)
+        self.assertEqual(hyper["epochs"], 3)
+        self.assertEqual(hyper["lr"], 0.05)
+        self.assertEqual(hyper["optimizer"], "sgdm")
+        self.assertNotEqual(hyper["regularization"], "auto")
+        self.assertNotEqual(hyper["gradientClipping"], "auto")
+        self.assertEqual(got["data"]["split"], "60,20,20")
+        self.assertIsNone(got["data"]["label"])
+        self.assertTrue(got["data"]["header"])
+        self.assertEqual(got["dataset"]["name"], "iris.csv")
+        self.assertEqual(got["dataset"]["format"], "CSV")
+        with open(h.config("models", "iris.wnm")) as f:
+            self.assertEqual(got["modelText"], f.read())
+        self.assertGreater(got["durationSeconds"], 0)
+        self.assertLess(got["durationSeconds"], 300)
+
+        # The table shows the same: parameters marked where the user set
+        # them, the data, the model.
+        code, out, _ = d.ctl("get", job)
+        self.assertIn("hyperparameters:", out)
+        self.assertRegex(out, r"\n  lr: 0\.05  \(set\)\n")
+        self.assertRegex(out, r"\n  regularization: \w+\n")
+        self.assertIn("data: label (the last column), split 60,20,20", out)
+        self.assertIn("dataset: iris.csv (CSV,", out)
+        self.assertIn("model:\n  ", out)
+
+        # -o yaml is the JSON, as YAML, for get, list and a stream.
+        code, out, err = d.ctl("get", job, "-o", "yaml")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(yaml.safe_load(out), got)
+        code, out, _ = d.ctl("list", "-o", "yaml")
+        self.assertEqual(yaml.safe_load(out)["jobs"][0]["jobId"], job)
+        code, out, _ = d.ctl("watch", job, "-o", "json")
+        events = [json.loads(l) for l in out.splitlines()]
+        code, out, _ = d.ctl("watch", job, "-o", "yaml")
+        self.assertEqual(list(yaml.safe_load_all(out)), events)
+        self.assertEqual(d.stop(), 0)
+
+    def test_follow_train_test_cancel_and_the_daemons_log(self):
+        d = self.daemon()
+        # train without --local is submit --follow, --save exports.
+        snapshot = os.path.join(self.dir, "iris.wnms")
+        code, out, err = d.ctl("train", *iris_flags(3), "--name", "followed",
+                               "--tag", "via=train", "--save", snapshot)
+        self.assertEqual(code, 0, err)
+        self.assertRegex(out, r"^submitted job j[0-9a-f]+\n")
+        self.assertIn("epoch 3/3", out)
+        self.assertIn("SUCCEEDED", out)
+        self.assertTrue(os.path.getsize(snapshot) > 0)
+        job = self.get(d, out.split()[2][:6])["jobId"]
+        self.assertEqual(self.get(d, job)["tags"], {"via": "train"})
+        # submit --follow: the id, then the events as watch gives them.
+        code, out, err = d.ctl("submit", *iris_flags(2), "--follow", "-o",
+                               "json")
+        self.assertEqual(code, 0, err)
+        lines = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual(list(lines[0]), ["jobId"])
+        self.assertEqual(lines[-1]["state"], "SUCCEEDED")
+        code, out, _ = d.ctl("logs", lines[0]["jobId"], "-f")
+        self.assertEqual(code, 0)
+        self.assertIn("SUCCEEDED", out)
+
+        # test JOB on the daemon: the figures test --local gives.
+        code, out, err = d.ctl("test", job[:6], "--dataset",
+                               h.config("datasets", "iris.csv"), "--split",
+                               "60,20,20", "-o", "json")
+        self.assertEqual(code, 0, err)
+        remote = json.loads(out)
+        code, out, err = d.ctl("test", "--local", "--load", snapshot,
+                               "--dataset", h.config("datasets", "iris.csv"),
+                               "--split", "60,20,20", "-o", "json")
+        self.assertEqual(code, 0, err)
+        local = json.loads(out)
+        for key in ["samples", "testAccuracy", "testMetrics"]:
+            self.assertEqual(remote[key], local[key], key)
+        self.assertAlmostEqual(remote["testLoss"], local["testLoss"], 6)
+        code, out, err = d.ctl("test", job, "--dataset",
+                               h.config("datasets", "iris.csv"), "--all")
+        self.assertEqual(code, 0, err)
+        self.assertIn("test: 150 samples", out)
+        # A model file that is not the snapshot's names both.
+        code, _, err = d.ctl("test", "--local", h.config("models",
+                                                        "diabetes.wnm"),
+                             "--load", snapshot, "--dataset",
+                             h.config("datasets", "iris.csv"))
+        self.assertEqual(code, 2)
+        self.assertIn("'test-model'", err)
+        self.assertIn("'diabetes'", err)
+
+        # cancel says when the job stops, then the state it reached.
+        running = self.submit(d, *iris_flags(100000))
+        h.wait_for(lambda: self.get(d, running)["epoch"] >= 1)
+        code, out, err = d.ctl("cancel", running)
+        self.assertEqual(code, 0, err)
+        self.assertIn("it stops at the end of its current epoch", out)
+        self.assertRegex(out, r"job j[0-9a-f]+ CANCELLED after epoch \d+/")
+        self.assertEqual(d.stop(), 0)
+
+        # One logfmt line per state change (and error).
+        logged = [l for l in d.log.splitlines() if l.startswith("time=")]
+        fields = [dict(re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', l))
+                  for l in logged]
+        for f in fields:
+            for key in ["time", "level", "job", "principal", "msg"]:
+                self.assertIn(key, f)
+        states = [f["state"] for f in fields if f["job"] == job]
+        self.assertEqual(states, ["QUEUED", "RUNNING", "SUCCEEDED"])
+        cancelled = [f for f in fields if f["job"] == running]
+        self.assertEqual(cancelled[-1]["state"], "CANCELLED")
+        self.assertEqual(cancelled[-1]["level"], "warn")
+        self.assertEqual(fields[0]["principal"], "local")
+
+    def test_datasets_by_a_unique_prefix_of_their_id(self):
+        d = self.daemon()
+        ids = []
+        for name in ["iris.csv", "wine.csv", "diabetes.csv"]:
+            code, out, err = d.ctl("dataset", "upload",
+                                   h.config("datasets", name), "-o", "json")
+            self.assertEqual(code, 0, err)
+            ids.append(json.loads(out.splitlines()[-1])["datasetId"])
+        iris = ids[0]
+        n = next(n for n in range(2, len(iris))
+                 if sum(i.startswith(iris[:n]) for i in ids) == 1)
+        job = self.submit(d, h.config("models", "iris.wnm"), "--dataset",
+                          iris[:n], "--epochs", "1")
+        self.assertEqual(self.get(d, job)["datasetId"], iris)
+        code, _, err = d.ctl("submit", h.config("models", "iris.wnm"),
+                             "--dataset", "d", "--epochs", "1")
+        self.assertEqual(code, 2)
+        self.assertIn("3 datasets", err)
+        for i in ids:
+            self.assertIn(i, err)
+        self.assertEqual(d.stop(), 0)
+
+
+if __name__ == "__main__":
+    rest = h.setup(sys.argv)
+    unittest.main(argv=rest, verbosity=2)

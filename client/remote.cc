@@ -16,6 +16,7 @@
 #include "client/format.h"
 #include "client/job_json.h"
 #include "client/remote_client.h"
+#include "client/terminal.h"
 #include "engine/base/strings.h"
 #include "engine/train/hyperparameters_proto.h"
 #include "engine/train/image_folder.h"
@@ -550,10 +551,15 @@ int RunRemote(RemoteOptions& o, bool json) {
       }
       std::cout << Json{{"datasets", list}}.dump() << "\n";
     } else {
+      std::vector<std::vector<std::string>> rows = {
+          {"DATASET", "NAME", "FORMAT", "BYTES", "FILES", "CREATED"}};
       for (const v1::Dataset& d : response.datasets()) {
-        std::cout << d.dataset_id() << "  " << d.name() << "  " << d.bytes()
-                  << " bytes  " << TimeText(d.created()).substr(0, 19) << "\n";
+        rows.push_back({d.dataset_id(), d.name(), wire::FormatName(d.format()),
+                        std::to_string(d.bytes()),
+                        std::to_string(d.files_size()),
+                        TimeText(d.created()).substr(0, 19)});
       }
+      std::cout << Table(rows);
     }
     return 0;
   }

@@ -539,17 +539,17 @@ int Metrics(Client& client, RemoteOptions& o, bool json) {
       by_epoch[p.epoch()][series.name()] = p.value();
     }
   }
-  std::cout << "epoch";
-  for (const std::string& n : names) std::cout << "  " << n;
-  std::cout << "\n";
+  std::vector<std::vector<std::string>> rows(1, {"epoch"});
+  rows[0].insert(rows[0].end(), names.begin(), names.end());
   for (const auto& [epoch, values] : by_epoch) {
-    std::cout << epoch;
+    std::vector<std::string> row = {std::to_string(epoch)};
     for (const std::string& n : names) {
       auto it = values.find(n);
-      std::cout << "  " << (it == values.end() ? "-" : Fixed(it->second, 6));
+      row.push_back(it == values.end() ? "-" : Fixed(it->second, 6));
     }
-    std::cout << "\n";
+    rows.push_back(std::move(row));
   }
+  std::cout << Table(rows);
   return 0;
 }
 

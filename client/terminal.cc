@@ -125,4 +125,33 @@ std::string FitFields(const std::vector<Field>& fields, size_t width) {
   return Cut(line, width);
 }
 
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return "";
+  const size_t columns = rows[0].size();
+  std::vector<size_t> widths(columns, 0);
+  std::vector<bool> numeric(columns, rows.size() > 1);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t c = 0; c < columns && c < rows[r].size(); ++c) {
+      const std::string& cell = rows[r][c];
+      widths[c] = std::max(widths[c], DisplayWidth(cell));
+      if (r > 0 && cell != "-" &&
+          (cell.empty() ||
+           cell.find_first_not_of("0123456789.-+e") != std::string::npos)) {
+        numeric[c] = false;
+      }
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < columns && c < row.size(); ++c) {
+      const std::string pad(widths[c] - DisplayWidth(row[c]), ' ');
+      if (c > 0) line += "  ";
+      line += numeric[c] ? pad + row[c] : row[c] + (c + 1 < columns ? pad : "");
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace webnnm::client

@@ -41,6 +41,11 @@ struct Field {
 };
 std::string FitFields(const std::vector<Field>& fields, size_t width);
 
+// `rows` (the first is the header) as aligned columns, two spaces apart,
+// each line ending with a newline; a column is right-aligned when every
+// cell below the header is a number (or "-").
+std::string Table(const std::vector<std::vector<std::string>>& rows);
+
 }  // namespace webnnm::client
 
 #endif  // WEBNNM_CLIENT_TERMINAL_H_

@@ -176,6 +176,13 @@ class Runs(Temp):
         self.assertIn("dataset: iris.csv (CSV,", out)
         self.assertIn("model:\n  ", out)
 
+        # metrics: aligned columns (numbers right-aligned).
+        code, out, _ = d.ctl("metrics", job)
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split()[0], "epoch")
+        self.assertEqual(len(lines), 4)
+        self.assertEqual(len({len(l) for l in lines}), 1, lines)
+
         # -o yaml is the JSON, as YAML, for get, list and a stream.
         code, out, err = d.ctl("get", job, "-o", "yaml")
         self.assertEqual(code, 0, err)
@@ -276,6 +283,13 @@ class Runs(Temp):
         job = self.submit(d, h.config("models", "iris.wnm"), "--dataset",
                           iris[:n], "--epochs", "1")
         self.assertEqual(self.get(d, job)["datasetId"], iris)
+        code, out, _ = d.ctl("dataset", "list")
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["DATASET", "NAME", "FORMAT", "BYTES", "FILES",
+                          "CREATED"])
+        self.assertEqual(len(lines), 4)
+        self.assertEqual(len({l.index(" CSV") for l in lines[1:]}), 1)
         code, _, err = d.ctl("submit", h.config("models", "iris.wnm"),
                              "--dataset", "d", "--epochs", "1")
         self.assertEqual(code, 2)

@@ -255,7 +255,13 @@ Json DatasetJson(const v1::Dataset& d) {
       {"sha256", d.sha256()},
       {"bytes", d.bytes()},
       {"created", TimeText(d.created())},
-      {"files", std::vector<std::string>(d.files().begin(), d.files().end())}};
+      {"files", std::vector<std::string>(d.files().begin(), d.files().end())},
+      {"rows", d.has_rows() ? Json(d.rows()) : Json(nullptr)},
+      {"columns", d.has_columns() ? Json(d.columns()) : Json(nullptr)},
+      {"header", d.header().empty()
+                     ? Json(nullptr)
+                     : Json(std::vector<std::string>(d.header().begin(),
+                                                     d.header().end()))}};
 }
 
 }  // namespace webnnm::client

@@ -482,7 +482,7 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
                        "A service (default: the whole server)");
   o.health->fallthrough();
 
-  o.dataset = app.add_subcommand("dataset", "Upload or list datasets");
+  o.dataset = app.add_subcommand("dataset", "Upload, list or delete datasets");
   o.dataset->require_subcommand(1);
   o.dataset->fallthrough();
   o.dataset_upload = o.dataset->add_subcommand(
@@ -498,6 +498,13 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.dataset_upload->fallthrough();
   o.dataset_list = o.dataset->add_subcommand("list", "List your datasets");
   o.dataset_list->fallthrough();
+  o.dataset_delete = o.dataset->add_subcommand(
+      "delete",
+      "Delete a dataset (refused while a queued or running job needs it)");
+  o.dataset_delete
+      ->add_option("DATASET", o.path, "The dataset's id or a unique prefix")
+      ->required();
+  o.dataset_delete->fallthrough();
 }
 
 int RunRemote(RemoteOptions& o, bool json) {
@@ -539,6 +546,40 @@ int RunRemote(RemoteOptions& o, bool json) {
     }
     return 0;
   }
+  if (*o.dataset_delete) {
+    v1::ListDatasetsResponse list;
+    grpc::Status s = client.stub().ListDatasets(
+        client.Context().get(), v1::ListDatasetsRequest(), &list);
+    if (!s.ok()) return client.Error(s);
+    // The id, or a unique prefix of one.
+    std::vector<const v1::Dataset*> matches;
+    for (const v1::Dataset& d : list.datasets()) {
+      if (d.dataset_id() == o.path) {
+        matches = {&d};
+        break;
+      }
+      if (d.dataset_id().starts_with(o.path)) matches.push_back(&d);
+    }
+    if (matches.size() > 1) {
+      std::cerr << "webnnmctl: '" << o.path << "' is the start of "
+                << matches.size() << " datasets' ids:";
+      for (const v1::Dataset* d : matches) std::cerr << " " << d->dataset_id();
+      std::cerr << "\n";
+      return 2;
+    }
+    v1::DeleteDatasetRequest r;
+    r.set_dataset_id(matches.empty() ? o.path : matches[0]->dataset_id());
+    v1::DeleteDatasetResponse response;
+    s = client.stub().DeleteDataset(client.Context().get(), r, &response);
+    if (!s.ok()) return client.Error(s);
+    if (json) {
+      std::cout << Json{{"datasetId", r.dataset_id()}, {"deleted", true}}.dump()
+                << "\n";
+    } else {
+      std::cout << "deleted dataset " << r.dataset_id() << "\n";
+    }
+    return 0;
+  }
   if (*o.dataset_list) {
     v1::ListDatasetsResponse response;
     grpc::Status s = client.stub().ListDatasets(
@@ -552,12 +593,19 @@ int RunRemote(RemoteOptions& o, bool json) {
       std::cout << Json{{"datasets", list}}.dump() << "\n";
     } else {
       std::vector<std::vector<std::string>> rows = {
-          {"DATASET", "NAME", "FORMAT", "BYTES", "FILES", "CREATED"}};
+          {"DATASET", "NAME", "FORMAT", "ROWS", "COLUMNS", "BYTES", "CREATED",
+           "HEADER"}};
       for (const v1::Dataset& d : response.datasets()) {
+        std::string header;
+        for (const std::string& h : d.header()) {
+          header += (header.empty() ? "" : ",") + h;
+        }
         rows.push_back({d.dataset_id(), d.name(), wire::FormatName(d.format()),
+                        d.has_rows() ? std::to_string(d.rows()) : "-",
+                        d.has_columns() ? std::to_string(d.columns()) : "-",
                         std::to_string(d.bytes()),
-                        std::to_string(d.files_size()),
-                        TimeText(d.created()).substr(0, 19)});
+                        TimeText(d.created()).substr(0, 19),
+                        header.empty() ? "-" : Cut(header, 60)});
       }
       std::cout << Table(rows);
     }

@@ -55,7 +55,7 @@ struct RemoteOptions {
   std::string service;
 
   CLI::App *dataset = nullptr, *dataset_upload = nullptr,
-           *dataset_list = nullptr;
+           *dataset_list = nullptr, *dataset_delete = nullptr;
   std::string path, name;
 };
 

@@ -9,12 +9,12 @@
 #include "engine/train/image_folder.h"
 
 // clang-format off: jpeglib.h needs <cstdio> first.
-#include <csetjmp>
-#include <cstdio>
-#include <jpeglib.h>
 #include <jerror.h>
+#include <jpeglib.h>
 #include <png.h>
 #include <zip.h>
+#include <csetjmp>
+#include <cstdio>
 // clang-format on
 
 #include <algorithm>
@@ -22,11 +22,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 #include "engine/base/checked_math.h"
@@ -43,7 +43,9 @@ constexpr char kExpected[] =
     "an image folder holds one subfolder per class (at least two), each "
     "with .png, .jpg or .jpeg files";
 
-bool IsDotName(const std::string& name) { return name.empty() || name[0] == '.'; }
+bool IsDotName(const std::string& name) {
+  return name.empty() || name[0] == '.';
+}
 
 bool IsImageName(const std::string& name) {
   std::string lower = name;
@@ -91,8 +93,9 @@ absl::StatusOr<std::vector<ClassFiles>> ListClasses(const std::string& dir) {
   ASSIGN_OR_RETURN(std::vector<std::string> names, List(dir, true));
   if (names.size() < 2) {
     return absl::InvalidArgumentError(StrCat(
-        dir, names.empty() ? ": no class subfolders"
-                           : StrCat(": one class subfolder ('", names[0], "')"),
+        dir,
+        names.empty() ? ": no class subfolders"
+                      : StrCat(": one class subfolder ('", names[0], "')"),
         "; ", kExpected));
   }
   std::vector<ClassFiles> classes;
@@ -122,9 +125,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path,
         StrCat(path, ": cannot read (", error.message(), ")"));
   }
   if (size > static_cast<uintmax_t>(max_bytes)) {
-    return absl::InvalidArgumentError(StrCat(
-        path, ": the file has ", size, " bytes, more than the dataset limit of ",
-        max_bytes));
+    return absl::InvalidArgumentError(
+        StrCat(path, ": the file has ", size,
+               " bytes, more than the dataset limit of ", max_bytes));
   }
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)),
@@ -166,16 +169,16 @@ absl::Status CheckHeader(const std::string& path, const ImageHeader& h,
   const std::optional<int64_t> raw =
       CheckedMul(h.height, static_cast<int64_t>(h.row_bytes));
   if (!floats || !raw || *floats > spec.max_bytes || *raw > spec.max_bytes) {
-    return absl::InvalidArgumentError(StrCat(
-        path, ": declares a ", h.width, "x", h.height,
-        " image, whose decoding takes more than the dataset limit of ",
-        spec.max_bytes, " bytes"));
+    return absl::InvalidArgumentError(
+        StrCat(path, ": declares a ", h.width, "x", h.height,
+               " image, whose decoding takes more than the dataset limit of ",
+               spec.max_bytes, " bytes"));
   }
   if (!spec.resize && (h.width != spec.width || h.height != spec.height)) {
     return absl::InvalidArgumentError(StrCat(
         path, ": the image is ", h.width, "x", h.height,
-        " (width x height) but the model takes ", spec.width, "x",
-        spec.height, "; resize the images or ask for resizing (--resize)"));
+        " (width x height) but the model takes ", spec.width, "x", spec.height,
+        "; resize the images or ask for resizing (--resize)"));
   }
   return absl::OkStatus();
 }
@@ -250,8 +253,8 @@ absl::StatusOr<Image> DecodePng(const std::string& path,
   PngReader r;
   r.data = reinterpret_cast<const unsigned char*>(bytes.data());
   r.size = bytes.size();
-  r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, PngError,
-                                 PngWarning);
+  r.png =
+      png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, PngError, PngWarning);
   if (r.png != nullptr) r.info = png_create_info_struct(r.png);
   if (r.info == nullptr) return Corrupt(path, "PNG", "libpng cannot start");
   Image image;
@@ -383,7 +386,8 @@ std::vector<float> ToChannels(const Image& image, int64_t channels) {
       } else if (channels == 1) {
         *o++ = static_cast<float>((0.299 * sample(y, x, 0) +
                                    0.587 * sample(y, x, 1) +
-                                   0.114 * sample(y, x, 2)) / scale);
+                                   0.114 * sample(y, x, 2)) /
+                                  scale);
       } else {
         const float v = sample(y, x, 0) / scale;
         for (int c = 0; c < 3; ++c) *o++ = v;
@@ -441,10 +445,11 @@ void Place(const std::vector<float>& hwc, const ImageHeader& h,
 absl::Status CheckSpec(const std::string& dir, const ImageFolderSpec& spec) {
   if ((spec.channels != 1 && spec.channels != 3) || spec.height <= 0 ||
       spec.width <= 0 || spec.max_bytes <= 0) {
-    return absl::InvalidArgumentError(StrCat(
-        dir, ": an image folder is read for 1 or 3 channels of a positive "
-        "height and width, not ", spec.channels, "x", spec.height, "x",
-        spec.width));
+    return absl::InvalidArgumentError(
+        StrCat(dir,
+               ": an image folder is read for 1 or 3 channels of a positive "
+               "height and width, not ",
+               spec.channels, "x", spec.height, "x", spec.width));
   }
   return absl::OkStatus();
 }
@@ -514,8 +519,8 @@ absl::StatusOr<Dataset> LoadImages(
       CheckedMul(count, sample * int64_t{sizeof(float)});
   if (!bytes || *bytes > spec.max_bytes) {
     return absl::InvalidArgumentError(StrCat(
-        where, ": ", count, " images of ", spec.channels, "x", spec.height,
-        "x", spec.width, " float32 values take more than the dataset limit of ",
+        where, ": ", count, " images of ", spec.channels, "x", spec.height, "x",
+        spec.width, " float32 values take more than the dataset limit of ",
         spec.max_bytes, " bytes"));
   }
   std::vector<float> features(count * sample), targets;
@@ -579,10 +584,10 @@ absl::StatusOr<std::vector<ClassFiles>> ArchiveClasses(
   }
   if (by_class.size() < 2) {
     return absl::InvalidArgumentError(StrCat(
-        path, by_class.empty()
-                  ? ": no CLASS/FILE.png or .jpg entries"
-                  : StrCat(": one class folder ('", by_class.begin()->first,
-                           "')"),
+        path,
+        by_class.empty()
+            ? ": no CLASS/FILE.png or .jpg entries"
+            : StrCat(": one class folder ('", by_class.begin()->first, "')"),
         "; ", kExpected));
   }
   std::vector<ClassFiles> classes;
@@ -621,8 +626,8 @@ absl::StatusOr<std::string> ZipImageFolder(const std::string& dir,
       ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, max_bytes));
       total += static_cast<int64_t>(bytes.size());
       if (total > max_bytes) {
-        return absl::InvalidArgumentError(StrCat(
-            dir, ": the images hold more than ", max_bytes, " bytes"));
+        return absl::InvalidArgumentError(
+            StrCat(dir, ": the images hold more than ", max_bytes, " bytes"));
       }
       files.emplace_back(
           StrCat(c.name, "/", fs::path(path).filename().string()),
@@ -672,9 +677,9 @@ absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
     for (std::string& e : c.paths) e = prefix + e;
   }
   if (total > static_cast<uint64_t>(spec.max_bytes)) {
-    return absl::InvalidArgumentError(StrCat(
-        path, ": the images hold more than ", spec.max_bytes,
-        " bytes decompressed (the dataset limit)"));
+    return absl::InvalidArgumentError(
+        StrCat(path, ": the images hold more than ", spec.max_bytes,
+               " bytes decompressed (the dataset limit)"));
   }
   auto read = [&](const std::string& name) -> absl::StatusOr<std::string> {
     const std::string entry = name.substr(prefix.size());
@@ -694,6 +699,34 @@ absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
     return bytes;
   };
   return LoadImages(path, classes, read, spec);
+}
+
+absl::StatusOr<std::pair<int64_t, int64_t>> ImageArchiveCounts(
+    const std::string& path) {
+  int code = 0;
+  std::unique_ptr<zip_t, ZipCloser> zip(
+      zip_open(path.c_str(), ZIP_RDONLY, &code));
+  if (zip == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not a zip archive of class folders of images"));
+  }
+  const zip_int64_t n = zip_get_num_entries(zip.get(), 0);
+  std::vector<std::string> entries;
+  for (zip_int64_t i = 0; i < n; ++i) {
+    const char* name = zip_get_name(zip.get(), i, 0);
+    if (name == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": entry ", i, " is unreadable"));
+    }
+    entries.push_back(name);
+  }
+  ASSIGN_OR_RETURN(std::vector<ClassFiles> classes,
+                   ArchiveClasses(path, entries));
+  int64_t images = 0;
+  for (const ClassFiles& c : classes) {
+    images += static_cast<int64_t>(c.paths.size());
+  }
+  return std::make_pair(images, static_cast<int64_t>(classes.size()));
 }
 
 }  // namespace webnnm::train

@@ -74,8 +74,7 @@ bool IsImageFolder(const std::string& path);
 // the last dimension named "channels", [batch, H, W, C], with C 1 or 3 and
 // a float data type; FailedPrecondition saying what an image folder feeds
 // otherwise. `resize` and `max_bytes` keep their defaults.
-absl::StatusOr<ImageFolderSpec> ImageFolderSpecFor(
-    const ir::TensorType& input);
+absl::StatusOr<ImageFolderSpec> ImageFolderSpecFor(const ir::TensorType& input);
 
 // Reads the image folder `dir` (see above): count samples of
 // channels x height x width float32 values, the class index of each as its
@@ -91,6 +90,10 @@ absl::StatusOr<Dataset> LoadImageFolder(const std::string& dir,
 // against `max_bytes` before any is inflated, and an entry whose data does
 // not match its size is refused naming ARCHIVE:ENTRY.
 bool IsImageArchive(const std::string& path);  // by its .zip extension
+// The images of an archive of class folders and its classes, counted from
+// its entries (nothing decoded).
+absl::StatusOr<std::pair<int64_t, int64_t>> ImageArchiveCounts(
+    const std::string& path);
 absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
                                          const ImageFolderSpec& spec);
 

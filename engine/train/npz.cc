@@ -134,12 +134,21 @@ absl::Status ParseDescr(std::string_view descr, NpyArray& a,
   }
   using K = NpyArray::Kind;
   switch (type) {
-    case 'f': a.kind = K::kFloat; break;
-    case 'i': a.kind = K::kSigned; break;
-    case 'u': a.kind = K::kUnsigned; break;
-    case 'b': a.kind = K::kBool; break;
+    case 'f':
+      a.kind = K::kFloat;
+      break;
+    case 'i':
+      a.kind = K::kSigned;
+      break;
+    case 'u':
+      a.kind = K::kUnsigned;
+      break;
+    case 'b':
+      a.kind = K::kBool;
+      break;
     default:
-      return Bad(name, StrCat("dtype '", descr, "' is not supported (floats, "
+      return Bad(name, StrCat("dtype '", descr,
+                              "' is not supported (floats, "
                               "integers and bool are)"));
   }
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) {
@@ -170,8 +179,8 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes,
     }
     start = 12;
   } else {
-    return Bad(name, StrCat(".npy format version ", major,
-                            " is not supported"));
+    return Bad(name,
+               StrCat(".npy format version ", major, " is not supported"));
   }
   if (header_length > bytes.size() - start) {
     return Bad(name, "a truncated header");
@@ -202,9 +211,11 @@ absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes,
   }
   const std::string_view data = bytes.substr(start + header_length);
   if (data.size() != count * a.element_bytes) {
-    return Bad(name, StrCat("the header's shape needs ",
-                            count * a.element_bytes, " bytes of data, but "
-                            "the array holds ", data.size()));
+    return Bad(name,
+               StrCat("the header's shape needs ", count * a.element_bytes,
+                      " bytes of data, but "
+                      "the array holds ",
+                      data.size()));
   }
   RETURN_IF_ERROR(ConvertValues(a, data.data(), count, name));
   return a;
@@ -248,12 +259,13 @@ absl::StatusOr<Archive> ReadArchive(const std::string& path,
     if (!entry.ends_with(".npy")) continue;
     const std::string name = entry.substr(0, entry.size() - 4);
     // Sizes as declared, checked before anything is allocated.
-    total += static_cast<int64_t>(std::min<zip_uint64_t>(st.size, INT64_MAX / 2));
+    total +=
+        static_cast<int64_t>(std::min<zip_uint64_t>(st.size, INT64_MAX / 2));
     if (static_cast<int64_t>(st.size) > max_bytes || total > max_bytes) {
-      return absl::InvalidArgumentError(StrCat(
-          path, ": the arrays hold more than ", max_bytes,
-          " bytes decompressed (the dataset limit); '", name, "' alone ",
-          st.size));
+      return absl::InvalidArgumentError(
+          StrCat(path, ": the arrays hold more than ", max_bytes,
+                 " bytes decompressed (the dataset limit); '", name, "' alone ",
+                 st.size));
     }
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
         zip_fopen_index(zip.get(), i, 0), zip_fclose);
@@ -264,9 +276,9 @@ absl::StatusOr<Archive> ReadArchive(const std::string& path,
     std::string bytes(st.size, '\0');
     const zip_int64_t got = zip_fread(file.get(), bytes.data(), st.size);
     if (got < 0 || static_cast<zip_uint64_t>(got) != st.size) {
-      return absl::InvalidArgumentError(StrCat(
-          path, ": '", entry, "' is corrupt (", zip_file_strerror(file.get()),
-          ")"));
+      return absl::InvalidArgumentError(
+          StrCat(path, ": '", entry, "' is corrupt (",
+                 zip_file_strerror(file.get()), ")"));
     }
     a.names.push_back(name);
     a.arrays[name] = std::move(bytes);
@@ -288,20 +300,21 @@ absl::StatusOr<NpyArray> Find(const Archive& a, const std::string& path,
     wanted += StrCat(wanted.empty() ? "" : " or ", "'", n, "'");
   }
   for (const std::string& n : a.names) known += (known.empty() ? "" : ", ") + n;
-  return absl::InvalidArgumentError(StrCat(path, ": no array ", wanted,
-                                           " (arrays: ",
-                                           known.empty() ? "none" : known, ")"));
+  return absl::InvalidArgumentError(
+      StrCat(path, ": no array ", wanted,
+             " (arrays: ", known.empty() ? "none" : known, ")"));
 }
 
 // Values per sample of an array of N samples.
 absl::StatusOr<int64_t> PerSample(const NpyArray& a, const std::string& what,
                                   std::optional<int64_t>& samples) {
   if (a.shape.empty()) {
-    return absl::InvalidArgumentError(StrCat(what, " is a scalar, not [N, ...]"));
+    return absl::InvalidArgumentError(
+        StrCat(what, " is a scalar, not [N, ...]"));
   }
   if (samples && *samples != a.shape[0]) {
-    return absl::InvalidArgumentError(StrCat(what, " has ", a.shape[0],
-                                             " samples, the others ", *samples));
+    return absl::InvalidArgumentError(
+        StrCat(what, " has ", a.shape[0], " samples, the others ", *samples));
   }
   samples = a.shape[0];
   int64_t per = 1;
@@ -317,9 +330,9 @@ absl::StatusOr<std::vector<float>> Floats(const NpyArray& a,
   for (size_t i = 0; i < a.values.size(); ++i) {
     const double v = a.values[i];
     if (a.kind != NpyArray::Kind::kFloat && std::fabs(v) > kExact) {
-      return absl::InvalidArgumentError(StrCat(
-          what, " holds ", v, " at element ", i,
-          ": integers beyond 2^24 do not stay exact"));
+      return absl::InvalidArgumentError(
+          StrCat(what, " holds ", v, " at element ", i,
+                 ": integers beyond 2^24 do not stay exact"));
     }
     out[i] = static_cast<float>(v);
   }
@@ -455,17 +468,19 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> Lengths(
     const std::string what = StrCat(path, ": '", it->first, "'");
     ASSIGN_OR_RETURN(NpyArray a, ParseNpy(it->second, what));
     if (a.shape.size() != 1 || a.shape[0] != samples) {
-      return absl::InvalidArgumentError(StrCat(
-          what, " must be [", samples, "] (a length per sample), not ",
-          ir::ShapeToString(a.shape)));
+      return absl::InvalidArgumentError(StrCat(what, " must be [", samples,
+                                               "] (a length per sample), not ",
+                                               ir::ShapeToString(a.shape)));
     }
     std::vector<int64_t> lengths;
     for (size_t i = 0; i < a.values.size(); ++i) {
       const double v = a.values[i];
       if (v != std::nearbyint(v) || v < 1 || v > static_cast<double>(steps)) {
-        return absl::InvalidArgumentError(StrCat(
-            what, " holds ", v, " for sample ", i, ": lengths are whole "
-            "numbers of steps within 1..", steps));
+        return absl::InvalidArgumentError(StrCat(what, " holds ", v,
+                                                 " for sample ", i,
+                                                 ": lengths are whole "
+                                                 "numbers of steps within 1..",
+                                                 steps));
       }
       lengths.push_back(static_cast<int64_t>(v));
     }
@@ -571,18 +586,18 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
     ASSIGN_OR_RETURN(const int64_t per, PerSample(a, what, samples));
     if (in.sequenced ? (per == 0 || per % in.step_values != 0)
                      : per != in.step_values) {
-      return absl::InvalidArgumentError(StrCat(
-          what, " has ", per, " values a sample (shape ",
-          ir::ShapeToString(a.shape), "), but the model takes ",
-          in.sequenced ? "steps of " : "", in.step_values));
+      return absl::InvalidArgumentError(
+          StrCat(what, " has ", per, " values a sample (shape ",
+                 ir::ShapeToString(a.shape), "), but the model takes ",
+                 in.sequenced ? "steps of " : "", in.step_values));
     }
     ASSIGN_OR_RETURN(std::vector<float> values, Floats(a, what));
     if (!in.sequenced) {
       for (const std::string& n : names) {
         if (archive.arrays.count(n + "_lengths")) {
-          return absl::InvalidArgumentError(StrCat(
-              path, ": '", n, "_lengths' gives lengths, but the input '",
-              in.name, "' is no sequence ({sequence, ...})"));
+          return absl::InvalidArgumentError(
+              StrCat(path, ": '", n, "_lengths' gives lengths, but the input '",
+                     in.name, "' is no sequence ({sequence, ...})"));
         }
       }
     }
@@ -592,9 +607,9 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
                        Lengths(archive, path, names, *samples, steps));
       if (these) {
         if (lengths && (*lengths != *these || steps != ragged_steps)) {
-          return absl::InvalidArgumentError(StrCat(
-              what, ": its lengths differ from '", ragged_input,
-              "''s; the sequenced inputs of a sample share one length"));
+          return absl::InvalidArgumentError(
+              StrCat(what, ": its lengths differ from '", ragged_input,
+                     "''s; the sequenced inputs of a sample share one length"));
         }
         lengths = std::move(these);
         ragged_steps = steps;
@@ -602,15 +617,16 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
       }
       sequenced.push_back({inputs.size(), steps});
     }
-    inputs.push_back({.input = in.name, .width = per, .values = std::move(values)});
+    inputs.push_back(
+        {.input = in.name, .width = per, .values = std::move(values)});
   }
   if (lengths) {
     for (const auto& [index, steps] : sequenced) {
       if (steps != ragged_steps) {
-        return absl::InvalidArgumentError(StrCat(
-            path, ": the input '", inputs[index].input, "' has ", steps,
-            " steps and '", ragged_input, "' ", ragged_steps,
-            "; ragged sequences share one padded length"));
+        return absl::InvalidArgumentError(
+            StrCat(path, ": the input '", inputs[index].input, "' has ", steps,
+                   " steps and '", ragged_input, "' ", ragged_steps,
+                   "; ragged sequences share one padded length"));
       }
       ZeroPadding(inputs[index].values, inputs[index].width,
                   inputs[index].width / steps, *lengths);
@@ -650,9 +666,9 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
       }
     } else {
       if (per != out.units) {
-        return absl::InvalidArgumentError(StrCat(
-            what, " has ", per, " values a sample, but the output has ",
-            out.units, " units"));
+        return absl::InvalidArgumentError(
+            StrCat(what, " has ", per, " values a sample, but the output has ",
+                   out.units, " units"));
       }
       ASSIGN_OR_RETURN(t.values, Floats(a, what));
       t.width = per;
@@ -682,6 +698,18 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
                                  spec.inputs[0].sequenced));
   }
   return d;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+NpzShapes(const std::string& path, int64_t max_bytes) {
+  ASSIGN_OR_RETURN(Archive a, ReadArchive(path, max_bytes));
+  std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+  for (const std::string& name : a.names) {
+    ASSIGN_OR_RETURN(NpyArray array,
+                     ParseNpy(a.arrays.at(name), StrCat(path, ": ", name)));
+    out.emplace_back(name, array.shape);
+  }
+  return out;
 }
 
 }  // namespace webnnm::train

@@ -77,6 +77,11 @@ struct NpzSpec {
 
 absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec);
 
+// Every array of the archive with its shape, in the archive's order (the
+// same checks and limit as LoadNpz).
+absl::StatusOr<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+NpzShapes(const std::string& path, int64_t max_bytes);
+
 }  // namespace webnnm::train
 
 #endif  // WEBNNM_ENGINE_TRAIN_NPZ_H_

@@ -197,6 +197,9 @@ struct Dataset {
   int64_t bytes = 0;
   std::optional<Time> created;
   std::vector<std::string> files;
+  // Read when the upload finished (DatasetSummary).
+  std::optional<int64_t> rows, columns;
+  std::vector<std::string> header;
 };
 
 struct MetricPoint {

@@ -47,19 +47,19 @@ absl::StatusOr<Job> MemoryStore::CreateJob(Job job, const JobRequest& request,
     for (const auto& [id, entry] : jobs_) {
       if (entry.stored.job.principal == job.principal &&
           entry.stored.request.idempotency_key == request.idempotency_key) {
-        return absl::AlreadyExistsError(
-            StrCat("idempotency key '", request.idempotency_key,
-                   "' already names job ", id));
+        return absl::AlreadyExistsError(StrCat("idempotency key '",
+                                               request.idempotency_key,
+                                               "' already names job ", id));
       }
     }
   }
   if (max_queued > 0) {
-    const int64_t queued = static_cast<int64_t>(
-        Select(job.principal, JobState::kQueued).size());
+    const int64_t queued =
+        static_cast<int64_t>(Select(job.principal, JobState::kQueued).size());
     if (queued >= max_queued) {
-      return absl::ResourceExhaustedError(
-          StrCat(job.principal, " has ", queued,
-                 " queued jobs; the limit is ", max_queued));
+      return absl::ResourceExhaustedError(StrCat(job.principal, " has ", queued,
+                                                 " queued jobs; the limit is ",
+                                                 max_queued));
     }
   }
   if (jobs_.count(job.id)) {
@@ -127,9 +127,10 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::JobIds(JobState state) {
   return ids;
 }
 
-absl::StatusOr<Job> MemoryStore::Update(
-    const std::string& id, const std::function<void(Job&)>& change,
-    std::vector<JobEvent> events, const SnapshotBlob* snapshot) {
+absl::StatusOr<Job> MemoryStore::Update(const std::string& id,
+                                        const std::function<void(Job&)>& change,
+                                        std::vector<JobEvent> events,
+                                        const SnapshotBlob* snapshot) {
   absl::MutexLock lock(&mutex_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return absl::NotFoundError(StrCat("no job ", id));
@@ -171,8 +172,9 @@ absl::StatusOr<Job> MemoryStore::Update(
   return job;
 }
 
-absl::StatusOr<std::vector<JobEvent>> MemoryStore::Events(
-    const std::string& id, int64_t from_seq, int limit) {
+absl::StatusOr<std::vector<JobEvent>> MemoryStore::Events(const std::string& id,
+                                                          int64_t from_seq,
+                                                          int limit) {
   absl::MutexLock lock(&mutex_);
   std::vector<JobEvent> out;
   auto it = jobs_.find(id);
@@ -277,14 +279,31 @@ absl::StatusOr<std::vector<Dataset>> MemoryStore::ListDatasets(
   for (const DatasetRow& row : datasets_) {
     if (principal.empty() || row.principal == principal) rows.push_back(&row);
   }
-  std::sort(rows.begin(), rows.end(), [](const DatasetRow* a,
-                                         const DatasetRow* b) {
-    return std::make_pair(Millis(a->dataset.created), a->dataset.id) <
-           std::make_pair(Millis(b->dataset.created), b->dataset.id);
-  });
+  std::sort(rows.begin(), rows.end(),
+            [](const DatasetRow* a, const DatasetRow* b) {
+              return std::make_pair(Millis(a->dataset.created), a->dataset.id) <
+                     std::make_pair(Millis(b->dataset.created), b->dataset.id);
+            });
   std::vector<Dataset> out;
   for (const DatasetRow* row : rows) out.push_back(row->dataset);
   return out;
+}
+
+absl::StatusOr<bool> MemoryStore::DeleteDataset(const std::string& principal,
+                                                const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  auto it = std::find_if(
+      datasets_.begin(), datasets_.end(), [&](const DatasetRow& row) {
+        return row.dataset.id == id &&
+               (principal.empty() || row.principal == principal);
+      });
+  if (it == datasets_.end())
+    return absl::NotFoundError(StrCat("no dataset ", id));
+  const std::string sha256 = it->dataset.sha256;
+  datasets_.erase(it);
+  return std::none_of(
+      datasets_.begin(), datasets_.end(),
+      [&](const DatasetRow& row) { return row.dataset.sha256 == sha256; });
 }
 
 }  // namespace webnnm::server

@@ -58,6 +58,8 @@ class MemoryStore final : public Store {
                              const Dataset& dataset) override;
   absl::StatusOr<std::vector<Dataset>> ListDatasets(
       const std::string& principal) override;
+  absl::StatusOr<bool> DeleteDataset(const std::string& principal,
+                                     const std::string& id) override;
 
   absl::Status IntegrityCheck() override { return absl::OkStatus(); }
 
@@ -65,7 +67,7 @@ class MemoryStore final : public Store {
   struct Entry {
     StoredJob stored;
     std::vector<JobEvent> events;
-    std::map<std::string, std::map<int, double>> metrics;  // name, epoch
+    std::map<std::string, std::map<int, double>> metrics;     // name, epoch
     std::vector<std::pair<int64_t, SnapshotBlob>> snapshots;  // with ids
   };
   struct DatasetRow {

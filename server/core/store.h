@@ -69,10 +69,9 @@ class Store {
   // Changes a job (`change` may be null) and appends `events`, with an
   // optional snapshot, in one transaction. Returns the job as stored.
   // NotFound for an unknown job.
-  virtual absl::StatusOr<Job> Update(const std::string& id,
-                                     const std::function<void(Job&)>& change,
-                                     std::vector<JobEvent> events,
-                                     const SnapshotBlob* snapshot = nullptr) = 0;
+  virtual absl::StatusOr<Job> Update(
+      const std::string& id, const std::function<void(Job&)>& change,
+      std::vector<JobEvent> events, const SnapshotBlob* snapshot = nullptr) = 0;
   // Events with seq >= from_seq, at most `limit`, in order.
   virtual absl::StatusOr<std::vector<JobEvent>> Events(const std::string& id,
                                                        int64_t from_seq,
@@ -101,6 +100,10 @@ class Store {
                                      const Dataset& dataset) = 0;
   virtual absl::StatusOr<std::vector<Dataset>> ListDatasets(
       const std::string& principal) = 0;
+  // Deletes the record (NotFound unless `principal` — "" for any — owns
+  // it): true when no other record holds its content (its folder may go).
+  virtual absl::StatusOr<bool> DeleteDataset(const std::string& principal,
+                                             const std::string& id) = 0;
 
   // A check of the store's own consistency: OK or the problems found.
   virtual absl::Status IntegrityCheck() = 0;

@@ -366,6 +366,9 @@ v1::Dataset ToProto(const Dataset& d) {
   out.set_bytes(d.bytes);
   if (d.created) *out.mutable_created() = ToProto(*d.created);
   for (const std::string& f : d.files) out.add_files(f);
+  if (d.rows) out.set_rows(*d.rows);
+  if (d.columns) out.set_columns(*d.columns);
+  for (const std::string& h : d.header) out.add_header(h);
   return out;
 }
 
@@ -378,6 +381,9 @@ Dataset FromProto(const v1::Dataset& d) {
   out.bytes = d.bytes();
   if (d.has_created()) out.created = FromProto(d.created());
   out.files.assign(d.files().begin(), d.files().end());
+  if (d.has_rows()) out.rows = d.rows();
+  if (d.has_columns()) out.columns = d.columns();
+  out.header.assign(d.header().begin(), d.header().end());
   return out;
 }
 

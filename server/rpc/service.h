@@ -82,6 +82,9 @@ class WebnnmService final : public v1::Webnnm::Service {
   grpc::Status ListDatasets(grpc::ServerContext* context,
                             const v1::ListDatasetsRequest* request,
                             v1::ListDatasetsResponse* response) override;
+  grpc::Status DeleteDataset(grpc::ServerContext* context,
+                             const v1::DeleteDatasetRequest* request,
+                             v1::DeleteDatasetResponse* response) override;
   grpc::Status ExportSnapshot(
       grpc::ServerContext* context, const v1::ExportSnapshotRequest* request,
       grpc::ServerWriter<v1::SnapshotChunk>* writer) override;

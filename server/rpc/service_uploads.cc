@@ -12,6 +12,7 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/dataset_summary.h"
 #include "engine/train/snapshot.h"
 #include "proto/wire/names.h"
 #include "proto/wire/sha256.h"
@@ -23,6 +24,48 @@ namespace webnnm::server {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The first of an IDX dataset's four files that `files` (names as keys)
+// lacks, plain or gzipped; "" when none is missing.
+std::string MissingIdxFile(const auto& files) {
+  for (std::string stem :
+       {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+        "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    if (!files.count(stem) && !files.count(stem + ".gz")) return stem;
+  }
+  return "";
+}
+
+// What the stored content holds (rows, columns, a CSV's header), for
+// `dataset list`; a file the summary cannot read leaves them unknown (the
+// job that reads it names the problem).
+void SummarizeStored(const fs::path& folder, Dataset& dataset,
+                     int64_t max_bytes) {
+  absl::StatusOr<train::DatasetSummary> summary =
+      absl::UnknownError("no summary");
+  const std::string file =
+      dataset.files.size() == 1 ? (folder / dataset.files[0]).string() : "";
+  switch (dataset.format) {
+    case DatasetFormat::kCsv:
+      summary = train::SummarizeCsv(file);
+      break;
+    case DatasetFormat::kIdx:
+      summary = train::SummarizeIdx(folder.string());
+      break;
+    case DatasetFormat::kNpz:
+      summary = train::SummarizeNpz(file, max_bytes);
+      break;
+    case DatasetFormat::kImages:
+      summary = train::SummarizeImageArchive(file);
+      break;
+    default:
+      break;
+  }
+  if (!summary.ok()) return;
+  dataset.rows = summary->rows;
+  dataset.columns = summary->columns;
+  dataset.header = summary->header;
+}
 
 // Files an IDX dataset may hold.
 const std::set<std::string> kIdxFiles(std::begin(wire::kIdxFileNames),
@@ -76,18 +119,19 @@ absl::Status CheckFileName(const WebnnmService::Upload& upload,
                        : StrCat("'", name, "' is not a plain file name"));
   }
   if (npz && !name.ends_with(".npz")) {
-    return invalid(StrCat("an NPZ dataset's file name ends with .npz, not '",
-                          name, "'"));
+    return invalid(
+        StrCat("an NPZ dataset's file name ends with .npz, not '", name, "'"));
   }
   if (images && !name.ends_with(".zip")) {
-    return invalid(StrCat("an IMAGES dataset is a .zip of an image folder, "
-                          "not '", name, "'"));
+    return invalid(
+        StrCat("an IMAGES dataset is a .zip of an image folder, "
+               "not '",
+               name, "'"));
   }
   if (idx) {
     // x and x.gz are one file twice: which one is meant cannot be told.
-    const std::string twin = name.ends_with(".gz")
-                                 ? name.substr(0, name.size() - 3)
-                                 : name + ".gz";
+    const std::string twin =
+        name.ends_with(".gz") ? name.substr(0, name.size() - 3) : name + ".gz";
     if (upload.files.count(twin)) {
       return invalid(StrCat("'", name, "' and '", twin,
                             "' are the same IDX file; upload one of them"));
@@ -159,7 +203,8 @@ absl::StatusOr<std::string> WebnnmService::StartUpload(
   }
   if (open >= limits_.max_open_uploads) {
     return absl::ResourceExhaustedError(
-        StrCat(open, " uploads are open, the limit (max_open_uploads); finish "
+        StrCat(open,
+               " uploads are open, the limit (max_open_uploads); finish "
                "one, or wait until an abandoned one expires (after ",
                limits_.upload_idle_timeout.count(), " s idle)"));
   }
@@ -296,13 +341,9 @@ grpc::Status WebnnmService::UploadDataset(
     upload->dataset.files.push_back(name);
   }
   if (upload->dataset.format == DatasetFormat::kIdx) {
-    for (std::string stem :
-         {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-          "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
-      if (!upload->files.count(stem) && !upload->files.count(stem + ".gz")) {
-        drop();
-        return invalid(StrCat("an IDX dataset needs ", stem, "[.gz]"));
-      }
+    if (std::string stem = MissingIdxFile(upload->files); !stem.empty()) {
+      drop();
+      return invalid(StrCat("an IDX dataset needs ", stem, "[.gz]"));
     }
   }
   absl::StatusOr<std::string> hash = wire::DatasetHash(paths);
@@ -331,6 +372,7 @@ grpc::Status WebnnmService::UploadDataset(
   }
   upload->dataset.id = NewId("d");
   upload->dataset.bytes = upload->total_bytes;
+  SummarizeStored(target, upload->dataset, limits_.max_dataset_bytes);
   upload->dataset.created = Now();
   absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
   fs::remove_all(upload->folder, ec);  // left when the content was stored
@@ -470,7 +512,8 @@ grpc::Status WebnnmService::ImportSnapshot(
       snapshot->model_source);
   if (!check.ok) {
     return ToGrpc(absl::InvalidArgumentError(
-        StrCat("the snapshot's model does not check:\n", webnnm::RenderedForStatus(check))));
+        StrCat("the snapshot's model does not check:\n",
+               webnnm::RenderedForStatus(check))));
   }
   if (absl::Status fits = train::CheckSnapshotFits(*snapshot, *check.dag);
       !fits.ok()) {

@@ -188,9 +188,9 @@ absl::StatusOr<Job> SqliteStore::CreateJob(Job job, const JobRequest& request,
     ASSIGN_OR_RETURN(bool row, count.Step());
     int64_t queued = row ? count.Int(0) : 0;
     if (queued >= max_queued) {
-      return absl::ResourceExhaustedError(
-          StrCat(job.principal, " has ", queued,
-                 " queued jobs; the limit is ", max_queued));
+      return absl::ResourceExhaustedError(StrCat(job.principal, " has ", queued,
+                                                 " queued jobs; the limit is ",
+                                                 max_queued));
     }
   }
   job.state = JobState::kQueued;
@@ -343,7 +343,9 @@ absl::Status SqliteStore::RecordMetrics(const std::string& id,
                      "value = excluded.value, min = min(coalesce(min, "
                      "excluded.value), excluded.value), max = "
                      "max(coalesce(max, excluded.value), excluded.value)"));
-    latest.Bind(1, id).Bind(2, std::string_view(name)).Bind(3, int64_t{e.epoch});
+    latest.Bind(1, id)
+        .Bind(2, std::string_view(name))
+        .Bind(3, int64_t{e.epoch});
     std::isfinite(*value) ? latest.Bind(4, *value) : latest.BindNull(4);
     RETURN_IF_ERROR(latest.Run());
   }
@@ -550,6 +552,27 @@ absl::StatusOr<std::vector<Dataset>> SqliteStore::ListDatasets(
     out.push_back(FromProto(d));
   }
   return out;
+}
+
+absl::StatusOr<bool> SqliteStore::DeleteDataset(const std::string& principal,
+                                                const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  ASSIGN_OR_RETURN(Statement find,
+                   db_->Prepare("SELECT sha256 FROM datasets WHERE id = ?2 AND "
+                                "(?1 = '' OR principal = ?1)"));
+  find.Bind(1, principal).Bind(2, id);
+  ASSIGN_OR_RETURN(bool row, find.Step());
+  if (!row) return absl::NotFoundError(StrCat("no dataset ", id));
+  const std::string sha256 = find.Text(0);
+  ASSIGN_OR_RETURN(Statement erase,
+                   db_->Prepare("DELETE FROM datasets WHERE id = ?1"));
+  erase.Bind(1, id);
+  RETURN_IF_ERROR(erase.Run());
+  ASSIGN_OR_RETURN(Statement others,
+                   db_->Prepare("SELECT 1 FROM datasets WHERE sha256 = ?1"));
+  others.Bind(1, sha256);
+  ASSIGN_OR_RETURN(bool shared, others.Step());
+  return !shared;
 }
 
 absl::Status SqliteStore::IntegrityCheck() {

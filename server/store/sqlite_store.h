@@ -70,6 +70,8 @@ class SqliteStore final : public Store {
                              const Dataset& dataset) override;
   absl::StatusOr<std::vector<Dataset>> ListDatasets(
       const std::string& principal) override;
+  absl::StatusOr<bool> DeleteDataset(const std::string& principal,
+                                     const std::string& id) override;
 
   // PRAGMA integrity_check: OK or the problems found.
   absl::Status IntegrityCheck() override;

@@ -236,6 +236,33 @@ TEST_P(StoreContract, DatasetsAreSeenByTheirPrincipal) {
   EXPECT_EQ(fs::path(store->DatasetFolder(d.sha256)).filename(), d.sha256);
 }
 
+TEST_P(StoreContract, DeletingADatasetSaysWhetherItsContentIsShared) {
+  auto store = Open();
+  Dataset d;
+  d.id = "d1";
+  d.name = "iris.csv";
+  d.format = DatasetFormat::kCsv;
+  d.sha256 = std::string(64, 'b');
+  d.files = {"iris.csv"};
+  d.rows = 150;
+  d.columns = 5;
+  d.header = {"a", "b"};
+  ASSERT_TRUE(store->InsertDataset("ann", d).ok());
+  std::optional<Dataset> found = *store->GetDataset("ann", "d1");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->rows, 150);
+  EXPECT_EQ(found->columns, 5);
+  EXPECT_EQ(found->header, d.header);
+  d.id = "d2";
+  ASSERT_TRUE(store->InsertDataset("bob", d).ok());  // the same content
+  EXPECT_TRUE(absl::IsNotFound(store->DeleteDataset("bob", "d1").status()));
+  EXPECT_EQ(*store->DeleteDataset("ann", "d1"), false);  // bob's holds it
+  EXPECT_FALSE(*store->GetDataset("", "d1"));
+  EXPECT_TRUE(absl::IsNotFound(store->DeleteDataset("ann", "d1").status()));
+  EXPECT_EQ(*store->DeleteDataset("", "d2"), true);  // the last one
+  EXPECT_EQ(store->ListDatasets("")->size(), 0u);
+}
+
 // What only the SQLite store does.
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -298,9 +325,9 @@ TEST_F(SqliteStoreTest, JobsEventsAndMetricsSurviveReopening) {
   std::optional<StoredJob> stored = *store->GetJob("j1");
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->request.model_text, "model text");
-  EXPECT_EQ(std::get<std::string>(stored->request.hyperparameters.at(
-                "optimizer")),
-            "sgdm");
+  EXPECT_EQ(
+      std::get<std::string>(stored->request.hyperparameters.at("optimizer")),
+      "sgdm");
   ASSERT_TRUE(stored->job.summary);
   EXPECT_EQ(stored->job.summary->decisions[0].why, "why");
   EXPECT_EQ(stored->job.test_accuracy, 0.9);

@@ -285,9 +285,7 @@ class Runs(Temp):
         self.assertEqual(self.get(d, job)["datasetId"], iris)
         code, out, _ = d.ctl("dataset", "list")
         lines = out.splitlines()
-        self.assertEqual(lines[0].split(),
-                         ["DATASET", "NAME", "FORMAT", "BYTES", "FILES",
-                          "CREATED"])
+        self.assertEqual(lines[0].split()[:3], ["DATASET", "NAME", "FORMAT"])
         self.assertEqual(len(lines), 4)
         self.assertEqual(len({l.index(" CSV") for l in lines[1:]}), 1)
         code, _, err = d.ctl("submit", h.config("models", "iris.wnm"),
@@ -296,6 +294,66 @@ class Runs(Temp):
         self.assertIn("3 datasets", err)
         for i in ids:
             self.assertIn(i, err)
+        self.assertEqual(d.stop(), 0)
+
+    def test_dataset_list_says_what_each_holds_and_delete(self):
+        d = self.daemon()
+        headerless = os.path.join(self.dir, "numbers.csv")
+        with open(headerless, "w") as f:
+            f.write("1,2,0\n3,4,1\n5,6,0\n")
+        for path in [h.config("datasets", "iris.csv"), headerless,
+                     h.config("datasets", "multimodal.npz")]:
+            code, _, err = d.ctl("dataset", "upload", path)
+            self.assertEqual(code, 0, err)
+        code, out, _ = d.ctl("dataset", "list", "-o", "json")
+        listed = {x["name"]: x for x in json.loads(out)["datasets"]}
+        iris = listed["iris.csv"]
+        self.assertEqual((iris["rows"], iris["columns"]), (150, 5))
+        self.assertEqual(iris["header"][-1], "species")
+        numbers = listed["numbers.csv"]
+        self.assertEqual((numbers["rows"], numbers["columns"]), (3, 3))
+        self.assertIsNone(numbers["header"])
+        npz = listed["multimodal.npz"]
+        self.assertGreater(npz["rows"], 0)
+        self.assertGreaterEqual(npz["columns"], 3)  # arrays: 2 inputs, 2 outputs
+        code, out, _ = d.ctl("dataset", "list")
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["DATASET", "NAME", "FORMAT", "ROWS", "COLUMNS",
+                          "BYTES", "CREATED", "HEADER"])
+        row = next(l for l in lines if "iris.csv" in l)
+        self.assertRegex(row, r"CSV +150 +5 ")
+        self.assertIn("species", row)
+
+        # Refused while a running job reads it; then deleted, files too.
+        running = self.submit(d, *iris_flags(100000))
+        h.wait_for(lambda: self.get(d, running)["state"] == "RUNNING")
+        code, _, err = d.ctl("dataset", "delete", iris["datasetId"][:8])
+        self.assertEqual(code, 1)
+        self.assertIn(running, err)
+        self.assertIn("RUNNING", err)
+        code, _, err = d.ctl("cancel", running)
+        self.assertEqual(code, 0, err)
+        folder = os.path.join(self.dir, "db", "datasets", iris["sha256"])
+        self.assertTrue(os.path.isdir(folder))
+        code, out, err = d.ctl("dataset", "delete", iris["datasetId"], "-o",
+                               "json")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(out),
+                         {"datasetId": iris["datasetId"], "deleted": True})
+        self.assertFalse(os.path.exists(folder))
+        code, out, _ = d.ctl("dataset", "list", "-o", "json")
+        self.assertNotIn("iris.csv",
+                         [x["name"] for x in json.loads(out)["datasets"]])
+        code, _, err = d.ctl("dataset", "delete", iris["datasetId"])
+        self.assertEqual(code, 1)
+        self.assertIn("no dataset", err)
+        # The finished job keeps its record; its dataset is gone.
+        self.assertNotIn("dataset", self.get(d, running))
+        # Uploaded again, it is back (a new id).
+        code, _, err = d.ctl("dataset", "upload", h.config("datasets",
+                                                           "iris.csv"))
+        self.assertEqual(code, 0, err)
         self.assertEqual(d.stop(), 0)
 
 

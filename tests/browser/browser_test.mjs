@@ -77,6 +77,26 @@ function idxFiles(folder) {
 let context;
 let page;
 const shot = (name) => page?.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+// The page at 1280 and at 390 px: a screenshot of each, and at 390 px no
+// sideways scrolling (nothing wider than the screen).
+async function bothWidths(name) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(artifacts, `${name}-${width}.png`), fullPage: true });
+    if (width === 390) {
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      check(wide <= 390, `${name} at 390 px does not scroll sideways (${wide} px)`);
+      if (wide > 390) {
+        // What sticks out: the innermost elements past the right edge.
+        console.log(await page.evaluate(() => [...document.querySelectorAll("body *")]
+          .filter((e) => e.getBoundingClientRect().right > 391 && ![...e.children].some((c) => c.getBoundingClientRect().right > 391))
+          .slice(0, 5).map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px`).join("\n")));
+      }
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
 const iris = readFileSync(join(source, "configs/models/iris.wnm"), "utf8");
 
 async function submitIris(epochs) {
@@ -84,7 +104,7 @@ async function submitIris(epochs) {
   await page.fill("#model", iris);
   await page.selectOption("#dataset", irisId);
   await page.fill("#h-epochs", String(epochs));
-  await page.fill("#h-optimizer", "sgdm");
+  await page.selectOption("#h-optimizer", "sgdm");
   await page.fill("#h-lr", "0.05");
   await page.fill("#h-seeds", "20");
   await page.fill("#h-batchSize", "16");
@@ -138,15 +158,32 @@ try {
   await page.waitForSelector("#expert .decision");
   check((await page.textContent("#expert")).includes("pick a dataset"), "without a dataset the preview says what it leaves out");
   await page.selectOption("#dataset", irisId);
-  await page.fill("#h-optimizer", "sgdm");
+  await page.selectOption("#h-optimizer", "sgdm");
   await page.click("#preview");
   await page.waitForFunction(() => !document.querySelector("#expert").textContent.includes("pick a dataset"));
   const expert = await page.textContent("#expert");
   check(expert.includes("loss CCE"), "the preview shows the expert system's loss decision");
-  check((await page.getAttribute("#h-regularization", "placeholder")) !== "auto" &&
+  check((await page.getAttribute("#h-regularization", "data-resolved")) !== "auto" &&
+        (await page.textContent("#h-regularization option")) !== "(auto)" &&
         (await page.getAttribute("#h-batchSize", "placeholder")) === "16" &&
         (await page.getAttribute("#h-lr", "placeholder")) === "auto", "the preview fills each field with what the job would use");
   await shot("preview");
+  await bothWidths("new-job");
+
+  // Fields validated in the page: a word in a number field says so, and
+  // nothing is sent; the choices are lists.
+  const options = await page.$$eval("#h-optimizer option", (o) => o.map((x) => x.value));
+  check(["lion", "rlion", "nesterov", "sgdm"].every((o) => options.includes(o)), "the optimizer is a choice");
+  check((await page.$$eval("#h-regularization option", (o) => o.map((x) => x.value))).includes("L1+L2"),
+    "regularization is a choice");
+  await page.fill("#h-epochs", "abc");
+  check((await page.textContent("#e-epochs")).includes("not a whole number"), "typing abc into epochs says so beside it");
+  await page.click("#submit");
+  await page.waitForSelector("#status.error");
+  check((await page.textContent("#status")).includes("epochs") && page.url().includes("#/new"),
+    "submitting with a bad field names it and sends nothing");
+  await page.fill("#h-epochs", "");
+  check((await page.textContent("#e-epochs")) === "", "the message goes once the field is right");
 
   // An IDX dataset uploaded from the browser (four files), previewed with
   // the Fashion-MNIST MLP.
@@ -156,9 +193,9 @@ try {
   const stored = JSON.parse(ctl("dataset", "list", "-o", "json")).datasets.find((d) => d.datasetId === idxId);
   check(stored?.format === "IDX" && stored.files.length === 4, "an IDX dataset uploaded from the browser");
   await page.fill("#model", readFileSync(join(source, "configs/models/fashion-mlp.wnm"), "utf8"));
-  await page.fill("#h-optimizer", "");
+  await page.selectOption("#h-optimizer", "");
   await page.click("#preview");
-  await page.waitForFunction(() => document.querySelector("#h-optimizer").placeholder === "rlion");
+  await page.waitForFunction(() => document.querySelector("#h-optimizer").dataset.resolved === "rlion");
   check(!(await page.textContent("#status")).includes("no preview"), "the daemon reads the uploaded IDX dataset for the preview");
 
   // Submit iris, watch the chart until the job succeeds.
@@ -168,11 +205,42 @@ try {
   check((await page.textContent("#numbers")).includes("epoch 40/40"), "the chart followed every epoch");
   check((await page.textContent("#test")).includes("accuracy"), "the test result is shown");
   check((await page.textContent("#decisions")).includes("loss CCE"), "the expert system's decisions are shown");
-  await page.fill("#values", "6.7,3.0,5.2,2.3");
+  await page.fill("#values-0", "6.7,3.0,5.2,2.3");
   await page.click("#infer");
   await page.waitForFunction(() => document.querySelector("#inference")?.textContent.includes("→"));
   check((await page.textContent("#inference")).includes("virginica"), "an inference names its class");
+  const inputLabels = await page.$$eval(".infer-input", (l) => l.map((x) => x.textContent));
+  check(inputLabels.length === 1 && inputLabels[0].includes("[4]") &&
+        (await page.getAttribute("#values-0", "placeholder")).startsWith("4 "), "the inference form names the model's input and its size");
+  await page.fill("#values-0", "1,2");
+  await page.click("#infer");
+  await page.waitForFunction(() => document.querySelector("#inference").textContent.startsWith("error:"));
+  check(!(await page.textContent("#inference")).includes("virginica") &&
+        (await page.textContent("#inference")).includes("takes 4 values, not 2"), "a failed inference clears the old answer and says why");
+  // Buttons by state; the charts' read-out, scales, smoothing and best epoch.
+  check(await page.isDisabled("#cancel") && await page.isDisabled("#resume") && !(await page.isDisabled("#delete")),
+    "a finished job offers Delete, not Cancel or Resume");
+  const got = JSON.parse(ctl("get", first, "-o", "json"));
+  check((await page.getAttribute("#chart", "data-best")) === String(got.bestEpoch), "the loss chart marks the best epoch");
+  await page.hover("#chart");
+  await page.waitForSelector("#tip:not([hidden])", { timeout: 10000 });
+  const tip = await page.textContent("#tip");
+  check(/epoch \d+/.test(tip) && tip.includes("training loss:") && tip.includes("validation loss:") &&
+        tip.includes("learning rate:"), "hovering the chart reads out every series");
+  const before = await page.$eval("#chart", (c) => c.toDataURL());
+  await page.check("#log");
+  const logged = await page.$eval("#chart", (c) => c.toDataURL());
+  await page.uncheck("#log");
+  await page.fill("#smoothing", "0.9");
+  await page.dispatchEvent("#smoothing", "input");
+  const smoothed = await page.$eval("#chart", (c) => c.toDataURL());
+  check(logged !== before && smoothed !== before, "log scale and smoothing redraw the curves");
+  check((await page.textContent("#accuracy-legend")).includes("validation accuracy"), "an accuracy chart beside the loss");
+  const params = await page.textContent("#parameters");
+  check(params.includes("optimizer") && params.includes("sgdm") && params.includes("set") && params.includes("chosen") &&
+        params.includes("iris.csv"), "the job's parameters: set and chosen values, the dataset");
   await shot("job");
+  await bothWidths("job");
 
   // The snapshot download is the daemon's snapshot, byte for byte.
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download")]);
@@ -224,7 +292,57 @@ try {
   await page.click("#compare");
   await page.waitForFunction(() => document.querySelectorAll("#legend span").length === 4);
   check(true, "two jobs compared (4 curves)");
+  const runs = await page.textContent("#runs");
+  check(runs.includes("epochs") && runs.includes("40/40") && runs.includes("20/20") && runs.includes("best validation loss"),
+    "the compare table puts the runs' parameters and figures side by side");
+  check((await page.$$("#runs tr.differs")).length >= 1, "the compare table marks what differs");
+  check((await page.textContent("#legend")).includes("test-model ("), "the curves are named by run");
   await shot("compare");
+  await bothWidths("compare");
+  await page.goto(`http://${http}/#/compare`);
+  await page.waitForSelector(".empty");
+  check((await page.textContent(".empty")).includes("Tick two or more runs"), "an empty compare view says what to do");
+
+  // The jobs list refreshes by itself.
+  await page.goto(`http://${http}/#/jobs`);
+  await page.waitForSelector(".pick");
+  const rowsBefore = (await page.$$(".pick")).length;
+  const named = JSON.parse(ctl("submit", join(source, "configs/models/iris.wnm"), "--dataset", irisId,
+    "--epochs", "1", "--name", "from-the-cli", "--tag", "team=web", "-o", "json")).jobId;
+  await page.waitForFunction((n) => document.querySelectorAll(".pick").length === n + 1, rowsBefore, { timeout: 15000 });
+  check((await page.textContent("#jobs")).includes("from-the-cli") && (await page.textContent("#jobs")).includes("team=web"),
+    "a job submitted elsewhere appears in the list with its name and tags");
+  await bothWidths("jobs");
+
+  // A missing job says so, instead of the previous job's page.
+  await page.goto(`http://${http}/#/job/${first}`);
+  await page.waitForSelector("#chart");
+  await page.goto(`http://${http}/#/job/jdoesnotexist`);
+  await page.waitForSelector("h2:has-text('No such job')");
+  check(!(await page.$("#chart")), "a missing job id shows no such job, not the previous page");
+
+  // Delete asks first: dismissed, the job stays; accepted, it goes.
+  await page.goto(`http://${http}/#/job/${named}`);
+  await page.waitForFunction(() => document.querySelector("#state")?.textContent === "SUCCEEDED", null, { timeout: 120000 });
+  page.once("dialog", (d) => d.dismiss());
+  await page.click("#delete");
+  await page.waitForTimeout(300);
+  check(page.url().includes(named) && ctl("get", named).includes("SUCCEEDED"), "dismissing the question keeps the job");
+  page.once("dialog", (d) => d.accept());
+  await page.click("#delete");
+  await page.waitForURL(/#\/jobs/);
+  let gone = false;
+  try { ctl("get", named); } catch { gone = true; }
+  check(gone, "accepting it deletes the job");
+
+  // A run that diverges says so on its chart.
+  const diverging = JSON.parse(ctl("submit", join(source, "configs/models/iris.wnm"), "--dataset", irisId,
+    "--epochs", "20", "--optimizer", "sgdm", "--lr", "1e6", "--seeds", "1", "-o", "json")).jobId;
+  await page.goto(`http://${http}/#/job/${diverging}`);
+  await page.waitForFunction(() => document.querySelector("#state")?.textContent === "FAILED", null, { timeout: 120000 });
+  await page.waitForFunction(() => document.querySelector("#chart")?.dataset.note?.includes("diverged"));
+  check(!(await page.isDisabled("#resume")) && await page.isDisabled("#cancel"), "a failed job offers Resume, not Cancel");
+  await shot("diverged");
 } catch (e) {
   failures++;
   console.log(`not ok - ${e.message}`);

@@ -13,6 +13,7 @@ import {
   PredictFormat,
   Webnnm,
 } from "../gen/webnnm/v1/webnnm_pb.js";
+import { divergedAt, drawChart, hover, palette } from "./chart.js";
 
 // --- The API -------------------------------------------------------------
 
@@ -58,51 +59,7 @@ async function guard(work) {
   }
 }
 
-// --- Charts: loss curves on a canvas -------------------------------------
-
-const palette = ["#2f6fdd", "#e67e22", "#1f8a4c", "#8e44ad", "#c0392b", "#16a085"];
-
-// series: [{ name, points: [[epoch, value], ...], dashed }]
-function drawChart(canvas, series) {
-  const ratio = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth, h = canvas.clientHeight;
-  canvas.width = w * ratio;
-  canvas.height = h * ratio;
-  const g = canvas.getContext("2d");
-  g.scale(ratio, ratio);
-  g.clearRect(0, 0, w, h);
-  const all = series.flatMap((s) => s.points).filter(([, v]) => Number.isFinite(v));
-  if (all.length === 0) {
-    g.fillStyle = "#6b7385";
-    g.fillText("no epochs yet", 12, 20);
-    return;
-  }
-  const pad = { l: 48, r: 10, t: 10, b: 24 };
-  const xMax = Math.max(...all.map(([x]) => x), 1);
-  let yMin = Math.min(...all.map(([, y]) => y)), yMax = Math.max(...all.map(([, y]) => y));
-  if (yMax === yMin) { yMax += 1; yMin -= 1; }
-  const X = (x) => pad.l + ((w - pad.l - pad.r) * (x - 1)) / Math.max(1, xMax - 1);
-  const Y = (y) => h - pad.b - ((h - pad.t - pad.b) * (y - yMin)) / (yMax - yMin);
-  g.strokeStyle = "#d9dde6";
-  g.fillStyle = "#6b7385";
-  g.font = "11px system-ui";
-  for (let i = 0; i <= 4; i++) {
-    const y = yMin + ((yMax - yMin) * i) / 4;
-    g.beginPath(); g.moveTo(pad.l, Y(y)); g.lineTo(w - pad.r, Y(y)); g.stroke();
-    g.fillText(y.toPrecision(3), 4, Y(y) + 4);
-  }
-  g.fillText(`epoch ${xMax}`, w - pad.r - 60, h - 6);
-  series.forEach((s, i) => {
-    g.strokeStyle = s.color ?? palette[i % palette.length];
-    g.setLineDash(s.dashed ? [5, 4] : []);
-    g.lineWidth = 1.8;
-    g.beginPath();
-    s.points.filter(([, v]) => Number.isFinite(v)).forEach(([x, y], k) =>
-      k ? g.lineTo(X(x), Y(y)) : g.moveTo(X(x), Y(y)));
-    g.stroke();
-  });
-  g.setLineDash([]);
-}
+// --- Charts (chart.js) ----------------------------------------------------
 
 function legend(series) {
   return series.map((s, i) => html`<span style="color:${raw(s.color ?? palette[i % palette.length])}">
@@ -111,120 +68,250 @@ function legend(series) {
 
 // --- Jobs ----------------------------------------------------------------
 
-async function showJobs() {
-  const answer = await guard(() => api.listJobs({ pageSize: 200 }));
-  if (!answer) return;
-  const rows = answer.jobs.map((j) => {
-    const done = j.epochs ? Math.min(100, (100 * j.epoch) / j.epochs) : 0;
-    return html`<tr>
-      <td><input type="checkbox" class="pick" value="${j.jobId}"></td>
-      <td><a href="#/job/${j.jobId}" class="mono">${j.jobId}</a></td>
-      <td>${j.modelName || "–"}</td>
-      <td class="state-${stateName(j.state)}">${stateName(j.state)}</td>
-      <td><div class="progress" title="${j.epoch}/${j.epochs}"><div style="width:${raw(done.toFixed(0))}%"></div></div></td>
-      <td>${j.epoch}/${j.epochs}</td>
-      <td>${j.summary?.validationLoss !== undefined ? fixed(j.summary.validationLoss) : "–"}</td>
-      <td>${j.testAccuracy !== undefined ? fixed(j.testAccuracy) : "–"}</td>
-    </tr>`;
-  }).join("");
-  view().innerHTML = html`
-    <h2>Jobs</h2>
-    <p><button id="compare">Compare the selected jobs</button></p>
-    <table>
-      <thead><tr><th></th><th>job</th><th>model</th><th>state</th><th>progress</th>
-        <th>epoch</th><th>best validation loss</th><th>test accuracy</th></tr></thead>
-      <tbody>${raw(rows || '<tr><td colspan="8">no jobs yet</td></tr>')}</tbody>
-    </table>`;
-  $("#compare").onclick = () => {
-    const ids = [...document.querySelectorAll(".pick:checked")].map((c) => c.value);
-    location.hash = `#/compare?ids=${ids.join(",")}`;
-  };
-  status(`${answer.jobs.length} jobs`);
+const isEnded = (state) => ["SUCCEEDED", "FAILED", "CANCELLED"].includes(stateName(state));
+
+// Seconds as "12s", "3m04s", "1h02m".
+function duration(seconds) {
+  if (seconds === undefined) return "–";
+  const s = Math.floor(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`;
 }
 
-// Fetches a job's epoch series from its metrics.
+const seconds = (t) => (t ? Number(t.seconds) + t.nanos / 1e9 : undefined);
+function jobSeconds(j) {
+  const start = seconds(j.started);
+  if (start === undefined) return undefined;
+  return Math.max(0, (seconds(j.finished) ?? Date.now() / 1000) - start);
+}
+
+// The main test figure: accuracy, else the first regression output's R².
+function testFigure(j) {
+  if (j.testAccuracy !== undefined) return `acc ${fixed(j.testAccuracy)}`;
+  const r2 = j.summary?.metrics?.find((m) => !m.classification && m.r2.length)?.r2[0];
+  return r2 !== undefined ? `R² ${fixed(r2)}` : "–";
+}
+
+const tagText = (j) => Object.entries(j.tags ?? {}).sort().map(([k, v]) => `${k}=${v}`).join(", ");
+
+function jobRow(j, picked) {
+  const done = j.epochs ? Math.min(100, (100 * j.epoch) / j.epochs) : 0;
+  return html`<tr>
+    <td><input type="checkbox" class="pick" value="${j.jobId}" ${raw(picked.has(j.jobId) ? "checked" : "")} aria-label="select ${j.jobId}"></td>
+    <td><a href="#/job/${j.jobId}">${j.name || j.modelName || "–"}</a><div class="mono muted small">${j.jobId}</div></td>
+    <td class="state-${stateName(j.state)}">${stateName(j.state)}</td>
+    <td><div class="progress" title="${j.epoch}/${j.epochs}"><div style="width:${raw(done.toFixed(0))}%"></div></div>${j.epoch}/${j.epochs}</td>
+    <td>${duration(jobSeconds(j))}</td>
+    <td>${j.summary?.validationLoss !== undefined ? fixed(j.summary.validationLoss) : "–"}</td>
+    <td>${testFigure(j)}</td>
+    <td class="small">${tagText(j) || "–"}</td>
+  </tr>`;
+}
+
+let refreshing = null;  // the jobs list's live refresh
+
+async function showJobs() {
+  view().innerHTML = html`
+    <h2>Jobs</h2>
+    <p><button id="compare" disabled>Compare the selected jobs</button>
+      <span class="muted small" id="live"></span></p>
+    <div class="scroll"><table>
+      <thead><tr><th></th><th>run</th><th>state</th><th>epoch</th><th>duration</th>
+        <th>best validation loss</th><th>test</th><th>tags</th></tr></thead>
+      <tbody id="jobs"></tbody>
+    </table></div>`;
+  const picked = new Set();
+  const body = $("#jobs");
+  body.onchange = (e) => {
+    if (!e.target.classList.contains("pick")) return;
+    if (e.target.checked) picked.add(e.target.value); else picked.delete(e.target.value);
+    $("#compare").disabled = picked.size === 0;
+  };
+  $("#compare").onclick = () => { location.hash = `#/compare?ids=${[...picked].join(",")}`; };
+  const load = async () => {
+    const answer = await guard(() => api.listJobs({ pageSize: 200 }));
+    if (!answer || !document.body.contains(body)) return;
+    body.innerHTML = answer.jobs.map((j) => jobRow(j, picked)).join("") ||
+      '<tr><td colspan="8" class="empty">No jobs yet: <a href="#/new">write a model and submit it</a>.</td></tr>';
+    $("#live").textContent = `${answer.jobs.length} jobs · refreshed ${new Date().toLocaleTimeString()}`;
+  };
+  await load();
+  clearInterval(refreshing);
+  refreshing = setInterval(() => {
+    if (location.hash.startsWith("#/jobs") || location.hash === "") load();
+    else clearInterval(refreshing);
+  }, 2000);
+}
+
+// A job's epoch series from its metrics.
 async function series(jobId) {
-  const m = await api.getMetrics({ jobId, names: ["trainLoss", "validationLoss"] });
+  const m = await api.getMetrics({ jobId });
   const get = (name) => (m.series.find((s) => s.name === name)?.points ?? [])
     .map((p) => [p.epoch, p.value]);
-  return { train: get("trainLoss"), validation: get("validationLoss") };
+  return {
+    train: get("trainLoss"), validation: get("validationLoss"), lr: get("lr"),
+    trainAccuracy: get("trainAccuracy"), validationAccuracy: get("validationAccuracy"),
+  };
+}
+
+// The hyperparameters' names in the specification's order (the proto's
+// fields, camelCase).
+const hyperNames = ["epochs", "lr", "warmupEpochs", "seeds", "patience", "lossWeights",
+  "optimizer", "weightDecay", "momentumFactor", "beta1", "beta2", "freeze",
+  "regularization", "lambda1", "lambda2", "optimizeFor", "gradientScaling",
+  "gradientClipping", "scale", "growthInterval", "seed", "threads", "batchSize",
+  "clipAlpha", "agcLambda", "timeBudget"];
+
+const shown = (v) => (typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v));
+
+// MLflow's Parameters table: each resolved value, and whether the user
+// set it or the expert system (or a default) chose it.
+function parametersTable(job) {
+  const resolved = job.resolvedHyperparameters;
+  const given = job.hyperparameters ?? {};
+  const rows = hyperNames.map((name) => {
+    const v = resolved?.[name] ?? given[name];
+    if (v === undefined) return "";
+    const set = given[name] !== undefined;
+    return html`<tr><td>${name}</td><td class="mono">${shown(v)}</td><td class="${set ? "" : "muted"}">${set ? "set" : resolved ? "chosen" : "default"}</td></tr>`;
+  }).join("");
+  const d = job.data ?? {};
+  const data = [
+    ["dataset", job.dataset ? `${job.dataset.name} (${job.datasetId})` : job.datasetId || "–"],
+    ["rows × columns", job.dataset?.rows !== undefined ? `${job.dataset.rows} × ${job.dataset.columns}` : "–"],
+    ["label", d.label || "(the last column)"], ["split", d.split || "70,15,15"],
+    ["duration", duration(jobSeconds(job))],
+  ].map(([k, v]) => html`<tr><td>${k}</td><td class="mono" colspan="2">${v}</td></tr>`).join("");
+  return html`<div class="scroll"><table class="params"><thead><tr><th>parameter</th><th>value</th><th></th></tr></thead>
+    <tbody>${raw(rows || '<tr><td colspan="3" class="muted">resolved when training starts</td></tr>')}${raw(data)}</tbody></table></div>`;
 }
 
 let watching = null;  // the AbortController of the job being watched
 
+function noSuchJob(jobId, error) {
+  const missing = error?.code === 5 || /no job/.test(error?.rawMessage ?? "");
+  view().innerHTML = missing
+    ? html`<h2>No such job</h2><p>There is no job <span class="mono">${jobId}</span> (it may have been deleted). <a href="#/jobs">Back to the jobs</a>.</p>`
+    : html`<h2>Job <span class="mono">${jobId}</span></h2><p class="error">${error?.rawMessage ?? error?.message ?? error}</p>`;
+  status(missing ? `no such job ${jobId}` : String(error?.rawMessage ?? error), true);
+}
+
+// Cancel, Resume and Delete enabled only when they apply.
+function updateButtons(state) {
+  const name = stateName(state);
+  $("#cancel").disabled = !["QUEUED", "RUNNING"].includes(name);
+  $("#resume").disabled = !["CANCELLED", "FAILED"].includes(name);
+  $("#delete").disabled = !["SUCCEEDED", "FAILED", "CANCELLED"].includes(name);
+  $("#state").textContent = name;
+  $("#state").className = `state-${name}`;
+}
+
 async function showJob(jobId) {
-  const job = await guard(() => api.getJob({ jobId }));
-  if (!job) return;
+  let job;
+  try {
+    job = await api.getJob({ jobId });
+  } catch (e) {
+    noSuchJob(jobId, e);
+    return;
+  }
+  const title = job.name || job.modelName || jobId;
   view().innerHTML = html`
-    <h2>Job <span class="mono">${jobId}</span> <small id="state"></small></h2>
+    <h2>${title} <small class="mono muted">${jobId}</small> <small id="state"></small></h2>
+    <p class="small">${tagText(job) ? `tags: ${tagText(job)}` : ""} ${job.note ? `· ${job.note}` : ""}</p>
     <p>
       <button id="cancel">Cancel</button> <button id="resume">Resume</button>
       <button id="delete">Delete</button> <button id="download">Download snapshot</button>
     </p>
     <div class="grid">
-      <div class="card"><h3>Loss</h3><canvas id="chart"></canvas>
-        <div class="legend" id="legend"></div><p id="numbers"></p></div>
+      <div class="card"><h3>Loss</h3>
+        <div class="controls"><label><input type="checkbox" id="log"> log scale</label>
+          <label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01" value="0"></label>
+          <output id="smoothing-value">0</output></div>
+        <div class="chart-wrap"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
+        <div class="legend" id="legend"></div><p id="numbers"></p>
+        <h3>Accuracy</h3>
+        <div class="chart-wrap"><canvas id="accuracy"></canvas><div class="tooltip" id="accuracy-tip" hidden></div></div>
+        <div class="legend" id="accuracy-legend"></div></div>
       <div class="card"><h3>Expert system</h3><div id="decisions"></div>
         <h3>Scouting</h3><div id="scout">–</div><h3>Test</h3><div id="test">–</div></div>
+      <div class="card"><h3>Parameters</h3><div id="parameters">${raw(parametersTable(job))}</div></div>
       <div class="card"><h3>Inference</h3>
-        <p><input id="values" size="40" placeholder="comma-separated inputs, e.g. 5.1,3.5,1.4,0.2"></p>
+        <div id="infer-inputs"></div>
         <p><button id="infer">Infer</button></p><pre id="inference" class="mono"></pre></div>
       <div class="card"><h3>Predict a dataset</h3>
         <p><select id="predict-dataset"></select>
           <select id="predict-format"><option value="csv">CSV</option><option value="npz">NumPy .npz</option></select></p>
         <p><button id="predict">Predict and download</button></p><p id="predicted"></p></div>
-      <div class="card"><h3>Job</h3><pre id="details" class="mono"></pre></div>
     </div>`;
+  updateButtons(job.state);
   guard(async () => {
     const { datasets } = await api.listDatasets({});
     $("#predict-dataset").innerHTML = datasets.map((d) => html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join("");
     if (job.datasetId) $("#predict-dataset").value = job.datasetId;
   });
   $("#predict").onclick = () => guard(() => predictDataset(jobId));
-  $("#details").textContent = JSON.stringify({
-    model: job.modelName, dataset: job.datasetId,
-    kind: String(JobKind[job.kind] ?? job.kind).replace(/^JOB_KIND_/, ""), backend: job.backend,
-    attempt: job.attempt,
-  }, null, 1);
-  const train = [], validation = [];
+  const inputs = await inferenceInputs(job);
+  const train = [], validation = [], lr = [], trainAccuracy = [], validationAccuracy = [];
+  let loss = null, accuracy = null;
+  // A run the trainer gave up on (it reports no diverged epoch).
+  let note = /diverged/.test(job.error) ? `the run diverged: ${job.error}` : undefined;
+  const best = () => {
+    let at, lowest = Infinity;
+    for (const [x, y] of validation.length ? validation : train) if (y < lowest) { lowest = y; at = x; }
+    return at;
+  };
   const redraw = () => {
     const s = [{ name: "training loss", points: train },
-      { name: "validation loss", points: validation, dashed: true }];
-    drawChart($("#chart"), s);
-    $("#legend").innerHTML = legend(s);
+      { name: "validation loss", points: validation, dashed: true },
+      { name: "learning rate", points: lr, axis: "right", color: "#8a8f99" }];
+    loss = drawChart($("#chart"), s, {
+      yTitle: "loss", rightTitle: "learning rate", log: $("#log").checked,
+      smoothing: Number($("#smoothing").value), best: best(), note,
+    });
+    $("#legend").innerHTML = legend(loss.series);
+    const a = [{ name: "training accuracy", points: trainAccuracy },
+      { name: "validation accuracy", points: validationAccuracy, dashed: true }];
+    accuracy = drawChart($("#accuracy"), a, {
+      yTitle: "accuracy", smoothing: Number($("#smoothing").value),
+      empty: "no accuracy (a regression model, or no epochs yet)",
+    });
+    $("#accuracy-legend").innerHTML = legend(accuracy.series);
+    if (divergedAt(s) !== undefined) $("#numbers").classList.add("error");
   };
+  hover($("#chart"), $("#tip"), () => loss);
+  hover($("#accuracy"), $("#accuracy-tip"), () => accuracy);
+  $("#log").onchange = redraw;
+  $("#smoothing").oninput = () => { $("#smoothing-value").textContent = $("#smoothing").value; redraw(); };
   const action = (id, call) => ($(id).onclick = () => guard(async () => {
     await call();
     status(`${id.slice(1)}: done`);
   }));
   action("#cancel", () => api.cancelJob({ jobId }));
   action("#resume", async () => { await api.resumeJob({ jobId }); showJob(jobId); });
-  action("#delete", async () => { await api.deleteJob({ jobId }); location.hash = "#/jobs"; });
-  action("#download", () => downloadSnapshot(jobId));
-  $("#infer").onclick = () => guard(async () => {
-    const values = $("#values").value.split(",").map(Number);
-    const answer = await api.infer({
-      jobId, inputs: [{ shape: [1n, BigInt(values.length)], values }],
-    });
-    const out = answer.outputs[0];
-    let text = `${out.name}: [${out.values.map((v) => v.toPrecision(4)).join(", ")}]`;
-    if (answer.classes.length === out.values.length) {
-      const best = out.values.indexOf(Math.max(...out.values));
-      text += `\n→ ${answer.classes[best]}`;
-    }
-    $("#inference").textContent = text;
+  action("#delete", async () => {
+    if (!confirm(`Delete job ${title} (${jobId}) with its snapshots and metrics?`)) return;
+    await api.deleteJob({ jobId });
+    location.hash = "#/jobs";
   });
+  action("#download", () => downloadSnapshot(jobId));
+  $("#infer").onclick = () => infer(jobId, inputs);
 
   if (watching) watching.abort();
   watching = new AbortController();
   const signal = watching.signal;
   const decisions = $("#decisions");
+  const refresh = () => guard(async () => {
+    job = await api.getJob({ jobId });
+    $("#parameters").innerHTML = parametersTable(job);
+    updateButtons(job.state);
+  });
   guard(async () => {
     for await (const e of api.watchJob({ jobId, fromSeq: 1n }, { signal })) {
       switch (e.detail.case) {
         case "state":
-          $("#state").textContent = stateName(e.detail.value);
-          $("#state").className = `state-${stateName(e.detail.value)}`;
+          updateButtons(e.detail.value);
+          refresh();
           break;
         case "decision":
           decisions.insertAdjacentHTML("beforeend", html`<div class="decision">
@@ -240,8 +327,12 @@ async function showJob(jobId) {
           break;
         case "epoch": {
           const p = e.detail.value;
+          if (p.epoch === 1) refresh();  // the resolved hyperparameters
           train.push([p.epoch, p.trainLoss]);
+          lr.push([p.epoch, p.lr]);
           if (p.validationLoss !== undefined) validation.push([p.epoch, p.validationLoss]);
+          if (p.trainAccuracy !== undefined) trainAccuracy.push([p.epoch, p.trainAccuracy]);
+          if (p.validationAccuracy !== undefined) validationAccuracy.push([p.epoch, p.validationAccuracy]);
           $("#numbers").textContent = `epoch ${p.epoch}/${p.epochs} · loss ${fixed(p.trainLoss)}` +
             ` · validation ${fixed(p.validationLoss)} · lr ${fixed(p.lr, 6)}` +
             ` · ${Math.round(p.samplesPerSecond)} samples/s`;
@@ -265,6 +356,10 @@ async function showJob(jobId) {
         case "error":
           decisions.insertAdjacentHTML("beforeend",
             html`<div class="warning">error: ${e.detail.value}</div>`);
+          if (/diverged/.test(e.detail.value)) {
+            note = `the run diverged: ${e.detail.value}`;
+            redraw();
+          }
           break;
         default:
           break;
@@ -273,6 +368,58 @@ async function showJob(jobId) {
     status(`job ${jobId}: stream ended`);
   });
   redraw();
+}
+
+// The inference form: a field per model input, named, with the values it
+// takes (from the model's text; an imported snapshot's job: one field).
+async function inferenceInputs(job) {
+  let inputs = [{ name: "", shape: [] }];
+  if (job.modelText) {
+    const checked = await guard(() => api.checkModel({ modelText: job.modelText, fileName: "model.wnm" }));
+    if (checked?.ok && checked.inputs.length) {
+      inputs = checked.inputs.map((t) => ({ name: t.name, shape: t.shape.map(Number).slice(1) }));
+    }
+  }
+  const count = (shape) => (shape.length && shape.every((d) => d > 0) ? shape.reduce((a, b) => a * b, 1) : undefined);
+  $("#infer-inputs").innerHTML = html`<p class="muted small">${inputs.length} ${inputs.length === 1 ? "input" : "inputs"}</p>` +
+    inputs.map((t, i) => html`<label class="infer-input">${t.name || "input"}${t.shape.length ? ` [${t.shape.join(", ")}]` : ""}
+      <input id="values-${i}" class="values" data-name="${t.name}" placeholder="${count(t.shape) ? `${count(t.shape)} comma-separated values` : "comma-separated values"}"></label>`).join("");
+  return inputs;
+}
+
+async function infer(jobId, inputs) {
+  const out = $("#inference");
+  out.textContent = "";  // a failed inference leaves no old answer behind
+  out.classList.remove("error");
+  try {
+    const tensors = inputs.map((t, i) => {
+      const text = $(`#values-${i}`).value.trim();
+      const values = text === "" ? [] : text.split(",").map((v) => Number(v.trim()));
+      if (values.length === 0 || values.some((v) => !Number.isFinite(v))) {
+        throw new Error(`${t.name || "the input"}: type comma-separated numbers`);
+      }
+      const known = t.shape.length && t.shape.every((d) => d > 0);
+      const count = known ? t.shape.reduce((a, b) => a * b, 1) : values.length;
+      if (values.length !== count) {
+        throw new Error(`${t.name || "the input"} takes ${count} values, not ${values.length}`);
+      }
+      return { name: t.name, shape: [1n, ...(known ? t.shape : [values.length]).map(BigInt)], values };
+    });
+    const answer = await api.infer({ jobId, inputs: tensors });
+    out.textContent = answer.outputs.map((o) => {
+      let text = `${o.name}: [${o.values.map((v) => v.toPrecision(4)).join(", ")}]`;
+      if (answer.classes.length === o.values.length) {
+        const best = o.values.indexOf(Math.max(...o.values));
+        text += `\n→ ${answer.classes[best]}`;
+      }
+      return text;
+    }).join("\n");
+    status("inferred");
+  } catch (e) {
+    out.textContent = `error: ${e.rawMessage ?? e.message ?? e}`;
+    out.classList.add("error");
+    status(out.textContent, true);
+  }
 }
 
 // Frees a download's object URL once the browser has surely started the
@@ -319,38 +466,103 @@ async function predictDataset(jobId) {
   status(`downloaded ${head.fileName}`);
 }
 
+// MLflow's compare view: the runs' parameters and final figures side by
+// side (rows that differ marked), and their curves overlaid, by run name.
 async function showCompare(ids) {
-  view().innerHTML = html`<h2>Compare</h2>
-    <div class="card"><canvas id="chart"></canvas><div class="legend" id="legend"></div></div>`;
   if (ids.length === 0) {
-    status("pick jobs on the Jobs page to compare them");
+    view().innerHTML = html`<h2>Compare</h2><div class="card empty">
+      <p>Nothing to compare yet. Tick two or more runs on the <a href="#/jobs">Jobs</a> page, then press <b>Compare the selected jobs</b>.</p></div>`;
+    status("");
     return;
   }
-  const all = [];
-  for (const [i, id] of ids.entries()) {
-    const s = await guard(() => series(id));
-    if (!s) return;
-    const color = palette[i % palette.length];
-    all.push({ name: `${id} training`, points: s.train, color });
-    all.push({ name: `${id} validation`, points: s.validation, color, dashed: true });
+  view().innerHTML = html`<h2>Compare</h2>
+    <div class="card"><h3>Loss</h3>
+      <div class="controls"><label><input type="checkbox" id="log"> log scale</label>
+        <label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01" value="0"></label></div>
+      <div class="chart-wrap"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
+      <div class="legend" id="legend"></div></div>
+    <div class="card"><h3>Runs</h3><div class="scroll" id="runs"></div></div>`;
+  const runs = [];
+  for (const id of ids) {
+    const r = await guard(async () => ({ job: await api.getJob({ jobId: id }), s: await series(id) }));
+    if (!r) return;
+    runs.push(r);
   }
-  drawChart($("#chart"), all);
-  $("#legend").innerHTML = legend(all);
-  status(`${ids.length} jobs`);
+  const label = (j) => `${j.name || j.modelName || j.jobId} (${j.jobId.slice(0, 7)})`;
+  let layout = null;
+  const redraw = () => {
+    const all = [];
+    runs.forEach(({ job, s }, i) => {
+      const color = palette[i % palette.length];
+      all.push({ name: `${label(job)} training`, points: s.train, color });
+      all.push({ name: `${label(job)} validation`, points: s.validation, color, dashed: true });
+    });
+    layout = drawChart($("#chart"), all, {
+      yTitle: "loss", log: $("#log").checked, smoothing: Number($("#smoothing").value),
+    });
+    $("#legend").innerHTML = legend(layout.series);
+  };
+  hover($("#chart"), $("#tip"), () => layout);
+  $("#log").onchange = redraw;
+  $("#smoothing").oninput = redraw;
+  redraw();
+  const value = (job, name) => {
+    const v = job.resolvedHyperparameters?.[name] ?? job.hyperparameters?.[name];
+    return v === undefined ? "–" : shown(v);
+  };
+  const figures = [
+    ["state", (j) => stateName(j.state)], ["epochs run", (j) => `${j.epoch}/${j.epochs}`],
+    ["duration", (j) => duration(jobSeconds(j))],
+    ["best validation loss", (j) => (j.summary?.validationLoss !== undefined ? fixed(j.summary.validationLoss) : "–")],
+    ["test loss", (j) => fixed(j.testLoss)], ["test", (j) => testFigure(j)],
+    ["dataset", (j) => j.dataset?.name ?? j.datasetId ?? "–"],
+  ];
+  const rows = [...figures, ...hyperNames.map((n) => [n, (j) => value(j, n)])]
+    .map(([name, get]) => {
+      const cells = runs.map(({ job }) => get(job));
+      if (cells.every((c) => c === "–")) return "";
+      const differs = new Set(cells).size > 1;
+      return html`<tr class="${differs ? "differs" : ""}"><td>${name}</td>${raw(cells.map((c) => html`<td class="mono">${c}</td>`).join(""))}</tr>`;
+    }).join("");
+  $("#runs").innerHTML = html`<table class="compare"><thead><tr><th></th>${raw(runs.map(({ job }, i) =>
+    html`<th><span style="color:${raw(palette[i % palette.length])}">━</span> <a href="#/job/${job.jobId}">${label(job)}</a></th>`).join(""))}</tr></thead>
+    <tbody>${raw(rows)}</tbody></table>`;
+  status(`${ids.length} runs`);
 }
 
 // --- A new job -----------------------------------------------------------
 
-// The hyperparameter fields: [name, type, the spec's default]. After a
-// preview, each placeholder shows what the job would train with.
+// The hyperparameter fields: [name, type, the spec's default, choices].
+// After a preview, each field shows what the job would train with (a
+// number's placeholder, a choice's first option).
 const hyperFields = [
-  ["epochs", "int", "auto"], ["optimizer", "text", "rlion"], ["lr", "float", "auto"],
-  ["batchSize", "int", "auto"], ["seeds", "int", 100], ["patience", "int", "auto"],
-  ["seed", "bigint", 1], ["warmupEpochs", "int", ""], ["weightDecay", "float", ""],
-  ["regularization", "text", "auto"], ["lambda1", "float", 0], ["lambda2", "float", 0],
-  ["gradientClipping", "text", "auto"], ["gradientScaling", "text", "auto"],
+  ["epochs", "int", "auto"], ["optimizer", "choice", "rlion", ["lion", "rlion", "nesterov", "sgdm"]],
+  ["lr", "float", "auto"], ["batchSize", "int", "auto"], ["seeds", "int", 100],
+  ["patience", "int", "auto"], ["seed", "bigint", 1], ["warmupEpochs", "int", ""],
+  ["weightDecay", "float", ""], ["regularization", "choice", "auto", ["auto", "L1", "L2", "L1+L2", "off"]],
+  ["lambda1", "float", 0], ["lambda2", "float", 0],
+  ["gradientClipping", "choice", "auto", ["auto", "global", "agc", "off"]],
+  ["gradientScaling", "choice", "auto", ["auto", "on", "off"]],
   ["lossWeights", "text", "auto"], ["freeze", "float", 0], ["timeBudget", "float", "none"],
 ];
+
+// Why a field's text is not a value of its type, or "".
+function invalidValue(type, v) {
+  if (v === "") return "";
+  if (type === "int" && !/^-?\d+$/.test(v)) return `${JSON.stringify(v)} is not a whole number`;
+  if (type === "bigint" && !/^\d+$/.test(v)) return `${JSON.stringify(v)} is not a whole number of 0 or more`;
+  if (type === "float" && !(v.trim() !== "" && Number.isFinite(Number(v)))) return `${JSON.stringify(v)} is not a number`;
+  return "";
+}
+
+function hyperField([name, type, dflt, choices]) {
+  if (type === "choice") {
+    return html`<label>${name}<select id="h-${name}" data-default="${dflt}"><option value="">(${dflt})</option>${raw(
+      choices.map((c) => html`<option>${c}</option>`).join(""))}</select></label>`;
+  }
+  return html`<label>${name}<input id="h-${name}" placeholder="${dflt}" data-type="${type}"
+    ${raw(type === "text" ? "" : 'inputmode="decimal"')}><small class="field-error" id="e-${name}"></small></label>`;
+}
 
 async function showNew() {
   const datasets = (await guard(() => api.listDatasets({})))?.datasets ?? [];
@@ -371,14 +583,13 @@ async function showNew() {
           <input id="file" type="file" multiple></p>
         <div class="fields">
           <label>label column<input id="label"></label>
-          <label>split<input id="split" placeholder="70,15,15"></label>
+          <label>split<input id="split" placeholder="70,15,15"><small class="field-error" id="e-split"></small></label>
           <label>standardize<input id="standardize" type="checkbox"></label>
           <label>impute<select id="impute"><option value="">none</option><option>mean</option><option>median</option></select></label>
           <label>resize images<input id="resize" type="checkbox"></label>
         </div>
         <h3>Hyperparameters</h3>
-        <div class="fields">${raw(hyperFields.map(([name, , dflt]) =>
-          html`<label>${name}<input id="h-${name}" placeholder="${dflt}"></label>`).join(""))}</div>
+        <div class="fields">${raw(hyperFields.map(hyperField).join(""))}</div>
         <p><button id="preview">Preview</button> <button id="submit">Submit</button></p>
         <h3>What the expert system would choose</h3>
         <div id="expert"><span class="muted">Check the model (with a dataset picked) to see it.</span></div></div>
@@ -390,6 +601,22 @@ async function showNew() {
     $("#marks").scrollLeft = model.scrollLeft;
   };
   $("#file").onchange = () => guard(() => uploadPicked());
+  // Numbers are checked as they are typed, beside their field.
+  for (const [name, type] of hyperFields) {
+    if (type === "choice" || type === "text") continue;
+    const field = $(`#h-${name}`);
+    field.oninput = () => {
+      const why = invalidValue(type, field.value.trim());
+      $(`#e-${name}`).textContent = why;
+      field.setAttribute("aria-invalid", why ? "true" : "false");
+    };
+  }
+  $("#split").oninput = () => {
+    const v = $("#split").value.trim();
+    const ok = v === "" || /^\s*\d+(\.\d+)?\s*,\s*\d+(\.\d+)?\s*,\s*\d+(\.\d+)?\s*$/.test(v);
+    $("#e-split").textContent = ok ? "" : "three percentages, such as 70,15,15";
+    $("#split").setAttribute("aria-invalid", ok ? "false" : "true");
+  };
   $("#check").onclick = () => checkModel();
   $("#preview").onclick = () => checkModel();
   $("#submit").onclick = () => submit();
@@ -425,13 +652,19 @@ function goTo(line, column) {
   model.setSelectionRange(offset, offset + 1);
 }
 
+// The fields' values; throws naming every field that holds no value of
+// its type (nothing is sent then).
 function hyperparameters() {
-  const out = {};
+  const out = {}, wrong = [];
   for (const [name, type] of hyperFields) {
     const v = $(`#h-${name}`).value.trim();
     if (v === "") continue;
-    out[name] = type === "text" ? v : type === "bigint" ? BigInt(v) : Number(v);
+    const why = invalidValue(type, v);
+    if (why) { wrong.push(`${name}: ${why}`); continue; }
+    out[name] = type === "text" || type === "choice" ? v : type === "bigint" ? BigInt(v) : Number(v);
   }
+  if ($("#split").getAttribute("aria-invalid") === "true") wrong.push("split: three percentages, such as 70,15,15");
+  if (wrong.length) throw new Error(`fix the fields first: ${wrong.join("; ")}`);
   return out;
 }
 
@@ -488,10 +721,14 @@ function showPreview(answer) {
   }
   // An unset value (lr: the range test chooses it in training) keeps the
   // field's default.
-  for (const [name, , dflt] of hyperFields) {
+  for (const [name, type, dflt] of hyperFields) {
     const v = answer.resolved[name];
-    $(`#h-${name}`).placeholder = v === undefined ? String(dflt)
+    const text = v === undefined ? String(dflt)
       : typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v);
+    const field = $(`#h-${name}`);
+    field.dataset.resolved = text;
+    if (type === "choice") field.options[0].textContent = `(${text})`;
+    else field.placeholder = text;
   }
 }
 

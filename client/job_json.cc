@@ -241,6 +241,14 @@ Json EventJson(const v1::JobEvent& e) {
     case v1::JobEvent::kError:
       out["message"] = e.error();
       break;
+    case v1::JobEvent::kProgress:
+      out["epoch"] = e.progress().epoch();
+      out["epochs"] = e.progress().epochs();
+      out["step"] = e.progress().step();
+      out["steps"] = e.progress().steps();
+      out["rows"] = e.progress().rows();
+      out["seconds"] = e.progress().seconds();
+      break;
     default:
       break;
   }

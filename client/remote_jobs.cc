@@ -105,9 +105,21 @@ int Watch(Client& client, const std::string& job, int64_t from_seq, bool json,
   Progress progress(std::cout, STDOUT_FILENO);
   const bool colour = !json && progress.colour();
   const bool terminal = !json && follow && progress.terminal();
+  // On a terminal the bar moves within long epochs too.
+  request.set_progress(terminal);
   auto reader = client.stub().WatchJob(context.get(), request);
   v1::JobEvent e;
   while (reader->Read(&e)) {
+    if (e.has_progress()) {
+      const v1::ProgressEvent& p = e.progress();
+      progress.Step({.epoch = p.epoch(),
+                     .epochs = p.epochs(),
+                     .step = p.step(),
+                     .steps = p.steps(),
+                     .rows = p.rows(),
+                     .seconds = p.seconds()});
+      continue;
+    }
     if (json) {
       std::cout << EventJson(e).dump() << std::endl;
     } else if (terminal && e.has_epoch()) {

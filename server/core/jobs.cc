@@ -124,6 +124,23 @@ absl::StatusOr<Job> JobManager::Record(const std::string& id,
   return job;
 }
 
+std::optional<train::StepReport> JobManager::Progress(const std::string& id) {
+  absl::MutexLock lock(&progress_mutex_);
+  auto it = progress_.find(id);
+  if (it == progress_.end()) return std::nullopt;
+  return it->second;
+}
+
+void JobManager::SetProgress(const std::string& id,
+                             std::optional<train::StepReport> report) {
+  absl::MutexLock lock(&progress_mutex_);
+  if (report) {
+    progress_[id] = *report;
+  } else {
+    progress_.erase(id);
+  }
+}
+
 bool JobManager::IsRunning(const std::string& id) {
   absl::MutexLock lock(&mutex_);
   return running_.count(id) > 0;
@@ -351,8 +368,14 @@ class JobManager::TrainRecorder {
     callbacks.checkpoint = [this](const train::TrainState& state) {
       return Checkpoint(state) && !jobs_.ShouldStop(id_);
     };
+    callbacks.step = [this](const train::StepReport& r) {
+      jobs_.SetProgress(id_, r);
+      return true;
+    };
     return callbacks;
   }
+
+  ~TrainRecorder() { jobs_.SetProgress(id_, std::nullopt); }
 
  private:
   bool Checkpoint(const train::TrainState& state) {

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -29,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "engine/check.h"
 #include "engine/train/run.h"
+#include "engine/train/trainer.h"
 #include "server/core/data_cache.h"
 #include "server/core/store.h"
 
@@ -71,6 +73,12 @@ class JobManager {
   // Asks running jobs to stop at their next epoch boundary (checkpointed,
   // left RUNNING) and joins the workers. Idempotent.
   void Stop();
+
+  // A running job's place within its epoch (what its last step reported),
+  // kept in memory only; nullopt when it is not training.
+  std::optional<train::StepReport> Progress(const std::string& id);
+  void SetProgress(const std::string& id,
+                   std::optional<train::StepReport> report);
 
   // Records a change through the store and wakes watchers.
   absl::StatusOr<Job> Record(const std::string& id,
@@ -124,12 +132,15 @@ class JobManager {
   const JobOptions options_;
   DataCache data_;
   absl::Mutex mutex_;
-  absl::CondVar work_;  // a job was queued, or the manager stops
+  absl::CondVar work_;    // a job was queued, or the manager stops
   absl::CondVar change_;  // generation_ moved
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
   std::set<std::string> running_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> cancelling_ ABSL_GUARDED_BY(mutex_);
+  absl::Mutex progress_mutex_;  // apart: steps set it often
+  std::map<std::string, train::StepReport> progress_
+      ABSL_GUARDED_BY(progress_mutex_);
   std::vector<std::thread> workers_ ABSL_GUARDED_BY(mutex_);
 };
 

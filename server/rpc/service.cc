@@ -347,6 +347,27 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+namespace {
+
+// A PROGRESS event (seq 0: not one of the job's stored events).
+v1::JobEvent ProgressEvent(const std::string& job, const train::StepReport& r) {
+  v1::JobEvent e;
+  e.set_seq(0);
+  e.set_job_id(job);
+  e.set_type(v1::EVENT_TYPE_PROGRESS);
+  *e.mutable_time() = ToProto(Now());
+  v1::ProgressEvent* p = e.mutable_progress();
+  p->set_epoch(r.epoch);
+  p->set_epochs(r.epochs);
+  p->set_step(r.step);
+  p->set_steps(r.steps);
+  p->set_rows(r.rows);
+  p->set_seconds(r.seconds);
+  return e;
+}
+
+}  // namespace
+
 grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
                                      const v1::WatchJobRequest* request,
                                      grpc::ServerWriter<v1::JobEvent>* writer) {
@@ -354,6 +375,7 @@ grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
   int64_t next = std::max<int64_t>(1, request->from_seq());
+  train::StepReport sent;  // the last progress written
   while (!context->IsCancelled()) {
     uint64_t generation = jobs_.generation();
     absl::StatusOr<std::vector<JobEvent>> events =
@@ -373,6 +395,16 @@ grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
     }
     if (IsFinished((*now)->job.state) && next > (*now)->job.last_seq) {
       return grpc::Status::OK;
+    }
+    if (request->progress()) {
+      if (std::optional<train::StepReport> p =
+              jobs_.Progress(request->job_id());
+          p && (p->epoch != sent.epoch || p->step != sent.step)) {
+        sent = *p;
+        if (!writer->Write(ProgressEvent(request->job_id(), *p))) {
+          return grpc::Status::CANCELLED;
+        }
+      }
     }
     jobs_.WaitForChange(generation, std::chrono::milliseconds(250));
   }

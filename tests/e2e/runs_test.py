@@ -356,6 +356,48 @@ class Runs(Temp):
         self.assertEqual(code, 0, err)
         self.assertEqual(d.stop(), 0)
 
+    def test_watch_can_follow_steps_within_an_epoch(self):
+        # Fashion-MNIST one sample a step: epochs of 51,000 steps, seconds
+        # long. A watcher that asks for progress gets PROGRESS events (seq
+        # 0, never stored) between the job's own numbered events.
+        from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import webnnm_pb2_grpc as pbg
+        d = self.daemon()
+        job = self.submit(d, h.config("models", "fashion-mlp.wnm"),
+                          "--dataset", "/usr/share/datasets/fashion-mnist",
+                          "--epochs", "2", "--batch-size", "1", "--seeds",
+                          "1", "--lr", "0.001", "--optimizer", "sgdm")
+        stub = pbg.WebnnmStub(d.channel())
+        progress, numbered = [], []
+        for e in stub.WatchJob(pb.WatchJobRequest(job_id=job, progress=True),
+                               timeout=300):
+            if e.type == pb.EVENT_TYPE_PROGRESS:
+                progress.append(e)
+                if len(progress) >= 3:
+                    break
+            else:
+                numbered.append(e.seq)
+        self.assertGreaterEqual(len(progress), 3)
+        for e in progress:
+            self.assertEqual(e.seq, 0)
+            p = e.progress
+            self.assertEqual(p.epochs, 2)
+            self.assertGreater(p.steps, 40000)
+            self.assertTrue(0 < p.step <= p.steps)
+            self.assertGreater(p.rows, 0)
+        steps = [(e.progress.epoch, e.progress.step) for e in progress]
+        self.assertEqual(steps, sorted(steps))  # it moves forward
+        self.assertEqual(numbered, list(range(1, len(numbered) + 1)))
+        # Stored events hold none of them; a plain watcher gets none.
+        code, out, _ = d.ctl("cancel", job, "-o", "json")
+        self.assertEqual(code, 0)
+        code, out, _ = d.ctl("logs", job, "-o", "json")
+        events = [json.loads(l) for l in out.splitlines()]
+        self.assertNotIn("PROGRESS", [e["type"] for e in events])
+        self.assertEqual([e["seq"] for e in events],
+                         list(range(1, len(events) + 1)))
+        self.assertEqual(d.stop(), 0)
+
 
 if __name__ == "__main__":
     rest = h.setup(sys.argv)

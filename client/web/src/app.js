@@ -229,7 +229,7 @@ async function showJob(jobId) {
           <label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01" value="0"></label>
           <output id="smoothing-value">0</output></div>
         <div class="chart-wrap"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
-        <div class="legend" id="legend"></div><p id="numbers"></p>
+        <div class="legend" id="legend"></div><p id="numbers"></p><p id="step" class="muted small"></p>
         <h3>Accuracy</h3>
         <div class="chart-wrap"><canvas id="accuracy"></canvas><div class="tooltip" id="accuracy-tip" hidden></div></div>
         <div class="legend" id="accuracy-legend"></div></div>
@@ -307,10 +307,17 @@ async function showJob(jobId) {
     updateButtons(job.state);
   });
   guard(async () => {
-    for await (const e of api.watchJob({ jobId, fromSeq: 1n }, { signal })) {
+    for await (const e of api.watchJob({ jobId, fromSeq: 1n, progress: true }, { signal })) {
       switch (e.detail.case) {
+        case "progress": {  // within an epoch (not stored; seq 0)
+          const p = e.detail.value;
+          $("#step").textContent = `epoch ${p.epoch}/${p.epochs}: step ${p.step}/${p.steps}` +
+            (p.seconds > 0 ? ` · ${Math.round(Number(p.rows) / p.seconds)} samples/s` : "");
+          break;
+        }
         case "state":
           updateButtons(e.detail.value);
+          if (isEnded(e.detail.value)) $("#step").textContent = "";
           refresh();
           break;
         case "decision":

@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
       "webnnmctl: check models, train and test them, and drive the "
       "webnnmd daemon"};
   app.require_subcommand(1);
+  // Every option's default shows in its help (options made later inherit
+  // this, subcommands' too).
+  app.option_defaults()->always_capture_default();
   app.set_version_flag("--version", std::string("webnnmctl ") + WEBNNM_VERSION,
                        "Print webnnmctl's version and exit");
   GlobalOptions global;
@@ -105,7 +108,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    // COMMAND --help is `help COMMAND`: its options, then the global ones.
+    std::vector<std::string> path;
+    for (const CLI::App* at = &app;;) {
+      const CLI::App* next = nullptr;
+      for (const CLI::App* sub : at->get_subcommands({})) {
+        if (sub->count() > 0) next = sub;
+      }
+      if (next == nullptr) break;
+      path.push_back(next->get_name());
+      at = next;
+    }
+    if (path.empty()) return app.exit(e);
+    return webnnm::client::RunHelp(app, path);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {

@@ -48,6 +48,20 @@ class Help(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertIn("List your datasets", out)
 
+    def test_command_help_is_help_command_with_every_default(self):
+        for args in (["list", "--help"], ["dataset", "list", "-h"],
+                     ["-o", "json", "submit", "--help"]):
+            code, out, err = run(*args)
+            self.assertEqual(code, 0, (args, err))
+            self.assertEqual(out, run("help", *[a for a in args if a not in (
+                "--help", "-h", "-o", "json")])[1], args)
+            self.assertIn("Global options", out)
+            self.assertIn("(default: table)", out)
+        code, out, _ = run("list", "--help")
+        self.assertIn("=50", out)  # --limit's default
+        code, out, _ = run("--help")
+        self.assertIn("=table", out)
+
     def test_help_of_an_unknown_command_exits_2_naming_it(self):
         code, out, err = run("help", "frobnicate")
         self.assertEqual(code, 2)

@@ -20,6 +20,7 @@
 #include "client/progress.h"
 #include "client/remote_client.h"
 #include "client/terminal.h"
+#include "client/yaml_output.h"
 #include "engine/base/strings.h"
 #include "proto/wire/names.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -232,102 +233,65 @@ void PrintJobTable(const std::vector<v1::Job>& jobs) {
   }
 }
 
+// `get` without -o json: the job as YAML (it reads back with any YAML
+// loader) arranged for reading — the hyperparameters as the run resolved
+// them with the names the user set listed apart, the decisions and
+// warnings as lists, the model as a literal block.
 void PrintJob(const v1::Job& job, bool json) {
   if (json) {
     std::cout << JobJson(job).dump() << "\n";
     return;
   }
-  Json j = JobJson(job);
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.value().is_null()) continue;
-    if (it.key() == "decisions") {
-      for (const Json& d : it.value()) {
-        std::cout << "decision: " << d["what"].get<std::string>() << " ("
-                  << d["why"].get<std::string>() << ")\n";
+  const Json j = JobJson(job);
+  Json shown = Json::object();
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_null() || key == "userHyperparameters") continue;
+    if ((key == "tags" || key == "decisions" || key == "warnings") &&
+        value.empty()) {
+      continue;
+    }
+    if (key == "hyperparameters") {
+      Json resolved = Json::object();
+      for (const auto& [name, v] : value.items()) {
+        if (!v.is_null()) resolved[name] = v;
       }
-      continue;
-    }
-    if (it.key() == "warnings") {
-      for (const Json& w : it.value()) {
-        std::cout << PaintedMessage("warning: " + w.get<std::string>(),
-                                    UseColour(STDOUT_FILENO))
-                  << "\n";
+      shown["hyperparameters"] = resolved;
+      Json set = Json::array();
+      for (const auto& [name, v] : j["userHyperparameters"].items()) {
+        set.push_back(name);
       }
-      continue;
-    }
-    if (it.key() == "hyperparameters") {
-      // MLflow's Parameters table: each value, marked where the user set it.
-      const Json& given = j["userHyperparameters"];
-      std::cout << "hyperparameters:\n";
-      for (const auto& [name, value] : it.value().items()) {
-        if (value.is_null()) continue;
-        std::cout << "  " << name << ": "
-                  << (value.is_string() ? value.get<std::string>()
-                                        : value.dump())
-                  << (given.contains(name) ? "  (set)" : "") << "\n";
+      if (!set.empty()) shown["set by the user"] = set;
+    } else if (key == "decisions") {
+      Json list = Json::array();
+      for (const Json& d : value) {
+        list.push_back(d["what"].get<std::string>() + " (" +
+                       d["why"].get<std::string>() + ")");
       }
-      continue;
+      shown["decisions"] = list;
+    } else if (key == "dataset") {
+      shown["dataset"] = value["name"].get<std::string>() + " (" +
+                         value["format"].get<std::string>() + ", " +
+                         std::to_string(value["bytes"].get<int64_t>()) +
+                         " bytes)";
+    } else if (key == "modelText") {
+      shown["model"] = value;
+    } else {
+      shown[key] = value;
     }
-    if (it.key() == "userHyperparameters") {
-      if (j["hyperparameters"].is_null() && !it.value().empty()) {
-        std::cout << "hyperparameters set:";
-        for (const auto& [name, value] : it.value().items()) {
-          std::cout << " " << name << "="
-                    << (value.is_string() ? value.get<std::string>()
-                                          : value.dump());
-        }
-        std::cout << "\n";
-      }
-      continue;
-    }
-    if (it.key() == "data") {
-      const Json& d = it.value();
-      std::cout << "data: label "
-                << (d["label"].is_string() ? d["label"].get<std::string>()
-                                           : std::string("(the last column)"))
-                << ", split " << d["split"].get<std::string>()
-                << (d["header"].get<bool>() ? "" : ", no header row")
-                << ", standardization "
-                << d["standardization"].get<std::string>() << ", impute "
-                << d["impute"].get<std::string>() << "\n";
-      continue;
-    }
-    if (it.key() == "dataset") {
-      const Json& d = it.value();
-      std::cout << "dataset: " << d["name"].get<std::string>() << " ("
-                << d["format"].get<std::string>() << ", "
-                << d["bytes"].get<int64_t>() << " bytes)\n";
-      continue;
-    }
-    if (it.key() == "modelText") {
-      std::cout << "model:\n";
-      std::istringstream lines(it.value().get<std::string>());
-      for (std::string line; std::getline(lines, line);) {
-        std::cout << "  " << line << "\n";
-      }
-      continue;
-    }
-    if (it.key() == "tags") {
-      if (it.value().empty()) continue;
-      std::cout << "tags:";
-      for (const auto& [key, value] : it.value().items()) {
-        std::cout << " " << key << "=" << value.get<std::string>();
-      }
-      std::cout << "\n";
-      continue;
-    }
-    if (it.key() == "state") {
-      std::cout << "state: "
-                << PaintedState(it.value().get<std::string>(),
-                                UseColour(STDOUT_FILENO))
-                << "\n";
-      continue;
-    }
-    std::cout << it.key() << ": "
-              << (it.value().is_string() ? it.value().get<std::string>()
-                                         : it.value().dump())
-              << "\n";
   }
+  if (j["hyperparameters"].is_null() && !j["userHyperparameters"].empty()) {
+    shown["hyperparameters set"] = j["userHyperparameters"];
+  }
+  std::string text = ToYaml(shown);
+  // On a terminal the state is painted (a pipe gets plain YAML).
+  const std::string state = j["state"].get<std::string>();
+  const std::string plain = "\nstate: " + state + "\n";
+  if (const size_t at = text.find(plain); at != std::string::npos) {
+    text.replace(
+        at, plain.size(),
+        "\nstate: " + PaintedState(state, UseColour(STDOUT_FILENO)) + "\n");
+  }
+  std::cout << text;
 }
 
 bool Ended(v1::JobState state) {

@@ -1,5 +1,6 @@
 #include "client/yaml_output.h"
 
+#include <cctype>
 #include <iostream>
 #include <set>
 #include <string_view>
@@ -9,26 +10,29 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Whether `s` reads back as this very string when written plain (in block
+// context): it starts with a letter, '_', '/' or a non-ASCII character, is
+// no word a YAML 1.1 or 1.2 loader takes for a boolean or null, holds no
+// control character, no ": " or " #", and does not end with ':' or a space.
 bool PlainSafe(std::string_view s) {
   if (s.empty()) return false;
-  // Words YAML 1.1 and 1.2 loaders read as booleans or null.
   static const std::set<std::string_view> kReserved = {
       "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
       "yes",  "Yes",  "YES",  "no",   "No",   "NO",   "on",    "On",    "ON",
       "off",  "Off",  "OFF",  "y",    "Y",    "n",    "N",     "~"};
   if (kReserved.contains(s)) return false;
-  const char first = s.front();
-  if (!((first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z') ||
-        first == '_' || first == '/')) {
-    return false;  // numbers, '-', '&', '*', '!', quotes...
+  const unsigned char first = static_cast<unsigned char>(s.front());
+  if (!(std::isalpha(first) || first == '_' || first == '/' || first >= 0x80)) {
+    return false;  // numbers, '-', '&', '*', '!', '[', quotes...
   }
   for (char c : s) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                    (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-                    c == '/' || c == '-';
-    if (!ok) return false;
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
   }
-  return true;
+  if (s.find(": ") != std::string_view::npos ||
+      s.find(" #") != std::string_view::npos) {
+    return false;
+  }
+  return s.back() != ':' && s.back() != ' ';
 }
 
 // A literal block keeps these as they are: no carriage returns or tabs,

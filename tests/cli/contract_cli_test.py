@@ -5,6 +5,8 @@ named with exit 2, and `completion bash|zsh` scripts that parse.
 
 usage: contract_cli_test.py WEBNNMCTL VERSION
 """
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -70,6 +72,23 @@ class Help(unittest.TestCase):
         code, _, err = run("help", "dataset", "shred")
         self.assertEqual(code, 2)
         self.assertIn("unknown command 'dataset shred'", err)
+
+
+class Yaml(unittest.TestCase):
+    def test_yaml_is_the_json_for_every_golden_model(self):
+        # Diagnostics hold quotes, colons, hashes, brackets and unicode:
+        # each document read back by PyYAML equals the JSON one.
+        import glob
+        import yaml
+        here = os.path.dirname(os.path.abspath(__file__))
+        models = sorted(glob.glob(os.path.join(here, "..", "golden",
+                                               "language", "*.wnm")))
+        self.assertGreater(len(models), 20)
+        for model in models:
+            _, as_json, _ = run("-o", "json", "check", model)
+            _, as_yaml, _ = run("-o", "yaml", "check", model)
+            self.assertEqual(yaml.safe_load(as_yaml), json.loads(as_json),
+                             model)
 
 
 class UnknownCommand(unittest.TestCase):

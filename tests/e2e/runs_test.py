@@ -166,15 +166,22 @@ class Runs(Temp):
         self.assertGreater(got["durationSeconds"], 0)
         self.assertLess(got["durationSeconds"], 300)
 
-        # The table shows the same: parameters marked where the user set
-        # them, the data, the model.
+        # Without -o: the same as YAML for reading (it loads as YAML):
+        # the resolved values, the names the user set, the data, the model.
         code, out, _ = d.ctl("get", job)
-        self.assertIn("hyperparameters:", out)
-        self.assertRegex(out, r"\n  lr: 0\.05  \(set\)\n")
-        self.assertRegex(out, r"\n  regularization: \w+\n")
-        self.assertIn("data: label (the last column), split 60,20,20", out)
-        self.assertIn("dataset: iris.csv (CSV,", out)
-        self.assertIn("model:\n  ", out)
+        self.assertRegex(out, r"\nhyperparameters:\n(  \w+: .*\n)*  lr: 0\.05\n")
+        self.assertRegex(out, r'\n  regularization: "?\w+"?\n')
+        shown = yaml.safe_load(out)
+        self.assertEqual(shown["jobId"], job)
+        self.assertEqual(shown["state"], "SUCCEEDED")
+        self.assertEqual(sorted(shown["set by the user"]),
+                         ["batchSize", "epochs", "lr", "optimizer", "seeds"])
+        self.assertEqual(shown["hyperparameters"]["lr"], 0.05)
+        self.assertEqual(shown["data"]["split"], "60,20,20")
+        self.assertTrue(shown["dataset"].startswith("iris.csv (CSV, "))
+        self.assertEqual(shown["model"], got["modelText"])
+        self.assertTrue(shown["decisions"][0].startswith("standardize"))
+        self.assertIn("model: |", out)
 
         # metrics: aligned columns (numbers right-aligned).
         code, out, _ = d.ctl("metrics", job)

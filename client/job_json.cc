@@ -130,7 +130,8 @@ std::string TimeText(const google::protobuf::Timestamp& t) {
 Json JobJson(const v1::Job& job) {
   Json out;
   out["jobId"] = job.job_id();
-  out["name"] = job.name();
+  // Jobs from before names go by their model's name.
+  out["name"] = job.name().empty() ? job.model_name() : job.name();
   Json tags = Json::object();
   for (const auto& [key, value] : std::map<std::string, std::string>(
            job.tags().begin(), job.tags().end())) {

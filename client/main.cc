@@ -156,6 +156,7 @@ int main(int argc, char** argv) {
     return webnnm::client::RunTrain(train_options, global.output == "json");
   }
   if (*test) {
+    test_options.backend_given = test->count("--backend") > 0;
     if (!test_options.local) {
       return webnnm::client::RunRemoteTest(remote, test_options,
                                            global.output == "json");

@@ -332,9 +332,7 @@ int RunRemoteTest(RemoteOptions& o, const TestOptions& test, bool json) {
       ParseHyperparameterFlags(test.hyperparameters);
   if (!given.ok()) return Fail(given.status());
   *request.mutable_hyperparameters() = train::ValuesToProto(*given);
-  if (!test.backend.empty() && test.backend != "cpu") {
-    request.set_backend(test.backend);
-  }
+  if (test.backend_given) request.set_backend(test.backend);
   v1::SubmitJobResponse response;
   grpc::Status s =
       client.stub().SubmitJob(client.Context().get(), request, &response);

@@ -204,7 +204,9 @@ void PrintJobTable(const std::vector<v1::Job>& jobs) {
       tags += (tags.empty() ? "" : ",") + key + "=" + value.get<std::string>();
     }
     rows.push_back(
-        {j.job_id(), j.name().empty() ? "-" : j.name(),
+        {j.job_id(),
+         k["name"].get<std::string>().empty() ? "-"
+                                              : k["name"].get<std::string>(),
          wire::StateName(j.state()), k["kind"].get<std::string>(),
          StrCat(j.epoch(), "/", j.epochs()), RunDuration(k["durationSeconds"]),
          k.contains("validationLoss") && k["validationLoss"].is_number()
@@ -316,6 +318,12 @@ int AfterCancel(Client& client, v1::Job job, bool json) {
     get.set_job_id(job.job_id());
     grpc::Status s = client.stub().GetJob(client.Context().get(), get, &job);
     if (!s.ok()) return client.Error(s);
+  }
+  if (!Ended(job.state())) {
+    std::cerr << "webnnmctl: stopped waiting after 10 minutes: job "
+              << job.job_id() << " is still " << wire::StateName(job.state())
+              << " (its epoch has not ended; watch it, or cancel again)\n";
+    return 1;
   }
   if (json) {
     std::cout << JobJson(job).dump() << "\n";

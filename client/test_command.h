@@ -20,7 +20,8 @@ struct TestOptions {
   bool local = false;
   std::string load;
   DataOptions data;
-  bool all = false;  // the whole dataset is the test subset
+  bool all = false;            // the whole dataset is the test subset
+  bool backend_given = false;  // --backend on the command line
   std::string backend = "cpu";
   HyperparameterFlags hyperparameters;  // threads and batchSize only
 };

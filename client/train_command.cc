@@ -46,6 +46,7 @@ class InterruptScope {
     interrupts = 0;
     struct sigaction action {};
     action.sa_handler = OnInterrupt;
+    action.sa_flags = SA_RESTART;  // writes to the terminal go on
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &previous_);
   }
@@ -205,7 +206,11 @@ int RunTrain(const TrainOptions& options, bool json) {
     return interrupts.load() == 0;
   };
   auto last_save = std::chrono::steady_clock::now();
+  bool stopped_by_interrupt = false;  // at an epoch's end, not a step's
   callbacks.checkpoint = [&](const train::TrainState& state) {
+    if (interrupts.load() > 0 && state.epoch < state.hyper.epochs) {
+      stopped_by_interrupt = true;
+    }
     bool stop = (options.stop_after_epoch > 0 &&
                  state.epoch >= options.stop_after_epoch) ||
                 interrupts.load() > 0;
@@ -222,7 +227,8 @@ int RunTrain(const TrainOptions& options, bool json) {
   {
     InterruptScope scope;
     result = (*run)->Train(callbacks);
-    interrupted = interrupts.load() > 0;
+    // Stopped early by Ctrl-C (one during the final test changes nothing).
+    interrupted = result.ok() && (result->interrupted || stopped_by_interrupt);
   }
   if (result.ok() && !options.save.empty() && save_status.ok()) {
     save(result->state);
@@ -239,6 +245,7 @@ int RunTrain(const TrainOptions& options, bool json) {
   if (interrupted) {
     std::cerr << "webnnmctl: interrupted: stopped after epoch "
               << result->state.epoch << " of " << result->state.hyper.epochs
+              << (result->state.epoch == 0 ? " (nothing trained yet)" : "")
               << (options.save.empty() ? std::string()
                                        : " (saved to " + options.save +
                                              "; train --resume it to go on)")

@@ -14,8 +14,27 @@ using Json = nlohmann::ordered_json;
 // context): it starts with a letter, '_', '/' or a non-ASCII character, is
 // no word a YAML 1.1 or 1.2 loader takes for a boolean or null, holds no
 // control character, no ": " or " #", and does not end with ':' or a space.
+// Characters a YAML loader refuses or reads as line breaks where they
+// stand: DEL, the C1 controls (U+0080-U+009F, NEL among them), U+2028,
+// U+2029 and a byte-order mark.
+bool HasYamlHostile(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const auto next = [&](size_t k) {
+      return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0;
+    };
+    if (b == 0x7f) return true;
+    if (b == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) return true;
+    if (b == 0xe2 && next(1) == 0x80 && (next(2) == 0xa8 || next(2) == 0xa9)) {
+      return true;
+    }
+    if (b == 0xef && next(1) == 0xbb && next(2) == 0xbf) return true;
+  }
+  return false;
+}
+
 bool PlainSafe(std::string_view s) {
-  if (s.empty()) return false;
+  if (s.empty() || HasYamlHostile(s)) return false;
   static const std::set<std::string_view> kReserved = {
       "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
       "yes",  "Yes",  "YES",  "no",   "No",   "NO",   "on",    "On",    "ON",
@@ -38,7 +57,9 @@ bool PlainSafe(std::string_view s) {
 // A literal block keeps these as they are: no carriage returns or tabs,
 // no leading space on the first line, at most one final newline.
 bool LiteralSafe(std::string_view s) {
-  if (s.find('\n') == std::string_view::npos) return false;
+  if (s.find('\n') == std::string_view::npos || HasYamlHostile(s)) {
+    return false;
+  }
   if (s.find_first_of("\r\t") != std::string_view::npos) return false;
   if (s.front() == ' ' || s.front() == '\n') return false;
   for (unsigned char c : s) {
@@ -50,9 +71,17 @@ bool LiteralSafe(std::string_view s) {
 std::string Scalar(const Json& v) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    return PlainSafe(s) ? s : Json(s).dump();
+    // Double-quoted with every non-ASCII character escaped (\uXXXX, which
+    // YAML's double quotes read as JSON's do).
+    return PlainSafe(s) ? s : v.dump(-1, ' ', /*ensure_ascii=*/true);
   }
-  return v.dump();  // numbers, booleans, null
+  std::string text = v.dump();  // numbers, booleans, null
+  if (v.is_number_float() && text.find_first_of("eE") != std::string::npos &&
+      text.find('.') == std::string::npos) {
+    // YAML 1.1 loaders (PyYAML) read 1e-05 as a string: 1.0e-05.
+    text.insert(text.find_first_of("eE"), ".0");
+  }
+  return text;
 }
 
 bool Inline(const Json& v) {

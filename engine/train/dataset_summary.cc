@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -34,16 +33,41 @@ uint32_t BigEndian(const unsigned char* p) {
 absl::StatusOr<DatasetSummary> SummarizeCsv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  ASSIGN_OR_RETURN(CsvTable table, ParseCsv(text.str(), path));
+  // Records end at a line break outside quotes (RFC 4180: a quoted field
+  // may hold line breaks); the first record is kept to be parsed.
+  std::string first;
+  bool quoted = false, first_done = false, blank = true;
+  int64_t records = 0;
+  std::vector<char> chunk(1 << 20);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) ||
+         in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      const char c = chunk[static_cast<size_t>(i)];
+      if (!first_done) first += c;
+      if (c == '"') quoted = !quoted;
+      if (c == '\n' && !quoted) {
+        if (!blank) {
+          ++records;
+          first_done = true;
+        } else if (!first_done) {
+          first.clear();  // a blank line before the first record
+        }
+        blank = true;
+      } else if (c != '\r') {
+        blank = false;
+      }
+    }
+  }
+  if (!blank) ++records;  // a last record without a line break
   DatasetSummary s;
+  if (records == 0) return s;
+  ASSIGN_OR_RETURN(CsvTable table, ParseCsv(first, path));
   if (table.records.empty()) return s;
   s.columns = static_cast<int64_t>(table.records[0].size());
   bool header = false;
   for (const std::string& field : table.records[0]) header |= !IsNumber(field);
   if (header) s.header = table.records[0];
-  s.rows = static_cast<int64_t>(table.records.size()) - (header ? 1 : 0);
+  s.rows = records - (header ? 1 : 0);
   return s;
 }
 
@@ -69,9 +93,8 @@ absl::StatusOr<DatasetSummary> SummarizeIdx(const std::string& folder) {
   return s;
 }
 
-absl::StatusOr<DatasetSummary> SummarizeNpz(const std::string& path,
-                                            int64_t max_bytes) {
-  ASSIGN_OR_RETURN(auto shapes, NpzShapes(path, max_bytes));
+absl::StatusOr<DatasetSummary> SummarizeNpz(const std::string& path) {
+  ASSIGN_OR_RETURN(auto shapes, NpzShapes(path));
   DatasetSummary s;
   s.columns = static_cast<int64_t>(shapes.size());
   for (const auto& [name, shape] : shapes) {

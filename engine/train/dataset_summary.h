@@ -1,9 +1,11 @@
 // What a dataset file holds, read without a model: the samples, the
 // columns and a CSV's header row — what `dataset list` shows beside a
-// dataset's size. Reading is as strict as the loaders' (a malformed file is
-// an InvalidArgument naming it); nothing is decoded beyond what the counts
-// need (an .npz's arrays are parsed for their shapes, images are counted,
-// not decoded).
+// dataset's size. Nothing is decoded beyond what the counts need: a CSV is
+// streamed (its records counted, its first one parsed), an .npz's arrays
+// are read for their headers, IDX files for theirs, images are counted
+// from the archive's entries. Errors name the file (InvalidArgument for a
+// malformed one, NotFound for a missing one); the loaders check the rest
+// when a job reads the data.
 #ifndef WEBNNM_ENGINE_TRAIN_DATASET_SUMMARY_H_
 #define WEBNNM_ENGINE_TRAIN_DATASET_SUMMARY_H_
 
@@ -23,15 +25,15 @@ struct DatasetSummary {
   std::vector<std::string> header;
 };
 
-// rows: the records less the header; columns: the fields of a record.
+// rows: the records less the header (blank lines do not count); columns:
+// the fields of the first record.
 absl::StatusOr<DatasetSummary> SummarizeCsv(const std::string& path);
 // An IDX folder: rows, the images of the training and test files; columns,
 // the values of an image (its rows × columns).
 absl::StatusOr<DatasetSummary> SummarizeIdx(const std::string& folder);
 // rows: the first dimension of the arrays (the largest, when they differ);
 // columns: the arrays.
-absl::StatusOr<DatasetSummary> SummarizeNpz(const std::string& path,
-                                            int64_t max_bytes);
+absl::StatusOr<DatasetSummary> SummarizeNpz(const std::string& path);
 // A .zip of class folders: rows, the images; columns, the classes.
 absl::StatusOr<DatasetSummary> SummarizeImageArchive(const std::string& path);
 

@@ -77,10 +77,10 @@ struct NpzSpec {
 
 absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec);
 
-// Every array of the archive with its shape, in the archive's order (the
-// same checks and limit as LoadNpz).
+// Every array of the archive with its shape, in the archive's order, from
+// each array's header alone (nothing else is inflated).
 absl::StatusOr<std::vector<std::pair<std::string, std::vector<int64_t>>>>
-NpzShapes(const std::string& path, int64_t max_bytes);
+NpzShapes(const std::string& path);
 
 }  // namespace webnnm::train
 

@@ -88,12 +88,13 @@ bool GlobMatch(std::string_view pattern, std::string_view text) {
   // Iterative matching with one backtrack point for the last '*'.
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
   while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
+    if (p < pattern.size() && pattern[p] == '*') {  // before a literal '*'
       star = p++;
       mark = t;
+    } else if (p < pattern.size() &&
+               (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
     } else if (star != std::string_view::npos) {
       p = star + 1;
       t = ++mark;

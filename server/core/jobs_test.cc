@@ -33,11 +33,15 @@ TEST(Labels, GlobsMatchAsShellsDo) {
   EXPECT_FALSE(GlobMatch("?", ""));
   EXPECT_FALSE(GlobMatch("base", "baseline"));
   EXPECT_FALSE(GlobMatch("a*b*c", "aXbYbZ"));
+  // A '*' in the name is matched like any character.
+  EXPECT_TRUE(GlobMatch("a*", "a*b"));
+  EXPECT_TRUE(GlobMatch("*x", "*ax"));
+  EXPECT_TRUE(GlobMatch("exp*", "exp*2"));
 }
 
 TEST(Labels, LimitsAreNamed) {
-  EXPECT_TRUE(CheckLabels("run", {{"team", "vision"}}, "a note\non two lines")
-                  .ok());
+  EXPECT_TRUE(
+      CheckLabels("run", {{"team", "vision"}}, "a note\non two lines").ok());
   EXPECT_THAT(CheckLabels("run", {{"bad key", "v"}}, "").message(),
               testing::HasSubstr("'bad key'"));
   EXPECT_THAT(CheckLabels("run", {{"k", std::string(257, 'v')}}, "").message(),

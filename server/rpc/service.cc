@@ -375,7 +375,8 @@ grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
   int64_t next = std::max<int64_t>(1, request->from_seq());
-  train::StepReport sent;  // the last progress written
+  train::StepReport sent;  // the last progress written, and when
+  auto sent_at = std::chrono::steady_clock::time_point{};
   while (!context->IsCancelled()) {
     uint64_t generation = jobs_.generation();
     absl::StatusOr<std::vector<JobEvent>> events =
@@ -396,11 +397,14 @@ grpc::Status WebnnmService::WatchJob(grpc::ServerContext* context,
     if (IsFinished((*now)->job.state) && next > (*now)->job.last_seq) {
       return grpc::Status::OK;
     }
-    if (request->progress()) {
+    const auto tick = std::chrono::steady_clock::now();
+    if (request->progress() &&
+        tick - sent_at >= std::chrono::milliseconds(250)) {
       if (std::optional<train::StepReport> p =
               jobs_.Progress(request->job_id());
           p && (p->epoch != sent.epoch || p->step != sent.step)) {
         sent = *p;
+        sent_at = tick;
         if (!writer->Write(ProgressEvent(request->job_id(), *p))) {
           return grpc::Status::CANCELLED;
         }
@@ -450,7 +454,9 @@ grpc::Status WebnnmService::ListJobs(grpc::ServerContext* context,
   const std::map<std::string, std::string> tags(request->tags().begin(),
                                                 request->tags().end());
   auto wanted = [&](const Job& job) {
-    if (!request->name().empty() && !GlobMatch(request->name(), job.name)) {
+    // Jobs from before names go by their model's name.
+    const std::string& name = job.name.empty() ? job.model_name : job.name;
+    if (!request->name().empty() && !GlobMatch(request->name(), name)) {
       return false;
     }
     for (const auto& [key, value] : tags) {
@@ -485,28 +491,26 @@ grpc::Status WebnnmService::TagJob(grpc::ServerContext* context,
   AUTHENTICATE(who);
   absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
-  Job changed = job->job;
-  for (const std::string& key : request->remove()) changed.tags.erase(key);
-  for (const auto& [key, value] : request->set()) changed.tags[key] = value;
-  if (request->has_name()) changed.name = request->name();
-  if (request->has_note()) changed.note = request->note();
-  if (absl::Status bad = CheckLabels(changed.name, changed.tags, changed.note);
-      !bad.ok()) {
-    return ToGrpc(bad);
-  }
   // The change, applied to the job as stored at that moment (a running
-  // job's state moves meanwhile).
-  absl::StatusOr<Job> stored =
-      store_.Update(request->job_id(),
-                    [&](Job& j) {
-                      for (const std::string& key : request->remove())
-                        j.tags.erase(key);
-                      for (const auto& [key, value] : request->set())
-                        j.tags[key] = value;
-                      if (request->has_name()) j.name = request->name();
-                      if (request->has_note()) j.note = request->note();
-                    },
-                    {});
+  // job's state moves meanwhile) and checked there: a change past the
+  // limits leaves the job as it was.
+  auto apply = [&](Job& j) {
+    for (const std::string& key : request->remove()) j.tags.erase(key);
+    for (const auto& [key, value] : request->set()) j.tags[key] = value;
+    if (request->has_name()) j.name = request->name();
+    if (request->has_note()) j.note = request->note();
+  };
+  absl::Status bad;
+  absl::StatusOr<Job> stored = store_.Update(
+      request->job_id(),
+      [&](Job& j) {
+        Job changed = j;
+        apply(changed);
+        bad = CheckLabels(changed.name, changed.tags, changed.note);
+        if (bad.ok()) j = std::move(changed);
+      },
+      {});
+  if (!bad.ok()) return ToGrpc(bad);
   if (!stored.ok()) return ToGrpc(stored.status());
   *response = ToProto(*stored);
   return grpc::Status::OK;
@@ -613,6 +617,7 @@ grpc::Status WebnnmService::DeleteDataset(
       if (jobs->size() < 1000) break;
     }
   }
+  absl::MutexLock files_lock(&dataset_files_mutex_);
   absl::StatusOr<bool> last = store_.DeleteDataset(who.Filter(), id);
   if (!last.ok()) return ToGrpc(last.status());
   if (*last) {

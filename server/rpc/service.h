@@ -133,6 +133,9 @@ class WebnnmService final : public v1::Webnnm::Service {
   const Tokens& tokens_;
   const Limits limits_;
   absl::Mutex uploads_mutex_;
+  // Held while a dataset's files and record are stored or deleted, so that
+  // a deletion never removes files an upload has just recorded.
+  absl::Mutex dataset_files_mutex_;
   std::map<std::string, std::shared_ptr<Upload>> uploads_
       ABSL_GUARDED_BY(uploads_mutex_);
   InferenceCache& inference_;

@@ -39,8 +39,7 @@ std::string MissingIdxFile(const auto& files) {
 // What the stored content holds (rows, columns, a CSV's header), for
 // `dataset list`; a file the summary cannot read leaves them unknown (the
 // job that reads it names the problem).
-void SummarizeStored(const fs::path& folder, Dataset& dataset,
-                     int64_t max_bytes) {
+void SummarizeStored(const fs::path& folder, Dataset& dataset) {
   absl::StatusOr<train::DatasetSummary> summary =
       absl::UnknownError("no summary");
   const std::string file =
@@ -53,7 +52,7 @@ void SummarizeStored(const fs::path& folder, Dataset& dataset,
       summary = train::SummarizeIdx(folder.string());
       break;
     case DatasetFormat::kNpz:
-      summary = train::SummarizeNpz(file, max_bytes);
+      summary = train::SummarizeNpz(file);
       break;
     case DatasetFormat::kImages:
       summary = train::SummarizeImageArchive(file);
@@ -358,6 +357,10 @@ grpc::Status WebnnmService::UploadDataset(
       return ToGrpc(s);
     }
   }
+  // What the content holds, read from the upload's own copy.
+  SummarizeStored(upload->folder, upload->dataset);
+  // Storing the content and its record is one step for DeleteDataset.
+  absl::MutexLock files_lock(&dataset_files_mutex_);
   fs::path target = store_.DatasetFolder(*hash);
   std::error_code ec;
   if (!fs::exists(target)) {
@@ -372,7 +375,6 @@ grpc::Status WebnnmService::UploadDataset(
   }
   upload->dataset.id = NewId("d");
   upload->dataset.bytes = upload->total_bytes;
-  SummarizeStored(target, upload->dataset, limits_.max_dataset_bytes);
   upload->dataset.created = Now();
   absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
   fs::remove_all(upload->folder, ec);  // left when the content was stored
@@ -525,6 +527,8 @@ grpc::Status WebnnmService::ImportSnapshot(
   job.kind = JobKind::kImport;
   job.created = Now();
   job.model_name = check.name;
+  job.name = check.name;
+  job.resolved_hyperparameters = snapshot->state.hyper;
   job.epoch = snapshot->state.epoch;
   job.epochs = snapshot->state.hyper.epochs;
   job.best_epoch = snapshot->state.best_epoch;

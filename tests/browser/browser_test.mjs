@@ -192,6 +192,7 @@ try {
   const idxId = await page.inputValue("#dataset");
   const stored = JSON.parse(ctl("dataset", "list", "-o", "json")).datasets.find((d) => d.datasetId === idxId);
   check(stored?.format === "IDX" && stored.files.length === 4, "an IDX dataset uploaded from the browser");
+  check(stored?.rows === 80 && stored?.columns === 784, "its images counted (60 + 20 of 28 x 28) from the IDX headers, two gzipped");
   await page.fill("#model", readFileSync(join(source, "configs/models/fashion-mlp.wnm"), "utf8"));
   await page.selectOption("#h-optimizer", "");
   await page.click("#preview");

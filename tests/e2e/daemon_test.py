@@ -531,6 +531,8 @@ class Lifecycle(Temp):
         self.assertEqual(code, 0, err)
         uploaded = json.loads(out)
         self.assertEqual(uploaded["format"], "IMAGES")
+        # dataset list counts the images and the classes.
+        self.assertEqual((uploaded["rows"], uploaded["columns"]), (60, 2))
         # Again: the same content, the same dataset (zipped alike).
         code, out, err = d.ctl("dataset", "upload", folder, "-o", "json")
         self.assertEqual(json.loads(out)["datasetId"], uploaded["datasetId"])

@@ -405,6 +405,39 @@ class Runs(Temp):
                          list(range(1, len(events) + 1)))
         self.assertEqual(d.stop(), 0)
 
+    def test_awkward_values_read_back_and_imports_have_names(self):
+        d = self.daemon()
+        job = self.submit(d, *iris_flags(2), "--patience", "7",
+                          "--weight-decay", "1e-05", "--name", "exp*2",
+                          "--note", "a\x7fb\u2028c \u00e9 # not: a comment")
+        d.ctl("watch", job)
+        code, as_json, _ = d.ctl("get", job, "-o", "json")
+        code, as_yaml, _ = d.ctl("get", job, "-o", "yaml")
+        self.assertEqual(yaml.safe_load(as_yaml), json.loads(as_json))
+        got = json.loads(as_json)
+        self.assertEqual(got["hyperparameters"]["weightDecay"], 1e-05)
+        code, shown, _ = d.ctl("get", job)
+        shown = yaml.safe_load(shown)
+        self.assertEqual(shown["hyperparameters"]["weightDecay"], 1e-05)
+        self.assertEqual(shown["note"], got["note"])
+        # A '*' in a name matches a '*' of the glob too.
+        code, out, _ = d.ctl("list", "--name", "exp*", "-o", "json")
+        self.assertEqual([j["jobId"] for j in json.loads(out)["jobs"]], [job])
+        # An imported snapshot's job has its model's name and the
+        # snapshot's hyperparameters, and the name filter finds it.
+        path = os.path.join(self.dir, "exp.wnms")
+        code, _, err = d.ctl("snapshot", "export", job, "-f", path)
+        self.assertEqual(code, 0, err)
+        code, out, err = d.ctl("snapshot", "import", path, "-o", "json")
+        self.assertEqual(code, 0, err)
+        imported = self.get(d, json.loads(out)["jobId"])
+        self.assertEqual(imported["name"], "test-model")
+        self.assertEqual(imported["hyperparameters"]["patience"], 7)
+        code, out, _ = d.ctl("list", "--name", "test-*", "-o", "json")
+        self.assertEqual([j["jobId"] for j in json.loads(out)["jobs"]],
+                         [imported["jobId"]])
+        self.assertEqual(d.stop(), 0)
+
 
 if __name__ == "__main__":
     rest = h.setup(sys.argv)

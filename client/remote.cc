@@ -234,18 +234,15 @@ int Submit(Client& client, RemoteOptions& o, bool json, bool backend_given,
   return 0;
 }
 
-}  // namespace
-
-// The dataset `arg` names: a CSV file or IDX folder (uploaded unless the
-// daemon has its content), else the id of a dataset the daemon holds.
-int ResolveDataset(Client& client, const std::string& arg, bool quiet,
-                   v1::Dataset* out) {
-  if (fs::exists(arg)) return UploadDataset(client, arg, "", quiet, out);
+// The daemon's dataset whose id is `arg`, else the one whose id starts with
+// it (as docker takes ids): 0 and `out` set; 2 after saying why not (an
+// ambiguous prefix lists the matches; `missing` says what no match means).
+int FindDatasetById(Client& client, const std::string& arg,
+                    const std::string& missing, v1::Dataset* out) {
   v1::ListDatasetsResponse list;
   grpc::Status s = client.stub().ListDatasets(client.Context().get(),
                                               v1::ListDatasetsRequest(), &list);
   if (!s.ok()) return client.Error(s);
-  // The id, else a unique prefix of one (as docker takes ids).
   std::vector<const v1::Dataset*> matches;
   for (const v1::Dataset& d : list.datasets()) {
     if (d.dataset_id() == arg) {
@@ -267,10 +264,23 @@ int ResolveDataset(Client& client, const std::string& arg, bool quiet,
     std::cerr << "\n";
     return 2;
   }
-  std::cerr << "webnnmctl: '" << arg
-            << "' is neither a dataset file or folder nor the id of a "
-               "dataset on the daemon (see webnnmctl dataset list)\n";
+  std::cerr << "webnnmctl: '" << arg << "' " << missing
+            << " (see webnnmctl dataset list)\n";
   return 2;
+}
+
+}  // namespace
+
+// The dataset `arg` names: a CSV file or IDX folder (uploaded unless the
+// daemon has its content), else the id of a dataset the daemon holds or a
+// unique prefix of one.
+int ResolveDataset(Client& client, const std::string& arg, bool quiet,
+                   v1::Dataset* out) {
+  if (fs::exists(arg)) return UploadDataset(client, arg, "", quiet, out);
+  return FindDatasetById(client, arg,
+                         "is neither a dataset file or folder nor the id of "
+                         "a dataset on the daemon",
+                         out);
 }
 
 int RunRemoteTrain(RemoteOptions& o, const TrainOptions& train,
@@ -545,30 +555,17 @@ int RunRemote(RemoteOptions& o, bool json) {
     return 0;
   }
   if (*o.dataset_delete) {
-    v1::ListDatasetsResponse list;
-    grpc::Status s = client.stub().ListDatasets(
-        client.Context().get(), v1::ListDatasetsRequest(), &list);
-    if (!s.ok()) return client.Error(s);
-    // The id, or a unique prefix of one.
-    std::vector<const v1::Dataset*> matches;
-    for (const v1::Dataset& d : list.datasets()) {
-      if (d.dataset_id() == o.path) {
-        matches = {&d};
-        break;
-      }
-      if (d.dataset_id().starts_with(o.path)) matches.push_back(&d);
-    }
-    if (matches.size() > 1) {
-      std::cerr << "webnnmctl: '" << o.path << "' is the start of "
-                << matches.size() << " datasets' ids:";
-      for (const v1::Dataset* d : matches) std::cerr << " " << d->dataset_id();
-      std::cerr << "\n";
-      return 2;
+    v1::Dataset found;
+    if (int code = FindDatasetById(
+            client, o.path, "is not the id of a dataset on the daemon", &found);
+        code != 0) {
+      return code;
     }
     v1::DeleteDatasetRequest r;
-    r.set_dataset_id(matches.empty() ? o.path : matches[0]->dataset_id());
+    r.set_dataset_id(found.dataset_id());
     v1::DeleteDatasetResponse response;
-    s = client.stub().DeleteDataset(client.Context().get(), r, &response);
+    grpc::Status s =
+        client.stub().DeleteDataset(client.Context().get(), r, &response);
     if (!s.ok()) return client.Error(s);
     if (json) {
       std::cout << Json{{"datasetId", r.dataset_id()}, {"deleted", true}}.dump()

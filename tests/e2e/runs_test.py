@@ -353,8 +353,8 @@ class Runs(Temp):
         self.assertNotIn("iris.csv",
                          [x["name"] for x in json.loads(out)["datasets"]])
         code, _, err = d.ctl("dataset", "delete", iris["datasetId"])
-        self.assertEqual(code, 1)
-        self.assertIn("no dataset", err)
+        self.assertEqual(code, 2)
+        self.assertIn("is not the id of a dataset", err)
         # The finished job keeps its record; its dataset is gone.
         self.assertNotIn("dataset", self.get(d, running))
         # Uploaded again, it is back (a new id).

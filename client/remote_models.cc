@@ -12,8 +12,8 @@
 
 #include "client/job_json.h"
 #include "client/remote_client.h"
-#include "proto/wire/sha256.h"
 #include "inference/grpc_predict_v2.grpc.pb.h"
+#include "proto/wire/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::client {
@@ -236,8 +236,8 @@ int Health(Client& client, RemoteOptions& o, bool json) {
     inference::GRPCInferenceService::Stub kserve(client.channel);
     inference::ServerMetadataRequest metadata_request;
     inference::ServerMetadataResponse metadata;
-    if (kserve.ServerMetadata(client.Context().get(), metadata_request,
-                              &metadata)
+    if (kserve
+            .ServerMetadata(client.Context().get(), metadata_request, &metadata)
             .ok()) {
       server = metadata.name();
       version = metadata.version();

@@ -637,6 +637,39 @@ absl::StatusOr<std::string> ZipImageFolder(const std::string& dir,
   return EncodeZip(files);
 }
 
+namespace {
+
+// An open archive of class folders and its entries with their sizes.
+struct ArchiveListing {
+  std::unique_ptr<zip_t, ZipCloser> zip;
+  std::map<std::string, zip_uint64_t> sizes;
+};
+
+absl::StatusOr<ArchiveListing> ListImageArchive(const std::string& path) {
+  int code = 0;
+  ArchiveListing listing{
+      std::unique_ptr<zip_t, ZipCloser>(
+          zip_open(path.c_str(), ZIP_RDONLY, &code)),
+      {}};
+  if (listing.zip == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not a zip archive of class folders of images"));
+  }
+  const zip_int64_t n = zip_get_num_entries(listing.zip.get(), 0);
+  for (zip_int64_t i = 0; i < n; ++i) {
+    zip_stat_t st;
+    if (zip_stat_index(listing.zip.get(), i, 0, &st) != 0 ||
+        !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE)) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": entry ", i, " is unreadable"));
+    }
+    listing.sizes[st.name] = st.size;
+  }
+  return listing;
+}
+
+}  // namespace
+
 absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
                                          const ImageFolderSpec& spec) {
   RETURN_IF_ERROR(CheckSpec(path, spec));
@@ -644,26 +677,11 @@ absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
   if (!fs::is_regular_file(path, error)) {
     return absl::NotFoundError(StrCat(path, ": no such file"));
   }
-  int code = 0;
-  std::unique_ptr<zip_t, ZipCloser> zip(
-      zip_open(path.c_str(), ZIP_RDONLY, &code));
-  if (zip == nullptr) {
-    return absl::InvalidArgumentError(
-        StrCat(path, ": not a zip archive of class folders of images"));
-  }
-  const zip_int64_t n = zip_get_num_entries(zip.get(), 0);
+  ASSIGN_OR_RETURN(ArchiveListing listing, ListImageArchive(path));
+  std::unique_ptr<zip_t, ZipCloser>& zip = listing.zip;
+  std::map<std::string, zip_uint64_t>& sizes = listing.sizes;
   std::vector<std::string> entries;
-  std::map<std::string, zip_uint64_t> sizes;
-  for (zip_int64_t i = 0; i < n; ++i) {
-    zip_stat_t st;
-    if (zip_stat_index(zip.get(), i, 0, &st) != 0 ||
-        !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE)) {
-      return absl::InvalidArgumentError(
-          StrCat(path, ": entry ", i, " is unreadable"));
-    }
-    entries.push_back(st.name);
-    sizes[st.name] = st.size;
-  }
+  for (const auto& [name, size] : sizes) entries.push_back(name);
   ASSIGN_OR_RETURN(std::vector<ClassFiles> classes,
                    ArchiveClasses(path, entries));
   const std::string prefix = path + ":";  // errors name ARCHIVE:ENTRY
@@ -703,23 +721,9 @@ absl::StatusOr<Dataset> LoadImageArchive(const std::string& path,
 
 absl::StatusOr<std::pair<int64_t, int64_t>> ImageArchiveCounts(
     const std::string& path) {
-  int code = 0;
-  std::unique_ptr<zip_t, ZipCloser> zip(
-      zip_open(path.c_str(), ZIP_RDONLY, &code));
-  if (zip == nullptr) {
-    return absl::InvalidArgumentError(
-        StrCat(path, ": not a zip archive of class folders of images"));
-  }
-  const zip_int64_t n = zip_get_num_entries(zip.get(), 0);
+  ASSIGN_OR_RETURN(ArchiveListing listing, ListImageArchive(path));
   std::vector<std::string> entries;
-  for (zip_int64_t i = 0; i < n; ++i) {
-    const char* name = zip_get_name(zip.get(), i, 0);
-    if (name == nullptr) {
-      return absl::InvalidArgumentError(
-          StrCat(path, ": entry ", i, " is unreadable"));
-    }
-    entries.push_back(name);
-  }
+  for (const auto& [name, size] : listing.sizes) entries.push_back(name);
   ASSIGN_OR_RETURN(std::vector<ClassFiles> classes,
                    ArchiveClasses(path, entries));
   int64_t images = 0;

@@ -1,6 +1,6 @@
-// The webnnm.v1 service's uploads and downloads: UploadDataset,
-// ImportSnapshot (unary chunks, each upload in its own temporary folder)
-// and ExportSnapshot.
+// The webnnm.v1 service's datasets, uploads and downloads: UploadDataset,
+// ListDatasets, DeleteDataset, ImportSnapshot (unary chunks, each upload in
+// its own temporary folder) and ExportSnapshot.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -395,6 +395,54 @@ grpc::Status WebnnmService::UploadDataset(
   }
   upload->finished_dataset = upload->dataset;
   *response->mutable_dataset() = ToProto(upload->dataset);
+  return grpc::Status::OK;
+}
+
+grpc::Status WebnnmService::ListDatasets(grpc::ServerContext* context,
+                                         const v1::ListDatasetsRequest*,
+                                         v1::ListDatasetsResponse* response) {
+  AUTHENTICATE(who);
+  absl::StatusOr<std::vector<Dataset>> list = store_.ListDatasets(who.Filter());
+  if (!list.ok()) return ToGrpc(list.status());
+  for (const Dataset& d : *list) *response->add_datasets() = ToProto(d);
+  return grpc::Status::OK;
+}
+
+grpc::Status WebnnmService::DeleteDataset(
+    grpc::ServerContext* context, const v1::DeleteDatasetRequest* request,
+    v1::DeleteDatasetResponse* response) {
+  AUTHENTICATE(who);
+  const std::string& id = request->dataset_id();
+  absl::StatusOr<std::optional<Dataset>> dataset =
+      store_.GetDataset(who.Filter(), id);
+  if (!dataset.ok()) return ToGrpc(dataset.status());
+  if (!*dataset) return ToGrpc(absl::NotFoundError(StrCat("no dataset ", id)));
+  // Refused while a queued or running job reads it (a job queued after
+  // this check fails when it runs, naming the missing dataset).
+  for (JobState state : {JobState::kQueued, JobState::kRunning}) {
+    for (int64_t at = 0;; at += 1000) {
+      absl::StatusOr<std::vector<Job>> jobs =
+          store_.ListJobs("", state, at, 1000);
+      if (!jobs.ok()) return ToGrpc(jobs.status());
+      for (const Job& job : *jobs) {
+        if (job.dataset_id == id) {
+          return ToGrpc(absl::FailedPreconditionError(
+              StrCat("the dataset ", id, " is needed by job ", job.id, " (",
+                     StateName(state),
+                     "): cancel the job or wait for it to end first")));
+        }
+      }
+      if (jobs->size() < 1000) break;
+    }
+  }
+  absl::MutexLock files_lock(&dataset_files_mutex_);
+  absl::StatusOr<bool> last = store_.DeleteDataset(who.Filter(), id);
+  if (!last.ok()) return ToGrpc(last.status());
+  if (*last) {
+    std::error_code ignored;
+    std::filesystem::remove_all(store_.DatasetFolder((*dataset)->sha256),
+                                ignored);
+  }
   return grpc::Status::OK;
 }
 

@@ -1,6 +1,7 @@
 #include "client/yaml_output.h"
 
 #include <cctype>
+#include <cstdio>
 #include <iostream>
 #include <set>
 #include <string_view>
@@ -31,6 +32,38 @@ bool HasYamlHostile(std::string_view s) {
     if (b == 0xef && next(1) == 0xbb && next(2) == 0xbf) return true;
   }
   return false;
+}
+
+// `quoted` (JSON's double-quoted text) with HasYamlHostile's characters as
+// \uXXXX escapes.
+std::string QuoteHostile(const std::string& quoted) {
+  if (!HasYamlHostile(quoted)) return quoted;
+  std::string out;
+  for (size_t i = 0; i < quoted.size(); ++i) {
+    const auto b = static_cast<unsigned char>(quoted[i]);
+    const size_t rest = quoted.size() - i;
+    const auto at = [&](size_t k) {
+      return static_cast<unsigned char>(quoted[i + k]);
+    };
+    char escape[8];
+    if (b == 0x7f) {
+      out += "\\u007f";
+    } else if (b == 0xc2 && rest > 1 && at(1) >= 0x80 && at(1) <= 0x9f) {
+      std::snprintf(escape, sizeof escape, "\\u%04x", at(1));
+      out += escape;
+      ++i;
+    } else if (b == 0xe2 && rest > 2 && at(1) == 0x80 &&
+               (at(2) == 0xa8 || at(2) == 0xa9)) {
+      out += at(2) == 0xa8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else if (b == 0xef && rest > 2 && at(1) == 0xbb && at(2) == 0xbf) {
+      out += "\\ufeff";
+      i += 2;
+    } else {
+      out += quoted[i];
+    }
+  }
+  return out;
 }
 
 bool PlainSafe(std::string_view s) {
@@ -71,9 +104,9 @@ bool LiteralSafe(std::string_view s) {
 std::string Scalar(const Json& v) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    // Double-quoted with every non-ASCII character escaped (\uXXXX, which
-    // YAML's double quotes read as JSON's do).
-    return PlainSafe(s) ? s : v.dump(-1, ' ', /*ensure_ascii=*/true);
+    // Double-quoted as JSON writes it (YAML's double quotes read JSON's
+    // escapes), with the characters a YAML loader refuses escaped too.
+    return PlainSafe(s) ? s : QuoteHostile(v.dump());
   }
   std::string text = v.dump();  // numbers, booleans, null
   if (v.is_number_float() && text.find_first_of("eE") != std::string::npos &&

@@ -169,6 +169,7 @@ Json JobJson(const v1::Job& job) {
       out["epochs"] = s.epochs();
       out["bestEpoch"] = s.best_epoch();
       out["trainSamplesPerSecond"] = Number(s.train_samples_per_second());
+      out["trainedSamples"] = s.trained_samples();
       out["finalTrainLoss"] =
           Optional(s.has_final_train_loss(), s.final_train_loss());
       out["validationLoss"] =

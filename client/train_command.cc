@@ -77,6 +77,7 @@ void PrintResult(const train::TrainResult& result, const dag::Dag& dag,
   out["epochs"] = result.epochs;
   out["bestEpoch"] = result.best_epoch;
   out["trainSamplesPerSecond"] = Number(result.train_samples_per_second);
+  out["trainedSamples"] = result.state.trained_samples;
   out["finalTrainLoss"] = Number(result.final_train_loss);
   out["validationLoss"] = NullOr(result.validation_loss);
   out["testLoss"] = tested ? Number(test.loss) : nullptr;

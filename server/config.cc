@@ -84,6 +84,8 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   }
   s.tokens_file = c.tokens_file();
   s.http_listen = c.http_listen();
+  s.metrics_listen = c.metrics_listen();
+  s.metrics_without_token = c.metrics_without_token();
   s.cors_origins.insert(c.cors_origins().begin(), c.cors_origins().end());
   if (c.workers() > 0) s.jobs.workers = c.workers();
   if (c.threads() > 0) s.jobs.threads = c.threads();

@@ -18,6 +18,8 @@ struct Settings {
   std::string tls_certificate, tls_private_key;
   std::string tokens_file;
   std::string http_listen;  // empty: no grpc-web listener
+  std::string metrics_listen;  // empty: /metrics on http_listen only
+  bool metrics_without_token = false;
   std::set<std::string> cors_origins;
   int64_t max_message_bytes = 16 << 20;
   int snapshot_retention = 1;

@@ -2,8 +2,10 @@
 //
 //   webnnmd [--config FILE] [--listen HOST:PORT] [--db PATH] [--tokens FILE]
 //           [--workers N] [--threads N] [--http-listen HOST:PORT]
+//           [--metrics-listen HOST:PORT]
 //
-// Prints `webnnmd ready grpc=HOST:PORT [http=HOST:PORT]` once serving; SIGTERM
+// Prints `webnnmd ready grpc=HOST:PORT [http=HOST:PORT] [metrics=HOST:PORT]`
+// once serving; SIGTERM
 // or SIGINT stops it: running jobs checkpoint at their epoch boundary and
 // resume at the next start.
 #include <fcntl.h>
@@ -24,8 +26,13 @@
 #include <CLI/CLI.hpp>
 
 #include "backends/cpu/cpu_context.h"
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
 #include "server/rpc/auth.h"
 #include "server/config.h"
+#include "server/core/daemon_metrics.h"
+#include "server/rpc/metrics_interceptor.h"
+#include "server/rpc/ops_http.h"
 #include "server/rpc/grpc_web.h"
 #include "server/rpc/http_server.h"
 #include "server/core/inference.h"
@@ -56,7 +63,8 @@ using namespace webnnm::server;
 // of a usage error or of --help, or -1 to go on.
 int ParseSettings(int argc, char** argv, Settings& settings) {
   CLI::App app{"webnnmd: the WebNNM training daemon"};
-  std::string config_path, listen, db, tokens_path, http_listen;
+  std::string config_path, listen, db, tokens_path, http_listen,
+      metrics_listen;
   int workers = 0, threads = 0;
   app.add_option("--config", config_path,
                  "A webnnm.v1.DaemonConfig text file "
@@ -69,6 +77,9 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
                  "Bearer tokens: TOKEN PRINCIPAL [admin] per line");
   app.add_option("--http-listen", http_listen,
                  "HOST:PORT to serve grpc-web on (HTTP/1.1; off by default)");
+  app.add_option("--metrics-listen", metrics_listen,
+                 "HOST:PORT to serve /metrics, /healthz and /readyz on "
+                 "(besides the --http-listen one; off by default)");
   app.add_option("--workers", workers, "Jobs running at once (default 1)")
       ->check(CLI::Range(1, 64));
   app.add_option("--threads", threads, "Compute threads per job (default 1)")
@@ -87,7 +98,9 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   if (workers > 0) settings.jobs.workers = workers;
   if (threads > 0) settings.jobs.threads = threads;
   if (!http_listen.empty()) settings.http_listen = http_listen;
-  for (const std::string& address : {settings.listen, settings.http_listen}) {
+  if (!metrics_listen.empty()) settings.metrics_listen = metrics_listen;
+  for (const std::string& address :
+       {settings.listen, settings.http_listen, settings.metrics_listen}) {
     if (address.empty()) continue;  // no grpc-web listener
     if (absl::StatusOr<ListenAddress> parsed = ParseListenAddress(address);
         !parsed.ok()) {
@@ -139,7 +152,8 @@ absl::StatusOr<Tokens> LoadTokens(const Settings& settings) {
     if (!t.ok()) return t.status();
     tokens = std::move(*t);
   }
-  for (const std::string& address : {settings.listen, settings.http_listen}) {
+  for (const std::string& address :
+       {settings.listen, settings.http_listen, settings.metrics_listen}) {
     if (!tokens.enabled() && !address.empty() && !IsLoopback(address)) {
       return absl::InvalidArgumentError(
           "without tokens (--tokens) webnnmd serves only on loopback; "
@@ -189,6 +203,11 @@ std::unique_ptr<grpc::Server> BuildServer(
   builder.AddChannelArgument(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   for (grpc::Service* service : services) builder.RegisterService(service);
+  std::vector<std::unique_ptr<
+      grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(std::make_unique<MetricsInterceptorFactory>());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   return builder.BuildAndStart();
 }
 
@@ -204,13 +223,57 @@ std::function<std::optional<std::string>(std::string_view)> PrincipalOf(
   };
 }
 
-void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web) {
-  std::string host = settings.listen.substr(0, settings.listen.rfind(':'));
-  std::cout << "webnnmd ready grpc=" << host << ":" << port;
-  if (web) {
-    std::string http_host =
-        settings.http_listen.substr(0, settings.http_listen.rfind(':'));
-    std::cout << " http=" << http_host << ":" << web->port();
+// /metrics and the probes for a listener on `address`: a bearer token
+// asked for /metrics off loopback, unless the config says otherwise.
+OpsEndpoints Ops(const Settings& settings, const Tokens& tokens, Store& store,
+                 JobManager& jobs, const std::string& address) {
+  OpsEndpoints ops;
+  ops.metrics = [] { return Metrics().registry.Expose(); };
+  ops.ready = [&store, &jobs]() -> absl::Status {
+    if (!jobs.Serving()) {
+      return absl::UnavailableError("the job workers are not running");
+    }
+    absl::StatusOr<int64_t> count = store.CountJobs("", JobState::kRunning);
+    if (!count.ok()) {
+      return absl::UnavailableError(StrCat("the database cannot be read: ",
+                                           count.status().message()));
+    }
+    return absl::OkStatus();
+  };
+  ops.token_required = tokens.enabled() && !IsLoopback(address) &&
+                       !settings.metrics_without_token;
+  ops.authorized = [&tokens](std::string_view header) {
+    return tokens.AuthenticateHeader(header).ok();
+  };
+  return ops;
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> StartMetricsListener(
+    const Settings& settings, OpsEndpoints ops) {
+  ASSIGN_OR_RETURN(ListenAddress address,
+                   ParseListenAddress(settings.metrics_listen));
+  absl::StatusOr<std::unique_ptr<HttpServer>> server =
+      StartOpsServer(address.host, address.port, std::move(ops),
+                     settings.tls_certificate, settings.tls_private_key);
+  if (!server.ok()) {
+    return absl::Status(server.status().code(),
+                        StrCat("--metrics-listen ", settings.metrics_listen,
+                               ": ", server.status().message()));
+  }
+  return server;
+}
+
+std::string Host(const std::string& address) {
+  return address.substr(0, address.rfind(':'));
+}
+
+void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web,
+                const HttpServer* metrics) {
+  std::cout << "webnnmd ready grpc=" << Host(settings.listen) << ":" << port;
+  if (web) std::cout << " http=" << Host(settings.http_listen) << ":" << web->port();
+  if (metrics) {
+    std::cout << " metrics=" << Host(settings.metrics_listen) << ":"
+              << metrics->port();
   }
   std::cout << std::endl;
 }
@@ -264,6 +327,9 @@ int main(int argc, char** argv) {
   InferenceCache inference(settings.jobs.threads);
   WebnnmService service(**store, jobs, *tokens, settings.limits, inference);
   KServeService kserve(**store, *tokens, settings.limits, inference);
+  AddDaemonCollectors(
+      **store, settings.jobs.workers, [&jobs] { return jobs.Busy(); },
+      settings.database, [&service] { return service.UploadsInProgress(); });
   int port = 0;
   std::unique_ptr<grpc::Server> server =
       BuildServer(settings, *credentials, {&service, &kserve}, port);
@@ -297,7 +363,13 @@ int main(int argc, char** argv) {
                               .request_timeout = std::chrono::seconds(
                                   settings.http_request_timeout_seconds),
                               .tls_certificate = settings.tls_certificate,
-                              .tls_private_key = settings.tls_private_key});
+                              .tls_private_key = settings.tls_private_key,
+                              .also = [ops = Ops(settings, *tokens, **store,
+                                                 jobs, settings.http_listen)](
+                                          const HttpRequest& req,
+                                          HttpResponder& res) {
+                                return ServeOps(ops, req, res);
+                              }});
     if (!started_web.ok()) {
       jobs.Stop();
       server->Shutdown();
@@ -305,7 +377,20 @@ int main(int argc, char** argv) {
     }
     web = std::move(*started_web);
   }
-  PrintReady(settings, port, web.get());
+  std::unique_ptr<HttpServer> metrics;
+  if (!settings.metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<HttpServer>> started_metrics =
+        StartMetricsListener(settings, Ops(settings, *tokens, **store, jobs,
+                                           settings.metrics_listen));
+    if (!started_metrics.ok()) {
+      if (web) web->Stop();
+      jobs.Stop();
+      server->Shutdown();
+      return Fail(std::string(started_metrics.status().message()));
+    }
+    metrics = std::move(*started_metrics);
+  }
+  PrintReady(settings, port, web.get(), metrics.get());
 
   int signal = 0;
   sigwait(&signals, &signal);
@@ -316,6 +401,7 @@ int main(int argc, char** argv) {
   // gRPC first: its shutdown cancels the calls grpc-web streams wait on.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (web) web->Stop();
+  if (metrics) metrics->Stop();
   std::cerr << "webnnmd: stopped\n";
   return 0;
 }

@@ -167,6 +167,7 @@ JobSummary SummaryOf(const train::TrainResult& result, const dag::Dag& dag) {
   s.epochs = result.epochs;
   s.best_epoch = result.best_epoch;
   s.train_samples_per_second = result.train_samples_per_second;
+  s.trained_samples = result.state.trained_samples;
   s.final_train_loss = Finite(result.final_train_loss);
   if (result.validation_loss) {
     s.validation_loss = Finite(*result.validation_loss);

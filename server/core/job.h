@@ -111,6 +111,7 @@ struct TestReport {
 struct JobSummary {
   int epochs = 0, best_epoch = 0;
   double train_samples_per_second = 0;
+  int64_t trained_samples = 0;  // a row once per epoch
   std::optional<double> final_train_loss, validation_loss;
   TestReport test;
   std::vector<train::Decision> decisions;

@@ -7,10 +7,27 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
+#include "server/core/daemon_metrics.h"
 #include "server/core/dataset_source.h"
 #include "server/core/job_log.h"
 
 namespace webnnm::server {
+
+namespace {
+
+// A job's kind as the metrics label it.
+const char* KindName(JobKind kind) {
+  switch (kind) {
+    case JobKind::kTest:
+      return "test";
+    case JobKind::kImport:
+      return "import";
+    default:
+      return "train";
+  }
+}
+
+}  // namespace
 
 absl::Status JobManager::Requeue(const StoredJob& stored) {
   const std::string& id = stored.job.id;
@@ -18,6 +35,7 @@ absl::Status JobManager::Requeue(const StoredJob& stored) {
   const bool clean = stored.job.stopped_with_daemon;
   const int crashes = stored.job.crash_restarts + (clean ? 0 : 1);
   if (crashes > options_.restart_budget) {
+    Metrics().job_failures.With({"restart"}).Add();
     return Record(id,
                   [&](Job& j) {
                     j.state = JobState::kFailed;
@@ -32,6 +50,7 @@ absl::Status JobManager::Requeue(const StoredJob& stored) {
                    StateEvent(JobState::kFailed)})
         .status();
   }
+  Metrics().job_restarts.With({clean ? "stop" : "crash"}).Add();
   return Record(id,
                 [&](Job& j) {
                   j.state = JobState::kQueued;
@@ -120,7 +139,14 @@ absl::StatusOr<Job> JobManager::Record(const std::string& id,
   absl::StatusOr<Job> job =
       store_.Update(id, change, std::move(events), snapshot);
   Notify();
-  if (job.ok()) LogJobEvents(*job, logged);
+  if (job.ok()) {
+    LogJobEvents(*job, logged);
+    for (const JobEvent& e : logged) {
+      if (e.type == EventType::kState && IsFinished(e.state)) {
+        Metrics().job_ends.With({StateName(e.state)}).Add();
+      }
+    }
+  }
   return job;
 }
 
@@ -139,6 +165,16 @@ void JobManager::SetProgress(const std::string& id,
   } else {
     progress_.erase(id);
   }
+}
+
+int JobManager::Busy() {
+  absl::MutexLock lock(&mutex_);
+  return static_cast<int>(running_.size());
+}
+
+bool JobManager::Serving() {
+  absl::MutexLock lock(&mutex_);
+  return !stopping_ && !workers_.empty();
 }
 
 bool JobManager::IsRunning(const std::string& id) {
@@ -268,6 +304,7 @@ void JobManager::Work() {
 }
 
 absl::Status JobManager::Fail(const std::string& id, const absl::Status& why) {
+  Metrics().job_failures.With({"run"}).Add();
   std::string message(why.message());
   return Record(id,
                 [&](Job& j) {
@@ -291,6 +328,7 @@ void JobManager::Run(const std::string& id) {
                                        {StateEvent(JobState::kRunning)});
   if (!started.ok()) return;
   (*stored)->job = *started;
+  Metrics().job_starts.With({KindName(started->kind)}).Add();
   absl::Status status;
   // Nothing a job does may end the daemon: an exception (out of memory
   // above all) fails the job.
@@ -328,8 +366,14 @@ JobEvent TestEvent(const TestReport& test) {
 // scouting at once; each epoch with its checkpoint, committed together.
 class JobManager::TrainRecorder {
  public:
-  TrainRecorder(JobManager& jobs, const std::string& id, const train::Run& run)
-      : jobs_(jobs), id_(id), run_(run) {}
+  TrainRecorder(JobManager& jobs, const std::string& id, const train::Run& run,
+                const std::string& backend)
+      : jobs_(jobs),
+        id_(id),
+        run_(run),
+        steps_(Metrics().training_steps.With({backend})),
+        samples_(Metrics().training_samples.With({backend})),
+        epoch_seconds_(Metrics().epoch_seconds.With({backend})) {}
 
   // The first error of recording, if any (the run stops at its next epoch).
   const absl::Status& status() const { return status_; }
@@ -364,11 +408,22 @@ class JobManager::TrainRecorder {
                         ", dead ratio ", r.dead_ratio)};
       Record({e});
     };
-    callbacks.epoch = [this](const train::EpochReport& r) { last_epoch_ = r; };
+    callbacks.epoch = [this](const train::EpochReport& r) {
+      last_epoch_ = r;
+      epoch_seconds_.Observe(
+          std::chrono::duration<double>(Clock::now() - epoch_start_).count());
+    };
     callbacks.checkpoint = [this](const train::TrainState& state) {
       return Checkpoint(state) && !jobs_.ShouldStop(id_);
     };
     callbacks.step = [this](const train::StepReport& r) {
+      if (r.step == 1) {  // an epoch begins (a resumed run begins at one)
+        epoch_start_ = Clock::now();
+        epoch_rows_ = 0;
+      }
+      steps_.Add();
+      samples_.Add(static_cast<double>(r.rows - epoch_rows_));
+      epoch_rows_ = r.rows;
       jobs_.SetProgress(id_, r);
       return true;
     };
@@ -408,11 +463,19 @@ class JobManager::TrainRecorder {
         &blob);
   }
 
+  using Clock = std::chrono::steady_clock;
+
   JobManager& jobs_;
   const std::string& id_;
   const train::Run& run_;
   absl::Status status_;
   std::optional<train::EpochReport> last_epoch_;
+  // The metrics of the job's backend, and where the epoch stands.
+  metrics::Counter& steps_;
+  metrics::Counter& samples_;
+  metrics::Histogram& epoch_seconds_;
+  Clock::time_point epoch_start_ = Clock::now();
+  int64_t epoch_rows_ = 0;
 };
 
 absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
@@ -466,7 +529,9 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
   std::optional<train::ModelSnapshot> resume;
   ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
                    PrepareTrain(stored, check, resume));
-  TrainRecorder recorder(*this, id, *run);
+  TrainRecorder recorder(*this, id, *run,
+                         request.backend.empty() ? options_.default_backend
+                                                 : request.backend);
   const int epochs = run->hyperparameters().epochs;
   recorder.Record({}, [&](Job& j) {
     j.epochs = epochs;

@@ -94,6 +94,10 @@ class JobManager {
   // Queues a cancelled or failed job again (from its last checkpoint).
   absl::StatusOr<Job> Resume(const std::string& id);
   bool IsRunning(const std::string& id);
+  // How many jobs the workers run now.
+  int Busy();
+  // Whether the workers run (started, not stopping).
+  bool Serving();
 
   // Watchers: the current change counter, and a wait until it moves past
   // `seen` (or the timeout passes, or the manager stops).

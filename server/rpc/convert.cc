@@ -66,6 +66,7 @@ v1::JobSummary ToProto(const JobSummary& s) {
   out.set_epochs(s.epochs);
   out.set_best_epoch(s.best_epoch);
   out.set_train_samples_per_second(s.train_samples_per_second);
+  out.set_trained_samples(s.trained_samples);
   SetOptional(s.final_train_loss, &out, &v1::JobSummary::set_final_train_loss);
   SetOptional(s.validation_loss, &out, &v1::JobSummary::set_validation_loss);
   out.set_test_samples(s.test.samples);
@@ -87,6 +88,7 @@ JobSummary FromProto(const v1::JobSummary& s) {
   out.epochs = s.epochs();
   out.best_epoch = s.best_epoch();
   out.train_samples_per_second = s.train_samples_per_second();
+  out.trained_samples = s.trained_samples();
   if (s.has_final_train_loss()) out.final_train_loss = s.final_train_loss();
   if (s.has_validation_loss()) out.validation_loss = s.validation_loss();
   out.test.samples = s.test_samples();

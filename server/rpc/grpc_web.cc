@@ -551,6 +551,7 @@ bool IsMethodPath(const std::string& path) {
 }
 
 void Route(Context& c, const HttpRequest& req, HttpResponder& res) {
+  if (c.options.also && c.options.also(req, res)) return;
   if (req.method == "POST" && IsMethodPath(req.path)) return Handle(c, req, res);
   if (req.method == "OPTIONS") return Preflight(c, req, res);
   if (req.method == "GET" || req.method == "HEAD") return ServeAsset(req, res);

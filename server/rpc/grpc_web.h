@@ -39,6 +39,8 @@
 namespace webnnm::server {
 
 class HttpServer;
+class HttpResponder;
+struct HttpRequest;
 
 // The listener's limits (http_server.h says how each is enforced).
 struct GrpcWebOptions {
@@ -62,6 +64,9 @@ struct GrpcWebOptions {
   std::chrono::milliseconds request_timeout{10000};
   // HTTPS with these PEM files (the gRPC listener's); both or neither.
   std::string tls_certificate, tls_private_key;
+  // Other endpoints (ops_http.h: /metrics and the probes), tried first: true
+  // when it answered the request.
+  std::function<bool(const HttpRequest&, HttpResponder&)> also;
 };
 
 class GrpcWebBridge {

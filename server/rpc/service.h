@@ -46,6 +46,9 @@ class WebnnmService final : public v1::Webnnm::Service {
                 Limits limits, InferenceCache& inference);
   ~WebnnmService() override;
 
+  // Dataset uploads begun and not yet finished (expired ones dropped).
+  int UploadsInProgress();
+
   grpc::Status CheckModel(grpc::ServerContext* context,
                           const v1::CheckModelRequest* request,
                           v1::CheckModelResponse* response) override;

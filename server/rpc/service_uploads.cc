@@ -238,6 +238,14 @@ WebnnmService::FindUpload(const Principal& who, const std::string& id,
   return it->second;
 }
 
+int WebnnmService::UploadsInProgress() {
+  absl::MutexLock lock(&uploads_mutex_);
+  ExpireUploads();
+  int open = 0;
+  for (const auto& [id, upload] : uploads_) open += !upload->finished.load();
+  return open;
+}
+
 void WebnnmService::DropUpload(const std::string& id) {
   absl::MutexLock lock(&uploads_mutex_);
   auto it = uploads_.find(id);

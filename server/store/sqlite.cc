@@ -1,6 +1,7 @@
 #include "server/store/sqlite.h"
 
 #include "engine/base/strings.h"
+#include "server/core/daemon_metrics.h"
 
 namespace webnnm::server {
 
@@ -106,9 +107,20 @@ absl::Status Database::Exec(const std::string& sql) {
   return absl::OkStatus();
 }
 
+absl::Status Transaction::Begin() {
+  begun_ = std::chrono::steady_clock::now();
+  return db_.Exec("BEGIN IMMEDIATE");
+}
+
 absl::Status Transaction::Commit() {
   absl::Status s = db_.Exec("COMMIT");
-  if (s.ok()) done_ = true;
+  if (s.ok()) {
+    done_ = true;
+    Metrics().store_write_seconds.Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      begun_)
+            .count());
+  }
   return s;
 }
 

@@ -4,6 +4,7 @@
 #ifndef WEBNNM_SERVER_STORE_SQLITE_H_
 #define WEBNNM_SERVER_STORE_SQLITE_H_
 
+#include <chrono>
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -69,13 +70,15 @@ class Database {
 class Transaction {
  public:
   explicit Transaction(Database& db) : db_(db) {}
-  absl::Status Begin() { return db_.Exec("BEGIN IMMEDIATE"); }
+  absl::Status Begin();
+  // Commits; the time since Begin goes to the write-latency metric.
   absl::Status Commit();
   ~Transaction();
 
  private:
   Database& db_;
   bool done_ = false;
+  std::chrono::steady_clock::time_point begun_;
 };
 
 }  // namespace webnnm::server

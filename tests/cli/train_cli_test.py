@@ -17,7 +17,8 @@ import unittest
 
 WEBNNMCTL = None
 CONFIGS = None
-KEYS = ["epochs", "bestEpoch", "trainSamplesPerSecond", "finalTrainLoss",
+KEYS = ["epochs", "bestEpoch", "trainSamplesPerSecond", "trainedSamples",
+        "finalTrainLoss",
         "validationLoss", "testLoss", "testAccuracy", "outputs", "decisions",
         "warnings", "testMetrics"]
 

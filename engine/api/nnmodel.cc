@@ -62,6 +62,7 @@ absl::Status NNModel::SetParameters(const train::Params& params) {
   for (const auto& [name, values] : params) {
     if (params_.count(name)) params_[name] = values;
   }
+  ++params_version_;
   return absl::OkStatus();
 }
 
@@ -86,6 +87,7 @@ absl::Status Context::Compile() {
     std::memset(bytes.data(), 0, bytes.size());
   }
   ran_ = false;
+  params_written_ = 0;  // a new executable: no parameters in it yet
   return step_mask_ ? WriteStepMask() : absl::OkStatus();
 }
 
@@ -256,12 +258,15 @@ absl::Status NNModel::Run(Context& context) {
     return absl::InvalidArgumentError("the context belongs to another model");
   }
   backends::Executable& exe = *context.exe_;
-  for (const auto& [name, values] : params_) {
-    int i = exe.FindInput(name);
-    if (i < 0) continue;
-    std::span<std::byte> bytes = exe.input(i);
-    std::memcpy(bytes.data(), values.data(),
-                std::min(bytes.size(), values.size() * sizeof(float)));
+  if (context.params_written_ != params_version_) {
+    for (const auto& [name, values] : params_) {
+      int i = exe.FindInput(name);
+      if (i < 0) continue;
+      std::span<std::byte> bytes = exe.input(i);
+      std::memcpy(bytes.data(), values.data(),
+                  std::min(bytes.size(), values.size() * sizeof(float)));
+    }
+    context.params_written_ = params_version_;
   }
   RETURN_IF_ERROR(exe.Run());
   context.ran_ = true;
@@ -306,6 +311,7 @@ absl::StatusOr<train::TrainResult> NNModel::Train(
   for (const auto& [name, values] : result.state.best) {
     if (params_.count(name)) params_[name] = values;
   }
+  ++params_version_;
   return result;
 }
 

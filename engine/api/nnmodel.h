@@ -13,8 +13,9 @@
 //
 // A model owns its parameters (initialised with seed 1 at Create; Train()
 // replaces them with the best epoch's); contexts compile the inference
-// graph for their batch size on first use and read the model's current
-// parameters at every Run. Every failure is an absl::Status saying what is
+// graph for their batch size on first use and run with the model's current
+// parameters (copied into the context when they changed since its last
+// Run). Every failure is an absl::Status saying what is
 // wrong; nothing aborts on user input.
 #ifndef WEBNNM_ENGINE_API_NNMODEL_H_
 #define WEBNNM_ENGINE_API_NNMODEL_H_
@@ -98,6 +99,7 @@ class Context {
   int64_t sequence_ = 1;
   bool step_mask_ = false;
   std::vector<int64_t> step_lengths_;  // SetStepLengths'; empty: every step
+  uint64_t params_written_ = 0;  // the model's params_version_ in exe_
   absl::Status WriteStepMask();
   std::unique_ptr<backends::Executable> exe_;
   bool ran_ = false;
@@ -142,6 +144,9 @@ class NNModel {
   std::unique_ptr<dag::Dag> dag_;
   std::unique_ptr<backends::Backend> backend_;
   train::Params params_;
+  // Moves whenever params_ changes: a context copies the parameters into
+  // its executable only when it has not written this version yet.
+  uint64_t params_version_ = 1;
 };
 
 }  // namespace webnnm

@@ -68,6 +68,44 @@ TEST(NNModel, BatchSizesAndRandomInputs) {
   EXPECT_TRUE(varied);
 }
 
+// A context copies the parameters only when they changed: runs after
+// SetParameters see the new ones, in every context, and a context made
+// after the change too.
+TEST(NNModel, ContextsRunWithTheCurrentParameters) {
+  constexpr char kDense[] = R"(
+model:name dense;
+model:input shape=[2];
+model:output shape=[1];
+model:layers
+    matmul(w);
+)";
+  auto model = NNModel::Create({.source = kDense});
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto first = (*model)->CreateContext();
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE((*first)->SetData(std::vector<double>{1, 2}).ok());
+  ASSERT_EQ((*model)->parameters().size(), 1u);
+  const std::string w = (*model)->parameters().begin()->first;
+  auto run = [&](Context& c) {
+    EXPECT_TRUE((*model)->Run(c).ok());
+    auto out = c.Output();
+    return out.ok() ? out->values.at(0) : -1.0;
+  };
+  ASSERT_TRUE((*model)->SetParameters({{w, {3, 4}}}).ok());
+  EXPECT_EQ(run(**first), 11);  // 1*3 + 2*4
+  EXPECT_EQ(run(**first), 11);  // unchanged
+  auto second = (*model)->CreateContext();
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE((*second)->SetData(std::vector<double>{1, 2}).ok());
+  EXPECT_EQ(run(**second), 11);
+  ASSERT_TRUE((*model)->SetParameters({{w, {-1, 5}}}).ok());
+  EXPECT_EQ(run(**first), 9);  // both contexts see the change
+  EXPECT_EQ(run(**second), 9);
+  ASSERT_TRUE((*first)->SetBatchSize(2).ok());  // recompiled
+  ASSERT_TRUE((*first)->SetData(std::vector<double>{1, 2, 0, 1}).ok());
+  EXPECT_EQ(run(**first), 9);
+}
+
 // A sequenced input takes the context's length: an LSTM over the steps
 // sees every step given.
 TEST(NNModel, SequenceLengths) {

@@ -31,6 +31,14 @@ struct ServeBenchOptions {
 };
 int RunServe(const ServeBenchOptions& options);  // bench_serve.cc
 
+struct InferBenchOptions {
+  std::string models;          // configs/models
+  std::string pytorch_script;  // tests/bench/infer_pytorch.py
+  int calls = 5000;            // at batch 1 (an eighth at batch 64)
+  bool pytorch = true;
+};
+int RunInfer(const InferBenchOptions& options);  // bench_infer.cc
+
 struct DefaultsBenchOptions {
   std::string fashion = "/usr/share/datasets/fashion-mnist";
   std::string datasets;        // configs/datasets

@@ -10,6 +10,16 @@
 // the step graph, reading back its scalars), no scouting or evaluation.
 // The PyTorch figure comes from tests/bench/train_pytorch.py, run here with
 // OMP_WAIT_POLICY=PASSIVE and OPENBLAS_CORETYPE=SkylakeX.
+//
+// Each side runs each workload in a process of its own, whose peak
+// resident memory is reported ("peakRssBytes"). Our line also has the
+// step's roofline (roofline.h): its FLOPs, the rate oneDNN reaches on the
+// step's own GEMM and convolution shapes measured in the same run, and our
+// fraction of that roofline ("rooflineFraction").
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -22,8 +32,10 @@
 #include "backends/backend.h"
 #include "engine/check.h"
 #include "engine/train/dataset.h"
+#include "engine/base/status_macros.h"
 #include "engine/train/trainer.h"
 #include "tests/bench/bench.h"
+#include "tests/bench/roofline.h"
 
 namespace webnnm::bench {
 namespace {
@@ -109,71 +121,173 @@ std::map<std::string, ordered_json> RunPytorch(const std::string& script,
   return lines;
 }
 
+// The roofline of the workload's training step (roofline.h) as JSON
+// fields, with our fraction of it at `steps_per_second`.
+absl::StatusOr<ordered_json> RooflineOf(const std::string& model_path,
+                                        const train::Dataset& data, int batch,
+                                        const std::string& backend_name,
+                                        double steps_per_second) {
+  std::ifstream in(model_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  CheckResult check = CheckModel(model_path, text.str());
+  if (!check.ok) return absl::InvalidArgumentError(check.rendered);
+  ASSIGN_OR_RETURN(ir::Graph step, StepGraph(*check.dag, data, batch));
+  ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> backend,
+                   backends::CreateBackend(backend_name));
+  ASSIGN_OR_RETURN(Roofline r, MeasureRoofline(step, *backend, 1));
+  ordered_json out;
+  out["flopsPerStep"] = r.flops;
+  out["rooflineGflopsPerSecond"] = r.rate() / 1e9;
+  const double roofline_steps = r.seconds > 0 ? 1 / r.seconds : 0;
+  out["rooflineStepsPerSecond"] = roofline_steps;
+  out["rooflineFraction"] =
+      roofline_steps > 0 ? steps_per_second / roofline_steps : 0;
+  // The heavy operations by shape: how many, their FLOPs and rate alone.
+  std::map<std::string, std::pair<int, HeavyOp>> by_shape;
+  for (const HeavyOp& op : r.ops) {
+    auto& [count, sum] = by_shape[op.what];
+    ++count;
+    sum.flops += op.flops;
+    sum.seconds += op.seconds;
+  }
+  ordered_json heavy = ordered_json::array();
+  for (const auto& [what, entry] : by_shape) {
+    const auto& [count, sum] = entry;
+    heavy.push_back({{"op", what},
+                     {"count", count},
+                     {"gflopsPerSecond",
+                      sum.seconds > 0 ? sum.flops / sum.seconds / 1e9 : 0}});
+  }
+  out["heavyOps"] = heavy;
+  out["otherOps"] = r.other_ops;
+  return out;
+}
+
+// A workload of the benchmark.
+struct Workload {
+  std::string name, model;
+  bool fashion;  // IDX, training on the 60000 training samples only
+  int batch, epochs;
+};
+
+// Our side of `w`: the training run, the roofline of its step, as a JSON
+// line (in the child process that MeasureInChild starts).
+ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
+  ordered_json line;
+  line["bench"] = "train";
+  line["workload"] = w.name;
+  line["framework"] = "webnnm";
+  line["backend"] = o.backend;
+  absl::StatusOr<train::Dataset> data =
+      w.fashion ? train::LoadIdx(o.fashion)
+                : train::LoadCsv(o.iris, {}, /*classification=*/true);
+  if (!data.ok()) {
+    line["error"] = std::string(data.status().message());
+    return line;
+  }
+  absl::StatusOr<Measured> m =
+      TrainOurs(w.model, *data, w.fashion, w.batch, w.epochs, o.backend);
+  if (!m.ok()) {
+    line["error"] = std::string(m.status().message());
+    return line;
+  }
+  line["samplesPerSecond"] = m->samples_per_second;
+  line["stepsPerSecond"] = m->steps_per_second;
+  line["steps"] = m->steps;
+  absl::StatusOr<ordered_json> roofline =
+      RooflineOf(w.model, *data, w.batch, o.backend, m->steps_per_second);
+  if (!roofline.ok()) {
+    line["rooflineError"] = std::string(roofline.status().message());
+  } else {
+    for (auto& [key, value] : roofline->items()) line[key] = value;
+  }
+  return line;
+}
+
+// Runs OurLine in a child process, so that its peak resident memory is the
+// workload's own (the dataset it reads, the run): the line with
+// "peakRssBytes" added.
+absl::StatusOr<ordered_json> MeasureInChild(const TrainBenchOptions& o,
+                                            const Workload& w) {
+  int fds[2];
+  if (::pipe(fds) != 0) return absl::InternalError("pipe failed");
+  std::cout << std::flush;
+  const pid_t pid = ::fork();
+  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    const std::string text = OurLine(o, w).dump() + "\n";
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::_exit(done == text.size() ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) {
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  ordered_json line = ordered_json::parse(text, nullptr, false);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !line.is_object()) {
+    return absl::InternalError(w.name + ": the measuring process failed");
+  }
+  line["peakRssBytes"] = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  return line;
+}
+
 }  // namespace
 
 int RunTrain(const TrainBenchOptions& o) {
-  absl::StatusOr<train::Dataset> fashion =
-      o.only == "iris" ? train::Dataset() : train::LoadIdx(o.fashion);
-  if (!fashion.ok()) {
-    std::cerr << "webnnm-bench: " << fashion.status().message() << "\n";
-    return 2;
-  }
-  absl::StatusOr<train::Dataset> iris =
-      train::LoadCsv(o.iris, {}, /*classification=*/true);
-  if (!iris.ok()) {
-    std::cerr << "webnnm-bench: " << iris.status().message() << "\n";
-    return 2;
-  }
-  std::map<std::string, Measured> ours;
-  struct Workload {
-    std::string name, model;
-    train::Dataset* data;
-    bool fixed_test;  // IDX: train on the 60000 training samples only
-    int batch, epochs;
-  };
   const int iris_epochs = std::max(1, o.iris_steps / 10);  // 150 / 16 -> 10
-  Workload workloads[] = {
-      {"mlp784", o.models + "/fashion-mlp.wnm", &*fashion, true, 64, 1},
-      {"cnn", o.models + "/fashion-cnn.wnm", &*fashion, true, 64, 1},
-      {"lstm", o.models + "/fashion-lstm.wnm", &*fashion, true, 64, 1},
-      {"iris", o.models + "/iris.wnm", &*iris, false, 16, iris_epochs}};
-  for (Workload& w : workloads) {
+  const Workload workloads[] = {
+      {"mlp784", o.models + "/fashion-mlp.wnm", true, 64, 1},
+      {"cnn", o.models + "/fashion-cnn.wnm", true, 64, 1},
+      {"lstm", o.models + "/fashion-lstm.wnm", true, 64, 1},
+      {"iris", o.models + "/iris.wnm", false, 16, iris_epochs}};
+  for (const Workload& w : workloads) {
     if (!o.only.empty() && o.only != w.name) continue;
-    absl::StatusOr<Measured> m =
-        TrainOurs(w.model, *w.data, w.fixed_test, w.batch, w.epochs, o.backend);
-    if (!m.ok()) {
-      std::cerr << "webnnm-bench: " << w.name << ": " << m.status().message()
-                << "\n";
+    absl::StatusOr<ordered_json> ours = MeasureInChild(o, w);
+    if (!ours.ok()) {
+      std::cerr << "webnnm-bench: " << ours.status().message() << "\n";
       return 1;
     }
-    ours[w.name] = *m;
+    std::cout << ours->dump() << "\n" << std::flush;
+    if (ours->contains("error")) {
+      std::cerr << "webnnm-bench: " << w.name << ": "
+                << (*ours)["error"].get<std::string>() << "\n";
+      return 1;
+    }
+    if (!o.pytorch) continue;
+    // One process a workload on their side too (its own peak memory).
+    std::map<std::string, ordered_json> theirs = RunPytorch(
+        o.pytorch_script, o.fashion, o.iris, iris_epochs * 10, w.name);
+    auto it = theirs.find(w.name);
+    if (it == theirs.end()) continue;
+    const double mine = ours->value("stepsPerSecond", 0.0);
+    const double p = it->second.value("stepsPerSecond", 0.0);
+    const double my_rss = ours->value("peakRssBytes", 0.0);
+    const double their_rss = it->second.value("peakRssBytes", 0.0);
     ordered_json line;
     line["bench"] = "train";
     line["workload"] = w.name;
-    line["framework"] = "webnnm";
-    line["backend"] = o.backend;
-    line["samplesPerSecond"] = m->samples_per_second;
-    line["stepsPerSecond"] = m->steps_per_second;
-    line["steps"] = m->steps;
+    line["compare"] = "webnnm/pytorch";
+    line["webnnmStepsPerSecond"] = mine;
+    line["pytorchStepsPerSecond"] = p;
+    line["ratio"] = p > 0 ? mine / p : 0.0;
+    line["rooflineFraction"] = ours->value("rooflineFraction", 0.0);
+    line["webnnmPeakRssBytes"] = my_rss;
+    line["pytorchPeakRssBytes"] = their_rss;
+    line["rssRatio"] = their_rss > 0 ? my_rss / their_rss : 0.0;
     std::cout << line.dump() << "\n" << std::flush;
-  }
-  if (o.pytorch) {
-    std::map<std::string, ordered_json> theirs =
-        RunPytorch(o.pytorch_script, o.fashion, o.iris, iris_epochs * 10,
-                   o.only);
-    for (const auto& [name, m] : ours) {
-      auto it = theirs.find(name);
-      if (it == theirs.end()) continue;
-      double p = it->second.value("stepsPerSecond", 0.0);
-      ordered_json line;
-      line["bench"] = "train";
-      line["workload"] = name;
-      line["compare"] = "webnnm/pytorch";
-      line["webnnmStepsPerSecond"] = m.steps_per_second;
-      line["pytorchStepsPerSecond"] = p;
-      line["ratio"] = p > 0 ? m.steps_per_second / p : 0.0;
-      std::cout << line.dump() << "\n" << std::flush;
-    }
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 //   webnnm-bench ops [--threads N]   our executables next to direct oneDNN
 //   webnnm-bench train               training throughput next to PyTorch
 //   webnnm-bench serve               Infer/ModelInfer latency over loopback
+//   webnnm-bench infer               in-process inference next to PyTorch
 //   webnnm-bench defaults            no hyperparameters, next to scikit-learn
 #include <iostream>
 
@@ -63,6 +64,19 @@ int main(int argc, char** argv) {
       ->add_option("--clients", serve_options.clients,
                    "Client threads of the throughput measurement")
       ->check(CLI::Range(1, 256));
+  webnnm::bench::InferBenchOptions infer_options;
+  infer_options.models = train_options.models;
+  infer_options.pytorch_script =
+      WEBNNM_SOURCE_DIR "/tests/bench/infer_pytorch.py";
+  CLI::App* infer = app.add_subcommand(
+      "infer",
+      "In-process inference (NNModel Run: iris, the 784 MLP, the Fashion "
+      "CNN at batch 1 and 64) next to PyTorch, one thread each");
+  infer->add_option("--calls", infer_options.calls,
+                    "Calls per measurement at batch 1 (an eighth at 64)")
+      ->check(CLI::Range(10, 10000000));
+  bool infer_no_pytorch = false;
+  infer->add_flag("--no-pytorch", infer_no_pytorch, "Measure WebNNM only");
   webnnm::bench::DefaultsBenchOptions defaults_options;
   defaults_options.datasets = WEBNNM_SOURCE_DIR "/configs/datasets";
   defaults_options.models = train_options.models;
@@ -110,6 +124,11 @@ int main(int argc, char** argv) {
     webnnm::backends::cpu::ConfigureThreads(1);
     defaults_options.sklearn = !no_sklearn;
     return webnnm::bench::RunDefaults(defaults_options);
+  }
+  if (*infer) {
+    webnnm::backends::cpu::ConfigureThreads(1);
+    infer_options.pytorch = !infer_no_pytorch;
+    return webnnm::bench::RunInfer(infer_options);
   }
   if (*serve) {
     webnnm::backends::cpu::ConfigureThreads(1);

@@ -16,7 +16,10 @@ Workloads (one thread, float32, SGD with momentum as sgdm):
     Fashion-MNIST, batch 64;
   - iris: the specification's test-model 4-3-3 on iris, batch 16, N steps.
 Each line: {"bench":"train","workload":...,"framework":"pytorch",
-"samplesPerSecond":...,"stepsPerSecond":...,"steps":...}.
+"samplesPerSecond":...,"stepsPerSecond":...,"steps":...,
+"peakRssBytes":...} — the process's peak resident memory so far (run one
+workload a process, --only, for each workload's own peak; webnnm-bench
+does).
 Run it with OMP_WAIT_POLICY=PASSIVE and OPENBLAS_CORETYPE=SkylakeX (the
 benchmark does).
 """
@@ -24,6 +27,7 @@ import argparse
 import csv
 import gzip
 import json
+import resource
 import struct
 import time
 
@@ -112,6 +116,12 @@ def train(model, x, y, batch, steps, lr):
     return done / seconds, steps / seconds
 
 
+def peak_rss():
+    """The process's peak resident memory in bytes (Linux: ru_maxrss in
+    KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--fashion", default="/usr/share/datasets/fashion-mnist")
@@ -121,16 +131,18 @@ def main():
     args = parser.parse_args()
     torch.manual_seed(1)
     wanted = lambda name: not args.only or args.only == name
-    x, y = fashion(args.fashion)
-    steps = (x.shape[0] + 63) // 64
-    for name, model in [("mlp784", lambda: mlp([784, 128, 80, 40, 10])),
-                        ("cnn", cnn), ("lstm", Lstm)]:
-        if not wanted(name):
-            continue
+    models = [(name, model) for name, model in
+              [("mlp784", lambda: mlp([784, 128, 80, 40, 10])),
+               ("cnn", cnn), ("lstm", Lstm)] if wanted(name)]
+    if models:
+        x, y = fashion(args.fashion)
+        steps = (x.shape[0] + 63) // 64
+    for name, model in models:
         sps, stps = train(model(), x, y, 64, steps, 0.05)
         print(json.dumps({"bench": "train", "workload": name,
                           "framework": "pytorch", "samplesPerSecond": sps,
-                          "stepsPerSecond": stps, "steps": steps}),
+                          "stepsPerSecond": stps, "steps": steps,
+                          "peakRssBytes": peak_rss()}),
               flush=True)
     if not wanted("iris"):
         return
@@ -138,7 +150,8 @@ def main():
     sps, stps = train(mlp([4, 3, 3]), x, y, 16, args.iris_steps, 0.05)
     print(json.dumps({"bench": "train", "workload": "iris",
                       "framework": "pytorch", "samplesPerSecond": sps,
-                      "stepsPerSecond": stps, "steps": args.iris_steps}),
+                      "stepsPerSecond": stps, "steps": args.iris_steps,
+                      "peakRssBytes": peak_rss()}),
           flush=True)
 
 

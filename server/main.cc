@@ -25,6 +25,8 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <CLI/CLI.hpp>
 
+#include "absl/synchronization/mutex.h"
+
 #include "backends/cpu/cpu_context.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -289,6 +291,10 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Debian's Abseil checks every Mutex lock for deadlock cycles (a debug
+  // build's default): a graph lookup on each lock of every call. The tests
+  // keep the check; the daemon does not pay for it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Settings settings;
   if (int code = ParseSettings(argc, argv, settings); code >= 0) return code;
   absl::StatusOr<Tokens> tokens = LoadTokens(settings);

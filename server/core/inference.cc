@@ -16,6 +16,8 @@ namespace webnnm::server {
 
 struct ServedModel {
   std::string key;  // job, snapshot kind, epoch and size
+  std::string principal;  // the job's owner
+  bool finished = false;  // of a SUCCEEDED job: the key cannot change
   std::unique_ptr<NNModel> model;
   ModelSummary summary;
   train::Imputation imputation;            // the first input's missing values
@@ -170,8 +172,22 @@ void InferenceCache::Forget(const std::string& job_id) {
   models_.erase(job_id);
 }
 
+std::shared_ptr<ServedModel> InferenceCache::Finished(
+    const std::string& job_id) {
+  absl::MutexLock lock(&mutex_);
+  auto it = models_.find(job_id);
+  if (it == models_.end() || !it->second->finished) return nullptr;
+  it->second->last_served = ++clock_;
+  return it->second;
+}
+
+const std::string& InferenceCache::Owner(const ServedModel& model) {
+  return model.principal;
+}
+
 absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
-    Store& store, const std::string& job_id) {
+    Store& store, const Job& job) {
+  const std::string& job_id = job.id;
   ASSIGN_OR_RETURN(std::optional<std::string> key,
                    store.LatestSnapshotKey(job_id));
   if (!key) {
@@ -197,6 +213,8 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
                    train::DecodeModelSnapshot(blob->bytes));
   auto served = std::make_shared<ServedModel>();
   served->key = *key;
+  served->principal = job.principal;
+  served->finished = job.state == JobState::kSucceeded;
   std::string file =
       snapshot.model_file.empty() ? "model.wnm" : snapshot.model_file;
   CheckResult check = CheckModel(file, snapshot.model_source);

@@ -39,9 +39,15 @@ class InferenceCache {
   explicit InferenceCache(int threads) : threads_(threads) {}
   ~InferenceCache();
 
-  // The model of the job's newest snapshot (built on first use).
+  // The model of the job's newest snapshot (built on first use); `job` as
+  // the caller read it, its visibility and state checked.
   absl::StatusOr<std::shared_ptr<ServedModel>> Get(Store& store,
-                                                   const std::string& job_id);
+                                                   const Job& job);
+  // The model of a SUCCEEDED job served before, or null: such a job's
+  // snapshot never changes (only DeleteJob ends it, and calls Forget), so
+  // this reads nothing from the store. The caller checks the owner.
+  std::shared_ptr<ServedModel> Finished(const std::string& job_id);
+  static const std::string& Owner(const ServedModel& model);
 
   // Runs inputs (by name; an empty name is the first input) through the
   // model. Every input must be given, each with a batch dimension first and

@@ -98,6 +98,10 @@ absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
     return absl::NotFoundError(
         StrCat("model ", name, " has no version '", version, "' (only 1)"));
   }
+  std::shared_ptr<ServedModel> finished = inference_.Finished(name);
+  if (finished && who->Owns(InferenceCache::Owner(*finished))) {
+    return finished;
+  }
   absl::StatusOr<std::optional<StoredJob>> job = store_.GetJob(name);
   if (!job.ok()) return job.status();
   if (!*job || !who->Owns((*job)->job.principal)) {
@@ -108,7 +112,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
     return absl::UnavailableError(StrCat(
         "model ", name, " is not ready (its job is ", StateName(j.state), ")"));
   }
-  return inference_.Get(store_, name);
+  return inference_.Get(store_, j);
 }
 
 grpc::Status KServeService::ModelReady(

@@ -584,17 +584,20 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
                                   const v1::InferRequest* request,
                                   v1::InferResponse* response) {
   AUTHENTICATE(who);
-  absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
-  if (!job.ok()) return ToGrpc(job.status());
-  if (job->job.state != JobState::kSucceeded ||
-      job->job.kind == JobKind::kTest) {
-    return ToGrpc(absl::FailedPreconditionError(
-        StrCat("job ", request->job_id(),
-               " is not a finished training job (or an imported snapshot)")));
-  }
   absl::StatusOr<std::shared_ptr<ServedModel>> model =
-      inference_.Get(store_, request->job_id());
-  if (!model.ok()) return ToGrpc(model.status());
+      inference_.Finished(request->job_id());
+  if (!*model || !who.Owns(InferenceCache::Owner(**model))) {
+    absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
+    if (!job.ok()) return ToGrpc(job.status());
+    if (job->job.state != JobState::kSucceeded ||
+        job->job.kind == JobKind::kTest) {
+      return ToGrpc(absl::FailedPreconditionError(StrCat(
+          "job ", request->job_id(),
+          " is not a finished training job (or an imported snapshot)")));
+    }
+    model = inference_.Get(store_, job->job);
+    if (!model.ok()) return ToGrpc(model.status());
+  }
   std::vector<InferTensor> inputs;
   int64_t elements = 0;
   for (const v1::Tensor& t : request->inputs()) {

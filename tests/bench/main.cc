@@ -10,10 +10,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "absl/synchronization/mutex.h"
+
 #include "backends/cpu/cpu_context.h"
 #include "tests/bench/bench.h"
 
 int main(int argc, char** argv) {
+  // As webnnmd does (server/main.cc): no deadlock-cycle check per lock.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   CLI::App app{"webnnm-bench: performance measurements as JSON lines"};
   app.require_subcommand(1);
   int threads = 1;

@@ -923,6 +923,33 @@ class Security(Temp):
                               metadata=[("authorization",
                                          "Bearer bob-secret")])
         self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
+        # A model the owner has been served (and the daemon keeps) is still
+        # nobody else's; an admin's too; gone once the job is deleted.
+        code, _, err = d.ctl("watch", job, token="ann-secret")
+        self.assertEqual(code, 0, err)
+        row = ["--values", "5.1,3.5,1.4,0.2", "-o", "json"]
+        code, answer, err = d.ctl("infer", job, *row, token="ann-secret")
+        self.assertEqual(code, 0, err)
+        code, _, err = d.ctl("infer", job, *row, token="bob-secret")
+        self.assertEqual(code, 1)
+        self.assertIn("no job", err)
+        request = kpb.ModelInferRequest(model_name=job)
+        tensor = request.inputs.add(name="model", datatype="FP32",
+                                    shape=[1, 4])
+        tensor.contents.fp32_contents.extend([5.1, 3.5, 1.4, 0.2])
+        with self.assertRaises(grpc.RpcError) as caught:
+            kserve.ModelInfer(request, timeout=10, metadata=[
+                ("authorization", "Bearer bob-secret")])
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
+        kserve.ModelInfer(request, timeout=10, metadata=[
+            ("authorization", "Bearer ann-secret")])
+        code, out, err = d.ctl("infer", job, *row, token="root-secret")
+        self.assertEqual((code, out), (0, answer), err)
+        code, _, err = d.ctl("delete", job, token="ann-secret")
+        self.assertEqual(code, 0, err)
+        code, _, err = d.ctl("infer", job, *row, token="ann-secret")
+        self.assertEqual(code, 1)
+        self.assertIn("no job", err)
         self.assertEqual(d.stop(), 0)
 
     def test_tls(self):

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/dataset.h"
 
@@ -103,44 +104,54 @@ absl::StatusOr<Dataset> LoadIdx(const std::string& directory,
   // The bytes all four files may hold decompressed (their features then
   // take four times as many as floats).
   int64_t budget = max_bytes > 0 ? max_bytes : int64_t{4} << 30;
-  std::vector<float> features, targets;
-  std::vector<int64_t> test;
-  int64_t width = 0;
+  // Both parts' bytes first, then the floats in one allocation of the
+  // final size: growing the first part's floats to hold the second's would
+  // hold both copies at once (the peak memory of a Fashion-MNIST run).
+  struct Part {
+    std::string images, labels;
+    Idx x, y;
+  };
+  std::vector<Part> parts;
+  int64_t width = 0, values = 0;
   for (const char* part : {"train", "t10k"}) {
-    absl::StatusOr<std::string> images =
-        Find(directory, StrCat(part, "-images-idx3-ubyte"));
-    if (!images.ok()) return images.status();
-    absl::StatusOr<std::string> labels =
-        Find(directory, StrCat(part, "-labels-idx1-ubyte"));
-    if (!labels.ok()) return labels.status();
-    absl::StatusOr<Idx> y = ReadIdx(*labels, 1, budget);
-    if (!y.ok()) return y.status();
-    absl::StatusOr<Idx> x = ReadIdx(*images, 3, budget);
-    if (!x.ok()) return x.status();
-    if (x->dims[0] != y->dims[0]) {
-      return absl::InvalidArgumentError(StrCat(*images, " has ", x->dims[0],
-                                               " images but ", *labels, " has ",
-                                               y->dims[0], " labels"));
+    Part p;
+    ASSIGN_OR_RETURN(p.images,
+                     Find(directory, StrCat(part, "-images-idx3-ubyte")));
+    ASSIGN_OR_RETURN(p.labels,
+                     Find(directory, StrCat(part, "-labels-idx1-ubyte")));
+    ASSIGN_OR_RETURN(p.y, ReadIdx(p.labels, 1, budget));
+    ASSIGN_OR_RETURN(p.x, ReadIdx(p.images, 3, budget));
+    if (p.x.dims[0] != p.y.dims[0]) {
+      return absl::InvalidArgumentError(StrCat(p.images, " has ", p.x.dims[0],
+                                               " images but ", p.labels,
+                                               " has ", p.y.dims[0],
+                                               " labels"));
     }
-    int64_t w = x->dims[1] * x->dims[2];
+    const int64_t w = p.x.dims[1] * p.x.dims[2];
     if (width != 0 && w != width) {
       return absl::InvalidArgumentError(
           StrCat(directory, ": the train and t10k images differ in size"));
     }
     width = w;
-    int64_t base = static_cast<int64_t>(targets.size());
-    // Growing 220 MB of floats by doubling faults every page in several
-    // times (seconds on a VM): one allocation per part instead.
-    features.reserve(features.size() + x->data.size());
-    for (uint8_t v : x->data) features.push_back(v / 255.0f);
-    for (int64_t i = 0; i < y->dims[0]; ++i) {
-      if (y->data[i] > 9) {
+    values += static_cast<int64_t>(p.x.data.size());
+    parts.push_back(std::move(p));
+  }
+  std::vector<float> features, targets;
+  std::vector<int64_t> test;
+  features.reserve(static_cast<size_t>(values));
+  for (size_t k = 0; k < parts.size(); ++k) {
+    Part& p = parts[k];
+    const int64_t base = static_cast<int64_t>(targets.size());
+    for (uint8_t v : p.x.data) features.push_back(v / 255.0f);
+    std::vector<uint8_t>().swap(p.x.data);  // the bytes go as we go
+    for (int64_t i = 0; i < p.y.dims[0]; ++i) {
+      if (p.y.data[i] > 9) {
         return absl::InvalidArgumentError(
-            StrCat(*labels, ": label ", int{y->data[i]}, " of sample ", i,
+            StrCat(p.labels, ": label ", int{p.y.data[i]}, " of sample ", i,
                    " is not a digit class 0..9"));
       }
-      targets.push_back(y->data[i]);
-      if (std::string(part) == "t10k") test.push_back(base + i);
+      targets.push_back(p.y.data[i]);
+      if (k == 1) test.push_back(base + i);  // t10k
     }
   }
   std::vector<std::string> classes;

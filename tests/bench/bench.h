@@ -19,6 +19,7 @@ struct TrainBenchOptions {
   bool pytorch = true;
   std::string only;             // one workload: mlp784, cnn or iris
   std::string backend = "cpu";  // our side's
+  int threads = 1;              // our side's compute threads
 };
 int RunTrain(const TrainBenchOptions& options);  // bench_train.cc
 

@@ -50,7 +50,8 @@ struct Measured {
 absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
                                    train::Dataset& data, bool fixed_test,
                                    int batch, int epochs,
-                                   const std::string& backend_name) {
+                                   const std::string& backend_name,
+                                   int threads) {
   std::ifstream in(model_path);
   if (!in) return absl::NotFoundError("cannot read " + model_path);
   std::stringstream text;
@@ -67,7 +68,7 @@ absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
   h.momentum_factor = 0.9;
   h.seeds = 1;
   h.warmup_epochs = 1;
-  h.threads = 1;
+  h.threads = threads;
   h.regularization = train::Regularization::kOff;
   h.patience = epochs + 1;
   h.gradient_scaling = train::GradientScaling::kOff;
@@ -126,6 +127,7 @@ std::map<std::string, ordered_json> RunPytorch(const std::string& script,
 absl::StatusOr<ordered_json> RooflineOf(const std::string& model_path,
                                         const train::Dataset& data, int batch,
                                         const std::string& backend_name,
+                                        int threads,
                                         double steps_per_second) {
   std::ifstream in(model_path);
   std::stringstream text;
@@ -135,7 +137,7 @@ absl::StatusOr<ordered_json> RooflineOf(const std::string& model_path,
   ASSIGN_OR_RETURN(ir::Graph step, StepGraph(*check.dag, data, batch));
   ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> backend,
                    backends::CreateBackend(backend_name));
-  ASSIGN_OR_RETURN(Roofline r, MeasureRoofline(step, *backend, 1));
+  ASSIGN_OR_RETURN(Roofline r, MeasureRoofline(step, *backend, threads));
   ordered_json out;
   out["flopsPerStep"] = r.flops;
   out["rooflineGflopsPerSecond"] = r.rate() / 1e9;
@@ -179,6 +181,7 @@ ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
   line["workload"] = w.name;
   line["framework"] = "webnnm";
   line["backend"] = o.backend;
+  line["threads"] = o.threads;
   absl::StatusOr<train::Dataset> data =
       w.fashion ? train::LoadIdx(o.fashion)
                 : train::LoadCsv(o.iris, {}, /*classification=*/true);
@@ -187,7 +190,8 @@ ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
     return line;
   }
   absl::StatusOr<Measured> m =
-      TrainOurs(w.model, *data, w.fashion, w.batch, w.epochs, o.backend);
+      TrainOurs(w.model, *data, w.fashion, w.batch, w.epochs, o.backend,
+                o.threads);
   if (!m.ok()) {
     line["error"] = std::string(m.status().message());
     return line;
@@ -196,7 +200,8 @@ ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
   line["stepsPerSecond"] = m->steps_per_second;
   line["steps"] = m->steps;
   absl::StatusOr<ordered_json> roofline =
-      RooflineOf(w.model, *data, w.batch, o.backend, m->steps_per_second);
+      RooflineOf(w.model, *data, w.batch, o.backend, o.threads,
+                 m->steps_per_second);
   if (!roofline.ok()) {
     line["rooflineError"] = std::string(roofline.status().message());
   } else {

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   CLI::App app{"webnnm-bench: performance measurements as JSON lines"};
   app.require_subcommand(1);
   int threads = 1;
-  app.add_option("--threads", threads, "Compute threads (ops)")
+  app.add_option("--threads", threads,
+                 "Compute threads (ops; train: our side's, PyTorch keeps 1)")
       ->check(CLI::Range(1, 256));
   std::string backend = "cpu";
   app.add_option("--backend", backend, "Our side's backend (ops, train)")
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
     return webnnm::bench::RunOps(threads, backend);
   }
   if (*train) {
-    webnnm::backends::cpu::ConfigureThreads(1);
+    webnnm::backends::cpu::ConfigureThreads(threads);
+    train_options.threads = threads;
     train_options.pytorch = !no_pytorch;
     train_options.backend = backend;
     return webnnm::bench::RunTrain(train_options);

@@ -5,9 +5,8 @@
 //           [--metrics-listen HOST:PORT]
 //
 // Prints `webnnmd ready grpc=HOST:PORT [http=HOST:PORT] [metrics=HOST:PORT]`
-// once serving; SIGTERM
-// or SIGINT stops it: running jobs checkpoint at their epoch boundary and
-// resume at the next start.
+// once serving; SIGTERM or SIGINT stops it: running jobs checkpoint at
+// their epoch boundary and resume at the next start.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -272,7 +271,9 @@ std::string Host(const std::string& address) {
 void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web,
                 const HttpServer* metrics) {
   std::cout << "webnnmd ready grpc=" << Host(settings.listen) << ":" << port;
-  if (web) std::cout << " http=" << Host(settings.http_listen) << ":" << web->port();
+  if (web) {
+    std::cout << " http=" << Host(settings.http_listen) << ":" << web->port();
+  }
   if (metrics) {
     std::cout << " metrics=" << Host(settings.metrics_listen) << ":"
               << metrics->port();

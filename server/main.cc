@@ -29,16 +29,16 @@
 #include "backends/cpu/cpu_context.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
-#include "server/rpc/auth.h"
 #include "server/config.h"
 #include "server/core/daemon_metrics.h"
-#include "server/rpc/metrics_interceptor.h"
-#include "server/rpc/ops_http.h"
-#include "server/rpc/grpc_web.h"
-#include "server/rpc/http_server.h"
 #include "server/core/inference.h"
 #include "server/core/jobs.h"
+#include "server/rpc/auth.h"
+#include "server/rpc/grpc_web.h"
+#include "server/rpc/http_server.h"
 #include "server/rpc/kserve.h"
+#include "server/rpc/metrics_interceptor.h"
+#include "server/rpc/ops_http.h"
 #include "server/rpc/service.h"
 #include "server/store/sqlite_store.h"
 
@@ -64,8 +64,7 @@ using namespace webnnm::server;
 // of a usage error or of --help, or -1 to go on.
 int ParseSettings(int argc, char** argv, Settings& settings) {
   CLI::App app{"webnnmd: the WebNNM training daemon"};
-  std::string config_path, listen, db, tokens_path, http_listen,
-      metrics_listen;
+  std::string config_path, listen, db, tokens_path, http_listen, metrics_listen;
   int workers = 0, threads = 0;
   app.add_option("--config", config_path,
                  "A webnnm.v1.DaemonConfig text file "
@@ -204,8 +203,8 @@ std::unique_ptr<grpc::Server> BuildServer(
   builder.AddChannelArgument(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   for (grpc::Service* service : services) builder.RegisterService(service);
-  std::vector<std::unique_ptr<
-      grpc::experimental::ServerInterceptorFactoryInterface>>
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
   interceptors.push_back(std::make_unique<MetricsInterceptorFactory>());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
@@ -236,8 +235,8 @@ OpsEndpoints Ops(const Settings& settings, const Tokens& tokens, Store& store,
     }
     absl::StatusOr<int64_t> count = store.CountJobs("", JobState::kRunning);
     if (!count.ok()) {
-      return absl::UnavailableError(StrCat("the database cannot be read: ",
-                                           count.status().message()));
+      return absl::UnavailableError(
+          StrCat("the database cannot be read: ", count.status().message()));
     }
     return absl::OkStatus();
   };
@@ -355,28 +354,26 @@ int main(int argc, char** argv) {
   std::unique_ptr<GrpcWebBridge> web;
   if (!settings.http_listen.empty()) {
     absl::StatusOr<std::unique_ptr<GrpcWebBridge>> started_web =
-        GrpcWebBridge::Start(*server,
-                             {.listen = settings.http_listen,
-                              .cors_origins = settings.cors_origins,
-                              .max_message_bytes = settings.max_message_bytes,
-                              .max_streams = settings.max_http_streams,
-                              .max_streams_per_client =
-                                  settings.max_http_streams_per_client,
-                              .max_anonymous_streams =
-                                  settings.max_http_anonymous_streams,
-                              .tokens_required = tokens->enabled(),
-                              .principal_of = PrincipalOf(*tokens),
-                              .max_connections = settings.max_http_connections,
-                              .request_timeout = std::chrono::seconds(
-                                  settings.http_request_timeout_seconds),
-                              .tls_certificate = settings.tls_certificate,
-                              .tls_private_key = settings.tls_private_key,
-                              .also = [ops = Ops(settings, *tokens, **store,
-                                                 jobs, settings.http_listen)](
-                                          const HttpRequest& req,
-                                          HttpResponder& res) {
-                                return ServeOps(ops, req, res);
-                              }});
+        GrpcWebBridge::Start(
+            *server,
+            {.listen = settings.http_listen,
+             .cors_origins = settings.cors_origins,
+             .max_message_bytes = settings.max_message_bytes,
+             .max_streams = settings.max_http_streams,
+             .max_streams_per_client = settings.max_http_streams_per_client,
+             .max_anonymous_streams = settings.max_http_anonymous_streams,
+             .tokens_required = tokens->enabled(),
+             .principal_of = PrincipalOf(*tokens),
+             .max_connections = settings.max_http_connections,
+             .request_timeout =
+                 std::chrono::seconds(settings.http_request_timeout_seconds),
+             .tls_certificate = settings.tls_certificate,
+             .tls_private_key = settings.tls_private_key,
+             .also = [ops = Ops(settings, *tokens, **store, jobs,
+                                settings.http_listen)](const HttpRequest& req,
+                                                       HttpResponder& res) {
+               return ServeOps(ops, req, res);
+             }});
     if (!started_web.ok()) {
       jobs.Stop();
       server->Shutdown();

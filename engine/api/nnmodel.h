@@ -99,7 +99,7 @@ class Context {
   int64_t sequence_ = 1;
   bool step_mask_ = false;
   std::vector<int64_t> step_lengths_;  // SetStepLengths'; empty: every step
-  uint64_t params_written_ = 0;  // the model's params_version_ in exe_
+  uint64_t params_written_ = 0;        // the model's params_version_ in exe_
   absl::Status WriteStepMask();
   std::unique_ptr<backends::Executable> exe_;
   bool ran_ = false;

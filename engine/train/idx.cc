@@ -122,10 +122,9 @@ absl::StatusOr<Dataset> LoadIdx(const std::string& directory,
     ASSIGN_OR_RETURN(p.y, ReadIdx(p.labels, 1, budget));
     ASSIGN_OR_RETURN(p.x, ReadIdx(p.images, 3, budget));
     if (p.x.dims[0] != p.y.dims[0]) {
-      return absl::InvalidArgumentError(StrCat(p.images, " has ", p.x.dims[0],
-                                               " images but ", p.labels,
-                                               " has ", p.y.dims[0],
-                                               " labels"));
+      return absl::InvalidArgumentError(
+          StrCat(p.images, " has ", p.x.dims[0], " images but ", p.labels,
+                 " has ", p.y.dims[0], " labels"));
     }
     const int64_t w = p.x.dims[1] * p.x.dims[2];
     if (width != 0 && w != width) {

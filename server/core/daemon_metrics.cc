@@ -17,7 +17,7 @@ using metrics::Type;
 
 // Seconds: 1 ms to about 17 minutes (epochs).
 std::vector<double> EpochBuckets() {
-  return {0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1,  2.5,
+  return {0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1,   2.5,
           5,     10,    30,   60,   120, 300,  600, 1200};
 }
 
@@ -25,9 +25,7 @@ std::vector<double> EpochBuckets() {
 std::vector<double> RpcBuckets() { return ExponentialBuckets(5e-5, 2, 20); }
 
 // Seconds: 20 µs to about 160 ms (inference calls).
-std::vector<double> InferBuckets() {
-  return ExponentialBuckets(2e-5, 1.5, 23);
-}
+std::vector<double> InferBuckets() { return ExponentialBuckets(2e-5, 1.5, 23); }
 
 // Seconds: 10 µs to about 5 s (a SQLite write transaction).
 std::vector<double> WriteBuckets() { return ExponentialBuckets(1e-5, 2, 20); }
@@ -52,8 +50,7 @@ void CollectProcess(Exposition& out) {
     if (key == "Threads:") threads = value;
   }
   out.Family("process_resident_memory_bytes",
-             "Resident memory of the daemon's process in bytes.",
-             Type::kGauge);
+             "Resident memory of the daemon's process in bytes.", Type::kGauge);
   out.Sample("process_resident_memory_bytes", rss);
   out.Family("process_threads", "Threads of the daemon's process.",
              Type::kGauge);
@@ -86,8 +83,7 @@ void CollectProcess(Exposition& out) {
       out.Family("process_start_time_seconds",
                  "When the daemon started, in seconds since the Unix epoch.",
                  Type::kGauge);
-      out.Sample("process_start_time_seconds",
-                 boot + std::stod(f[19]) / ticks);
+      out.Sample("process_start_time_seconds", boot + std::stod(f[19]) / ticks);
     }
   }
   int fds = 0;
@@ -121,9 +117,9 @@ DaemonMetrics::DaemonMetrics()
           "Running jobs queued again at a daemon start, by cause: stop (a "
           "clean stop) or crash.",
           {"cause"})),
-      training_steps(registry.AddCounter(
-          "webnnm_training_steps_total", "Training steps run, by backend.",
-          {"backend"})),
+      training_steps(registry.AddCounter("webnnm_training_steps_total",
+                                         "Training steps run, by backend.",
+                                         {"backend"})),
       training_samples(registry.AddCounter(
           "webnnm_training_samples_total",
           "Rows trained (a row once per epoch), by backend.", {"backend"})),
@@ -171,12 +167,11 @@ void AddDaemonCollectors(Store& store, int workers, std::function<int()> busy,
                          const std::string& database,
                          std::function<int()> uploads) {
   Metrics().registry.AddCollector([&store](Exposition& out) {
-    out.Family("webnnm_jobs", "Jobs in the database, by state.",
-               Type::kGauge);
+    out.Family("webnnm_jobs", "Jobs in the database, by state.", Type::kGauge);
     double queued = 0;
-    for (JobState state : {JobState::kQueued, JobState::kRunning,
-                           JobState::kSucceeded, JobState::kFailed,
-                           JobState::kCancelled}) {
+    for (JobState state :
+         {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
+          JobState::kFailed, JobState::kCancelled}) {
       absl::StatusOr<int64_t> count = store.CountJobs("", state);
       if (!count.ok()) continue;  // the sample is left out, not faked
       if (state == JobState::kQueued) queued = static_cast<double>(*count);
@@ -200,17 +195,17 @@ void AddDaemonCollectors(Store& store, int workers, std::function<int()> busy,
                "The SQLite database's size on disk (with its write-ahead "
                "log) in bytes.",
                Type::kGauge);
-    out.Sample("webnnm_database_size_bytes",
-               static_cast<double>(FileSize(database) +
-                                   FileSize(database + "-wal")));
+    out.Sample(
+        "webnnm_database_size_bytes",
+        static_cast<double>(FileSize(database) + FileSize(database + "-wal")));
   });
-  Metrics().registry.AddCollector([uploads = std::move(uploads)](
-                                      Exposition& out) {
-    out.Family("webnnm_uploads_in_progress",
-               "Dataset uploads begun and not yet finished or expired.",
-               Type::kGauge);
-    out.Sample("webnnm_uploads_in_progress", uploads());
-  });
+  Metrics().registry.AddCollector(
+      [uploads = std::move(uploads)](Exposition& out) {
+        out.Family("webnnm_uploads_in_progress",
+                   "Dataset uploads begun and not yet finished or expired.",
+                   Type::kGauge);
+        out.Sample("webnnm_uploads_in_progress", uploads());
+      });
   Metrics().registry.AddCollector(CollectProcess);
 }
 

@@ -173,16 +173,16 @@ void InferenceCache::Forget(const std::string& job_id) {
 }
 
 std::shared_ptr<ServedModel> InferenceCache::Finished(
-    const std::string& job_id) {
+    const std::string& job_id,
+    const std::function<bool(const std::string&)>& owns) {
   absl::MutexLock lock(&mutex_);
   auto it = models_.find(job_id);
-  if (it == models_.end() || !it->second->finished) return nullptr;
+  if (it == models_.end() || !it->second->finished ||
+      !owns(it->second->principal)) {
+    return nullptr;
+  }
   it->second->last_served = ++clock_;
   return it->second;
-}
-
-const std::string& InferenceCache::Owner(const ServedModel& model) {
-  return model.principal;
 }
 
 absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(

@@ -5,6 +5,7 @@
 #ifndef WEBNNM_SERVER_CORE_INFERENCE_H_
 #define WEBNNM_SERVER_CORE_INFERENCE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,11 +44,13 @@ class InferenceCache {
   // the caller read it, its visibility and state checked.
   absl::StatusOr<std::shared_ptr<ServedModel>> Get(Store& store,
                                                    const Job& job);
-  // The model of a SUCCEEDED job served before, or null: such a job's
-  // snapshot never changes (only DeleteJob ends it, and calls Forget), so
-  // this reads nothing from the store. The caller checks the owner.
-  std::shared_ptr<ServedModel> Finished(const std::string& job_id);
-  static const std::string& Owner(const ServedModel& model);
+  // The model of a SUCCEEDED job served before, when `owns` accepts the
+  // job's principal; null otherwise (the caller then reads the job). Such a
+  // job's snapshot never changes (only DeleteJob ends it, and calls
+  // Forget), so this reads nothing from the store.
+  std::shared_ptr<ServedModel> Finished(
+      const std::string& job_id,
+      const std::function<bool(const std::string&)>& owns);
 
   // Runs inputs (by name; an empty name is the first input) through the
   // model. Every input must be given, each with a batch dimension first and

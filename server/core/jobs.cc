@@ -399,9 +399,9 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
   std::optional<train::ModelSnapshot> resume;
   ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
                    PrepareTrain(stored, check, resume));
-  TrainRecorder recorder(*this, id, *run,
-                         request.backend.empty() ? options_.default_backend
-                                                 : request.backend);
+  TrainRecorder recorder(
+      *this, id, *run,
+      request.backend.empty() ? options_.default_backend : request.backend);
   const int epochs = run->hyperparameters().epochs;
   recorder.Record({}, [&](Job& j) {
     j.epochs = epochs;

@@ -19,7 +19,12 @@ void Histogram::Observe(double value) {
       std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
   counts_[bucket].fetch_add(1);
   sum_.fetch_add(value);
-  count_.fetch_add(1);
+}
+
+uint64_t Histogram::count() const {
+  uint64_t total = 0;
+  for (uint64_t c : counts()) total += c;
+  return total;
 }
 
 std::vector<uint64_t> Histogram::counts() const {
@@ -28,8 +33,7 @@ std::vector<uint64_t> Histogram::counts() const {
   return out;
 }
 
-std::vector<double> ExponentialBuckets(double start, double factor,
-                                       int count) {
+std::vector<double> ExponentialBuckets(double start, double factor, int count) {
   std::vector<double> bounds;
   double bound = start;
   for (int i = 0; i < count; ++i, bound *= factor) bounds.push_back(bound);
@@ -175,15 +179,6 @@ Family<Counter>& Registry::AddCounter(std::string name, std::string help,
   return *e.counters;
 }
 
-Family<Gauge>& Registry::AddGauge(std::string name, std::string help,
-                                  std::vector<std::string> labels) {
-  absl::MutexLock lock(&mutex_);
-  Entry& e = Add(std::move(name), std::move(help), Type::kGauge, labels);
-  e.gauges = std::make_unique<Family<Gauge>>(
-      std::move(labels), [] { return std::make_unique<Gauge>(); });
-  return *e.gauges;
-}
-
 Family<Histogram>& Registry::AddHistogram(std::string name, std::string help,
                                           std::vector<double> bounds,
                                           std::vector<std::string> labels) {
@@ -212,11 +207,6 @@ std::string Registry::Expose() {
         e->counters->ForEach([&](const auto& values, const Counter& c) {
           out.Sample(e->name, Zip(e->counters->label_names(), values),
                      c.value());
-        });
-      } else if (e->gauges) {
-        e->gauges->ForEach([&](const auto& values, const Gauge& g) {
-          out.Sample(e->name, Zip(e->gauges->label_names(), values),
-                     g.value());
         });
       } else {
         e->histograms->ForEach([&](const auto& values, const Histogram& h) {

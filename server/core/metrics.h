@@ -1,6 +1,6 @@
-// Prometheus metrics: counters, gauges and histograms, with or without
-// labels, and their text exposition (format 0.0.4, what Prometheus scrapes
-// from /metrics).
+// Prometheus metrics: counters and histograms, with or without labels,
+// values computed at scrape time (gauges, through collectors), and their
+// text exposition (format 0.0.4, what Prometheus scrapes from /metrics).
 //
 // - A metric child (one label set) is created on first use and lives as long
 //   as its registry: keep the reference, and updates are lock-free (atomic
@@ -39,17 +39,6 @@ class Counter {
   std::atomic<double> value_{0};
 };
 
-// A value that goes up and down.
-class Gauge {
- public:
-  void Set(double value) { value_.store(value); }
-  void Add(double amount) { value_.fetch_add(amount); }
-  double value() const { return value_.load(); }
-
- private:
-  std::atomic<double> value_{0};
-};
-
 // Observations counted in buckets by upper bound (cumulative on output,
 // with +Inf), their sum and their count.
 class Histogram {
@@ -62,13 +51,12 @@ class Histogram {
   // Per bucket (not cumulative), the last one +Inf's.
   std::vector<uint64_t> counts() const;
   double sum() const { return sum_.load(); }
-  uint64_t count() const { return count_.load(); }
+  uint64_t count() const;  // the buckets' total
 
  private:
   std::vector<double> bounds_;
   std::unique_ptr<std::atomic<uint64_t>[]> counts_;
   std::atomic<double> sum_{0};
-  std::atomic<uint64_t> count_{0};
 };
 
 // Bucket bounds: `count` bounds from `start`, each `factor` times the last.
@@ -133,8 +121,6 @@ class Registry {
   // valid and new; a program error otherwise (names are constants).
   Family<Counter>& AddCounter(std::string name, std::string help,
                               std::vector<std::string> labels = {});
-  Family<Gauge>& AddGauge(std::string name, std::string help,
-                          std::vector<std::string> labels = {});
   Family<Histogram>& AddHistogram(std::string name, std::string help,
                                   std::vector<double> bounds,
                                   std::vector<std::string> labels = {});
@@ -149,7 +135,6 @@ class Registry {
     std::string name, help;
     Type type;
     std::unique_ptr<Family<Counter>> counters;
-    std::unique_ptr<Family<Gauge>> gauges;
     std::unique_ptr<Family<Histogram>> histograms;
   };
   Entry& Add(std::string name, std::string help, Type type,

@@ -98,8 +98,9 @@ absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
     return absl::NotFoundError(
         StrCat("model ", name, " has no version '", version, "' (only 1)"));
   }
-  std::shared_ptr<ServedModel> finished = inference_.Finished(name);
-  if (finished && who->Owns(InferenceCache::Owner(*finished))) {
+  if (std::shared_ptr<ServedModel> finished = inference_.Finished(
+          name,
+          [&who](const std::string& owner) { return who->Owns(owner); })) {
     return finished;
   }
   absl::StatusOr<std::optional<StoredJob>> job = store_.GetJob(name);

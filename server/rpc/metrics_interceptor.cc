@@ -18,14 +18,16 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
         infer_(method_ == "/webnnm.v1.Webnnm/Infer" ||
                method_ == "/inference.GRPCInferenceService/ModelInfer") {}
 
-  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+  void Intercept(
+      grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::PRE_SEND_STATUS)) {
       const double seconds =
           std::chrono::duration<double>(Clock::now() - start_).count();
       DaemonMetrics& m = Metrics();
-      m.rpc_calls.With({method_, StatusCodeName(methods->GetSendStatus()
-                                                    .error_code())})
+      m.rpc_calls
+          .With(
+              {method_, StatusCodeName(methods->GetSendStatus().error_code())})
           .Add();
       m.rpc_seconds.With({method_}).Observe(seconds);
       if (infer_) m.infer_seconds.With({method_}).Observe(seconds);

@@ -11,8 +11,7 @@ constexpr char kText[] = "text/plain; charset=utf-8";
 void Answer(const HttpRequest& request, HttpResponder& response, int status,
             HttpHeaders headers, std::string_view body) {
   headers.push_back({"Cache-Control", "no-store"});
-  // HEAD: the same head, no body (Content-Length says what GET would send
-  // only for GET; a HEAD answer without a body is valid either way).
+  // HEAD: the same status and headers, without the body.
   response.Send(status, headers, request.method == "HEAD" ? "" : body);
 }
 
@@ -40,7 +39,8 @@ bool ServeOps(const OpsEndpoints& ops, const HttpRequest& request,
              "not ready: " + std::string(ready.message()) + "\n");
     }
   } else if (ops.token_required &&
-             !(ops.authorized && ops.authorized(request.Header("authorization")))) {
+             !(ops.authorized &&
+               ops.authorized(request.Header("authorization")))) {
     Answer(request, response, 401,
            {{"Content-Type", kText},
             {"WWW-Authenticate", "Bearer realm=\"webnnmd\""}},

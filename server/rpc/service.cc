@@ -584,19 +584,22 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
                                   const v1::InferRequest* request,
                                   v1::InferResponse* response) {
   AUTHENTICATE(who);
-  absl::StatusOr<std::shared_ptr<ServedModel>> model =
-      inference_.Finished(request->job_id());
-  if (!*model || !who.Owns(InferenceCache::Owner(**model))) {
+  std::shared_ptr<ServedModel> model = inference_.Finished(
+      request->job_id(),
+      [&who](const std::string& owner) { return who.Owns(owner); });
+  if (!model) {
     absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
     if (!job.ok()) return ToGrpc(job.status());
     if (job->job.state != JobState::kSucceeded ||
         job->job.kind == JobKind::kTest) {
-      return ToGrpc(absl::FailedPreconditionError(StrCat(
-          "job ", request->job_id(),
-          " is not a finished training job (or an imported snapshot)")));
+      return ToGrpc(absl::FailedPreconditionError(
+          StrCat("job ", request->job_id(),
+                 " is not a finished training job (or an imported snapshot)")));
     }
-    model = inference_.Get(store_, job->job);
-    if (!model.ok()) return ToGrpc(model.status());
+    absl::StatusOr<std::shared_ptr<ServedModel>> got =
+        inference_.Get(store_, job->job);
+    if (!got.ok()) return ToGrpc(got.status());
+    model = *std::move(got);
   }
   std::vector<InferTensor> inputs;
   int64_t elements = 0;
@@ -637,7 +640,7 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
                " elements (the daemon's limit)")));
   }
   absl::StatusOr<std::vector<InferTensor>> outputs =
-      InferenceCache::Run(**model, inputs, limits_.max_infer_elements);
+      InferenceCache::Run(*model, inputs, limits_.max_infer_elements);
   if (!outputs.ok()) return ToGrpc(outputs.status());
   for (const InferTensor& o : *outputs) {
     v1::Tensor* t = response->add_outputs();
@@ -646,7 +649,7 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
     for (int64_t e : o.shape) t->add_shape(e);
     for (double v : o.values) t->add_values(v);
   }
-  for (const std::string& c : InferenceCache::Classes(**model)) {
+  for (const std::string& c : InferenceCache::Classes(*model)) {
     response->add_classes(c);
   }
   return grpc::Status::OK;

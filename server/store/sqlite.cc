@@ -117,8 +117,7 @@ absl::Status Transaction::Commit() {
   if (s.ok()) {
     done_ = true;
     Metrics().store_write_seconds.Observe(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                      begun_)
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begun_)
             .count());
   }
   return s;

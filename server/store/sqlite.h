@@ -4,9 +4,9 @@
 #ifndef WEBNNM_SERVER_STORE_SQLITE_H_
 #define WEBNNM_SERVER_STORE_SQLITE_H_
 
-#include <chrono>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>

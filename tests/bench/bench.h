@@ -3,8 +3,17 @@
 #define WEBNNM_TESTS_BENCH_BENCH_H_
 
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace webnnm::bench {
+
+// Runs `script` (a PyTorch side in tests/bench) with `args` under
+// /usr/bin/python3 with one thread; echoes and returns the JSON object lines
+// it prints (pytorch_side.cc).
+std::vector<nlohmann::ordered_json> RunPytorchScript(const std::string& script,
+                                                     const std::string& args);
 
 // Our executables on `backend` (cpu or vulkan) next to oneDNN on the CPU;
 // workloads the backend cannot run yet are reported as skipped.

@@ -12,7 +12,6 @@
 // torch.inference_mode().
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -41,8 +40,7 @@ absl::StatusOr<Latency> Measure(const std::string& path, int64_t batch,
   absl::StatusOr<std::unique_ptr<NNModel>> model =
       NNModel::Create({.source = text.str(), .file = path, .threads = 1});
   if (!model.ok()) return model.status();
-  absl::StatusOr<std::unique_ptr<Context>> context =
-      (*model)->CreateContext();
+  absl::StatusOr<std::unique_ptr<Context>> context = (*model)->CreateContext();
   if (!context.ok()) return context.status();
   if (absl::Status s = (*context)->SetBatchSize(batch); !s.ok()) return s;
   if (absl::Status s = (*context)->Randomize("", 0, 1); !s.ok()) return s;
@@ -55,7 +53,8 @@ absl::StatusOr<Latency> Measure(const std::string& path, int64_t batch,
   for (int i = 0; i < calls; ++i) {
     const Clock::time_point start = Clock::now();
     if (absl::Status s = (*model)->Run(**context); !s.ok()) return s;
-    times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double>(Clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
   return Latency{times[times.size() / 2], times[times.size() * 99 / 100]};
@@ -65,23 +64,13 @@ absl::StatusOr<Latency> Measure(const std::string& path, int64_t batch,
 std::map<std::string, ordered_json> RunPytorch(const std::string& script,
                                                int calls) {
   std::map<std::string, ordered_json> lines;
-  const std::string command =
-      "OMP_WAIT_POLICY=PASSIVE OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 "
-      "/usr/bin/python3 '" +
-      script + "' --calls " + std::to_string(calls);
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return lines;
-  char buffer[4096];
-  while (fgets(buffer, sizeof buffer, pipe)) {
-    ordered_json line = ordered_json::parse(buffer, nullptr, false);
-    if (line.is_object() && line.contains("model")) {
-      std::cout << line.dump() << "\n" << std::flush;
-      lines[line["model"].get<std::string>() + "/" +
-            std::to_string(line["batch"].get<int64_t>())] = line;
+  for (ordered_json& line :
+       RunPytorchScript(script, "--calls " + std::to_string(calls))) {
+    if (line.contains("model") && line.contains("batch")) {
+      const std::string key = line["model"].get<std::string>() + "/" +
+                              std::to_string(line["batch"].get<int64_t>());
+      lines[key] = std::move(line);  // the key first: `line` is moved from
     }
-  }
-  if (pclose(pipe) != 0) {
-    std::cerr << "webnnm-bench: the PyTorch script failed\n";
   }
   return lines;
 }

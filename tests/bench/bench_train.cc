@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -30,9 +29,9 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
+#include "engine/base/status_macros.h"
 #include "engine/check.h"
 #include "engine/train/dataset.h"
-#include "engine/base/status_macros.h"
 #include "engine/train/trainer.h"
 #include "tests/bench/bench.h"
 #include "tests/bench/roofline.h"
@@ -47,17 +46,21 @@ struct Measured {
   int64_t steps = 0;
 };
 
-absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
-                                   train::Dataset& data, bool fixed_test,
-                                   int batch, int epochs,
-                                   const std::string& backend_name,
-                                   int threads) {
-  std::ifstream in(model_path);
-  if (!in) return absl::NotFoundError("cannot read " + model_path);
+// The DAG of the model file at `path`.
+absl::StatusOr<dag::Dag> ReadModel(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError("cannot read " + path);
   std::stringstream text;
   text << in.rdbuf();
-  CheckResult check = CheckModel(model_path, text.str());
+  CheckResult check = CheckModel(path, text.str());
   if (!check.ok) return absl::InvalidArgumentError(check.rendered);
+  return *std::move(check.dag);
+}
+
+absl::StatusOr<Measured> TrainOurs(const dag::Dag& dag, train::Dataset& data,
+                                   bool fixed_test, int batch, int epochs,
+                                   const std::string& backend_name,
+                                   int threads) {
   absl::Status split = data.Split(100, 0, 0, 1, fixed_test);
   if (!split.ok()) return split;
   train::Hyperparameters h;
@@ -76,7 +79,7 @@ absl::StatusOr<Measured> TrainOurs(const std::string& model_path,
   auto backend = backends::CreateBackend(backend_name);
   if (!backend.ok()) return backend.status();
   absl::StatusOr<train::TrainResult> result =
-      train::Train(*check.dag, data, h, **backend);
+      train::Train(dag, data, h, **backend);
   if (!result.ok()) return result.status();
   Measured m;
   const int64_t per_epoch =
@@ -98,43 +101,25 @@ std::map<std::string, ordered_json> RunPytorch(const std::string& script,
                                                int iris_steps,
                                                const std::string& only) {
   std::map<std::string, ordered_json> lines;
-  std::string command =
-      "OMP_WAIT_POLICY=PASSIVE OPENBLAS_CORETYPE=SkylakeX OMP_NUM_THREADS=1 "
-      "/usr/bin/python3 '" +
-      script + "' --fashion '" + fashion + "' --iris '" + iris +
-      "' --iris-steps " + std::to_string(iris_steps) +
-      (only.empty() ? "" : " --only '" + only + "'");
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return lines;
-  char buffer[4096];
-  while (fgets(buffer, sizeof buffer, pipe)) {
-    ordered_json line = ordered_json::parse(buffer, nullptr, false);
-    if (line.is_object() && line.contains("workload")) {
-      std::cout << line.dump() << "\n" << std::flush;
-      lines[line["workload"].get<std::string>()] = line;
+  for (ordered_json& line : RunPytorchScript(
+           script, "--fashion '" + fashion + "' --iris '" + iris +
+                       "' --iris-steps " + std::to_string(iris_steps) +
+                       (only.empty() ? "" : " --only '" + only + "'"))) {
+    if (line.contains("workload")) {
+      const std::string key = line["workload"].get<std::string>();
+      lines[key] = std::move(line);  // the key first: `line` is moved from
     }
-  }
-  int status = pclose(pipe);
-  if (status != 0) {
-    std::cerr << "webnnm-bench: the PyTorch script failed (status " << status
-              << ")\n";
   }
   return lines;
 }
 
 // The roofline of the workload's training step (roofline.h) as JSON
 // fields, with our fraction of it at `steps_per_second`.
-absl::StatusOr<ordered_json> RooflineOf(const std::string& model_path,
+absl::StatusOr<ordered_json> RooflineOf(const dag::Dag& dag,
                                         const train::Dataset& data, int batch,
                                         const std::string& backend_name,
-                                        int threads,
-                                        double steps_per_second) {
-  std::ifstream in(model_path);
-  std::stringstream text;
-  text << in.rdbuf();
-  CheckResult check = CheckModel(model_path, text.str());
-  if (!check.ok) return absl::InvalidArgumentError(check.rendered);
-  ASSIGN_OR_RETURN(ir::Graph step, StepGraph(*check.dag, data, batch));
+                                        int threads, double steps_per_second) {
+  ASSIGN_OR_RETURN(ir::Graph step, StepGraph(dag, data, batch));
   ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> backend,
                    backends::CreateBackend(backend_name));
   ASSIGN_OR_RETURN(Roofline r, MeasureRoofline(step, *backend, threads));
@@ -182,6 +167,11 @@ ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
   line["framework"] = "webnnm";
   line["backend"] = o.backend;
   line["threads"] = o.threads;
+  absl::StatusOr<dag::Dag> dag = ReadModel(w.model);
+  if (!dag.ok()) {
+    line["error"] = std::string(dag.status().message());
+    return line;
+  }
   absl::StatusOr<train::Dataset> data =
       w.fashion ? train::LoadIdx(o.fashion)
                 : train::LoadCsv(o.iris, {}, /*classification=*/true);
@@ -189,9 +179,8 @@ ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
     line["error"] = std::string(data.status().message());
     return line;
   }
-  absl::StatusOr<Measured> m =
-      TrainOurs(w.model, *data, w.fashion, w.batch, w.epochs, o.backend,
-                o.threads);
+  absl::StatusOr<Measured> m = TrainOurs(*dag, *data, w.fashion, w.batch,
+                                         w.epochs, o.backend, o.threads);
   if (!m.ok()) {
     line["error"] = std::string(m.status().message());
     return line;
@@ -199,9 +188,8 @@ ordered_json OurLine(const TrainBenchOptions& o, const Workload& w) {
   line["samplesPerSecond"] = m->samples_per_second;
   line["stepsPerSecond"] = m->steps_per_second;
   line["steps"] = m->steps;
-  absl::StatusOr<ordered_json> roofline =
-      RooflineOf(w.model, *data, w.batch, o.backend, o.threads,
-                 m->steps_per_second);
+  absl::StatusOr<ordered_json> roofline = RooflineOf(
+      *dag, *data, w.batch, o.backend, o.threads, m->steps_per_second);
   if (!roofline.ok()) {
     line["rooflineError"] = std::string(roofline.status().message());
   } else {

@@ -77,8 +77,9 @@ int main(int argc, char** argv) {
       "infer",
       "In-process inference (NNModel Run: iris, the 784 MLP, the Fashion "
       "CNN at batch 1 and 64) next to PyTorch, one thread each");
-  infer->add_option("--calls", infer_options.calls,
-                    "Calls per measurement at batch 1 (an eighth at 64)")
+  infer
+      ->add_option("--calls", infer_options.calls,
+                   "Calls per measurement at batch 1 (an eighth at 64)")
       ->check(CLI::Range(10, 10000000));
   bool infer_no_pytorch = false;
   infer->add_flag("--no-pytorch", infer_no_pytorch, "Measure WebNNM only");

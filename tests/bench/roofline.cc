@@ -126,8 +126,8 @@ absl::StatusOr<Roofline> MeasureRoofline(const ir::Graph& graph,
     op.flops = flops;
     op.what = node.op->name;
     for (size_t i = 0; i < node.operands.size() && i < 2; ++i) {
-      op.what += (i ? "x" : " ") + ShapeText(graph.value(node.operands[i])
-                                                 .type.shape);
+      op.what +=
+          (i ? "x" : " ") + ShapeText(graph.value(node.operands[i]).type.shape);
     }
     ASSIGN_OR_RETURN(ir::Graph alone, Alone(graph, node));
     ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,

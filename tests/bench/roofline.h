@@ -29,9 +29,9 @@ struct HeavyOp {
 
 struct Roofline {
   std::vector<HeavyOp> ops;
-  int64_t flops = 0;     // per step
-  double seconds = 0;    // Σ HeavyOp::seconds: the roofline's step time
-  int other_ops = 0;     // operations not counted (element-wise and the rest)
+  int64_t flops = 0;   // per step
+  double seconds = 0;  // Σ HeavyOp::seconds: the roofline's step time
+  int other_ops = 0;   // operations not counted (element-wise and the rest)
   double rate() const { return seconds > 0 ? flops / seconds : 0; }
 };
 

@@ -1,6 +1,8 @@
 // CpuExecutable::Compile: a graph's plan (steps and value lifetimes, fusion
 // chains, element-wise groups), its memory (own buffers and one arena), and
 // its kernels, in four stages of a Compiler.
+#include <algorithm>
+
 #include "backends/cpu/elementwise_groups.h"
 #include "backends/cpu/executable.h"
 #include "backends/cpu/fusion.h"
@@ -51,6 +53,7 @@ class CpuExecutable::Compiler {
   bool fusing() const { return options_.fusion && !options_.reference_kernels; }
   void PlanChains();
   void PlanGroups();
+  void PlanInPlaceCarries();
   // The kernel of one operation (with its post-op links when it anchors a
   // chain), appended.
   absl::Status AddKernel(ir::NodeId id);
@@ -80,6 +83,9 @@ class CpuExecutable::Compiler {
   std::vector<bool> stored_;
   std::vector<std::byte*> address_;
   std::vector<size_t> sizes_;
+  // By value id: the carried input whose buffer the value is written into
+  // (kNoValue: none).
+  std::vector<ir::ValueId> in_place_of_;
 };
 
 absl::Status CpuExecutable::Compiler::Plan() {
@@ -164,11 +170,60 @@ void CpuExecutable::Compiler::PlanGroups() {
   }
 }
 
+// A carried output (CompileOptions::carries) computed by an element-wise
+// group is written straight into its input's buffer when nothing reads the
+// input after the group has written it: every reader outside the group runs
+// before it, no output reads the input, and no member after the one that
+// computes the output reads it (a member reads and writes element by
+// element, block by block). Run() then has nothing to copy for it: an
+// optimizer's new parameters and momenta (two copies of every parameter a
+// step) are updated in place.
+void CpuExecutable::Compiler::PlanInPlaceCarries() {
+  in_place_of_.assign(graph_.num_values(), ir::kNoValue);
+  for (const CarrySpec& c : options_.carries) {
+    ir::ValueId out = ir::kNoValue, in = ir::kNoValue;
+    for (const ir::Node& node : graph_.nodes()) {
+      if (node.dead) continue;
+      if (node.kind == ir::NodeKind::kOutput && node.name == c.output) {
+        out = node.operands[0];
+      } else if ((node.kind == ir::NodeKind::kInput ||
+                  node.kind == ir::NodeKind::kParameter) &&
+                 node.name == c.input) {
+        in = node.outputs[0];
+      }
+    }
+    if (out == ir::kNoValue || in == ir::kNoValue) continue;
+    const ir::NodeId producer = graph_.value(out).producer;
+    const int g = group_of_[producer];
+    if (g < 0 || read_by_output_[in] ||
+        graph_.value(out).type.dtype != graph_.value(in).type.dtype ||
+        graph_.value(out).type.shape != graph_.value(in).type.shape ||
+        in_place_of_[out] != ir::kNoValue) {
+      continue;
+    }
+    const std::vector<ir::NodeId>& members = groups_[g].members;
+    if (last_read_[in] > step_of_[members.back()]) continue;
+    auto at = std::find(members.begin(), members.end(), producer);
+    bool read_after = false;
+    for (auto m = at + 1; m != members.end(); ++m) {
+      const std::vector<ir::ValueId>& operands = graph_.node(*m).operands;
+      read_after |=
+          std::find(operands.begin(), operands.end(), in) != operands.end();
+    }
+    if (!read_after) {
+      in_place_of_[out] = in;
+      ++exe_.in_place_carries_;
+    }
+  }
+}
+
 // Inputs, parameters, constants and what outputs read get their own
-// buffers; every other value a place in one arena, by lifetime.
+// buffers (a carried output computed in place shares its input's);
+// every other value a place in one arena, by lifetime.
 absl::Status CpuExecutable::Compiler::AllocateMemory() {
   address_.assign(graph_.num_values(), nullptr);
   sizes_.assign(graph_.num_values(), 0);
+  PlanInPlaceCarries();
   std::vector<ir::ValueId> arena_values;
   std::vector<Lifetime> lifetimes;
   for (ir::NodeId id : order_) {
@@ -179,6 +234,10 @@ absl::Status CpuExecutable::Compiler::AllocateMemory() {
                        ByteSize(graph_.value(v).type, options_.limits));
       sizes_[v] = bytes;
       if (group_of_[id] >= 0 && !stored_[v]) continue;  // in registers only
+      if (in_place_of_[v] != ir::kNoValue) {
+        address_[v] = address_[in_place_of_[v]];
+        continue;
+      }
       if (node.kind == ir::NodeKind::kOp && !read_by_output_[v]) {
         arena_values.push_back(v);
         int first = first_step_[v] >= 0 ? first_step_[v] : step_of_[id];

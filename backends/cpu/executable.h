@@ -7,7 +7,8 @@
 // and makes each operation's kernel with those buffers bound — one kernel
 // for a matmul's post-op chain (fusion.h) and one for each group of small
 // element-wise operations (elementwise_groups.h). Run() just runs the
-// kernels in order.
+// kernels in order. A carried output computed by an element-wise group is
+// written into its input's buffer when nothing reads the input afterwards.
 #ifndef WEBNNM_BACKENDS_CPU_EXECUTABLE_H_
 #define WEBNNM_BACKENDS_CPU_EXECUTABLE_H_
 
@@ -35,6 +36,9 @@ class CpuExecutable : public Executable {
   void SetRandomState(uint64_t seed, uint64_t step) override {
     context_.SetRandomState(seed, step);
   }
+  // How many carried outputs are computed straight into their input's
+  // buffer (compile.cc's PlanInPlaceCarries): nothing to copy after a run.
+  int in_place_carries() const { return in_place_carries_; }
 
  private:
   explicit CpuExecutable(int threads) : context_(threads) {}
@@ -54,8 +58,10 @@ class CpuExecutable : public Executable {
   size_t arena_size_ = 0;
   std::vector<std::span<std::byte>> input_views_;
   std::vector<std::span<const std::byte>> output_views_;
-  // Carried (output, input) pairs: copied after each run.
+  // Carried (output, input) pairs: copied after each run unless the output
+  // was computed in place (in_place_carries_ of them).
   std::vector<std::pair<int, int>> carries_;
+  int in_place_carries_ = 0;
   // (input, own buffer of an output that is a carried input): copied
   // before the carries overwrite the input.
   std::vector<std::pair<int, std::byte*>> kept_inputs_;

@@ -1,11 +1,13 @@
 // Compiling and running graphs on the CPU backend: buffers, reuse, repeated
 // runs, and the checks that protect the kernels.
+#include <cmath>
 #include <cstring>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "backends/backend.h"
+#include "backends/cpu/executable.h"
 #include "backends/cpu/testing/run_op.h"
 #include "engine/ir/constant_data.h"
 #include "engine/ir/graph_builder.h"
@@ -129,6 +131,79 @@ TEST(Executable, RandomNumbersFollowSeedAndStep) {
   // The next step gives other numbers.
   ASSERT_TRUE((*first)->Run().ok());
   EXPECT_NE(Read(**first, "u"), a);
+}
+
+
+// A momentum update, m' = 0.9 m + g and w' = w - 0.1 m', carried back into
+// m and w; with `read_w_after`, an operation that needs the update done
+// reads w too: wPlus = w + Σ w'.
+ir::Graph MomentumStep(int64_t n, bool read_w_after) {
+  ir::GraphBuilder b;
+  ir::ValueId w = b.Input("w", F32({n}));
+  ir::ValueId m = b.Input("m", F32({n}));
+  ir::ValueId g = b.Input("g", F32({n}));
+  auto mu = b.Constant("mu", F32({}), ir::ScalarData(ir::DType::kFloat32, 0.9));
+  auto lr = b.Constant("lr", F32({}), ir::ScalarData(ir::DType::kFloat32, 0.1));
+  ir::ValueId new_m = (*b.Op(ir::OpKind::kMul, {m, *mu}))[0];
+  new_m = (*b.Op(ir::OpKind::kAdd, {new_m, g}))[0];
+  ir::ValueId step = (*b.Op(ir::OpKind::kMul, {new_m, *lr}))[0];
+  ir::ValueId new_w = (*b.Op(ir::OpKind::kSub, {w, step}))[0];
+  b.Output("newM", new_m);
+  b.Output("newW", new_w);
+  if (read_w_after) {
+    ir::Attrs all;
+    all.Set("axes", std::vector<int64_t>{0});
+    ir::ValueId sum = (*b.Op(ir::OpKind::kReduceSum, {new_w}, all))[0];
+    b.Output("wPlus", (*b.Op(ir::OpKind::kAdd, {w, sum}))[0]);
+  }
+  return b.Finish();
+}
+
+TEST(Executable, CarriedUpdatesRunInPlaceWhenNothingReadsTheInputAfter) {
+  constexpr int64_t n = 1000;
+  for (bool read_w_after : {false, true}) {
+    CompileOptions options;
+    options.carries = {{"newM", "m"}, {"newW", "w"}};
+    auto exe = Cpu()->Compile(MomentumStep(n, read_w_after), options);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    // m always; w only when nothing reads it after the update.
+    EXPECT_EQ(dynamic_cast<CpuExecutable&>(**exe).in_place_carries(),
+              read_w_after ? 1 : 2);
+    std::vector<float> w(n), m(n, 0.0f), g(n);
+    for (int64_t i = 0; i < n; ++i) w[i] = 0.01f * static_cast<float>(i);
+    Write(**exe, "w", w);
+    Write(**exe, "m", m);
+    for (int run = 0; run < 4; ++run) {
+      for (int64_t i = 0; i < n; ++i) {
+        g[i] = static_cast<float>((i * 7 + run) % 13) - 6.0f;
+      }
+      Write(**exe, "g", g);
+      const std::vector<float> old_w = w;
+      for (int64_t i = 0; i < n; ++i) {
+        m[i] = m[i] * 0.9f + g[i];
+        w[i] = w[i] - m[i] * 0.1f;
+      }
+      ASSERT_TRUE((*exe)->Run().ok());
+      auto current_w = (*exe)->Current((*exe)->FindInput("w"));
+      auto current_m = (*exe)->Current((*exe)->FindInput("m"));
+      ASSERT_TRUE(current_w.ok() && current_m.ok());
+      std::vector<float> got_w(n), got_m(n);
+      std::memcpy(got_w.data(), current_w->data(), n * sizeof(float));
+      std::memcpy(got_m.data(), current_m->data(), n * sizeof(float));
+      EXPECT_EQ(got_w, w) << "run " << run;
+      EXPECT_EQ(got_m, m) << "run " << run;
+      if (read_w_after) {  // w before this run's update
+        float sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += w[i];
+        const std::vector<float> plus = Read(**exe, "wPlus");
+        ASSERT_EQ(plus.size(), static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; i += 97) {
+          EXPECT_NEAR(plus[i], old_w[i] + sum, 1e-5f * std::abs(sum) + 1e-4f)
+              << "run " << run << " element " << i;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "engine/base/huge_pages.h"
 #include "engine/base/philox.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -39,6 +40,9 @@ Dataset Dataset::Make(std::string source, int64_t width,
   d.width_ = width;
   d.count_ = width > 0 ? static_cast<int64_t>(features.size()) / width : 0;
   d.features_ = std::move(features);
+  // Batches gather rows from all over the features: huge pages
+  // (huge_pages.h; a no-op where a loader advised them before writing).
+  CollapseToHugePages(d.features_.data(), d.features_.size() * sizeof(float));
   d.targets_[0].width = target_width;
   d.targets_[0].values = std::move(targets);
   d.targets_[0].classification = classification;
@@ -111,6 +115,7 @@ absl::Status Dataset::AddFeatures(Features f) {
         "the features of '", f.input, "' have ", f.values.size(), " values; ",
         count_, " samples of ", f.width, " need ", count_ * f.width));
   }
+  CollapseToHugePages(f.values.data(), f.values.size() * sizeof(float));
   more_inputs_.push_back(std::move(f));
   return absl::OkStatus();
 }

@@ -80,7 +80,7 @@ class Feeder {
     int64_t width = 0;  // values per sample in the dataset
     int64_t fed = 0;    // of them, fed per sample: the first `fed`
     int exe_input = -1;
-    std::vector<float> values;
+    std::vector<float> values;  // non-float32 inputs: the rows before conversion
   };
   struct Output {
     OutputSpec spec;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "engine/base/huge_pages.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/dataset.h"
@@ -138,6 +139,8 @@ absl::StatusOr<Dataset> LoadIdx(const std::string& directory,
   std::vector<float> features, targets;
   std::vector<int64_t> test;
   features.reserve(static_cast<size_t>(values));
+  // Batches gather rows from all over it: huge pages (huge_pages.h).
+  AdviseHugePages(features.data(), features.capacity() * sizeof(float));
   for (size_t k = 0; k < parts.size(); ++k) {
     Part& p = parts[k];
     const int64_t base = static_cast<int64_t>(targets.size());

@@ -15,7 +15,11 @@ namespace webnnm::backends::cpu {
 namespace {
 
 using K = ir::OpKind;
-constexpr int64_t kBlock = 128;
+// Elements a block: the program runs instruction by instruction over one
+// block, so the loop and dispatch cost of each instruction is shared by
+// this many elements (128 measured 103 µs on the 784×128 optimizer update,
+// 512 71 µs, 1024 86 µs: the registers then spill out of L1).
+constexpr int64_t kBlock = 512;
 
 enum class Code : uint8_t {
   kAdd,

@@ -1,5 +1,5 @@
 // The fused element-wise kernel: the members of one element-wise group
-// (elementwise_groups.h) run as a small program over blocks of up to 128
+// (elementwise_groups.h) run as a small program over blocks of up to 512
 // elements, each value a row of float "registers", so that a group of
 // dozens of operations on a few numbers costs one kernel call, and one on a
 // large parameter makes one pass over memory. It runs on the calling thread:

@@ -53,6 +53,7 @@ class CpuExecutable::Compiler {
   bool fusing() const { return options_.fusion && !options_.reference_kernels; }
   void PlanChains();
   void PlanGroups();
+  void PlanFoldedTransposes();
   void PlanInPlaceCarries();
   // The kernel of one operation (with its post-op links when it anchors a
   // chain), appended.
@@ -86,6 +87,9 @@ class CpuExecutable::Compiler {
   // By value id: the carried input whose buffer the value is written into
   // (kNoValue: none).
   std::vector<ir::ValueId> in_place_of_;
+  // By value id: for the result of a transpose folded into the matmuls
+  // that read it, the transpose's operand (kNoValue: none).
+  std::vector<ir::ValueId> transposed_from_;
 };
 
 absl::Status CpuExecutable::Compiler::Plan() {
@@ -110,6 +114,7 @@ absl::Status CpuExecutable::Compiler::Plan() {
   first_step_.assign(graph_.num_values(), -1);
   PlanChains();
   PlanGroups();
+  PlanFoldedTransposes();
   return absl::OkStatus();
 }
 
@@ -167,6 +172,61 @@ void CpuExecutable::Compiler::PlanGroups() {
       const int g = group_of_[graph_.value(v).producer];
       if (g >= 0 && group_of_[id] != g) stored_[v] = true;
     }
+  }
+}
+
+// Whether `node` swaps the last two dimensions of its operand and keeps
+// the others.
+bool SwapsLastTwo(const ir::Node& node, int rank) {
+  if (rank < 2) return false;
+  std::vector<int64_t> perm = node.attrs.GetInts("permutation", {});
+  if (perm.empty() && rank == 2) return true;  // the default reverses
+  if (static_cast<int>(perm.size()) != rank) return false;
+  for (int i = 0; i < rank - 2; ++i) {
+    if (perm[i] != i) return false;
+  }
+  return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
+}
+
+// A float32 transpose of the last two dimensions whose result only
+// matmuls read (as a or b; no output, no other operation) is not run: the
+// matmuls read its operand's buffer with the strides swapped (KernelIO::
+// transposed), which oneDNN's matmul takes as it is. The training step's
+// weight gradients (x^T dy) and input gradients (dy w^T) no longer pay a
+// copy of x or w each step. The operand then lives until the last matmul.
+void CpuExecutable::Compiler::PlanFoldedTransposes() {
+  transposed_from_.assign(graph_.num_values(), ir::kNoValue);
+  if (!fusing()) return;
+  std::vector<std::vector<ir::NodeId>> readers(graph_.num_values());
+  for (ir::NodeId id : order_) {
+    for (ir::ValueId v : graph_.node(id).operands) {
+      if (v != ir::kNoValue) readers[v].push_back(id);
+    }
+  }
+  for (ir::NodeId id : order_) {
+    const ir::Node& node = graph_.node(id);
+    if (node.kind != ir::NodeKind::kOp ||
+        node.op->kind != ir::OpKind::kTranspose || chain_of_[id] >= 0 ||
+        group_of_[id] >= 0) {
+      continue;
+    }
+    const ir::ValueId x = node.operands[0], v = node.outputs[0];
+    const ir::TensorType& type = graph_.value(x).type;
+    if (type.dtype != ir::DType::kFloat32 ||
+        !SwapsLastTwo(node, type.rank()) || read_by_output_[v] ||
+        readers[v].empty()) {
+      continue;
+    }
+    bool only_matmuls = true;
+    for (ir::NodeId r : readers[v]) {
+      const ir::Node& reader = graph_.node(r);
+      only_matmuls &= reader.kind == ir::NodeKind::kOp &&
+                      reader.op->kind == ir::OpKind::kMatmul &&
+                      group_of_[r] < 0 && reader.operands.size() == 2;
+    }
+    if (!only_matmuls) continue;
+    transposed_from_[v] = x;
+    last_read_[x] = std::max(last_read_[x], last_read_[v]);
   }
 }
 
@@ -238,6 +298,7 @@ absl::Status CpuExecutable::Compiler::AllocateMemory() {
         address_[v] = address_[in_place_of_[v]];
         continue;
       }
+      if (transposed_from_[v] != ir::kNoValue) continue;  // below
       if (node.kind == ir::NodeKind::kOp && !read_by_output_[v]) {
         arena_values.push_back(v);
         int first = first_step_[v] >= 0 ? first_step_[v] : step_of_[id];
@@ -261,6 +322,11 @@ absl::Status CpuExecutable::Compiler::AllocateMemory() {
   std::byte* arena = exe_.buffers_.back().data.get();
   for (size_t i = 0; i < arena_values.size(); ++i) {
     address_[arena_values[i]] = arena + plan.offsets[i];
+  }
+  for (size_t v = 0; v < transposed_from_.size(); ++v) {
+    if (transposed_from_[v] != ir::kNoValue) {  // the operand's buffer
+      address_[v] = address_[transposed_from_[v]];
+    }
   }
   return absl::OkStatus();
 }
@@ -313,6 +379,8 @@ absl::Status CpuExecutable::Compiler::AddKernel(ir::NodeId id) {
   for (ir::ValueId v : node.operands) {
     io.in_types.push_back(v == ir::kNoValue ? nullptr : &graph_.value(v).type);
     io.in.push_back(v == ir::kNoValue ? nullptr : address_[v]);
+    io.transposed.push_back(v != ir::kNoValue &&
+                            transposed_from_[v] != ir::kNoValue);
   }
   for (ir::ValueId v : node.outputs) {
     io.out_types.push_back(&graph_.value(v).type);
@@ -396,6 +464,9 @@ absl::Status CpuExecutable::Compiler::MakeKernels() {
                               StrCat(node.op->name, ": ", s.message()));
         }
         const int group = group_of_[id];
+        if (transposed_from_[node.outputs[0]] != ir::kNoValue) {
+          break;  // folded into the matmuls that read it
+        }
         if (group < 0) {
           RETURN_IF_ERROR(AddKernel(id));
         } else if (id == groups_[group].members.back()) {

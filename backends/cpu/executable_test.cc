@@ -206,5 +206,66 @@ TEST(Executable, CarriedUpdatesRunInPlaceWhenNothingReadsTheInputAfter) {
   }
 }
 
+// The weight gradient's x^T dy and the input gradient's dy w^T, at a size
+// for oneDNN and a size for the small loop, batched too: the transposes are
+// folded into the matmuls (read with swapped strides, no kernel of their
+// own) and the results equal the unfused executable's.
+TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
+  struct Case {
+    std::vector<int64_t> x, w;  // x: [..., M, K] read as x^T; w as w^T
+  };
+  for (const Case& c : {Case{{64, 96}, {40, 64}}, Case{{3, 2}, {4, 3}},
+                        Case{{2, 16, 24}, {2, 20, 16}}}) {
+    ir::GraphBuilder b;
+    ir::ValueId x = b.Input("x", F32(c.x));
+    ir::ValueId dy = b.Input("dy", F32(c.x));  // [..., M, K]
+    ir::ValueId w = b.Input("w", F32(c.w));    // [..., N, M]
+    const int rank = static_cast<int>(c.x.size());
+    std::vector<int64_t> swap(rank);
+    for (int i = 0; i < rank; ++i) swap[i] = i;
+    std::swap(swap[rank - 2], swap[rank - 1]);
+    ir::Attrs perm;
+    perm.Set("permutation", swap);
+    ir::ValueId xt = (*b.Op(ir::OpKind::kTranspose, {x}, perm))[0];
+    ir::ValueId wt = (*b.Op(ir::OpKind::kTranspose, {w}, perm))[0];
+    b.Output("xtDy", (*b.Op(ir::OpKind::kMatmul, {xt, dy}))[0]);  // [K, K]
+    b.Output("wtW", (*b.Op(ir::OpKind::kMatmul, {wt, w}))[0]);    // [M, M]
+    b.Output("dyWt", (*b.Op(ir::OpKind::kMatmul, {w, dy}))[0]);   // [N, K]
+    const ir::Graph graph = b.Finish();
+    CompileOptions unfused;
+    unfused.fusion = false;
+    auto folded = Cpu()->Compile(graph, {});
+    auto plain = Cpu()->Compile(graph, unfused);
+    ASSERT_TRUE(folded.ok() && plain.ok());
+    int transposes = 0;
+    for (const std::string& k : (*folded)->implementations()) {
+      transposes += k.rfind("transpose", 0) == 0;
+    }
+    EXPECT_EQ(transposes, 0);
+    auto fill = [](const std::vector<int64_t>& shape, float scale) {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      std::vector<float> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
+      return v;
+    };
+    for (auto* exe : {&*folded, &*plain}) {
+      Write(**exe, "x", fill(c.x, 0.5f));
+      Write(**exe, "dy", fill(c.x, 0.25f));
+      Write(**exe, "w", fill(c.w, 0.125f));
+      ASSERT_TRUE((*exe)->Run().ok());
+    }
+    for (const char* out : {"xtDy", "wtW", "dyWt"}) {
+      const std::vector<float> got = Read(**folded, out);
+      const std::vector<float> want = Read(**plain, out);
+      ASSERT_EQ(got.size(), want.size()) << out;
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_NEAR(got[i], want[i], 1e-4f * std::abs(want[i]) + 1e-4f)
+            << out << " element " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace webnnm::backends::cpu

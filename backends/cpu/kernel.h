@@ -42,9 +42,16 @@ struct KernelIO {
   // last one's result. A factory that cannot apply them returns nullptr,
   // and the executable makes separate kernels instead.
   std::vector<FusedOp> fused = {};
+  // By operand: read transposed — its buffer holds the operand with its
+  // last two dimensions swapped (a folded transpose, compile.cc; only
+  // matmul's factory is given such operands). Empty: none.
+  std::vector<bool> transposed = {};
 
   const ir::Attrs& attrs() const { return node.attrs; }
   bool has(size_t slot) const { return slot < in.size() && in[slot]; }
+  bool is_transposed(size_t slot) const {
+    return slot < transposed.size() && transposed[slot];
+  }
 };
 
 class Kernel {

@@ -195,6 +195,14 @@ absl::StatusOr<ValueId> GraphOps::Reduce(OpKind kind, ValueId a,
   return Op(kind, {a}, std::move(attrs));
 }
 
+absl::StatusOr<ValueId> GraphOps::SumSquaresAll(ValueId a) {
+  const int rank = type(a).rank();
+  if (rank == 0) return Mul(a, a);
+  std::vector<int> axes(rank);
+  std::iota(axes.begin(), axes.end(), 0);
+  return Reduce(OpKind::kReduceSumSquare, a, axes, false);
+}
+
 absl::StatusOr<ValueId> GraphOps::SumAll(ValueId a) {
   int rank = type(a).rank();
   if (rank == 0) return a;

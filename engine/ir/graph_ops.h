@@ -89,6 +89,8 @@ class GraphOps {
   }
   // The sum of every element, as a scalar.
   absl::StatusOr<ValueId> SumAll(ValueId a);
+  // Σ a² over every dimension, as one reduceSumSquare (one pass over a).
+  absl::StatusOr<ValueId> SumSquaresAll(ValueId a);
   absl::StatusOr<ValueId> Slice(ValueId a, const std::vector<int64_t>& starts,
                                 const std::vector<int64_t>& sizes,
                                 const std::vector<int64_t>& strides = {});

@@ -498,8 +498,7 @@ absl::Status StepBuilder::ScoutingOutputs() {
   for (size_t i = 0; i < trained_.size(); ++i) {
     ASSIGN_OR_RETURN(ValueId g32, ops_.Cast(grads_[i], DType::kFloat32));
     ASSIGN_OR_RETURN(ValueId unscaled, ops_.Mul(g32, inverse));
-    ASSIGN_OR_RETURN(ValueId square, ops_.Mul(unscaled, unscaled));
-    ASSIGN_OR_RETURN(ValueId sum, ops_.SumAll(square));
+    ASSIGN_OR_RETURN(ValueId sum, ops_.SumSquaresAll(unscaled));
     ASSIGN_OR_RETURN(ValueId norm, ops_.Unary(OpKind::kSqrt, sum));
     ops_.Output("gradNorm:" + trained_[i].name, norm);
   }
@@ -531,8 +530,7 @@ absl::Status StepBuilder::UnscaleAndRegularize() {
       ASSIGN_OR_RETURN(grads_[i], ops_.Add(grads_[i], l2));
     }
     ASSIGN_OR_RETURN(ValueId g32, ops_.Cast(grads_[i], DType::kFloat32));
-    ASSIGN_OR_RETURN(ValueId square, ops_.Mul(g32, g32));
-    ASSIGN_OR_RETURN(ValueId sum, ops_.SumAll(square));
+    ASSIGN_OR_RETURN(ValueId sum, ops_.SumSquaresAll(g32));
     if (square_sum == ir::kNoValue) {
       square_sum = sum;
     } else {

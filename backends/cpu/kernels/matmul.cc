@@ -5,7 +5,8 @@
 // over the result, which starts as C broadcast. A float32 matmul with fewer
 // multiply-adds than CompileOptions::library_minimum_elements (and nothing
 // fused) runs on a plain loop instead: at such sizes oneDNN's per-call
-// overhead costs more than the arithmetic.
+// overhead costs more than the arithmetic. Either operand may be read
+// transposed (KernelIO::transposed: a folded transpose).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -116,7 +117,8 @@ class SmallMatmulKernel : public Kernel {
  public:
   SmallMatmulKernel(const ir::TensorType& a, const ir::TensorType& b,
                     const ir::TensorType& y, const std::byte* a_data,
-                    const std::byte* b_data, std::byte* y_data)
+                    const std::byte* b_data, std::byte* y_data,
+                    bool a_transposed, bool b_transposed)
       : a_(reinterpret_cast<const float*>(a_data)),
         b_(reinterpret_cast<const float*>(b_data)),
         y_(reinterpret_cast<float*>(y_data)) {
@@ -124,6 +126,11 @@ class SmallMatmulKernel : public Kernel {
     m_ = y.shape[rank - 2];
     n_ = y.shape[rank - 1];
     k_ = a.shape[a.shape.size() - 1];
+    // Element strides along (row, column) of each matrix.
+    a_step_ = a_transposed ? std::pair{int64_t{1}, m_}
+                           : std::pair{k_, int64_t{1}};
+    b_step_ = b_transposed ? std::pair{int64_t{1}, k_}
+                           : std::pair{n_, int64_t{1}};
     // The offset of each batch's matrices in a and b.
     std::vector<int64_t> batch(y.shape.begin(), y.shape.end() - 2);
     int64_t batches = ElementCount(batch);
@@ -161,7 +168,9 @@ class SmallMatmulKernel : public Kernel {
         for (int64_t j = 0; j < n_; ++j) {
           double sum = 0;
           for (int64_t p = 0; p < k_; ++p) {
-            sum += static_cast<double>(a[i * k_ + p]) * b[p * n_ + j];
+            sum += static_cast<double>(
+                       a[i * a_step_.first + p * a_step_.second]) *
+                   b[p * b_step_.first + j * b_step_.second];
           }
           *y++ = static_cast<float>(sum);
         }
@@ -175,6 +184,7 @@ class SmallMatmulKernel : public Kernel {
   const float* b_;
   float* y_;
   int64_t m_ = 0, n_ = 0, k_ = 0;
+  std::pair<int64_t, int64_t> a_step_, b_step_;
   std::vector<std::pair<int64_t, int64_t>> offsets_;
 };
 
@@ -204,6 +214,25 @@ DnnlDims Padded(const std::vector<int64_t>& shape, size_t rank) {
   return dims;
 }
 
+// The descriptor of an operand of logical shape `shape` brought to `rank`
+// with leading 1s; `transposed`: its buffer holds the last two dimensions
+// swapped (a folded transpose), read with their strides swapped.
+dnnl::memory::desc OperandDesc(const std::vector<int64_t>& shape, size_t rank,
+                               bool transposed) {
+  DnnlDims dims = Padded(shape, rank);
+  if (!transposed) return PlainDesc(dims);
+  DnnlDims stored = dims;
+  std::swap(stored[rank - 2], stored[rank - 1]);
+  DnnlDims strides(rank);
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    strides[i] = stride;
+    stride *= stored[i];
+  }
+  std::swap(strides[rank - 2], strides[rank - 1]);
+  return StridedDesc(dims, strides);
+}
+
 }  // namespace
 
 MadeKernel MakeMatmulKernel(const KernelIO& io) {
@@ -213,7 +242,8 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
   if (SmallMatmul(io)) {
     if (!io.fused.empty()) return nullptr;  // unfused, it runs on the loop
     return std::make_unique<SmallMatmulKernel>(a, b, y, io.in[0], io.in[1],
-                                               io.out[0]);
+                                               io.out[0], io.is_transposed(0),
+                                               io.is_transposed(1));
   }
   size_t rank = y.shape.size();
   auto kernel = std::make_unique<MatmulKernel>(
@@ -227,8 +257,9 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
   }
   bool declined = false;
   absl::Status status =
-      kernel->Init(PlainDesc(Padded(a.shape, rank)),
-                   PlainDesc(Padded(b.shape, rank)), PlainDesc(y.shape),
+      kernel->Init(OperandDesc(a.shape, rank, io.is_transposed(0)),
+                   OperandDesc(b.shape, rank, io.is_transposed(1)),
+                   PlainDesc(y.shape),
                    dnnl::primitive_attr(), post ? &*post : nullptr, &declined);
   if (!status.ok()) return status;
   if (declined) return nullptr;

@@ -202,45 +202,47 @@ bool TilesTheInput(const PoolGradientGeometry& geometry) {
   return true;
 }
 
-// MaxPoolSpread for windows that tile the input: each tap is a strided
-// slice of x; the first tap equal to the maximum takes dy; the taps'
-// shares interleave back into the tiled corner's shape by concatenation
-// along two inserted axes and a reshape, then zeros pad it to the input's.
+// MaxPoolSpread for windows that tile the input: the tiled corner of x is
+// regrouped as [taps, N, C, OH, OW] (a reshape and one transpose), argMax
+// finds each window's first tap equal to its maximum, that tap takes dy
+// (an equality with the taps' indices and a where), and the shares go back
+// the same way; zeros pad the rows and columns no window reached. Seven
+// passes over the input whatever the window, where a slice, a comparison
+// and a selection per tap and two concatenations took a pass each.
 absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
     ir::GradientBuilder& g, const PoolGradientGeometry& geometry, ir::ValueId x,
     ir::ValueId y, ir::ValueId dy) {
+  (void)y;  // the windows' maxima are found again, with their taps
   const std::vector<int64_t> shape = g.shape(x);  // [N, C, H, W]
   const int64_t n = shape[0], c = shape[1];
   const int64_t oh = geometry.output[0], ow = geometry.output[1];
   const int64_t kh = geometry.window[0], kw = geometry.window[1];
   const int64_t rest_h = shape[2] - oh * kh, rest_w = shape[3] - ow * kw;
-  ir::ValueId taken = ir::kNoValue;
-  std::vector<ir::ValueId> rows;
-  for (int64_t a = 0; a < kh; ++a) {
-    std::vector<ir::ValueId> columns;
-    for (int64_t b = 0; b < kw; ++b) {
-      // Sizes are extents in x: oh rows a window apart.
-      ASSIGN_OR_RETURN(
-          ir::ValueId seen,
-          g.Slice(x, {0, 0, a, b}, {n, c, (oh - 1) * kh + 1, (ow - 1) * kw + 1},
-                  {1, 1, kh, kw}));
-      ASSIGN_OR_RETURN(ir::ValueId equal, g.Op(ir::OpKind::kEqual, {seen, y}));
-      ASSIGN_OR_RETURN(ir::ValueId hit, FirstHit(g, equal, taken));
-      ASSIGN_OR_RETURN(ir::ValueId share, g.WhereOrZero(hit, dy));
-      ASSIGN_OR_RETURN(share, g.Reshape(share, {n, c, oh, 1, ow, 1}));
-      columns.push_back(share);
-    }
-    ir::ValueId row = columns[0];
-    if (columns.size() > 1) {
-      ASSIGN_OR_RETURN(row, g.Concat(columns, 5));
-    }
-    rows.push_back(row);
+  ir::ValueId corner = x;
+  if (rest_h != 0 || rest_w != 0) {
+    ASSIGN_OR_RETURN(corner,
+                     g.Slice(x, {0, 0, 0, 0}, {n, c, oh * kh, ow * kw}));
   }
-  ir::ValueId all = rows[0];
-  if (rows.size() > 1) {
-    ASSIGN_OR_RETURN(all, g.Concat(rows, 3));
-  }
-  ASSIGN_OR_RETURN(ir::ValueId dx, g.Reshape(all, {n, c, oh * kh, ow * kw}));
+  // Taps first, so that every operation below runs along long rows.
+  const int64_t k = kh * kw;
+  ASSIGN_OR_RETURN(ir::ValueId windows,
+                   g.Reshape(corner, {n, c, oh, kh, ow, kw}));
+  ASSIGN_OR_RETURN(windows, g.Transpose(windows, {3, 5, 0, 1, 2, 4}));
+  ASSIGN_OR_RETURN(windows, g.Reshape(windows, {k, n, c, oh, ow}));
+  ir::Attrs along_taps;
+  along_taps.Set("axis", int64_t{0});
+  along_taps.Set("keepDimensions", true);
+  ASSIGN_OR_RETURN(ir::ValueId first,
+                   g.Op(ir::OpKind::kArgMax, {windows}, along_taps));
+  std::vector<int64_t> tap_ids(k);
+  for (int64_t t = 0; t < k; ++t) tap_ids[t] = t;
+  ASSIGN_OR_RETURN(ir::ValueId taps, g.IndexTensor({k, 1, 1, 1, 1}, tap_ids));
+  ASSIGN_OR_RETURN(ir::ValueId hit, g.Op(ir::OpKind::kEqual, {first, taps}));
+  ASSIGN_OR_RETURN(ir::ValueId dy_each, g.Reshape(dy, {1, n, c, oh, ow}));
+  ASSIGN_OR_RETURN(ir::ValueId share, g.WhereOrZero(hit, dy_each));
+  ASSIGN_OR_RETURN(share, g.Reshape(share, {kh, kw, n, c, oh, ow}));
+  ASSIGN_OR_RETURN(share, g.Transpose(share, {2, 3, 4, 0, 5, 1}));
+  ASSIGN_OR_RETURN(ir::ValueId dx, g.Reshape(share, {n, c, oh * kh, ow * kw}));
   if (rest_h == 0 && rest_w == 0) return dx;
   ir::Attrs pad;
   pad.Set("beginningPadding", std::vector<int64_t>{0, 0, 0, 0});

@@ -190,6 +190,37 @@ MadeKernel WhereContiguous(const uint8_t* c, const T* t, const T* f, T* y,
   });
 }
 
+// where over a full condition, one side repeating every `period` elements
+// (its shape the result's trailing dimensions: a pooling gradient's dy
+// spread over its window's taps) and the other one value.
+template <typename T, bool kTRepeats>
+MadeKernel WhereRepeated(const uint8_t* c, const T* t, const T* f, T* y,
+                         int64_t count, int64_t period) {
+  return MakeFunctionKernel([=] {
+    for (int64_t base = 0; base < count; base += period) {
+      const uint8_t* cb = c + base;
+      T* yb = y + base;
+      for (int64_t i = 0; i < period; ++i) {
+        yb[i] = Select(cb[i] != 0, t[kTRepeats ? i : 0], f[kTRepeats ? 0 : i]);
+      }
+    }
+  });
+}
+
+// The elements after which an operand of `shape` repeats when broadcast to
+// `out` (its leading 1s dropped, the rest `out`'s trailing dimensions), or
+// 0 when it broadcasts otherwise.
+int64_t RepeatPeriod(const std::vector<int64_t>& shape,
+                     const std::vector<int64_t>& out) {
+  const size_t lead = out.size() - shape.size();
+  size_t d = 0;
+  while (d < shape.size() && shape[d] == 1) ++d;
+  for (size_t j = d; j < shape.size(); ++j) {
+    if (shape[j] != out[lead + j]) return 0;
+  }
+  return ElementCount(shape);
+}
+
 }  // namespace
 
 // where(condition, t, f): three-way broadcast.
@@ -227,6 +258,16 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
              : pair == 1 ? WhereContiguous<T, false, true>(c, t, f, y, count)
              : pair == 2 ? WhereContiguous<T, true, false>(c, t, f, y, count)
                          : WhereContiguous<T, true, true>(c, t, f, y, count);
+    }
+    if (io.in_types[0]->shape == out && count > 0) {
+      const int64_t pt = RepeatPeriod(io.in_types[1]->shape, out);
+      const int64_t pf = RepeatPeriod(io.in_types[2]->shape, out);
+      if (pt > 1 && count % pt == 0 && ElementCount(io.in_types[2]->shape) == 1) {
+        return WhereRepeated<T, true>(c, t, f, y, count, pt);
+      }
+      if (pf > 1 && count % pf == 0 && ElementCount(io.in_types[1]->shape) == 1) {
+        return WhereRepeated<T, false>(c, t, f, y, count, pf);
+      }
     }
     return MakeFunctionKernel([=] {
       plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {

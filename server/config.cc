@@ -86,6 +86,11 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   s.http_listen = c.http_listen();
   s.metrics_listen = c.metrics_listen();
   s.metrics_without_token = c.metrics_without_token();
+  if (c.infer_batch_window_us() > 100000) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": infer_batch_window_us is at most 100000 (0.1 s)"));
+  }
+  s.infer_batch_window_us = c.infer_batch_window_us();
   s.cors_origins.insert(c.cors_origins().begin(), c.cors_origins().end());
   if (c.workers() > 0) s.jobs.workers = c.workers();
   if (c.threads() > 0) s.jobs.threads = c.threads();

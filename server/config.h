@@ -20,6 +20,7 @@ struct Settings {
   std::string http_listen;  // empty: no grpc-web listener
   std::string metrics_listen;  // empty: /metrics on http_listen only
   bool metrics_without_token = false;
+  int infer_batch_window_us = 0;  // < 0: no dynamic batching
   std::set<std::string> cors_origins;
   int64_t max_message_bytes = 16 << 20;
   int snapshot_retention = 1;

@@ -330,7 +330,8 @@ int main(int argc, char** argv) {
       SqliteStore::Open(settings.database, settings.snapshot_retention);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   JobManager jobs(**store, settings.jobs);
-  InferenceCache inference(settings.jobs.threads);
+  InferenceCache inference(settings.jobs.threads,
+                           absl::Microseconds(settings.infer_batch_window_us));
   WebnnmService service(**store, jobs, *tokens, settings.limits, inference);
   KServeService kserve(**store, *tokens, settings.limits, inference);
   AddDaemonCollectors(

@@ -147,6 +147,13 @@ DaemonMetrics::DaemonMetrics()
               .AddHistogram("webnnm_store_write_duration_seconds",
                             "SQLite write transactions from BEGIN to COMMIT.",
                             WriteBuckets())
+              .With({})),
+      infer_batch_calls(
+          registry
+              .AddHistogram("webnnm_infer_batch_calls",
+                            "Inference calls run together in one pass of a "
+                            "model (dynamic batching; 1: alone).",
+                            {1, 2, 4, 8, 16, 32, 64})
               .With({})) {
   // The known label values from the start, so that rates and increases
   // see a series before its first event.

@@ -42,6 +42,9 @@ struct DaemonMetrics {
   metrics::Family<metrics::Histogram>& infer_seconds;
   // SQLite write transactions, from BEGIN to COMMIT.
   metrics::Histogram& store_write_seconds;
+  // Inference calls run together in one pass of a model (dynamic
+  // batching, infer_batcher.h): 1 for a call that ran alone.
+  metrics::Histogram& infer_batch_calls;
 };
 
 // The process's metrics (made on first use).

@@ -11,6 +11,8 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/checkpoint.h"
+#include "server/core/daemon_metrics.h"
+#include "server/core/infer_batcher.h"
 
 namespace webnnm::server {
 
@@ -38,6 +40,10 @@ struct ServedModel {
       ABSL_GUARDED_BY(mutex);
   uint64_t runs ABSL_GUARDED_BY(mutex) = 0;
   std::atomic<uint64_t> last_served{0};  // InferenceCache's clock
+  // Dynamic batching of concurrent calls (infer_batcher.h); a negative
+  // window runs each call alone.
+  InferBatcher batcher;
+  std::atomic<int64_t> batch_window_us{0};
 };
 
 namespace {
@@ -106,6 +112,77 @@ absl::StatusOr<Context*> ContextFor(ServedModel& m, int64_t compiled,
     RETURN_IF_ERROR(slot.context->SetSequenceLength(steps));
   }
   return slot.context.get();
+}
+
+// The most rows of calls that run as one batch.
+constexpr int64_t kMaxBatchRows = 64;
+
+// One call, checked and standardized: its rows of each declared input, and
+// its outputs once run.
+struct Prepared {
+  int64_t batch = 0;
+  int64_t steps = 1;
+  std::vector<std::vector<double>> values;  // by declared input
+  std::vector<InferTensor> outputs;
+};
+
+// Runs calls of one sequence length as one batch: their rows one after
+// the other (padded to the bucket), each call's rows of every output back
+// to it, targets mapped back to their scale.
+absl::Status Execute(ServedModel& m, const std::vector<Prepared*>& calls)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(m.mutex) {
+  int64_t rows = 0;
+  for (const Prepared* c : calls) rows += c->batch;
+  const int64_t compiled = BatchBucket(rows);
+  ASSIGN_OR_RETURN(Context * context, ContextFor(m, compiled, calls[0]->steps));
+  const std::vector<TensorSummary>& declared = m.summary.inputs;
+  for (size_t i = 0; i < declared.size(); ++i) {
+    std::vector<double> values;
+    const std::vector<double>* one = &calls[0]->values[i];
+    if (calls.size() > 1 || calls[0]->batch != compiled) {
+      for (const Prepared* c : calls) {
+        values.insert(values.end(), c->values[i].begin(), c->values[i].end());
+      }
+      const size_t per_row = values.size() / static_cast<size_t>(rows);
+      values.resize(per_row * static_cast<size_t>(compiled),
+                    0.0);  // the bucket's padding rows
+      one = &values;
+    }
+    RETURN_IF_ERROR(context->SetData(declared[i].name, *one));
+  }
+  RETURN_IF_ERROR(m.model->Run(*context));
+  Metrics().infer_batch_calls.Observe(static_cast<double>(calls.size()));
+  for (Prepared* c : calls) c->outputs.clear();
+  for (const TensorSummary& d : m.summary.outputs) {
+    ASSIGN_OR_RETURN(TensorView view, context->Output(d.name));
+    auto t = m.target_standardization.find(d.name);
+    const bool rescale =
+        t != m.target_standardization.end() && !t->second.empty();
+    const bool batched = !view.shape.empty() && view.shape[0] == compiled;
+    const size_t per_row =
+        batched ? view.values.size() / static_cast<size_t>(compiled) : 0;
+    size_t row = 0;
+    for (Prepared* c : calls) {
+      InferTensor out{d.name, view.shape, {}};
+      if (batched) {  // the call's own rows
+        out.shape[0] = c->batch;
+        out.values.assign(view.values.begin() + row * per_row,
+                          view.values.begin() + (row + c->batch) * per_row);
+        row += static_cast<size_t>(c->batch);
+      } else {
+        out.values = view.values;
+      }
+      if (rescale) {
+        const size_t width = t->second.mean.size();
+        for (size_t k = 0; k < out.values.size(); ++k) {
+          out.values[k] = out.values[k] * t->second.stddev[k % width] +
+                          t->second.mean[k % width];
+        }
+      }
+      c->outputs.push_back(std::move(out));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -236,6 +313,7 @@ absl::StatusOr<std::shared_ptr<ServedModel>> InferenceCache::Get(
   served->imputation = snapshot.imputation;
   served->classes = snapshot.classes;
   absl::MutexLock lock(&mutex_);
+  served->batch_window_us = absl::ToInt64Microseconds(batch_window_);
   served->last_served = ++clock_;
   models_[job_id] = served;
   while (models_.size() > kServedModels) {
@@ -301,6 +379,8 @@ absl::StatusOr<int64_t> CheckedBatch(const TensorSummary& d,
 absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     ServedModel& m, const std::vector<InferTensor>& inputs,
     int64_t max_elements) {
+  // On its way from here: a batch forming with a window waits for it.
+  InferBatcher::Arrival arrival(m.batcher);
   const std::vector<TensorSummary>& declared = m.summary.inputs;
   std::map<std::string, const InferTensor*> given;
   for (const InferTensor& t : inputs) {
@@ -359,9 +439,7 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     return absl::ResourceExhaustedError("sequences are limited to 65536 steps");
   }
   steps = std::max<int64_t>(steps, 1);
-  absl::MutexLock lock(&m.mutex);
-  const int64_t compiled = BatchBucket(batch);
-  ASSIGN_OR_RETURN(Context * context, ContextFor(m, compiled, steps));
+  Prepared call{batch, steps};
   for (size_t i = 0; i < declared.size(); ++i) {
     const TensorSummary& d = declared[i];
     std::vector<double> values = given[d.name]->values;
@@ -398,32 +476,34 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
         values[k] = (values[k] - s.mean[k % width]) / s.stddev[k % width];
       }
     }
-    values.resize(values.size() / static_cast<size_t>(batch) *
-                      static_cast<size_t>(compiled),
-                  0.0);  // the bucket's padding rows
-    RETURN_IF_ERROR(context->SetData(d.name, values));
+    call.values.push_back(std::move(values));
   }
-  RETURN_IF_ERROR(m.model->Run(*context));
-  std::vector<InferTensor> outputs;
-  for (const TensorSummary& d : m.summary.outputs) {
-    ASSIGN_OR_RETURN(TensorView view, context->Output(d.name));
-    // The request's rows only.
-    if (!view.shape.empty() && view.shape[0] == compiled) {
-      view.values.resize(view.values.size() / static_cast<size_t>(compiled) *
-                         static_cast<size_t>(batch));
-      view.shape[0] = batch;
-    }
-    auto t = m.target_standardization.find(d.name);
-    if (t != m.target_standardization.end() && !t->second.empty()) {
-      const size_t width = t->second.mean.size();
-      for (size_t k = 0; k < view.values.size(); ++k) {
-        view.values[k] = view.values[k] * t->second.stddev[k % width] +
-                         t->second.mean[k % width];
-      }
-    }
-    outputs.push_back({d.name, view.shape, std::move(view.values)});
+  const int64_t window_us = m.batch_window_us.load();
+  if (window_us < 0) {
+    absl::MutexLock lock(&m.mutex);
+    RETURN_IF_ERROR(Execute(m, {&call}));
+    return std::move(call.outputs);
   }
-  return outputs;
+  InferBatcher::Call queued{.rows = batch, .key = steps, .payload = &call};
+  RETURN_IF_ERROR(m.batcher.Submit(
+      arrival, queued, absl::Microseconds(window_us), kMaxBatchRows,
+      [&m](const std::vector<InferBatcher::Call*>& calls) {
+        std::vector<Prepared*> batch_calls;
+        for (InferBatcher::Call* c : calls) {
+          batch_calls.push_back(static_cast<Prepared*>(c->payload));
+        }
+        absl::MutexLock lock(&m.mutex);
+        return Execute(m, batch_calls);
+      }));
+  return std::move(call.outputs);
+}
+
+void InferenceCache::SetBatchWindow(absl::Duration window) {
+  absl::MutexLock lock(&mutex_);
+  batch_window_ = window;
+  for (auto& [id, model] : models_) {
+    model->batch_window_us = absl::ToInt64Microseconds(window);
+  }
 }
 
 }  // namespace webnnm::server

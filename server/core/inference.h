@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "engine/check.h"
 #include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "engine/check.h"
 #include "server/core/store.h"
 
 namespace webnnm::server {
@@ -37,7 +38,12 @@ absl::StatusOr<std::vector<double>> DecodeRaw(std::string_view type,
 
 class InferenceCache {
  public:
-  explicit InferenceCache(int threads) : threads_(threads) {}
+  // `batch_window`: InferBatcher's window for concurrent calls on one
+  // model (0: the calls queued while a batch runs form the next one, no
+  // timed wait; negative: no dynamic batching, each call runs alone).
+  explicit InferenceCache(int threads,
+                          absl::Duration batch_window = absl::ZeroDuration())
+      : threads_(threads), batch_window_(batch_window) {}
   ~InferenceCache();
 
   // The model of the job's newest snapshot (built on first use); `job` as
@@ -55,6 +61,8 @@ class InferenceCache {
   // Runs inputs (by name; an empty name is the first input) through the
   // model. Every input must be given, each with a batch dimension first and
   // the input's sample shape after it (or flat: [batch, elements]).
+  // Concurrent calls on one model may run as one batch (the cache's batch
+  // window, infer_batcher.h): each still gets its own rows' outputs.
   static absl::StatusOr<std::vector<InferTensor>> Run(
       ServedModel& model, const std::vector<InferTensor>& inputs,
       int64_t max_elements);
@@ -64,9 +72,13 @@ class InferenceCache {
 
   void Forget(const std::string& job_id);
 
+  // The batch window of every model served from now on (and of those kept).
+  void SetBatchWindow(absl::Duration window);
+
  private:
   const int threads_;
   absl::Mutex mutex_;
+  absl::Duration batch_window_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::shared_ptr<ServedModel>> models_
       ABSL_GUARDED_BY(mutex_);
   uint64_t clock_ ABSL_GUARDED_BY(mutex_) = 0;  // ticks per model served

@@ -37,7 +37,9 @@ struct ServeBenchOptions {
   std::string iris;    // configs/datasets/iris.csv
   std::string models;  // configs/models
   int calls = 3000;    // per measurement
-  int clients = 4;     // threads of the throughput measurement
+  // Client threads of the throughput measurements, each with and without
+  // dynamic batching.
+  std::vector<int> clients = {1, 4, 16};
 };
 int RunServe(const ServeBenchOptions& options);  // bench_serve.cc
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -153,19 +154,24 @@ double Percentile(const std::vector<double>& sorted, double p) {
   return sorted[i];
 }
 
-void Report(const std::string& call, const std::string& model, int clients,
-            const Timing& t) {
+nlohmann::ordered_json Report(const std::string& call, const std::string& model,
+                              int clients, const Timing& t,
+                              std::optional<bool> batching = std::nullopt,
+                              int64_t window_us = -1) {
   nlohmann::ordered_json j;
   j["bench"] = "serve";
   j["call"] = call;
   j["model"] = model;
   j["batch"] = 1;
   j["clients"] = clients;
+  if (batching) j["batching"] = *batching;
+  if (batching && *batching) j["batchWindowUs"] = window_us;
   j["calls"] = t.micros.size();
   j["p50Us"] = Percentile(t.micros, 0.5);
   j["p99Us"] = Percentile(t.micros, 0.99);
   j["callsPerSecond"] = static_cast<double>(t.micros.size()) / t.seconds;
   std::cout << j.dump() << std::endl;
+  return j;
 }
 
 }  // namespace
@@ -216,6 +222,11 @@ int RunServe(const ServeBenchOptions& o) {
                             Upload(*stub, o.fashion), 1);
     if (!mlp.empty()) {
       served.push_back({"mlp784", mlp, std::vector<float>(784, 0.25f)});
+    }
+    std::string cnn = Train(*stub, o.models + "/fashion-cnn.wnm",
+                            Upload(*stub, o.fashion), 1);
+    if (!cnn.empty()) {
+      served.push_back({"cnn", cnn, std::vector<float>(784, 0.25f)});
     }
   }
   if (served.empty()) {
@@ -270,9 +281,33 @@ int RunServe(const ServeBenchOptions& o) {
                                {"ModelInfer(raw)", call_model_infer(raw)}};
     for (const Case& c : cases) {
       Measure(1, o.calls / 10, c.call);  // warm up
-      Report(c.name, m.name, 1, Measure(1, o.calls, c.call));
-      Report(c.name, m.name, o.clients,
-             Measure(o.clients, o.calls / o.clients, c.call));
+      for (int clients : o.clients) {
+        // Without dynamic batching, with it as the daemon runs it by
+        // default (window 0: the calls that queue while the model runs
+        // form the next batch), and with a window of 500 µs, in the same
+        // run.
+        double per_second[3] = {0, 0, 0};
+        const int64_t windows[3] = {-1, 0, 500};
+        for (int mode = 0; mode < 3; ++mode) {
+          inference.SetBatchWindow(absl::Microseconds(windows[mode]));
+          Measure(clients, std::max(1, o.calls / 10 / clients), c.call);
+          nlohmann::ordered_json line =
+              Report(c.name, m.name, clients,
+                     Measure(clients, std::max(1, o.calls / clients), c.call),
+                     mode > 0, mode > 0 ? windows[mode] : -1);
+          per_second[mode] = line["callsPerSecond"].get<double>();
+        }
+        nlohmann::ordered_json ratio;
+        ratio["bench"] = "serve";
+        ratio["call"] = c.name;
+        ratio["model"] = m.name;
+        ratio["clients"] = clients;
+        ratio["compare"] = "batching/none";
+        ratio["ratio"] = per_second[0] > 0 ? per_second[1] / per_second[0] : 0;
+        ratio["ratioWindow500Us"] =
+            per_second[0] > 0 ? per_second[2] / per_second[0] : 0;
+        std::cout << ratio.dump() << std::endl;
+      }
     }
   }
   server->Shutdown();

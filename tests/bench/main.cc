@@ -60,14 +60,16 @@ int main(int argc, char** argv) {
   CLI::App* serve = app.add_subcommand(
       "serve",
       "Infer and KServe ModelInfer at batch 1 over loopback: latency (p50, "
-      "p99) and throughput");
+      "p99) and throughput at 1, 4 and 16 clients, with and without dynamic "
+      "batching");
   serve->add_option("--fashion", serve_options.fashion,
-                    "The Fashion-MNIST IDX directory (the 784 MLP)");
+                    "The Fashion-MNIST IDX directory (the 784 MLP, the CNN)");
   serve->add_option("--calls", serve_options.calls, "Calls per measurement")
       ->check(CLI::Range(10, 10000000));
   serve
       ->add_option("--clients", serve_options.clients,
-                   "Client threads of the throughput measurement")
+                   "Client threads of the throughput measurements (default "
+                   "1 4 16)")
       ->check(CLI::Range(1, 256));
   webnnm::bench::InferBenchOptions infer_options;
   infer_options.models = train_options.models;

@@ -384,6 +384,65 @@ class Concurrency(Temp):
                                            timeout=30).jobs), 50)
         self.assertEqual(d.stop(), 0)
 
+    def test_concurrent_infers_are_batched_and_each_gets_its_rows(self):
+        import concurrent.futures
+        import urllib.request
+        from webnnm.v1 import webnnm_pb2 as pb
+        from webnnm.v1 import webnnm_pb2_grpc as pbg
+        # A window of 50 ms: a batch waits for calls whose requests are
+        # being read (the default, 0, batches only calls that queue while
+        # the model runs: iris runs in microseconds).
+        conf = os.path.join(self.dir, "batching.textproto")
+        with open(conf, "w") as f:
+            f.write("infer_batch_window_us: 50000\n")
+        d = self.daemon("db", "--config", conf,
+                        "--metrics-listen", "127.0.0.1:0")
+        job = self.submit(d, *iris_flags(30))
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        stub = pbg.WebnnmStub(d.channel())
+
+        def infer(rows):
+            r = stub.Infer(pb.InferRequest(job_id=job, inputs=[pb.Tensor(
+                shape=[len(rows), 4], values=[v for row in rows for v in row])]),
+                timeout=60)
+            self.assertEqual(list(r.outputs[0].shape), [len(rows), 3])
+            return list(r.outputs[0].values)
+
+        # Calls of one to three rows each, the rows spread over all three
+        # classes.
+        calls = [[[4.5 + (i * 37 + k) % 30 * 0.1, 2.0 + (i * 11 + k) % 20 * 0.1,
+                   1.0 + (i * 17 + 3 * k) % 50 * 0.1,
+                   0.1 + (i * 7 + k) % 25 * 0.1] for k in range(1 + i % 3)]
+                 for i in range(400)]
+        alone = [infer(rows) for rows in calls]  # one client: no company
+        with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+            together = list(pool.map(infer, calls))
+        for i, (a, b) in enumerate(zip(alone, together)):
+            self.assertEqual(len(a), len(b), i)
+            for x, y in zip(a, b):  # the same rows, batched or not
+                self.assertAlmostEqual(x, y, places=5, msg=f"call {i}")
+        for i, values in enumerate(together):  # rows are probabilities
+            for r in range(len(values) // 3):
+                self.assertAlmostEqual(sum(values[3 * r:3 * r + 3]), 1.0,
+                                       places=4, msg=f"call {i}")
+        port = d.ready_line.split("metrics=")[1].split()[0].rsplit(":", 1)[1]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                    timeout=30) as r:
+            text = r.read().decode()
+        counts = {line.split("{")[1].split("}")[0]: float(line.split()[-1])
+                  for line in text.splitlines()
+                  if line.startswith("webnnm_infer_batch_calls_bucket")}
+        total = float(next(line.split()[-1] for line in text.splitlines()
+                           if line.startswith("webnnm_infer_batch_calls_count")))
+        # Every call ran once, some of them in company (sixteen clients on
+        # two cores queue behind one another).
+        summed = float(next(line.split()[-1] for line in text.splitlines()
+                            if line.startswith("webnnm_infer_batch_calls_sum")))
+        self.assertEqual(summed, 800)  # 400 calls alone, 400 together
+        self.assertLess(counts['le="1"'], total)
+        self.assertEqual(d.stop(), 0)
+
     def test_the_queue_limit_holds_under_concurrent_submits(self):
         import concurrent.futures
         import grpc

@@ -1,0 +1,78 @@
+#include "server/core/infer_batcher.h"
+
+namespace webnnm::server {
+
+int64_t InferBatcher::QueuedRows() const {
+  int64_t rows = 0;
+  for (const Call* c : queue_) {
+    if (c->key == queue_.front()->key) rows += c->rows;
+  }
+  return rows;
+}
+
+std::vector<InferBatcher::Call*> InferBatcher::TakeBatch(int64_t max_rows) {
+  std::vector<Call*> batch;
+  const int64_t key = queue_.front()->key;
+  int64_t rows = 0;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    Call* c = *it;
+    if (c->key != key || (!batch.empty() && rows + c->rows > max_rows)) {
+      ++it;
+      continue;
+    }
+    rows += c->rows;
+    batch.push_back(c);
+    it = queue_.erase(it);
+  }
+  return batch;
+}
+
+InferBatcher::Arrival::Arrival(InferBatcher& batcher) : batcher_(batcher) {
+  absl::MutexLock lock(&batcher_.mutex_);
+  ++batcher_.arriving_;
+}
+
+InferBatcher::Arrival::~Arrival() {
+  if (queued_) return;
+  absl::MutexLock lock(&batcher_.mutex_);
+  --batcher_.arriving_;
+  batcher_.arrived_.Signal();  // one fewer to wait for
+}
+
+absl::Status InferBatcher::Submit(Arrival& arrival, Call& call,
+                                  absl::Duration window, int64_t max_rows,
+                                  const RunBatch& run) {
+  absl::MutexLock lock(&mutex_);
+  queue_.push_back(&call);
+  if (!arrival.queued_) {
+    arrival.queued_ = true;
+    --arriving_;
+  }
+  arrived_.Signal();  // a waiting leader looks again
+  while (!call.done) {
+    if (leading_) {
+      finished_.Wait(&mutex_);
+      continue;
+    }
+    leading_ = true;
+    if (window > absl::ZeroDuration()) {
+      const absl::Time deadline = absl::Now() + window;
+      while (arriving_ > 0 && QueuedRows() < max_rows &&
+             !arrived_.WaitWithDeadline(&mutex_, deadline)) {
+      }
+    }
+    std::vector<Call*> batch = TakeBatch(max_rows);
+    mutex_.Unlock();
+    const absl::Status status = run(batch);
+    mutex_.Lock();
+    for (Call* c : batch) {
+      c->status = status;
+      c->done = true;
+    }
+    leading_ = false;
+    finished_.SignalAll();
+  }
+  return call.status;
+}
+
+}  // namespace webnnm::server

@@ -212,9 +212,8 @@ void CpuExecutable::Compiler::PlanFoldedTransposes() {
     }
     const ir::ValueId x = node.operands[0], v = node.outputs[0];
     const ir::TensorType& type = graph_.value(x).type;
-    if (type.dtype != ir::DType::kFloat32 ||
-        !SwapsLastTwo(node, type.rank()) || read_by_output_[v] ||
-        readers[v].empty()) {
+    if (type.dtype != ir::DType::kFloat32 || !SwapsLastTwo(node, type.rank()) ||
+        read_by_output_[v] || readers[v].empty()) {
       continue;
     }
     bool only_matmuls = true;

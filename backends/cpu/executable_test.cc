@@ -133,7 +133,6 @@ TEST(Executable, RandomNumbersFollowSeedAndStep) {
   EXPECT_NE(Read(**first, "u"), a);
 }
 
-
 // A momentum update, m' = 0.9 m + g and w' = w - 0.1 m', carried back into
 // m and w; with `read_w_after`, an operation that needs the update done
 // reads w too: wPlus = w + Σ w'.
@@ -246,7 +245,8 @@ TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
       int64_t n = 1;
       for (int64_t d : shape) n *= d;
       std::vector<float> v(n);
-      for (int64_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
       return v;
     };
     for (auto* exe : {&*folded, &*plain}) {

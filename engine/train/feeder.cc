@@ -198,8 +198,7 @@ absl::Status Feeder::Fill(backends::Executable& exe,
     const int64_t w = in.width, fed = in.fed;
     // float32 inputs are gathered straight into the executable's input;
     // others (integers, float16) through `values`, converted once.
-    const bool direct =
-        exe.inputs()[in.exe_input].dtype == ir::DType::kFloat32;
+    const bool direct = exe.inputs()[in.exe_input].dtype == ir::DType::kFloat32;
     float* out = direct
                      ? reinterpret_cast<float*>(exe.input(in.exe_input).data())
                      : in.values.data();

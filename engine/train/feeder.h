@@ -80,7 +80,8 @@ class Feeder {
     int64_t width = 0;  // values per sample in the dataset
     int64_t fed = 0;    // of them, fed per sample: the first `fed`
     int exe_input = -1;
-    std::vector<float> values;  // non-float32 inputs: the rows before conversion
+    // Non-float32 inputs only: the rows before conversion.
+    std::vector<float> values;
   };
   struct Output {
     OutputSpec spec;

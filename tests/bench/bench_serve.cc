@@ -218,13 +218,12 @@ int RunServe(const ServeBenchOptions& o) {
       Train(*stub, o.models + "/iris.wnm", Upload(*stub, o.iris), 100);
   if (!iris.empty()) served.push_back({"iris", iris, {6.7f, 3.0f, 5.2f, 2.3f}});
   if (fs::is_directory(o.fashion)) {
-    std::string mlp = Train(*stub, o.models + "/fashion-mlp.wnm",
-                            Upload(*stub, o.fashion), 1);
+    const std::string fashion = Upload(*stub, o.fashion);  // once, for both
+    std::string mlp = Train(*stub, o.models + "/fashion-mlp.wnm", fashion, 1);
     if (!mlp.empty()) {
       served.push_back({"mlp784", mlp, std::vector<float>(784, 0.25f)});
     }
-    std::string cnn = Train(*stub, o.models + "/fashion-cnn.wnm",
-                            Upload(*stub, o.fashion), 1);
+    std::string cnn = Train(*stub, o.models + "/fashion-cnn.wnm", fashion, 1);
     if (!cnn.empty()) {
       served.push_back({"cnn", cnn, std::vector<float>(784, 0.25f)});
     }

@@ -12,7 +12,8 @@ namespace webnnm::train {
 namespace {
 
 ir::TensorType F32(std::vector<int64_t> shape) {
-  return ir::TensorType{.dtype = ir::DType::kFloat32, .shape = std::move(shape)};
+  return ir::TensorType{.dtype = ir::DType::kFloat32,
+                        .shape = std::move(shape)};
 }
 
 TEST(MaxPoolGradient, TheFirstTiedTapTakesTheWindowsGradient) {
@@ -41,18 +42,16 @@ TEST(MaxPoolGradient, TheFirstTiedTapTakesTheWindowsGradient) {
   ASSERT_TRUE(runner.ok()) << runner.status();
   // Windows: all zeros (ties everywhere); a tie of 3 at taps 1 and 2; a
   // single maximum at tap 3; a tie of -1 at taps 0 and 3.
-  const std::vector<double> xs = {
-      0, 0, 1, 3, 9,   //
-      0, 0, 3, 2, 9,   //
-      5, 4, -1, -2, 9,  //
-      4, 6, -3, -1, 9};
+  const std::vector<double> xs = {0, 0, 1,  3,  9,  //
+                                  0, 0, 3,  2,  9,  //
+                                  5, 4, -1, -2, 9,  //
+                                  4, 6, -3, -1, 9};
   auto result = runner->Run({{"x", xs}, {"dy", {10, 20, 30, 40}}});
   ASSERT_TRUE(result.ok()) << result.status();
-  const std::vector<double> want = {
-      10, 0, 0, 20, 0,  //
-      0, 0, 0, 0, 0,    //
-      0, 0, 40, 0, 0,   //
-      0, 30, 0, 0, 0};
+  const std::vector<double> want = {10, 0,  0,  20, 0,  //
+                                    0,  0,  0,  0,  0,  //
+                                    0,  0,  40, 0,  0,  //
+                                    0,  30, 0,  0,  0};
   EXPECT_EQ((*result)["dx"], want);
 }
 

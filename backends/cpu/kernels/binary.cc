@@ -262,10 +262,12 @@ MadeKernel MakeWhereKernel(const KernelIO& io) {
     if (io.in_types[0]->shape == out && count > 0) {
       const int64_t pt = RepeatPeriod(io.in_types[1]->shape, out);
       const int64_t pf = RepeatPeriod(io.in_types[2]->shape, out);
-      if (pt > 1 && count % pt == 0 && ElementCount(io.in_types[2]->shape) == 1) {
+      if (pt > 1 && count % pt == 0 &&
+          ElementCount(io.in_types[2]->shape) == 1) {
         return WhereRepeated<T, true>(c, t, f, y, count, pt);
       }
-      if (pf > 1 && count % pf == 0 && ElementCount(io.in_types[1]->shape) == 1) {
+      if (pf > 1 && count % pf == 0 &&
+          ElementCount(io.in_types[1]->shape) == 1) {
         return WhereRepeated<T, false>(c, t, f, y, count, pf);
       }
     }

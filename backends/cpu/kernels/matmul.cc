@@ -127,10 +127,10 @@ class SmallMatmulKernel : public Kernel {
     n_ = y.shape[rank - 1];
     k_ = a.shape[a.shape.size() - 1];
     // Element strides along (row, column) of each matrix.
-    a_step_ = a_transposed ? std::pair{int64_t{1}, m_}
-                           : std::pair{k_, int64_t{1}};
-    b_step_ = b_transposed ? std::pair{int64_t{1}, k_}
-                           : std::pair{n_, int64_t{1}};
+    a_step_ =
+        a_transposed ? std::pair{int64_t{1}, m_} : std::pair{k_, int64_t{1}};
+    b_step_ =
+        b_transposed ? std::pair{int64_t{1}, k_} : std::pair{n_, int64_t{1}};
     // The offset of each batch's matrices in a and b.
     std::vector<int64_t> batch(y.shape.begin(), y.shape.end() - 2);
     int64_t batches = ElementCount(batch);
@@ -168,9 +168,9 @@ class SmallMatmulKernel : public Kernel {
         for (int64_t j = 0; j < n_; ++j) {
           double sum = 0;
           for (int64_t p = 0; p < k_; ++p) {
-            sum += static_cast<double>(
-                       a[i * a_step_.first + p * a_step_.second]) *
-                   b[p * b_step_.first + j * b_step_.second];
+            sum +=
+                static_cast<double>(a[i * a_step_.first + p * a_step_.second]) *
+                b[p * b_step_.first + j * b_step_.second];
           }
           *y++ = static_cast<float>(sum);
         }
@@ -256,11 +256,10 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
     }
   }
   bool declined = false;
-  absl::Status status =
-      kernel->Init(OperandDesc(a.shape, rank, io.is_transposed(0)),
-                   OperandDesc(b.shape, rank, io.is_transposed(1)),
-                   PlainDesc(y.shape),
-                   dnnl::primitive_attr(), post ? &*post : nullptr, &declined);
+  absl::Status status = kernel->Init(
+      OperandDesc(a.shape, rank, io.is_transposed(0)),
+      OperandDesc(b.shape, rank, io.is_transposed(1)), PlainDesc(y.shape),
+      dnnl::primitive_attr(), post ? &*post : nullptr, &declined);
   if (!status.ok()) return status;
   if (declined) return nullptr;
   return kernel;

@@ -490,6 +490,12 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
                        "A service (default: the whole server)");
   o.health->fallthrough();
 
+  o.nodes = app.add_subcommand(
+      "nodes",
+      "List the live daemons of webnnmd's store (a cluster's, or the one) "
+      "and the jobs they run");
+  o.nodes->fallthrough();
+
   o.dataset = app.add_subcommand("dataset", "Upload, list or delete datasets");
   o.dataset->require_subcommand(1);
   o.dataset->fallthrough();
@@ -538,6 +544,7 @@ int RunRemote(RemoteOptions& o, bool json) {
   }
   if (*o.list) return List(client, o, json);
   if (*o.health) return Health(client, o, json);
+  if (*o.nodes) return Nodes(client, json);
   if (*o.metrics) return Metrics(client, o, json);
   if (*o.infer) return Infer(client, o, json);
   if (*o.snapshot_export) return ExportSnapshot(client, o, json);

@@ -1,8 +1,8 @@
 // webnnmctl's commands that talk to webnnmd over gRPC (docs/cli.md):
 // submit, watch, list, get, tag, cancel, resume, delete, logs, metrics,
-// infer, snapshot export|import, dataset upload|list, health. A job is named
-// by its id or any unique prefix of it (as docker does). Global --server (env
-// WEBNNM_SERVER, default 127.0.0.1:50051), --token (env WEBNNM_TOKEN),
+// infer, snapshot export|import, dataset upload|list, health, nodes. A job is
+// named by its id or any unique prefix of it (as docker does). Global --server
+// (env WEBNNM_SERVER, default 127.0.0.1:50051), --token (env WEBNNM_TOKEN),
 // --ca FILE (TLS with that root certificate). Exit 0 on success, 1 on
 // failure (a failed or cancelled job, a server error), 2 on usage errors.
 #ifndef WEBNNM_CLIENT_REMOTE_H_
@@ -52,6 +52,7 @@ struct RemoteOptions {
   std::string file;
 
   CLI::App* health = nullptr;
+  CLI::App* nodes = nullptr;
   std::string service;
 
   CLI::App *dataset = nullptr, *dataset_upload = nullptr,

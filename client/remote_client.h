@@ -81,6 +81,7 @@ int Infer(Client& client, RemoteOptions& o, bool json);
 int ExportSnapshot(Client& client, RemoteOptions& o, bool json);
 int ImportSnapshot(Client& client, RemoteOptions& o, bool json);
 int Health(Client& client, RemoteOptions& o, bool json);
+int Nodes(Client& client, bool json);  // remote_nodes.cc
 
 }  // namespace webnnm::client
 

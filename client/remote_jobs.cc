@@ -195,8 +195,8 @@ std::string TestFigure(const Json& job) {
 
 void PrintJobTable(const std::vector<v1::Job>& jobs) {
   std::vector<std::vector<std::string>> rows = {
-      {"JOB", "NAME", "STATE", "KIND", "EPOCH", "DURATION", "BEST VAL LOSS",
-       "TEST", "TAGS"}};
+      {"JOB", "NAME", "STATE", "NODE", "KIND", "EPOCH", "DURATION",
+       "BEST VAL LOSS", "TEST", "TAGS"}};
   for (const v1::Job& j : jobs) {
     Json k = JobJson(j);
     std::string tags;
@@ -207,8 +207,9 @@ void PrintJobTable(const std::vector<v1::Job>& jobs) {
         {j.job_id(),
          k["name"].get<std::string>().empty() ? "-"
                                               : k["name"].get<std::string>(),
-         wire::StateName(j.state()), k["kind"].get<std::string>(),
-         StrCat(j.epoch(), "/", j.epochs()), RunDuration(k["durationSeconds"]),
+         wire::StateName(j.state()), j.node().empty() ? "-" : j.node(),
+         k["kind"].get<std::string>(), StrCat(j.epoch(), "/", j.epochs()),
+         RunDuration(k["durationSeconds"]),
          k.contains("validationLoss") && k["validationLoss"].is_number()
              ? Fixed(k["validationLoss"].get<double>(), 4)
              : "-",

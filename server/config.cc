@@ -71,11 +71,21 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
            {"http_request_timeout_seconds", c.http_request_timeout_seconds()},
            {"upload_idle_timeout_seconds", c.upload_idle_timeout_seconds()},
            {"max_open_uploads", c.max_open_uploads()},
-           {"max_open_upload_bytes", c.max_open_upload_bytes()}}) {
+           {"max_open_upload_bytes", c.max_open_upload_bytes()},
+           {"lease_seconds", c.lease_seconds()}}) {
     if (absl::Status st = positive(field, v); !st.ok()) return st;
   }
   if (!c.listen().empty()) s.listen = c.listen();
   if (!c.database().empty()) s.database = c.database();
+  s.node = c.node();
+  s.cache_folder = c.cache_folder();
+  if (c.lease_seconds() > 0) {
+    if (c.lease_seconds() < 2 || c.lease_seconds() > 3600) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": lease_seconds must be within 2..3600"));
+    }
+    s.jobs.lease = std::chrono::seconds(c.lease_seconds());
+  }
   s.tls_certificate = c.tls_certificate();
   s.tls_private_key = c.tls_private_key();
   if (s.tls_certificate.empty() != s.tls_private_key.empty()) {

@@ -14,7 +14,10 @@ namespace webnnm::server {
 
 struct Settings {
   std::string listen = "127.0.0.1:50051";
+  // A SQLite file, or a PostgreSQL URI (cluster mode).
   std::string database = "./var/webnnm.db";
+  std::string node;          // "": HOST:PORT
+  std::string cache_folder;  // "": ./var/cache/NODE
   std::string tls_certificate, tls_private_key;
   std::string tokens_file;
   std::string http_listen;  // empty: no grpc-web listener

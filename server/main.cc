@@ -1,8 +1,11 @@
 // webnnmd: the WebNNM training daemon (docs/daemon.md).
 //
-//   webnnmd [--config FILE] [--listen HOST:PORT] [--db PATH] [--tokens FILE]
-//           [--workers N] [--threads N] [--http-listen HOST:PORT]
-//           [--metrics-listen HOST:PORT]
+//   webnnmd [--config FILE] [--listen HOST:PORT] [--db PATH|URI]
+//           [--node NAME] [--tokens FILE] [--workers N] [--threads N]
+//           [--http-listen HOST:PORT] [--metrics-listen HOST:PORT]
+//
+// --db postgresql://USER@HOST:PORT/DBNAME puts it in cluster mode: daemons
+// sharing one PostgreSQL database share its jobs (docs/daemon.md).
 //
 // Prints `webnnmd ready grpc=HOST:PORT [http=HOST:PORT] [metrics=HOST:PORT]`
 // once serving; SIGTERM or SIGINT stops it: running jobs checkpoint at
@@ -40,6 +43,8 @@
 #include "server/rpc/metrics_interceptor.h"
 #include "server/rpc/ops_http.h"
 #include "server/rpc/service.h"
+#include "server/store/pg.h"
+#include "server/store/postgres_store.h"
 #include "server/store/sqlite_store.h"
 
 namespace {
@@ -64,7 +69,8 @@ using namespace webnnm::server;
 // of a usage error or of --help, or -1 to go on.
 int ParseSettings(int argc, char** argv, Settings& settings) {
   CLI::App app{"webnnmd: the WebNNM training daemon"};
-  std::string config_path, listen, db, tokens_path, http_listen, metrics_listen;
+  std::string config_path, listen, db, tokens_path, http_listen, metrics_listen,
+      node;
   int workers = 0, threads = 0;
   app.add_option("--config", config_path,
                  "A webnnm.v1.DaemonConfig text file "
@@ -72,7 +78,12 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   app.add_option("--listen", listen,
                  "HOST:PORT to serve gRPC on (default 127.0.0.1:50051; port "
                  "0 picks a free one)");
-  app.add_option("--db", db, "The SQLite database (default ./var/webnnm.db)");
+  app.add_option("--db", db,
+                 "The store: a SQLite file (default ./var/webnnm.db), or "
+                 "postgresql://USER@HOST:PORT/DBNAME for cluster mode");
+  app.add_option("--node", node,
+                 "This daemon's name in a cluster (default: host name and "
+                 "gRPC port)");
   app.add_option("--tokens", tokens_path,
                  "Bearer tokens: TOKEN PRINCIPAL [admin] per line");
   app.add_option("--http-listen", http_listen,
@@ -94,6 +105,12 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   settings = *loaded;
   if (!listen.empty()) settings.listen = listen;
   if (!db.empty()) settings.database = db;
+  if (!node.empty()) settings.node = node;
+  if (!settings.node.empty() &&
+      (settings.node.size() > 200 ||
+       settings.node.find_first_of(" \t\n\r") != std::string::npos)) {
+    return Fail("--node: a name of at most 200 bytes without spaces", 2);
+  }
   if (!tokens_path.empty()) settings.tokens_file = tokens_path;
   if (workers > 0) settings.jobs.workers = workers;
   if (threads > 0) settings.jobs.threads = threads;
@@ -267,6 +284,73 @@ std::string Host(const std::string& address) {
   return address.substr(0, address.rfind(':'));
 }
 
+// This daemon's name: --node, else the host name and the gRPC port.
+std::string NodeName(const Settings& settings, int port) {
+  if (!settings.node.empty()) return settings.node;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "webnnmd");
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+// The store the settings name: a SQLite file (locked for this process) or
+// a PostgreSQL server (cluster mode).
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const Settings& settings,
+                                                 bool cluster) {
+  if (cluster) {
+    std::string cache = settings.cache_folder;
+    if (cache.empty()) {
+      std::string name = settings.node.empty() ? "default" : settings.node;
+      for (char& c : name) {
+        if (c == '/' || c == ':' || c == '\\') c = '_';
+      }
+      cache = "./var/cache/" + name;
+    }
+    absl::StatusOr<std::unique_ptr<PostgresStore>> pg =
+        PostgresStore::Open({.uri = settings.database,
+                             .cache_folder = cache,
+                             .snapshot_retention = settings.snapshot_retention,
+                             .connections = settings.jobs.workers + 4});
+    if (!pg.ok()) return pg.status();
+    return std::unique_ptr<Store>(std::move(*pg));
+  }
+  // One daemon a database: a second one would take the first's running
+  // jobs for crashed and run them again.
+  RETURN_IF_ERROR(LockDatabase(settings.database));
+  {
+    // A database file of zero bytes opens as a new, empty one: say so, as
+    // it may be a truncated copy rather than a fresh start.
+    std::error_code ec;
+    if (std::filesystem::exists(settings.database, ec) &&
+        std::filesystem::file_size(settings.database, ec) == 0 && !ec) {
+      std::cerr << "webnnmd: warning: the database " << settings.database
+                << " is empty (0 bytes); starting with no jobs and no "
+                   "datasets (if it held some, it was truncated: restore it "
+                   "from a backup)\n";
+    }
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStore>> sqlite =
+      SqliteStore::Open(settings.database, settings.snapshot_retention);
+  if (!sqlite.ok()) return sqlite.status();
+  return std::unique_ptr<Store>(std::move(*sqlite));
+}
+
+// What the database-size metric reads.
+std::function<std::optional<double>()> DatabaseBytes(const Settings& settings,
+                                                     Store& store,
+                                                     bool cluster) {
+  if (cluster) {
+    auto* pg = static_cast<PostgresStore*>(&store);
+    return [pg]() -> std::optional<double> {
+      absl::StatusOr<int64_t> bytes = pg->DatabaseBytes();
+      if (!bytes.ok()) return std::nullopt;
+      return static_cast<double>(*bytes);
+    };
+  }
+  return [database = settings.database]() -> std::optional<double> {
+    return SqliteFileBytes(database);
+  };
+}
+
 void PrintReady(const Settings& settings, int port, const GrpcWebBridge* web,
                 const HttpServer* metrics) {
   std::cout << "webnnmd ready grpc=" << Host(settings.listen) << ":" << port;
@@ -309,34 +393,19 @@ int main(int argc, char** argv) {
   // Before anything touches OpenMP: passive waiting, the thread count.
   webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
 
-  // One daemon a database: a second one would take the first's running
-  // jobs for crashed and run them again.
-  if (absl::Status locked = LockDatabase(settings.database); !locked.ok()) {
-    return Fail(std::string(locked.message()));
-  }
-  {
-    // A database file of zero bytes opens as a new, empty one: say so, as
-    // it may be a truncated copy rather than a fresh start.
-    std::error_code ec;
-    if (std::filesystem::exists(settings.database, ec) &&
-        std::filesystem::file_size(settings.database, ec) == 0 && !ec) {
-      std::cerr << "webnnmd: warning: the database " << settings.database
-                << " is empty (0 bytes); starting with no jobs and no "
-                   "datasets (if it held some, it was truncated: restore it "
-                   "from a backup)\n";
-    }
-  }
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      SqliteStore::Open(settings.database, settings.snapshot_retention);
+  const bool cluster = pg::IsUri(settings.database);
+  absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(settings, cluster);
   if (!store.ok()) return Fail(std::string(store.status().message()));
   JobManager jobs(**store, settings.jobs);
   InferenceCache inference(settings.jobs.threads,
                            absl::Microseconds(settings.infer_batch_window_us));
   WebnnmService service(**store, jobs, *tokens, settings.limits, inference);
   KServeService kserve(**store, *tokens, settings.limits, inference);
+  jobs.OnDeleted([&inference](const std::string& id) { inference.Forget(id); });
   AddDaemonCollectors(
       **store, settings.jobs.workers, [&jobs] { return jobs.Busy(); },
-      settings.database, [&service] { return service.UploadsInProgress(); });
+      DatabaseBytes(settings, **store, cluster),
+      [&service] { return service.UploadsInProgress(); });
   int port = 0;
   std::unique_ptr<grpc::Server> server =
       BuildServer(settings, *credentials, {&service, &kserve}, port);
@@ -344,6 +413,9 @@ int main(int argc, char** argv) {
     return Fail("cannot listen on " + settings.listen +
                 " (address in use or not valid?)");
   }
+  jobs.Identify(NodeName(settings, port),
+                Host(settings.listen) + ":" + std::to_string(port),
+                WEBNNM_VERSION);
   if (absl::Status started = jobs.Start(); !started.ok()) {
     server->Shutdown();
     return Fail(std::string(started.message()));

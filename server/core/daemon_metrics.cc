@@ -170,8 +170,12 @@ DaemonMetrics& Metrics() {
   return *metrics;
 }
 
+double SqliteFileBytes(const std::string& database) {
+  return static_cast<double>(FileSize(database) + FileSize(database + "-wal"));
+}
+
 void AddDaemonCollectors(Store& store, int workers, std::function<int()> busy,
-                         const std::string& database,
+                         std::function<std::optional<double>()> database_bytes,
                          std::function<int()> uploads) {
   Metrics().registry.AddCollector([&store](Exposition& out) {
     out.Family("webnnm_jobs", "Jobs in the database, by state.", Type::kGauge);
@@ -197,15 +201,16 @@ void AddDaemonCollectors(Store& store, int workers, std::function<int()> busy,
                    Type::kGauge);
         out.Sample("webnnm_workers_busy", busy());
       });
-  Metrics().registry.AddCollector([database](Exposition& out) {
-    out.Family("webnnm_database_size_bytes",
-               "The SQLite database's size on disk (with its write-ahead "
-               "log) in bytes.",
-               Type::kGauge);
-    out.Sample(
-        "webnnm_database_size_bytes",
-        static_cast<double>(FileSize(database) + FileSize(database + "-wal")));
-  });
+  Metrics().registry.AddCollector(
+      [database_bytes = std::move(database_bytes)](Exposition& out) {
+        out.Family("webnnm_database_size_bytes",
+                   "The database's size in bytes (SQLite: on disk, with its "
+                   "write-ahead log; PostgreSQL: pg_database_size).",
+                   Type::kGauge);
+        if (std::optional<double> bytes = database_bytes()) {
+          out.Sample("webnnm_database_size_bytes", *bytes);
+        }
+      });
   Metrics().registry.AddCollector(
       [uploads = std::move(uploads)](Exposition& out) {
         out.Family("webnnm_uploads_in_progress",

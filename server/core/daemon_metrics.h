@@ -7,6 +7,7 @@
 #define WEBNNM_SERVER_CORE_DAEMON_METRICS_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "server/core/metrics.h"
@@ -57,8 +58,10 @@ DaemonMetrics& Metrics();
 // files and start time (from /proc), and the dataset uploads in progress
 // (`uploads()`: begun, not finished, not expired).
 void AddDaemonCollectors(Store& store, int workers, std::function<int()> busy,
-                         const std::string& database,
+                         std::function<std::optional<double>()> database_bytes,
                          std::function<int()> uploads);
+// A SQLite database's bytes on disk, with its write-ahead log.
+double SqliteFileBytes(const std::string& database);
 
 }  // namespace webnnm::server
 

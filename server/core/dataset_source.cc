@@ -19,7 +19,14 @@ absl::StatusOr<StoredData> FindStoredData(Store& store,
   if (!dataset) {
     return absl::NotFoundError(StrCat("no dataset ", spec.dataset_id));
   }
-  const std::filesystem::path folder = store.DatasetFolder(dataset->sha256);
+  absl::StatusOr<std::string> content = store.DatasetContent(dataset->sha256);
+  if (absl::IsNotFound(content.status())) {
+    return absl::DataLossError(StrCat("the stored dataset ", dataset->id, " (",
+                                      dataset->name, ") has lost its content: ",
+                                      content.status().message()));
+  }
+  if (!content.ok()) return content.status();
+  const std::filesystem::path folder = *content;
   StoredData data{.source = {.label = spec.label,
                              .no_header = spec.no_header,
                              .resize = spec.resize,

@@ -23,7 +23,9 @@ struct StoredData {
 // The dataset `spec` names, if `principal` may see it (`principal` empty:
 // anyone's). InvalidArgument when no dataset is named, NotFound "no dataset
 // ID" when there is none (or it is another principal's), DataLoss for a
-// stored CSV dataset without its file. `max_bytes` (0: the engine's
+// stored CSV dataset without its file or a dataset whose content the store
+// no longer holds. A shared store's content is fetched first (its local
+// copy is where the source points). `max_bytes` (0: the engine's
 // default) limits what an .npz or image dataset holds decoded.
 absl::StatusOr<StoredData> FindStoredData(Store& store,
                                           const std::string& principal,

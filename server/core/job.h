@@ -143,6 +143,8 @@ struct Job {
   // does not count against the restart budget.
   bool stopped_with_daemon = false;
   int crash_restarts = 0;  // restarts after the daemon died during it
+  // The daemon that runs it (or ran it last): its --node name.
+  std::string node;
   std::string name;        // what the user calls it (default: the model's name)
   std::map<std::string, std::string> tags;
   std::string note;

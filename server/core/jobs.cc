@@ -1,5 +1,7 @@
 #include "server/core/jobs.h"
 
+#include <atomic>
+#include <iostream>
 #include <optional>
 
 #include "backends/backend.h"
@@ -33,44 +35,50 @@ const char* KindName(JobKind kind) {
 
 }  // namespace
 
-absl::Status JobManager::Requeue(const StoredJob& stored) {
+absl::Status JobManager::Requeue(const StoredJob& stored,
+                                 const UpdateCheck& check) {
   const std::string& id = stored.job.id;
   // A clean stop (SIGTERM) is free; a crash counts against the budget.
   const bool clean = stored.job.stopped_with_daemon;
   const int crashes = stored.job.crash_restarts + (clean ? 0 : 1);
   if (crashes > options_.restart_budget) {
     Metrics().job_failures.With({"restart"}).Add();
-    return Record(id,
-                  [&](Job& j) {
-                    j.state = JobState::kFailed;
-                    j.crash_restarts = crashes;
-                    j.error =
-                        "interrupted too often: the restart budget is spent";
-                    j.finished = Now();
-                  },
-                  {ErrorEvent(StrCat("the daemon died during this job ",
-                                     crashes, " times; the restart budget (",
-                                     options_.restart_budget, ") is spent")),
-                   StateEvent(JobState::kFailed)})
+    return Record(
+               id,
+               [&](Job& j) {
+                 j.state = JobState::kFailed;
+                 j.crash_restarts = crashes;
+                 j.error = "interrupted too often: the restart budget is spent";
+                 j.finished = Now();
+               },
+               {ErrorEvent(StrCat("the daemon died during this job ", crashes,
+                                  " times; the restart budget (",
+                                  options_.restart_budget, ") is spent")),
+                StateEvent(JobState::kFailed)},
+               nullptr, check)
         .status();
   }
   Metrics().job_restarts.With({clean ? "stop" : "crash"}).Add();
-  return Record(id,
-                [&](Job& j) {
-                  j.state = JobState::kQueued;
-                  j.attempt += 1;
-                  j.crash_restarts = crashes;
-                  j.stopped_with_daemon = false;
-                },
-                {StateEvent(
-                    JobState::kQueued,
-                    StrCat(clean ? "interrupted by a daemon stop"
-                                 : "interrupted by a daemon crash",
-                           stored.job.has_snapshot
-                               ? StrCat("; resumes from its checkpoint after "
-                                        "epoch ",
-                                        stored.job.epoch)
-                               : std::string("; starts again")))})
+  return Record(
+             id,
+             [&](Job& j) {
+               j.state = JobState::kQueued;
+               j.crash_restarts = crashes;
+               j.stopped_with_daemon = false;
+             },
+             {StateEvent(
+                 JobState::kQueued,
+                 StrCat(clean ? "interrupted by a daemon stop"
+                              : "interrupted by a daemon crash",
+                        store_.Shared() && !stored.job.node.empty()
+                            ? StrCat(" (", stored.job.node, ")")
+                            : std::string(),
+                        stored.job.has_snapshot
+                            ? StrCat("; resumes from its checkpoint after "
+                                     "epoch ",
+                                     stored.job.epoch)
+                            : std::string("; starts again")))},
+             nullptr, check)
       .status();
 }
 
@@ -83,16 +91,20 @@ JobManager::Reader() {
 }
 
 absl::Status JobManager::Start() {
-  ASSIGN_OR_RETURN(std::vector<std::string> interrupted,
-                   store_.JobIds(JobState::kRunning));
-  for (const std::string& id : interrupted) {
-    ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
-    if (stored) RETURN_IF_ERROR(Requeue(*stored));
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = false;
+  }
+  RETURN_IF_ERROR(CheckNodeName());
+  RETURN_IF_ERROR(RequeueInterrupted(/*at_start=*/true));
+  if (store_.Shared()) {
+    store_.Listen([this](const StoreNotice& notice) { Heard(notice); });
   }
   absl::MutexLock lock(&mutex_);
   for (int i = 0; i < std::max(1, options_.workers); ++i) {
     workers_.emplace_back([this] { Work(); });
   }
+  keeper_ = std::thread([this] { Keep(); });
   return absl::OkStatus();
 }
 
@@ -106,6 +118,11 @@ void JobManager::Stop() {
   work_.SignalAll();
   change_.SignalAll();
   for (std::thread& t : workers) t.join();
+  keep_.SignalAll();
+  if (keeper_.joinable()) {
+    keeper_.join();
+    (void)store_.RemoveNode(options_.node);
+  }
 }
 
 void JobManager::Notify() {
@@ -138,10 +155,15 @@ void JobManager::WaitForChange(uint64_t seen,
 absl::StatusOr<Job> JobManager::Record(const std::string& id,
                                        const std::function<void(Job&)>& change,
                                        std::vector<JobEvent> events,
-                                       const SnapshotBlob* snapshot) {
+                                       const SnapshotBlob* snapshot,
+                                       const UpdateCheck& check) {
   const std::vector<JobEvent> logged = events;
+  UpdateCheck fenced = check;
+  if (!fenced) {
+    if (std::optional<Fence> fence = FenceOf(id)) fenced = Fenced(id, *fence);
+  }
   absl::StatusOr<Job> job =
-      store_.Update(id, change, std::move(events), snapshot);
+      store_.Update(id, change, std::move(events), snapshot, fenced);
   Notify();
   if (job.ok()) {
     LogJobEvents(*job, logged);
@@ -157,18 +179,35 @@ absl::StatusOr<Job> JobManager::Record(const std::string& id,
 std::optional<train::StepReport> JobManager::Progress(const std::string& id) {
   absl::MutexLock lock(&progress_mutex_);
   auto it = progress_.find(id);
-  if (it == progress_.end()) return std::nullopt;
-  return it->second;
+  if (it != progress_.end()) return it->second;
+  // Another daemon's job: what it said last, if lately.
+  auto remote = remote_progress_.find(id);
+  if (remote != remote_progress_.end() &&
+      std::chrono::steady_clock::now() - remote->second.at <
+          std::chrono::seconds(5)) {
+    return remote->second.report;
+  }
+  return std::nullopt;
 }
 
 void JobManager::SetProgress(const std::string& id,
                              std::optional<train::StepReport> report) {
-  absl::MutexLock lock(&progress_mutex_);
-  if (report) {
-    progress_[id] = *report;
-  } else {
-    progress_.erase(id);
+  bool publish = false;
+  {
+    absl::MutexLock lock(&progress_mutex_);
+    if (report) {
+      progress_[id] = *report;
+      // Other daemons' watchers hear of it at most every quarter second.
+      const auto now = std::chrono::steady_clock::now();
+      auto& last = published_[id];
+      publish = store_.Shared() && now - last >= std::chrono::milliseconds(250);
+      if (publish) last = now;
+    } else {
+      progress_.erase(id);
+      published_.erase(id);
+    }
   }
+  if (publish) store_.PublishProgress(id, *report);
 }
 
 int JobManager::Busy() {
@@ -186,6 +225,23 @@ bool JobManager::IsRunning(const std::string& id) {
   return running_.count(id) > 0;
 }
 
+std::optional<Fence> JobManager::FenceOf(const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  auto it = running_.find(id);
+  if (it == running_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool JobManager::Lost(const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  return lost_.count(id) > 0;
+}
+
+void JobManager::OnDeleted(std::function<void(const std::string&)> deleted) {
+  absl::MutexLock lock(&mutex_);
+  deleted_ = std::move(deleted);
+}
+
 absl::StatusOr<Job> JobManager::CancelQueued(const std::string& id) {
   ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store_.GetJob(id));
   if (!stored) return absl::NotFoundError(StrCat("no job ", id));
@@ -194,16 +250,31 @@ absl::StatusOr<Job> JobManager::CancelQueued(const std::string& id) {
     return absl::FailedPreconditionError(
         StrCat("job ", id, " has already ended (", StateName(state), ")"));
   }
-  // QUEUED (or RUNNING in the store but not here: a stopped daemon's job
-  // waiting to be requeued at start).
-  const JobEvent cancelled =
-      StateEvent(JobState::kCancelled, "cancelled while queued");
-  absl::StatusOr<Job> job = store_.Update(id,
-                                          [](Job& j) {
-                                            j.state = JobState::kCancelled;
-                                            j.finished = Now();
-                                          },
-                                          {cancelled});
+  // QUEUED, or RUNNING in the store but not here: a stopped daemon's job
+  // waiting to be requeued, or another daemon's (whose lease this ends:
+  // it stops at its next step).
+  const JobEvent cancelled = StateEvent(
+      JobState::kCancelled,
+      state == JobState::kRunning
+          ? StrCat("cancelled while running",
+                   stored->job.node.empty() ? std::string()
+                                            : StrCat(" on ", stored->job.node))
+          : std::string("cancelled while queued"));
+  absl::StatusOr<Job> job = store_.Update(
+      id,
+      [](Job& j) {
+        j.state = JobState::kCancelled;
+        j.finished = Now();
+      },
+      {cancelled}, nullptr,
+      [&](const Job& now, bool) -> absl::Status {
+        // It may have ended (elsewhere) since it was read.
+        if (IsFinished(now.state)) {
+          return absl::FailedPreconditionError(StrCat(
+              "job ", id, " has already ended (", StateName(now.state), ")"));
+        }
+        return absl::OkStatus();
+      });
   if (job.ok()) LogJobEvents(*job, {cancelled});
   return job;
 }
@@ -254,13 +325,24 @@ absl::StatusOr<Job> JobManager::Resume(const std::string& id) {
                                  "after epoch ",
                                  stored->job.epoch)
                         : std::string("resumed; starts again"));
-    job = store_.Update(id,
-                        [](Job& j) {
-                          j.state = JobState::kQueued;
-                          j.error.clear();
-                          j.finished.reset();
-                        },
-                        {queued});
+    job = store_.Update(
+        id,
+        [](Job& j) {
+          j.state = JobState::kQueued;
+          j.error.clear();
+          j.finished.reset();
+        },
+        {queued}, nullptr,
+        [&](const Job& now, bool) -> absl::Status {
+          // Another daemon may have resumed it since it was read.
+          if (now.state != JobState::kCancelled &&
+              now.state != JobState::kFailed) {
+            return absl::FailedPreconditionError(
+                StrCat("job ", id, " is ", StateName(now.state),
+                       "; only cancelled or failed jobs resume"));
+          }
+          return absl::OkStatus();
+        });
     if (job.ok()) LogJobEvents(*job, {queued});
   }
   Queued();
@@ -269,7 +351,7 @@ absl::StatusOr<Job> JobManager::Resume(const std::string& id) {
 
 bool JobManager::ShouldStop(const std::string& id) {
   absl::MutexLock lock(&mutex_);
-  return stopping_ || cancelling_.count(id) > 0;
+  return stopping_ || cancelling_.count(id) > 0 || lost_.count(id) > 0;
 }
 
 bool JobManager::Cancelling(const std::string& id) {
@@ -277,37 +359,85 @@ bool JobManager::Cancelling(const std::string& id) {
   return cancelling_.count(id) > 0;
 }
 
-std::string JobManager::Take() {
-  absl::MutexLock lock(&mutex_);
-  while (!stopping_) {
-    absl::StatusOr<std::vector<std::string>> queued =
-        store_.JobIds(JobState::kQueued);
-    if (queued.ok()) {
-      for (const std::string& q : *queued) {
-        if (!running_.count(q)) {
-          running_.insert(q);
-          return q;
-        }
+std::optional<StoredJob> JobManager::Take() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mutex_);
+      if (stopping_) return std::nullopt;
+    }
+    absl::StatusOr<std::optional<StoredJob>> claimed = store_.ClaimJob(
+        options_.node, options_.lease,
+        [](Job& j) {
+          if (!j.started) j.started = Now();
+        },
+        {StateEvent(JobState::kRunning, store_.Shared()
+                                            ? StrCat("on ", options_.node)
+                                            : std::string())});
+    if (!claimed.ok()) {
+      // Said once a minute at most (the database may be down for long).
+      static std::atomic<int64_t> said{0};
+      const int64_t now = absl::ToUnixSeconds(absl::Now());
+      int64_t last = said.load();
+      if (now - last >= 60 && said.compare_exchange_strong(last, now)) {
+        std::cerr << "webnnmd: cannot claim a job: "
+                  << claimed.status().message() << "\n";
       }
     }
+    if (claimed.ok() && *claimed) {
+      StoredJob& job = **claimed;
+      const std::string id = job.job.id;
+      const Fence fence{.node = options_.node, .attempt = job.job.attempt};
+      LogJobEvents(job.job, {StateEvent(JobState::kRunning)});
+      bool stopping;
+      {
+        absl::MutexLock lock(&mutex_);
+        running_[id] = fence;
+        stopping = stopping_;
+      }
+      if (!stopping) return std::move(job);
+      // Claimed as the daemon stops: left for the next start (or another
+      // daemon) at no cost, as if stopped at its first epoch.
+      (void)Record(id, [](Job& j) { j.stopped_with_daemon = true; }, {});
+      (void)store_.ReleaseLease(id, fence);
+      absl::MutexLock lock(&mutex_);
+      running_.erase(id);
+      return std::nullopt;
+    }
+    absl::MutexLock lock(&mutex_);
+    if (stopping_) return std::nullopt;
     work_.WaitWithTimeout(&mutex_, absl::Seconds(1));
   }
-  return "";
 }
 
 void JobManager::Work() {
-  for (std::string id = Take(); !id.empty(); id = Take()) {
-    Run(id);
+  for (std::optional<StoredJob> job = Take(); job; job = Take()) {
+    const std::string id = job->job.id;
+    Run(std::move(*job));
     {
       absl::MutexLock lock(&mutex_);
       running_.erase(id);
       cancelling_.erase(id);
+      lost_.erase(id);
     }
     Notify();
   }
 }
 
 absl::Status JobManager::Fail(const std::string& id, const absl::Status& why) {
+  if (IsLeaseLost(why) || Lost(id)) {
+    // Not this daemon's job any longer: nothing more is written.
+    std::cerr << "webnnmd: job " << id << " stopped here: "
+              << (IsLeaseLost(why) ? why.message() : "its lease was lost")
+              << "\n";
+    return absl::OkStatus();
+  }
+  if (store_.Shared() && why.code() == absl::StatusCode::kUnavailable) {
+    // The database went away under the job: not the job's fault. It stays
+    // RUNNING and is requeued (as after a crash) once its lease runs out.
+    std::cerr << "webnnmd: job " << id << " stopped here: " << why.message()
+              << "; it is requeued when its lease runs out\n";
+    return absl::OkStatus();
+  }
   Metrics().job_failures.With({"run"}).Add();
   std::string message(why.message());
   return Record(id,
@@ -320,25 +450,16 @@ absl::Status JobManager::Fail(const std::string& id, const absl::Status& why) {
       .status();
 }
 
-void JobManager::Run(const std::string& id) {
-  absl::StatusOr<std::optional<StoredJob>> stored = store_.GetJob(id);
-  if (!stored.ok() || !*stored) return;
-  absl::StatusOr<Job> started = Record(id,
-                                       [](Job& j) {
-                                         j.state = JobState::kRunning;
-                                         if (!j.started) j.started = Now();
-                                         if (j.attempt == 0) j.attempt = 1;
-                                       },
-                                       {StateEvent(JobState::kRunning)});
-  if (!started.ok()) return;
-  (*stored)->job = *started;
-  Metrics().job_starts.With({KindName(started->kind)}).Add();
+void JobManager::Run(StoredJob stored) {
+  const std::string id = stored.job.id;
+  Notify();
+  Metrics().job_starts.With({KindName(stored.job.kind)}).Add();
   absl::Status status;
   // Nothing a job does may end the daemon: an exception (out of memory
   // above all) fails the job.
   try {
-    status = (*stored)->job.kind == JobKind::kTest ? RunTest(**stored)
-                                                   : RunTrain(**stored);
+    status =
+        stored.job.kind == JobKind::kTest ? RunTest(stored) : RunTrain(stored);
   } catch (const std::bad_alloc&) {
     status = absl::ResourceExhaustedError(
         "the daemon ran out of memory running this job");
@@ -418,10 +539,19 @@ absl::Status JobManager::FinishTrain(const std::string& id,
                                      const train::TrainResult& result,
                                      TrainRecorder& recorder) {
   const bool cancelled = Cancelling(id);
+  if (Lost(id)) {
+    return absl::AbortedError(
+        StrCat("lease lost: job ", id, " is no longer this daemon's"));
+  }
   if (!cancelled && ShouldStop(id)) {
     // Stopped with the daemon: stays RUNNING, resumed at the next start
-    // without counting against the restart budget.
+    // (or by another daemon at once) without counting against the restart
+    // budget.
     recorder.Record({}, [](Job& j) { j.stopped_with_daemon = true; });
+    if (std::optional<Fence> fence = FenceOf(id);
+        fence && recorder.status().ok()) {
+      (void)store_.ReleaseLease(id, *fence);
+    }
     return recorder.status();
   }
   if (cancelled) {

@@ -5,11 +5,20 @@
 // warnings, scouting, each epoch's metrics with a checkpoint snapshot
 // (committed together), the test and the final snapshot.
 //
+// A worker claims a job from the store (Store::ClaimJob: RUNNING on this
+// daemon's node, attempt + 1, under a lease) and every write of the job's
+// state, events and checkpoints is fenced by that claim, while a keeper
+// thread renews the leases (every lease / 3), records this daemon's
+// heartbeat and, with a shared store, requeues the jobs of daemons whose
+// leases ran out. A job whose lease is lost (taken over, cancelled or
+// deleted elsewhere) stops at its next step and writes nothing more.
+//
 // Stopping (SIGTERM): running jobs stop at their next epoch boundary, after
-// that epoch's checkpoint, and stay RUNNING in the store. At the next start,
-// jobs left RUNNING (stopped, or killed with the daemon) are queued again
-// with one more attempt, up to the restart budget, and resume from their
-// last checkpoint: the run then ends exactly as an uninterrupted one would.
+// that epoch's checkpoint, and stay RUNNING in the store, their leases
+// released. At the next start (or, with a shared store, on any daemon at
+// once), jobs left RUNNING (stopped, or killed with the daemon) are queued
+// again, up to the restart budget, and resume from their last checkpoint:
+// the run then ends exactly as an uninterrupted one would.
 //
 // Thread-safety: every public method may be called from any thread.
 #ifndef WEBNNM_SERVER_CORE_JOBS_H_
@@ -41,6 +50,12 @@ struct JobOptions {
   int threads = 1;  // compute threads per job
   int restart_budget = 3;
   std::string default_backend = "cpu";
+  // This daemon's name among those of its store (--node), and what its
+  // node record says of it.
+  std::string node = "webnnmd";
+  std::string address, version;
+  // How long a claim holds without renewal (config lease_seconds).
+  std::chrono::milliseconds lease{30000};
   // Parsed datasets kept between a submission and its job (data_cache.h).
   int64_t data_cache_bytes = 512ll << 20;
   // The dataset limit a job's reads decode up to, as the submission's
@@ -68,7 +83,9 @@ class JobManager {
   Reader();
 
   // Requeues (or fails, beyond the restart budget) the jobs a previous run
-  // left RUNNING, then starts the workers.
+  // left RUNNING, then starts the workers. With a shared store,
+  // FailedPrecondition first when a live daemon elsewhere has this node's
+  // name.
   absl::Status Start();
   // Asks running jobs to stop at their next epoch boundary (checkpointed,
   // left RUNNING) and joins the workers. Idempotent.
@@ -80,13 +97,26 @@ class JobManager {
   void SetProgress(const std::string& id,
                    std::optional<train::StepReport> report);
 
-  // Records a change through the store and wakes watchers.
+  // Records a change through the store and wakes watchers; the change of
+  // a job this daemon runs is fenced by its claim (LeaseLost once lost).
   absl::StatusOr<Job> Record(const std::string& id,
                              const std::function<void(Job&)>& change,
                              std::vector<JobEvent> events,
-                             const SnapshotBlob* snapshot = nullptr);
+                             const SnapshotBlob* snapshot = nullptr,
+                             const UpdateCheck& check = nullptr);
   // A job was created (or deleted): wakes watchers and workers.
   void Queued();
+  // Names this daemon before Start (its node, the address it serves on,
+  // its version), for leases and its node record.
+  void Identify(std::string node, std::string address, std::string version) {
+    options_.node = std::move(node);
+    options_.address = std::move(address);
+    options_.version = std::move(version);
+  }
+  // Called (from the store's thread) when another daemon deleted a job.
+  void OnDeleted(std::function<void(const std::string&)> deleted);
+  const std::string& node() const { return options_.node; }
+  std::chrono::milliseconds lease() const { return options_.lease; }
 
   // A queued job is cancelled at once; a running one at its next epoch
   // boundary. FailedPrecondition for a finished job, NotFound for none.
@@ -108,10 +138,25 @@ class JobManager {
   class TrainRecorder;
 
   void Work();
-  // The next queued job no worker runs yet, marked running; "" when the
-  // manager stops.
-  std::string Take();
-  void Run(const std::string& id);
+  // The next queued job, claimed for this daemon; "" when the manager
+  // stops.
+  std::optional<StoredJob> Take();
+  // The keeper: renews leases, beats the heart, requeues dead daemons'
+  // jobs (job_leases.cc).
+  void Keep();
+  void KeepOnce();
+  // Requeues what a dead daemon (or this one before it restarted) left
+  // RUNNING; `at_start`: every job left RUNNING by a one-daemon store.
+  absl::Status RequeueInterrupted(bool at_start);
+  void Heard(const StoreNotice& notice);
+  // FailedPrecondition when another live daemon (another address) uses
+  // this daemon's node name in the shared store.
+  absl::Status CheckNodeName();
+  // The claim on a job this daemon runs (nullopt: none).
+  std::optional<Fence> FenceOf(const std::string& id);
+  // Whether the job's lease was lost: it must stop and write nothing.
+  bool Lost(const std::string& id);
+  void Run(StoredJob stored);
   absl::Status RunTrain(const StoredJob& stored);
   // The run of a training job (resuming from its checkpoint into `resume`).
   absl::StatusOr<std::unique_ptr<train::Run>> PrepareTrain(
@@ -123,8 +168,9 @@ class JobManager {
                            const train::TrainResult& result,
                            TrainRecorder& recorder);
   absl::Status RunTest(const StoredJob& stored);
-  // Requeues or fails one job a previous run left RUNNING.
-  absl::Status Requeue(const StoredJob& stored);
+  // Requeues or fails one job a previous run left RUNNING, under `check`
+  // (a shared store: the dead claim still holds, expired).
+  absl::Status Requeue(const StoredJob& stored, const UpdateCheck& check);
   absl::Status Fail(const std::string& id, const absl::Status& why);
   absl::StatusOr<Job> CancelQueued(const std::string& id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -133,19 +179,33 @@ class JobManager {
   void Notify();
 
   Store& store_;
-  const JobOptions options_;
+  JobOptions options_;  // node, address, version: set before Start
   DataCache data_;
   absl::Mutex mutex_;
   absl::CondVar work_;    // a job was queued, or the manager stops
   absl::CondVar change_;  // generation_ moved
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
-  std::set<std::string> running_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, Fence> running_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> cancelling_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> lost_ ABSL_GUARDED_BY(mutex_);
   absl::Mutex progress_mutex_;  // apart: steps set it often
   std::map<std::string, train::StepReport> progress_
       ABSL_GUARDED_BY(progress_mutex_);
+  // Other daemons' jobs' progress (notices), and when it was heard.
+  struct RemoteProgress {
+    train::StepReport report;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, RemoteProgress> remote_progress_
+      ABSL_GUARDED_BY(progress_mutex_);
+  std::map<std::string, std::chrono::steady_clock::time_point> published_
+      ABSL_GUARDED_BY(progress_mutex_);
+  std::function<void(const std::string&)> deleted_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::thread> workers_ ABSL_GUARDED_BY(mutex_);
+  std::thread keeper_;
+  absl::CondVar keep_;  // the keeper's wait (stop, or a lease to check)
+  Time started_ = Now();
 };
 
 }  // namespace webnnm::server

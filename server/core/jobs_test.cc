@@ -96,6 +96,25 @@ class JobsTest : public ::testing::Test {
         *store_, JobOptions{.workers = workers, .threads = 1});
     ASSERT_TRUE(jobs_->Start().ok());
   }
+  // The store as daemons of a cluster share it (leases, requeues).
+  void ShareTheStore() {
+    store_ = std::make_unique<MemoryStore>(folder_.string(), 1,
+                                           /*shared=*/true);
+    Dataset d{.id = "d1",
+              .name = "iris.csv",
+              .format = DatasetFormat::kCsv,
+              .sha256 = std::string(64, 'a'),
+              .files = {"iris.csv"}};
+    ASSERT_TRUE(store_->InsertDataset("ann", d).ok());
+  }
+  std::unique_ptr<JobManager> Daemon(const std::string& node,
+                                     std::chrono::milliseconds lease) {
+    auto jobs = std::make_unique<JobManager>(
+        *store_,
+        JobOptions{.workers = 1, .threads = 1, .node = node, .lease = lease});
+    EXPECT_TRUE(jobs->Start().ok());
+    return jobs;
+  }
 
   // A queued training job on iris (sgdm, so that it trains in few epochs).
   std::string Submit(const std::string& id, int64_t epochs,
@@ -332,6 +351,72 @@ TEST_F(JobsTest, ASubmissionsDatasetIsReadOnce) {
   ASSERT_TRUE(none.Read(*check.dag, source).ok());
   EXPECT_EQ(none.misses(), 2);
   EXPECT_EQ(none.hits(), 0);
+}
+
+TEST_F(JobsTest, ACancelElsewhereEndsTheLeaseAndTheRunWritesNoMore) {
+  StartManager();
+  const std::string id = Submit("j1", 100000, /*patience=*/100000);
+  ASSERT_TRUE(WaitFor(id, [](const Job& j) { return j.epoch >= 2; }));
+  EXPECT_EQ(Get(id).node, "webnnmd");
+  EXPECT_EQ(Get(id).attempt, 1);
+  // Another daemon cancels it in the store (no fence: it does not run it).
+  ASSERT_TRUE(store_
+                  ->Update(id,
+                           [](Job& j) {
+                             j.state = JobState::kCancelled;
+                             j.finished = Now();
+                           },
+                           {StateEvent(JobState::kCancelled, "elsewhere")})
+                  .ok());
+  const int64_t last = Get(id).last_seq;
+  // The keeper's renewal finds the claim gone: the run stops at a step.
+  for (int i = 0; i < 500 && jobs_->Busy() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(jobs_->Busy(), 0);
+  EXPECT_EQ(Get(id).state, JobState::kCancelled);
+  EXPECT_EQ(Get(id).last_seq, last);  // nothing written after the cancel
+  EXPECT_EQ(Events(id).back().message, "elsewhere");
+}
+
+TEST_F(JobsTest, ADeadDaemonsJobIsRequeuedByAnotherOnceItsLeaseRunsOut) {
+  ShareTheStore();
+  const std::string whole = Submit("whole", 30);
+  // Claimed by a daemon that then died: its lease is never renewed.
+  ASSERT_TRUE(*store_->ClaimJob("dead", std::chrono::milliseconds(300), nullptr,
+                                {StateEvent(JobState::kRunning)}));
+  auto b = Daemon("b", std::chrono::milliseconds(600));
+  ASSERT_TRUE(WaitForState(whole, JobState::kSucceeded)) << Get(whole).error;
+  Job job = Get(whole);
+  EXPECT_EQ(job.node, "b");
+  EXPECT_EQ(job.attempt, 2);
+  EXPECT_EQ(job.crash_restarts, 1);
+  bool requeued = false;
+  for (const JobEvent& e : Events(whole)) {
+    requeued |= e.message.find("interrupted by a daemon crash (dead)") !=
+                std::string::npos;
+  }
+  EXPECT_TRUE(requeued);
+}
+
+TEST_F(JobsTest, AStoppedDaemonsJobGoesOnAtOnceOnAnotherToTheSameEnd) {
+  ShareTheStore();
+  const std::string whole = Submit("whole", 300, /*patience=*/100000);
+  {
+    auto a = Daemon("a", std::chrono::seconds(60));
+    ASSERT_TRUE(WaitForState(whole, JobState::kSucceeded));
+  }
+  const std::string moved = Submit("moved", 300, /*patience=*/100000);
+  auto a = Daemon("a", std::chrono::seconds(60));
+  ASSERT_TRUE(WaitFor(moved, [](const Job& j) { return j.epoch >= 5; }));
+  a->Stop();  // SIGTERM: checkpointed, its lease released
+  ASSERT_EQ(Get(moved).state, JobState::kRunning);
+  // b takes it over well within a's 60 s lease, free of charge.
+  auto b = Daemon("b", std::chrono::seconds(60));
+  ASSERT_TRUE(WaitForState(moved, JobState::kSucceeded)) << Get(moved).error;
+  EXPECT_EQ(Get(moved).node, "b");
+  EXPECT_EQ(Get(moved).crash_restarts, 0);
+  EXPECT_EQ(Final(whole).state.params, Final(moved).state.params);
 }
 
 TEST_F(JobsTest, AJobWhoseDataIsGoneFailsWithTheReason) {

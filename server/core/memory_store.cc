@@ -130,11 +130,89 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::JobIds(JobState state) {
 absl::StatusOr<Job> MemoryStore::Update(const std::string& id,
                                         const std::function<void(Job&)>& change,
                                         std::vector<JobEvent> events,
-                                        const SnapshotBlob* snapshot) {
+                                        const SnapshotBlob* snapshot,
+                                        const UpdateCheck& check) {
   absl::MutexLock lock(&mutex_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return absl::NotFoundError(StrCat("no job ", id));
-  Entry& entry = it->second;
+  return UpdateLocked(it->second, change, std::move(events), snapshot, check);
+}
+
+absl::StatusOr<std::optional<StoredJob>> MemoryStore::ClaimJob(
+    const std::string& node, std::chrono::milliseconds lease,
+    const std::function<void(Job&)>& change, std::vector<JobEvent> events) {
+  absl::MutexLock lock(&mutex_);
+  std::vector<const Entry*> queued = Select("", JobState::kQueued);
+  if (queued.empty()) return std::nullopt;
+  Entry& entry = jobs_.at(queued.front()->stored.job.id);
+  auto claimed = UpdateLocked(
+      entry,
+      [&](Job& j) {
+        j.state = JobState::kRunning;
+        j.node = node;
+        j.attempt += 1;
+        if (change) change(j);
+      },
+      std::move(events), nullptr, nullptr);
+  if (!claimed.ok()) return claimed.status();
+  entry.lease_until = Now() + lease;
+  return entry.stored;
+}
+
+absl::Status MemoryStore::RenewLease(const std::string& id, const Fence& fence,
+                                     std::chrono::milliseconds lease) {
+  absl::MutexLock lock(&mutex_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return absl::NotFoundError(StrCat("no job ", id));
+  Fence held = fence;
+  held.expired = false;
+  if (absl::Status s = CheckFence(id, it->second.stored.job, held, false);
+      !s.ok()) {
+    return s;
+  }
+  it->second.lease_until = Now() + lease;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStore::ReleaseLease(const std::string& id,
+                                       const Fence& fence) {
+  absl::MutexLock lock(&mutex_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return absl::NotFoundError(StrCat("no job ", id));
+  Fence held = fence;
+  held.expired = false;
+  if (absl::Status s = CheckFence(id, it->second.stored.job, held, false);
+      !s.ok()) {
+    return s;
+  }
+  it->second.lease_until = Time{};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<StoredJob>> MemoryStore::ExpiredJobs(
+    const std::string& node) {
+  absl::MutexLock lock(&mutex_);
+  std::vector<StoredJob> out;
+  const Time now = Now();
+  for (const Entry* e : Select("", JobState::kRunning)) {
+    if (e->lease_until < now || e->stored.job.node == node) {
+      out.push_back(e->stored);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Job> MemoryStore::UpdateLocked(
+    Entry& entry, const std::function<void(Job&)>& change,
+    std::vector<JobEvent> events, const SnapshotBlob* snapshot,
+    const UpdateCheck& check) {
+  const std::string id = entry.stored.job.id;
+  if (check) {
+    if (absl::Status s = check(entry.stored.job, entry.lease_until < Now());
+        !s.ok()) {
+      return s;
+    }
+  }
   Job job = entry.stored.job;
   if (change) change(job);
   const Time now = Now();
@@ -229,10 +307,6 @@ absl::StatusOr<std::optional<SnapshotBlob>> MemoryStore::LatestSnapshot(
   auto it = jobs_.find(id);
   if (it == jobs_.end() || it->second.snapshots.empty()) return std::nullopt;
   return it->second.snapshots.back().second;
-}
-
-std::string MemoryStore::DatasetFolder(const std::string& sha256) const {
-  return (std::filesystem::path(folder_) / "datasets" / sha256).string();
 }
 
 absl::StatusOr<std::optional<Dataset>> MemoryStore::FindDataset(

@@ -1,7 +1,7 @@
 // A Store (store.h) in memory: the same contract as the SQLite store, kept
 // in maps under one mutex, gone with the process. For tests of the core
-// (the job manager) and of the store contract itself; dataset content still
-// lives in files, under `folder`/datasets.
+// (the job manager) and of the store contract itself; dataset content and
+// uploads still live in files, under `folder`/datasets (local_store.h).
 #ifndef WEBNNM_SERVER_CORE_MEMORY_STORE_H_
 #define WEBNNM_SERVER_CORE_MEMORY_STORE_H_
 
@@ -12,15 +12,21 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "server/core/store.h"
+#include "server/core/local_store.h"
 
 namespace webnnm::server {
 
-class MemoryStore final : public Store {
+class MemoryStore final : public LocalStore {
  public:
-  explicit MemoryStore(std::string folder, int snapshot_retention = 1)
-      : folder_(std::move(folder)),
-        retention_(std::max(0, snapshot_retention)) {}
+  // `shared`: it says it is shared (Shared()), so that job managers on it
+  // behave as daemons of a cluster do (tests of leases; no notices).
+  explicit MemoryStore(std::string folder, int snapshot_retention = 1,
+                       bool shared = false)
+      : LocalStore(std::move(folder)),
+        retention_(std::max(0, snapshot_retention)),
+        shared_(shared) {}
+
+  bool Shared() const override { return shared_; }
 
   absl::StatusOr<Job> CreateJob(Job job, const JobRequest& request,
                                 int max_queued = 0) override;
@@ -37,7 +43,17 @@ class MemoryStore final : public Store {
   absl::StatusOr<Job> Update(const std::string& id,
                              const std::function<void(Job&)>& change,
                              std::vector<JobEvent> events,
-                             const SnapshotBlob* snapshot = nullptr) override;
+                             const SnapshotBlob* snapshot = nullptr,
+                             const UpdateCheck& check = nullptr) override;
+  absl::StatusOr<std::optional<StoredJob>> ClaimJob(
+      const std::string& node, std::chrono::milliseconds lease,
+      const std::function<void(Job&)>& change,
+      std::vector<JobEvent> events) override;
+  absl::Status RenewLease(const std::string& id, const Fence& fence,
+                          std::chrono::milliseconds lease) override;
+  absl::Status ReleaseLease(const std::string& id, const Fence& fence) override;
+  absl::StatusOr<std::vector<StoredJob>> ExpiredJobs(
+      const std::string& node) override;
   absl::StatusOr<std::vector<JobEvent>> Events(const std::string& id,
                                                int64_t from_seq,
                                                int limit) override;
@@ -49,7 +65,6 @@ class MemoryStore final : public Store {
   absl::StatusOr<std::optional<SnapshotBlob>> LatestSnapshot(
       const std::string& id) override;
 
-  std::string DatasetFolder(const std::string& sha256) const override;
   absl::StatusOr<std::optional<Dataset>> FindDataset(
       const std::string& principal, const std::string& sha256) override;
   absl::StatusOr<std::optional<Dataset>> GetDataset(
@@ -69,6 +84,7 @@ class MemoryStore final : public Store {
     std::vector<JobEvent> events;
     std::map<std::string, std::map<int, double>> metrics;     // name, epoch
     std::vector<std::pair<int64_t, SnapshotBlob>> snapshots;  // with ids
+    Time lease_until;
   };
   struct DatasetRow {
     std::string principal;
@@ -79,9 +95,15 @@ class MemoryStore final : public Store {
   std::vector<const Entry*> Select(const std::string& principal,
                                    JobState state) const
       ABSL_SHARED_LOCKS_REQUIRED(mutex_);
+  absl::StatusOr<Job> UpdateLocked(Entry& entry,
+                                   const std::function<void(Job&)>& change,
+                                   std::vector<JobEvent> events,
+                                   const SnapshotBlob* snapshot,
+                                   const UpdateCheck& check)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  const std::string folder_;
   const int retention_;
+  const bool shared_;
   mutable absl::Mutex mutex_;
   std::map<std::string, Entry> jobs_ ABSL_GUARDED_BY(mutex_);
   std::vector<DatasetRow> datasets_ ABSL_GUARDED_BY(mutex_);

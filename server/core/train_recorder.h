@@ -99,7 +99,7 @@ class JobManager::TrainRecorder {
       samples_.Add(static_cast<double>(r.rows - epoch_rows_));
       epoch_rows_ = r.rows;
       jobs_.SetProgress(id_, r);
-      return true;
+      return !jobs_.Lost(id_);  // taken over elsewhere: stop at once
     };
     return callbacks;
   }

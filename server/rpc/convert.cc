@@ -219,6 +219,7 @@ v1::Job ToProto(const Job& j) {
   out.set_has_snapshot(j.has_snapshot);
   out.set_stopped_with_daemon(j.stopped_with_daemon);
   out.set_crash_restarts(j.crash_restarts);
+  out.set_node(j.node);
   out.set_name(j.name);
   out.mutable_tags()->insert(j.tags.begin(), j.tags.end());
   out.set_note(j.note);
@@ -256,6 +257,7 @@ Job FromProto(const v1::Job& j) {
   out.has_snapshot = j.has_snapshot();
   out.stopped_with_daemon = j.stopped_with_daemon();
   out.crash_restarts = j.crash_restarts();
+  out.node = j.node();
   out.name = j.name();
   out.tags.insert(j.tags().begin(), j.tags().end());
   out.note = j.note();

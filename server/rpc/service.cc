@@ -61,22 +61,7 @@ WebnnmService::WebnnmService(Store& store, JobManager& jobs,
       jobs_(jobs),
       tokens_(tokens),
       limits_(limits),
-      inference_(inference) {
-  // Uploads are kept in memory only: any folder left in the uploads
-  // directory is from an earlier run (cut off by a crash or SIGKILL).
-  std::error_code ec;
-  for (const fs::directory_entry& entry :
-       fs::directory_iterator(store_.DatasetFolder("uploads"), ec)) {
-    fs::remove_all(entry.path(), ec);
-  }
-}
-
-WebnnmService::~WebnnmService() {
-  for (auto& [id, upload] : uploads_) {
-    std::error_code ec;
-    fs::remove_all(upload->folder, ec);
-  }
-}
+      inference_(inference) {}
 
 absl::StatusOr<StoredJob> WebnnmService::VisibleJob(const Principal& who,
                                                     const std::string& id) {
@@ -563,6 +548,41 @@ grpc::Status WebnnmService::DeleteJob(grpc::ServerContext* context,
   inference_.Forget(request->job_id());
   jobs_.Queued();  // wakes watchers of the deleted job
   return ToGrpc(s);
+}
+
+grpc::Status WebnnmService::ListNodes(grpc::ServerContext* context,
+                                      const v1::ListNodesRequest*,
+                                      v1::ListNodesResponse* response) {
+  AUTHENTICATE(who);
+  // Live: seen within a lease (a dead daemon's jobs are requeued then).
+  absl::StatusOr<std::vector<NodeRecord>> nodes = store_.ListNodes(
+      std::max(jobs_.lease(), std::chrono::milliseconds(5000)));
+  if (!nodes.ok()) return ToGrpc(nodes.status());
+  // Whose the running jobs are: the caller sees only its own.
+  std::map<std::string, std::string> owner;
+  absl::StatusOr<std::vector<Job>> running =
+      store_.ListJobs("", JobState::kRunning, 0, 100000);
+  if (!running.ok()) return ToGrpc(running.status());
+  for (const Job& j : *running) owner[j.id] = j.principal;
+  for (const NodeRecord& n : *nodes) {
+    v1::Node* out = response->add_nodes();
+    out->set_name(n.name);
+    out->set_address(n.address);
+    out->set_version(n.version);
+    if (n.started) *out->mutable_started() = ToProto(*n.started);
+    if (n.seen) *out->mutable_last_seen() = ToProto(*n.seen);
+    out->set_workers(n.workers);
+    out->set_busy(n.busy);
+    out->set_threads(n.threads);
+    for (const std::string& id : n.running) {
+      auto it = owner.find(id);
+      if (it != owner.end() && who.Owns(it->second)) {
+        out->add_running_job_ids(id);
+      }
+    }
+  }
+  response->set_cluster(store_.Shared());
+  return grpc::Status::OK;
 }
 
 grpc::Status WebnnmService::GetMetrics(grpc::ServerContext* context,

@@ -44,7 +44,6 @@ class WebnnmService final : public v1::Webnnm::Service {
  public:
   WebnnmService(Store& store, JobManager& jobs, const Tokens& tokens,
                 Limits limits, InferenceCache& inference);
-  ~WebnnmService() override;
 
   // Dataset uploads begun and not yet finished (expired ones dropped).
   int UploadsInProgress();
@@ -100,9 +99,9 @@ class WebnnmService final : public v1::Webnnm::Service {
   grpc::Status Predict(grpc::ServerContext* context,
                        const v1::PredictRequest* request,
                        grpc::ServerWriter<v1::PredictChunk>* writer) override;
-
-  // An upload in progress (service_internal.h).
-  struct Upload;
+  grpc::Status ListNodes(grpc::ServerContext* context,
+                         const v1::ListNodesRequest* request,
+                         v1::ListNodesResponse* response) override;
 
  private:
   // The job if the principal may see it (NotFound otherwise).
@@ -121,26 +120,26 @@ class WebnnmService final : public v1::Webnnm::Service {
   // preview_error when the data or hyperparameters do not do).
   void Preview(const Principal& who, const v1::CheckModelRequest& request,
                const dag::Dag& dag, v1::CheckModelResponse& response);
-  // Uploads (datasets and snapshots): each in its own temporary folder.
-  absl::StatusOr<std::string> StartUpload(std::shared_ptr<Upload> upload);
-  // The principal's upload `id` of `kind` (NotFound otherwise).
-  absl::StatusOr<std::shared_ptr<Upload>> FindUpload(const Principal& who,
-                                                     const std::string& id,
-                                                     int kind);
-  void DropUpload(const std::string& id);
-  // Deletes uploads idle longer than the limit (and their folders).
-  void ExpireUploads() ABSL_EXCLUSIVE_LOCKS_REQUIRED(uploads_mutex_);
+  // Uploads (datasets and snapshots) are the store's: what bounds them,
+  // and the principal's upload `id` of `kind` (NotFound otherwise).
+  UploadCaps Caps() const;
+  absl::StatusOr<UploadRecord> FindUpload(const Principal& who,
+                                          const std::string& id, int kind);
+  grpc::Status FinishDatasetUpload(const Principal& who, const std::string& id,
+                                   UploadRecord& upload,
+                                   v1::UploadDatasetResponse* response);
+  // Calls on one upload run one at a time (in this daemon).
+  absl::Mutex& UploadLock(const std::string& id);
 
   Store& store_;
   JobManager& jobs_;
   const Tokens& tokens_;
   const Limits limits_;
-  absl::Mutex uploads_mutex_;
+  static constexpr int kUploadLocks = 32;
+  absl::Mutex upload_locks_[kUploadLocks];
   // Held while a dataset's files and record are stored or deleted, so that
   // a deletion never removes files an upload has just recorded.
   absl::Mutex dataset_files_mutex_;
-  std::map<std::string, std::shared_ptr<Upload>> uploads_
-      ABSL_GUARDED_BY(uploads_mutex_);
   InferenceCache& inference_;
 };
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "absl/cleanup/cleanup.h"
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
@@ -102,9 +103,8 @@ absl::Status FsyncPath(const fs::path& path, bool directory) {
 
 // Whether `name` may be a file of `upload` (by its format and the files
 // it already has); InvalidArgument saying why not.
-absl::Status CheckFileName(const WebnnmService::Upload& upload,
-                           const std::string& name)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(upload.mutex) {
+absl::Status CheckFileName(const UploadRecord& upload,
+                           const std::string& name) {
   auto invalid = [](const std::string& why) {
     return absl::InvalidArgumentError(why);
   };
@@ -144,115 +144,107 @@ absl::Status CheckFileName(const WebnnmService::Upload& upload,
   return absl::OkStatus();
 }
 
-// Appends `data` at `offset` of `file` (which holds `have` bytes).
-absl::Status AppendChunk(WebnnmService::Upload& upload, const fs::path& file,
-                         int64_t& have, int64_t offset, std::string_view data)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(upload.mutex) {
-  if (offset != have) {
-    return absl::FailedPreconditionError(StrCat("'", file.filename().string(),
-                                                "': expected offset ", have,
-                                                ", got ", offset));
-  }
-  if (upload.received + static_cast<int64_t>(data.size()) >
-      upload.total_bytes) {
-    return absl::InvalidArgumentError(
-        StrCat("more bytes than the announced ", upload.total_bytes));
-  }
-  std::ofstream out(file, std::ios::binary | std::ios::app);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!out) {
-    return absl::ResourceExhaustedError("cannot write the upload (disk full?)");
-  }
-  have += static_cast<int64_t>(data.size());
-  upload.received += static_cast<int64_t>(data.size());
-  return absl::OkStatus();
-}
-
 }  // namespace
 
-void WebnnmService::ExpireUploads() {
-  const auto now = std::chrono::steady_clock::now();
-  for (auto it = uploads_.begin(); it != uploads_.end();) {
-    if (now - it->second->touched > limits_.upload_idle_timeout) {
-      std::error_code ec;
-      fs::remove_all(it->second->folder, ec);
-      it = uploads_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+UploadCaps WebnnmService::Caps() const {
+  return {.max_open = limits_.max_open_uploads,
+          .max_open_bytes = limits_.max_open_upload_bytes,
+          .idle_timeout = limits_.upload_idle_timeout};
 }
 
-absl::StatusOr<std::string> WebnnmService::StartUpload(
-    std::shared_ptr<Upload> upload) {
-  std::string id = NewId("u");
-  upload->folder = fs::path(store_.DatasetFolder("uploads")) / id;
-  upload->touched = std::chrono::steady_clock::now();
-  absl::MutexLock lock(&uploads_mutex_);
-  ExpireUploads();
-  // The principal's open uploads are bounded in number and in bytes.
-  int open = 0;
-  int64_t bytes = 0;
-  for (const auto& [other_id, other] : uploads_) {
-    if (other->principal != upload->principal || other->finished.load()) {
-      continue;
-    }
-    ++open;
-    bytes += other->total_bytes;
-  }
-  if (open >= limits_.max_open_uploads) {
-    return absl::ResourceExhaustedError(
-        StrCat(open,
-               " uploads are open, the limit (max_open_uploads); finish "
-               "one, or wait until an abandoned one expires (after ",
-               limits_.upload_idle_timeout.count(), " s idle)"));
-  }
-  if (bytes + upload->total_bytes > limits_.max_open_upload_bytes) {
-    return absl::ResourceExhaustedError(
-        StrCat("open uploads would announce ", bytes + upload->total_bytes,
-               " bytes; the limit is ", limits_.max_open_upload_bytes,
-               " (max_open_upload_bytes)"));
-  }
-  std::error_code ec;
-  fs::create_directories(upload->folder, ec);
-  if (ec) {
-    return absl::InternalError(
-        StrCat("cannot create an upload folder: ", ec.message()));
-  }
-  uploads_[id] = std::move(upload);
-  return id;
+absl::Mutex& WebnnmService::UploadLock(const std::string& id) {
+  return upload_locks_[std::hash<std::string>()(id) % kUploadLocks];
 }
 
-absl::StatusOr<std::shared_ptr<WebnnmService::Upload>>
-WebnnmService::FindUpload(const Principal& who, const std::string& id,
-                          int kind) {
-  absl::MutexLock lock(&uploads_mutex_);
-  ExpireUploads();
-  auto it = uploads_.find(id);
-  if (it == uploads_.end() || it->second->principal != who.name ||
-      it->second->kind != kind) {
+absl::StatusOr<UploadRecord> WebnnmService::FindUpload(const Principal& who,
+                                                       const std::string& id,
+                                                       int kind) {
+  ASSIGN_OR_RETURN(std::optional<UploadRecord> upload,
+                   store_.GetUpload(who.name, id, kind, Caps()));
+  if (!upload) {
     return absl::NotFoundError(
         StrCat("no upload ", id, " (it may have expired)"));
   }
-  it->second->touched = std::chrono::steady_clock::now();
-  return it->second;
+  return *upload;
 }
 
 int WebnnmService::UploadsInProgress() {
-  absl::MutexLock lock(&uploads_mutex_);
-  ExpireUploads();
-  int open = 0;
-  for (const auto& [id, upload] : uploads_) open += !upload->finished.load();
-  return open;
+  absl::StatusOr<int> open = store_.OpenUploads(Caps());
+  return open.ok() ? *open : 0;
 }
 
-void WebnnmService::DropUpload(const std::string& id) {
-  absl::MutexLock lock(&uploads_mutex_);
-  auto it = uploads_.find(id);
-  if (it == uploads_.end()) return;
-  std::error_code ec;
-  fs::remove_all(it->second->folder, ec);
-  uploads_.erase(it);
+// A dataset upload's finish: verified (bytes, files, hash), its content
+// stored and its record made, answered in `response`.
+grpc::Status WebnnmService::FinishDatasetUpload(
+    const Principal& who, const std::string& id, UploadRecord& upload,
+    v1::UploadDatasetResponse* response) {
+  auto invalid = [](const std::string& why) {
+    return ToGrpc(absl::InvalidArgumentError(why));
+  };
+  auto drop = [&] { (void)store_.DropUpload(id); };
+  if (upload.received != upload.total_bytes) {
+    drop();
+    return invalid(StrCat("the upload has ", upload.received, " bytes; ",
+                          upload.total_bytes, " were announced"));
+  }
+  if (upload.dataset.format == DatasetFormat::kIdx) {
+    if (std::string stem = MissingIdxFile(upload.files); !stem.empty()) {
+      drop();
+      return invalid(StrCat("an IDX dataset needs ", stem, "[.gz]"));
+    }
+  }
+  absl::StatusOr<std::string> folder = store_.UploadFiles(id);
+  if (!folder.ok()) {
+    drop();
+    return ToGrpc(folder.status());
+  }
+  std::vector<std::string> paths;
+  for (const auto& [name, bytes] : upload.files) {
+    paths.push_back((fs::path(*folder) / name).string());
+    upload.dataset.files.push_back(name);
+  }
+  absl::StatusOr<std::string> hash = wire::DatasetHash(paths);
+  if (!hash.ok() || *hash != upload.dataset.sha256) {
+    drop();
+    return ToGrpc(
+        absl::DataLossError("the uploaded content does not match its sha256"));
+  }
+  for (const std::string& p : paths) {
+    if (absl::Status s = FsyncPath(p, false); !s.ok()) {
+      drop();
+      return ToGrpc(s);
+    }
+  }
+  // What the content holds, read from the upload's own copy.
+  SummarizeStored(*folder, upload.dataset);
+  // Storing the content and its record is one step for DeleteDataset.
+  absl::MutexLock files_lock(&dataset_files_mutex_);
+  if (absl::Status stored =
+          store_.PutDatasetContent(*hash, *folder, upload.dataset.files);
+      !stored.ok()) {
+    drop();
+    return ToGrpc(stored);
+  }
+  upload.dataset.id = NewId("d");
+  upload.dataset.bytes = upload.total_bytes;
+  upload.dataset.created = Now();
+  absl::Status inserted = store_.InsertDataset(who.name, upload.dataset);
+  if (!inserted.ok()) {
+    // A concurrent upload of the same content won: answer with its row.
+    absl::StatusOr<std::optional<Dataset>> existing =
+        store_.FindDataset(who.name, *hash);
+    if (existing.ok() && *existing) {
+      (void)store_.FinishUpload(id, (*existing)->id);
+      *response->mutable_dataset() = ToProto(**existing);
+      response->set_existing(true);
+      return grpc::Status::OK;
+    }
+    drop();
+    return ToGrpc(inserted);
+  }
+  (void)store_.FinishUpload(id, upload.dataset.id);
+  *response->mutable_dataset() = ToProto(upload.dataset);
+  return grpc::Status::OK;
 }
 
 grpc::Status WebnnmService::UploadDataset(
@@ -296,114 +288,58 @@ grpc::Status WebnnmService::UploadDataset(
       response->set_existing(true);
       return grpc::Status::OK;
     }
-    auto upload = std::make_shared<Upload>();
-    upload->principal = who.name;
-    upload->dataset.name = request->name();
-    upload->dataset.format = static_cast<DatasetFormat>(request->format());
-    upload->dataset.sha256 = request->sha256();
-    upload->total_bytes = request->total_bytes();
-    absl::StatusOr<std::string> id = StartUpload(upload);
-    if (!id.ok()) return ToGrpc(id.status());
-    response->set_upload_id(*id);
+    UploadRecord upload;
+    upload.id = NewId("u");
+    upload.principal = who.name;
+    upload.dataset.name = request->name();
+    upload.dataset.format = static_cast<DatasetFormat>(request->format());
+    upload.dataset.sha256 = request->sha256();
+    upload.total_bytes = request->total_bytes();
+    if (absl::Status begun = store_.BeginUpload(upload, Caps()); !begun.ok()) {
+      return ToGrpc(begun);
+    }
+    response->set_upload_id(upload.id);
     return grpc::Status::OK;
   }
 
-  absl::StatusOr<std::shared_ptr<Upload>> found =
-      FindUpload(who, request->upload_id(), Upload::kDataset);
+  const std::string& id = request->upload_id();
+  absl::MutexLock lock(&UploadLock(id));
+  absl::StatusOr<UploadRecord> found =
+      FindUpload(who, id, UploadRecord::kDataset);
   if (!found.ok()) return ToGrpc(found.status());
-  std::shared_ptr<Upload> upload = *found;
-  absl::MutexLock lock(&upload->mutex);
-  response->set_upload_id(request->upload_id());
-  if (upload->finished_dataset) {
+  UploadRecord& upload = *found;
+  response->set_upload_id(id);
+  if (upload.finished) {
     // Finished already: a retried (or concurrent) finish gets its answer.
     if (!request->data().empty() || !request->file_name().empty()) {
       return ToGrpc(absl::FailedPreconditionError(
-          StrCat("the upload ", request->upload_id(), " is finished")));
+          StrCat("the upload ", id, " is finished")));
     }
-    *response->mutable_dataset() = ToProto(*upload->finished_dataset);
+    absl::StatusOr<std::optional<Dataset>> made =
+        store_.GetDataset(who.name, upload.result);
+    if (!made.ok()) return ToGrpc(made.status());
+    if (!*made) {
+      return ToGrpc(
+          absl::NotFoundError(StrCat("the dataset ", upload.result,
+                                     " that upload ", id, " made is gone")));
+    }
+    *response->mutable_dataset() = ToProto(**made);
     return grpc::Status::OK;
   }
   if (!request->data().empty() || !request->file_name().empty()) {
     const std::string& name = request->file_name();
-    if (absl::Status named = CheckFileName(*upload, name); !named.ok()) {
+    if (absl::Status named = CheckFileName(upload, name); !named.ok()) {
       return ToGrpc(named);
     }
     absl::Status appended =
-        AppendChunk(*upload, upload->folder / name, upload->files[name],
-                    request->offset(), request->data());
+        store_.AppendUpload(id, name, request->offset(), request->data());
     if (!appended.ok()) return ToGrpc(appended);
+    upload.files[name] += static_cast<int64_t>(request->data().size());
+    upload.received += static_cast<int64_t>(request->data().size());
   }
   if (!request->finish()) return grpc::Status::OK;
 
-  // Finish: verify, then move the files into place and record them.
-  auto drop = [&] { DropUpload(request->upload_id()); };
-  if (upload->received != upload->total_bytes) {
-    drop();
-    return invalid(StrCat("the upload has ", upload->received, " bytes; ",
-                          upload->total_bytes, " were announced"));
-  }
-  std::vector<std::string> paths;
-  for (const auto& [name, bytes] : upload->files) {
-    paths.push_back((upload->folder / name).string());
-    upload->dataset.files.push_back(name);
-  }
-  if (upload->dataset.format == DatasetFormat::kIdx) {
-    if (std::string stem = MissingIdxFile(upload->files); !stem.empty()) {
-      drop();
-      return invalid(StrCat("an IDX dataset needs ", stem, "[.gz]"));
-    }
-  }
-  absl::StatusOr<std::string> hash = wire::DatasetHash(paths);
-  if (!hash.ok() || *hash != upload->dataset.sha256) {
-    drop();
-    return ToGrpc(
-        absl::DataLossError("the uploaded content does not match its sha256"));
-  }
-  for (const std::string& p : paths) {
-    if (absl::Status s = FsyncPath(p, false); !s.ok()) {
-      drop();
-      return ToGrpc(s);
-    }
-  }
-  // What the content holds, read from the upload's own copy.
-  SummarizeStored(upload->folder, upload->dataset);
-  // Storing the content and its record is one step for DeleteDataset.
-  absl::MutexLock files_lock(&dataset_files_mutex_);
-  fs::path target = store_.DatasetFolder(*hash);
-  std::error_code ec;
-  if (!fs::exists(target)) {
-    fs::create_directories(target.parent_path(), ec);
-    fs::rename(upload->folder, target, ec);
-    if (ec) {
-      drop();
-      return ToGrpc(absl::InternalError(
-          StrCat("cannot store the dataset: ", ec.message())));
-    }
-    (void)FsyncPath(target.parent_path(), true);
-  }
-  upload->dataset.id = NewId("d");
-  upload->dataset.bytes = upload->total_bytes;
-  upload->dataset.created = Now();
-  absl::Status inserted = store_.InsertDataset(who.name, upload->dataset);
-  fs::remove_all(upload->folder, ec);  // left when the content was stored
-  upload->files.clear();
-  upload->finished = true;  // no longer open (dropped below if it failed)
-  if (!inserted.ok()) {
-    // A concurrent upload of the same content won: answer with its row.
-    absl::StatusOr<std::optional<Dataset>> existing =
-        store_.FindDataset(who.name, *hash);
-    if (existing.ok() && *existing) {
-      upload->finished_dataset = **existing;
-      *response->mutable_dataset() = ToProto(**existing);
-      response->set_existing(true);
-      return grpc::Status::OK;
-    }
-    drop();
-    return ToGrpc(inserted);
-  }
-  upload->finished_dataset = upload->dataset;
-  *response->mutable_dataset() = ToProto(upload->dataset);
-  return grpc::Status::OK;
+  return FinishDatasetUpload(who, id, upload, response);
 }
 
 grpc::Status WebnnmService::ListDatasets(grpc::ServerContext* context,
@@ -418,7 +354,7 @@ grpc::Status WebnnmService::ListDatasets(grpc::ServerContext* context,
 
 grpc::Status WebnnmService::DeleteDataset(
     grpc::ServerContext* context, const v1::DeleteDatasetRequest* request,
-    v1::DeleteDatasetResponse* response) {
+    v1::DeleteDatasetResponse*) {
   AUTHENTICATE(who);
   const std::string& id = request->dataset_id();
   absl::StatusOr<std::optional<Dataset>> dataset =
@@ -446,11 +382,7 @@ grpc::Status WebnnmService::DeleteDataset(
   absl::MutexLock files_lock(&dataset_files_mutex_);
   absl::StatusOr<bool> last = store_.DeleteDataset(who.Filter(), id);
   if (!last.ok()) return ToGrpc(last.status());
-  if (*last) {
-    std::error_code ignored;
-    std::filesystem::remove_all(store_.DatasetFolder((*dataset)->sha256),
-                                ignored);
-  }
+  if (*last) (void)store_.RemoveDatasetContent((*dataset)->sha256);
   return grpc::Status::OK;
 }
 
@@ -505,58 +437,64 @@ grpc::Status WebnnmService::ImportSnapshot(
       return ToGrpc(
           absl::InvalidArgumentError("sha256 must be 64 lowercase hex digits"));
     }
-    auto upload = std::make_shared<Upload>();
-    upload->principal = who.name;
-    upload->kind = Upload::kSnapshot;
-    upload->total_bytes = request->total_bytes();
-    upload->dataset.sha256 = request->sha256();
-    absl::StatusOr<std::string> id = StartUpload(upload);
-    if (!id.ok()) return ToGrpc(id.status());
-    response->set_upload_id(*id);
+    UploadRecord upload;
+    upload.id = NewId("u");
+    upload.principal = who.name;
+    upload.kind = UploadRecord::kSnapshot;
+    upload.total_bytes = request->total_bytes();
+    upload.dataset.sha256 = request->sha256();
+    if (absl::Status begun = store_.BeginUpload(upload, Caps()); !begun.ok()) {
+      return ToGrpc(begun);
+    }
+    response->set_upload_id(upload.id);
     return grpc::Status::OK;
   }
-  absl::StatusOr<std::shared_ptr<Upload>> found =
-      FindUpload(who, request->upload_id(), Upload::kSnapshot);
+  const std::string& id = request->upload_id();
+  absl::MutexLock lock(&UploadLock(id));
+  absl::StatusOr<UploadRecord> found =
+      FindUpload(who, id, UploadRecord::kSnapshot);
   if (!found.ok()) return ToGrpc(found.status());
-  std::shared_ptr<Upload> upload = *found;
-  absl::MutexLock lock(&upload->mutex);
-  response->set_upload_id(request->upload_id());
-  fs::path file = upload->folder / "snapshot.wnms";
-  if (upload->finished_job) {
+  UploadRecord& upload = *found;
+  response->set_upload_id(id);
+  if (upload.finished) {
     // Imported already: a retried finish gets the same job.
     if (!request->data().empty()) {
       return ToGrpc(absl::FailedPreconditionError(
-          StrCat("the upload ", request->upload_id(), " is finished")));
+          StrCat("the upload ", id, " is finished")));
     }
-    *response->mutable_job() = ToProto(*upload->finished_job);
+    absl::StatusOr<std::optional<StoredJob>> made =
+        store_.GetJob(upload.result);
+    if (!made.ok()) return ToGrpc(made.status());
+    if (!*made) {
+      return ToGrpc(absl::NotFoundError(StrCat(
+          "the job ", upload.result, " that upload ", id, " made is gone")));
+    }
+    *response->mutable_job() = ToProto((*made)->job);
     return grpc::Status::OK;
   }
   if (!request->data().empty()) {
-    int64_t& have = upload->files["snapshot.wnms"];
-    absl::Status appended =
-        AppendChunk(*upload, file, have, request->offset(), request->data());
+    absl::Status appended = store_.AppendUpload(
+        id, "snapshot.wnms", request->offset(), request->data());
     if (!appended.ok()) return ToGrpc(appended);
   }
   if (!request->finish()) return grpc::Status::OK;
-  auto drop = [&] { DropUpload(request->upload_id()); };
-  std::ifstream in(file, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
-  in.close();
-  std::error_code ec;
-  fs::remove_all(upload->folder, ec);
-  upload->files.clear();
   // A refused snapshot ends its upload; an imported one is remembered.
   bool imported = false;
   absl::Cleanup end_refused = [&] {
-    if (!imported) drop();
+    if (!imported) (void)store_.DropUpload(id);
   };
-  if (static_cast<int64_t>(bytes.size()) != upload->total_bytes) {
+  absl::StatusOr<std::string> folder = store_.UploadFiles(id);
+  if (!folder.ok()) return ToGrpc(folder.status());
+  std::ifstream in(fs::path(*folder) / "snapshot.wnms", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  in.close();
+  if (static_cast<int64_t>(bytes.size()) != upload.total_bytes) {
     return ToGrpc(absl::InvalidArgumentError(
-        StrCat("the upload has ", bytes.size(), " bytes; ", upload->total_bytes,
+        StrCat("the upload has ", bytes.size(), " bytes; ", upload.total_bytes,
                " were announced")));
   }
-  if (wire::Sha256Hex(bytes) != upload->dataset.sha256) {
+  if (wire::Sha256Hex(bytes) != upload.dataset.sha256) {
     return ToGrpc(
         absl::DataLossError("the uploaded snapshot does not match its sha256"));
   }
@@ -593,8 +531,7 @@ grpc::Status WebnnmService::ImportSnapshot(
       job, SnapshotBlob{"final", snapshot->state.epoch, std::move(bytes)});
   if (!created.ok()) return ToGrpc(created.status());
   jobs_.Queued();
-  upload->finished_job = *created;
-  upload->finished = true;
+  (void)store_.FinishUpload(id, created->id);
   imported = true;
   *response->mutable_job() = ToProto(*created);
   return grpc::Status::OK;

@@ -70,7 +70,19 @@ CREATE TABLE datasets (
   UNIQUE (principal, sha256)
 );
 )sql",
+    // 2: leases (core/store.h): who runs a job, which attempt, until when.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN lease_until_ms INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             Now().time_since_epoch())
+      .count();
+}
 
 int64_t Millis(Time t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -154,10 +166,13 @@ absl::Status SqliteStore::Migrate() {
 absl::Status SqliteStore::PutJob(const Job& job) {
   ASSIGN_OR_RETURN(
       Statement put,
-      db_->Prepare("UPDATE jobs SET state = ?2, job = ?3 WHERE id = ?1"));
+      db_->Prepare("UPDATE jobs SET state = ?2, job = ?3, node = ?4, attempt "
+                   "= ?5 WHERE id = ?1"));
   put.Bind(1, job.id)
       .Bind(2, static_cast<int64_t>(job.state))
-      .BindBlob(3, ToProto(job).SerializeAsString());
+      .BindBlob(3, ToProto(job).SerializeAsString())
+      .Bind(4, job.node)
+      .Bind(5, int64_t{job.attempt});
   return put.Run();
 }
 
@@ -378,16 +393,25 @@ absl::Status SqliteStore::AddSnapshot(const std::string& id,
   return prune.Run();
 }
 
-absl::StatusOr<Job> SqliteStore::Update(const std::string& id,
-                                        const std::function<void(Job&)>& change,
-                                        std::vector<JobEvent> events,
-                                        const SnapshotBlob* snapshot) {
-  absl::MutexLock lock(&mutex_);
-  Transaction tx(*db_);
-  RETURN_IF_ERROR(tx.Begin());
+absl::StatusOr<bool> SqliteStore::LeaseExpired(const std::string& id) {
+  ASSIGN_OR_RETURN(Statement get, db_->Prepare("SELECT lease_until_ms FROM "
+                                               "jobs WHERE id = ?1"));
+  get.Bind(1, id);
+  ASSIGN_OR_RETURN(bool row, get.Step());
+  return !row || get.Int(0) < NowMillis();
+}
+
+absl::StatusOr<Job> SqliteStore::UpdateLocked(
+    const std::string& id, const std::function<void(Job&)>& change,
+    std::vector<JobEvent> events, const SnapshotBlob* snapshot,
+    const UpdateCheck& check) {
   ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
   if (!stored) return absl::NotFoundError(StrCat("no job ", id));
   Job& job = stored->job;
+  if (check) {
+    ASSIGN_OR_RETURN(bool expired, LeaseExpired(id));
+    RETURN_IF_ERROR(check(job, expired));
+  }
   if (change) change(job);
   const Time now = Now();
   for (JobEvent& event : events) {
@@ -404,8 +428,114 @@ absl::StatusOr<Job> SqliteStore::Update(const std::string& id,
     job.has_snapshot = true;
   }
   RETURN_IF_ERROR(PutJob(job));
+  return job;
+}
+
+absl::StatusOr<Job> SqliteStore::Update(const std::string& id,
+                                        const std::function<void(Job&)>& change,
+                                        std::vector<JobEvent> events,
+                                        const SnapshotBlob* snapshot,
+                                        const UpdateCheck& check) {
+  absl::MutexLock lock(&mutex_);
+  Transaction tx(*db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(
+      Job job, UpdateLocked(id, change, std::move(events), snapshot, check));
   RETURN_IF_ERROR(tx.Commit());
   return job;
+}
+
+absl::StatusOr<std::optional<StoredJob>> SqliteStore::ClaimJob(
+    const std::string& node, std::chrono::milliseconds lease,
+    const std::function<void(Job&)>& change, std::vector<JobEvent> events) {
+  absl::MutexLock lock(&mutex_);
+  Transaction tx(*db_);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(Statement next,
+                   db_->Prepare("SELECT id FROM jobs WHERE state = ?1 ORDER "
+                                "BY created_ms, id LIMIT 1"));
+  next.Bind(1, static_cast<int64_t>(JobState::kQueued));
+  ASSIGN_OR_RETURN(bool row, next.Step());
+  if (!row) return std::nullopt;
+  const std::string id = next.Text(0);
+  ASSIGN_OR_RETURN(Job job, UpdateLocked(
+                                id,
+                                [&](Job& j) {
+                                  j.state = JobState::kRunning;
+                                  j.node = node;
+                                  j.attempt += 1;
+                                  if (change) change(j);
+                                },
+                                std::move(events), nullptr, nullptr));
+  ASSIGN_OR_RETURN(Statement leased,
+                   db_->Prepare("UPDATE jobs SET lease_until_ms = ?2 WHERE "
+                                "id = ?1"));
+  leased.Bind(1, id).Bind(2, NowMillis() + lease.count());
+  RETURN_IF_ERROR(leased.Run());
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
+  RETURN_IF_ERROR(tx.Commit());
+  return stored;
+}
+
+absl::Status SqliteStore::RenewLease(const std::string& id, const Fence& fence,
+                                     std::chrono::milliseconds lease) {
+  absl::MutexLock lock(&mutex_);
+  ASSIGN_OR_RETURN(Statement renew,
+                   db_->Prepare("UPDATE jobs SET lease_until_ms = ?4 WHERE id "
+                                "= ?1 AND node = ?2 AND attempt = ?3 AND "
+                                "state = ?5"));
+  renew.Bind(1, id)
+      .Bind(2, fence.node)
+      .Bind(3, int64_t{fence.attempt})
+      .Bind(4, NowMillis() + lease.count())
+      .Bind(5, static_cast<int64_t>(JobState::kRunning));
+  RETURN_IF_ERROR(renew.Run());
+  if (db_->Changes() == 1) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
+  if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+  return LeaseLost(id, stored->job, fence);
+}
+
+absl::Status SqliteStore::ReleaseLease(const std::string& id,
+                                       const Fence& fence) {
+  absl::MutexLock lock(&mutex_);
+  ASSIGN_OR_RETURN(Statement release,
+                   db_->Prepare("UPDATE jobs SET lease_until_ms = 0 WHERE id "
+                                "= ?1 AND node = ?2 AND attempt = ?3 AND "
+                                "state = ?4"));
+  release.Bind(1, id)
+      .Bind(2, fence.node)
+      .Bind(3, int64_t{fence.attempt})
+      .Bind(4, static_cast<int64_t>(JobState::kRunning));
+  RETURN_IF_ERROR(release.Run());
+  if (db_->Changes() == 1) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
+  if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+  return LeaseLost(id, stored->job, fence);
+}
+
+absl::StatusOr<std::vector<StoredJob>> SqliteStore::ExpiredJobs(
+    const std::string& node) {
+  absl::MutexLock lock(&mutex_);
+  ASSIGN_OR_RETURN(Statement list,
+                   db_->Prepare("SELECT id FROM jobs WHERE state = ?1 AND "
+                                "(lease_until_ms < ?2 OR node = ?3) ORDER BY "
+                                "created_ms, id"));
+  list.Bind(1, static_cast<int64_t>(JobState::kRunning))
+      .Bind(2, NowMillis())
+      .Bind(3, node);
+  std::vector<std::string> ids;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, list.Step());
+    if (!row) break;
+    ids.push_back(list.Text(0));
+  }
+  std::vector<StoredJob> jobs;
+  for (const std::string& id : ids) {
+    ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobLocked(id));
+    if (stored) jobs.push_back(std::move(*stored));
+  }
+  return jobs;
 }
 
 absl::StatusOr<std::vector<JobEvent>> SqliteStore::Events(const std::string& id,
@@ -487,10 +617,6 @@ absl::StatusOr<std::optional<SnapshotBlob>> SqliteStore::LatestSnapshot(
   ASSIGN_OR_RETURN(bool row, get.Step());
   if (!row) return std::nullopt;
   return SnapshotBlob{get.Text(0), static_cast<int>(get.Int(1)), get.Blob(2)};
-}
-
-std::string SqliteStore::DatasetFolder(const std::string& sha256) const {
-  return (std::filesystem::path(folder_) / "datasets" / sha256).string();
 }
 
 absl::StatusOr<std::optional<Dataset>> SqliteStore::FindDataset(

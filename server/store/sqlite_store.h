@@ -11,7 +11,10 @@
 // sequence number misses nothing. An EPOCH event also writes its metrics
 // (history and latest) and, with a snapshot, the checkpoint: a job's epoch,
 // metrics and checkpoint are committed together or not at all. Dataset
-// content lives in files under <database folder>/datasets/<sha256>.
+// content lives in files under <database folder>/datasets/<sha256>
+// (core/local_store.h). Leases (schema 2: the node, attempt and lease
+// columns) work as in a shared store, for one daemon: at its start every
+// job left RUNNING is its own, dead one.
 #ifndef WEBNNM_SERVER_STORE_SQLITE_STORE_H_
 #define WEBNNM_SERVER_STORE_SQLITE_STORE_H_
 
@@ -20,19 +23,19 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "server/core/store.h"
+#include "server/core/local_store.h"
 #include "server/store/sqlite.h"
 
 namespace webnnm::server {
 
-class SqliteStore final : public Store {
+class SqliteStore final : public LocalStore {
  public:
   // Opens or creates the database (and its folder); `snapshot_retention`
   // checkpoints are kept per job besides the final snapshot.
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(
       const std::string& path, int snapshot_retention = 1);
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   absl::StatusOr<Job> CreateJob(Job job, const JobRequest& request,
                                 int max_queued = 0) override;
@@ -49,7 +52,17 @@ class SqliteStore final : public Store {
   absl::StatusOr<Job> Update(const std::string& id,
                              const std::function<void(Job&)>& change,
                              std::vector<JobEvent> events,
-                             const SnapshotBlob* snapshot = nullptr) override;
+                             const SnapshotBlob* snapshot = nullptr,
+                             const UpdateCheck& check = nullptr) override;
+  absl::StatusOr<std::optional<StoredJob>> ClaimJob(
+      const std::string& node, std::chrono::milliseconds lease,
+      const std::function<void(Job&)>& change,
+      std::vector<JobEvent> events) override;
+  absl::Status RenewLease(const std::string& id, const Fence& fence,
+                          std::chrono::milliseconds lease) override;
+  absl::Status ReleaseLease(const std::string& id, const Fence& fence) override;
+  absl::StatusOr<std::vector<StoredJob>> ExpiredJobs(
+      const std::string& node) override;
   absl::StatusOr<std::vector<JobEvent>> Events(const std::string& id,
                                                int64_t from_seq,
                                                int limit) override;
@@ -61,7 +74,6 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::optional<SnapshotBlob>> LatestSnapshot(
       const std::string& id) override;
 
-  std::string DatasetFolder(const std::string& sha256) const override;
   absl::StatusOr<std::optional<Dataset>> FindDataset(
       const std::string& principal, const std::string& sha256) override;
   absl::StatusOr<std::optional<Dataset>> GetDataset(
@@ -78,10 +90,22 @@ class SqliteStore final : public Store {
 
  private:
   SqliteStore(std::unique_ptr<Database> db, std::string folder, int retention)
-      : db_(std::move(db)), folder_(std::move(folder)), retention_(retention) {}
+      : LocalStore(std::move(folder)),
+        db_(std::move(db)),
+        retention_(retention) {}
   absl::Status Migrate() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::Status PutJob(const Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::StatusOr<std::optional<StoredJob>> GetJobLocked(const std::string& id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Update's body, in the caller's transaction.
+  absl::StatusOr<Job> UpdateLocked(const std::string& id,
+                                   const std::function<void(Job&)>& change,
+                                   std::vector<JobEvent> events,
+                                   const SnapshotBlob* snapshot,
+                                   const UpdateCheck& check)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Whether job `id`'s lease has run out.
+  absl::StatusOr<bool> LeaseExpired(const std::string& id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   absl::Status AppendEvent(const std::string& id, const JobEvent& event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -93,7 +117,6 @@ class SqliteStore final : public Store {
 
   absl::Mutex mutex_;
   const std::unique_ptr<Database> db_ ABSL_PT_GUARDED_BY(mutex_);
-  const std::string folder_;
   const int retention_;
 };
 

@@ -1,14 +1,20 @@
-// The store contract (core/store.h), one suite run on both implementations
-// (SQLite and in memory), and what only the SQLite store does (its schema,
-// WAL, reopening).
+// The store contract (core/store.h), one suite run on every implementation
+// (SQLite, in memory, and PostgreSQL on a private server started for the
+// test), and what only the SQLite or the PostgreSQL store does (schemas,
+// WAL, reopening, notices and content shared by daemons).
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include "server/core/memory_store.h"
+#include "server/store/postgres_store.h"
 #include "server/store/sqlite_store.h"
+#include "server/store/testing/postgres_server.h"
 
 namespace webnnm::server {
 namespace {
@@ -55,6 +61,65 @@ class Folder {
   fs::path path_;
 };
 
+// One PostgreSQL server for the whole binary, started when a test first
+// needs it (it takes about a second), stopped at exit.
+testing::PostgresServer* Server() {
+  static absl::StatusOr<std::unique_ptr<testing::PostgresServer>>* server =
+      new absl::StatusOr<std::unique_ptr<testing::PostgresServer>>(
+          testing::PostgresServer::Start());
+  static const bool stopped_at_exit = [] {
+    std::atexit([] {
+      if (server->ok()) server->value().reset();
+    });
+    return true;
+  }();
+  (void)stopped_at_exit;
+  if (!server->ok()) {
+    ADD_FAILURE() << "no PostgreSQL server: " << server->status();
+    return nullptr;
+  }
+  return server->value().get();
+}
+
+// A new database on the test server, named after the test.
+std::string NewDatabase() {
+  static int counter = 0;
+  testing::PostgresServer* server = Server();
+  if (!server) return "";
+  absl::StatusOr<std::string> uri =
+      server->NewDatabase("t" + std::to_string(++counter));
+  EXPECT_TRUE(uri.ok()) << uri.status();
+  return uri.ok() ? *uri : "";
+}
+
+std::unique_ptr<PostgresStore> OpenPostgres(const std::string& uri,
+                                            const fs::path& cache,
+                                            int retention = 1) {
+  absl::StatusOr<std::unique_ptr<PostgresStore>> s =
+      PostgresStore::Open({.uri = uri,
+                           .cache_folder = cache.string(),
+                           .snapshot_retention = retention});
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+// A folder holding `files` (name, content), for content and uploads.
+fs::path MakeFiles(
+    const fs::path& folder,
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  fs::create_directories(folder);
+  for (const auto& [name, content] : files) {
+    std::ofstream(folder / name, std::ios::binary) << content;
+  }
+  return folder;
+}
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
 // The suite's parameter: which implementation.
 class StoreContract : public ::testing::TestWithParam<std::string> {
  protected:
@@ -62,20 +127,37 @@ class StoreContract : public ::testing::TestWithParam<std::string> {
     if (GetParam() == "memory") {
       return std::make_unique<MemoryStore>(folder_.path().string(), retention);
     }
+    if (GetParam() == "postgres") {
+      if (uri_.empty()) uri_ = NewDatabase();
+      if (uri_.empty()) return nullptr;
+      return OpenPostgres(uri_, folder_.path() / "cache", retention);
+    }
     absl::StatusOr<std::unique_ptr<SqliteStore>> s = SqliteStore::Open(
         (folder_.path() / "sub" / "test.db").string(), retention);
     EXPECT_TRUE(s.ok()) << s.status();
     return s.ok() ? std::move(*s) : nullptr;
   }
+  // Stores content `sha256` (a file `name`), as an upload does before it
+  // records the dataset.
+  void PutContent(Store& store, const std::string& sha256,
+                  const std::string& name = "iris.csv") {
+    fs::path staged =
+        MakeFiles(folder_.path() / ("staged-" + sha256.substr(0, 8)),
+                  {{name, "a,b\n1,2\n"}});
+    ASSERT_TRUE(store.PutDatasetContent(sha256, staged.string(), {name}).ok());
+  }
 
   Folder folder_;
+  std::string uri_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreContract,
-                         ::testing::Values("sqlite", "memory"));
+                         ::testing::Values("sqlite", "memory", "postgres"),
+                         [](const auto& info) { return info.param; });
 
 TEST_P(StoreContract, JobsGetNumberedEventsAndMetrics) {
   auto store = Open();
+  ASSERT_TRUE(store);
   JobRequest request;
   request.model_text = "model text";
   request.hyperparameters["lr"] = 0.05;
@@ -119,6 +201,7 @@ TEST_P(StoreContract, JobsGetNumberedEventsAndMetrics) {
 
 TEST_P(StoreContract, IdempotencyKeysAreUniquePerPrincipal) {
   auto store = Open();
+  ASSERT_TRUE(store);
   JobRequest request;
   request.idempotency_key = "k";
   ASSERT_TRUE(store->CreateJob(NewJob("a", "ann", 1), request).ok());
@@ -134,6 +217,7 @@ TEST_P(StoreContract, IdempotencyKeysAreUniquePerPrincipal) {
 
 TEST_P(StoreContract, TheQueueLimitHoldsPerPrincipal) {
   auto store = Open();
+  ASSERT_TRUE(store);
   ASSERT_TRUE(store->CreateJob(NewJob("a", "ann", 1), {}, 2).ok());
   ASSERT_TRUE(store->CreateJob(NewJob("b", "ann", 2), {}, 2).ok());
   absl::StatusOr<Job> third = store->CreateJob(NewJob("c", "ann", 3), {}, 2);
@@ -144,6 +228,7 @@ TEST_P(StoreContract, TheQueueLimitHoldsPerPrincipal) {
 
 TEST_P(StoreContract, ListsNewestFirstByPrincipalAndState) {
   auto store = Open();
+  ASSERT_TRUE(store);
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(
         store
@@ -167,6 +252,7 @@ TEST_P(StoreContract, ListsNewestFirstByPrincipalAndState) {
 
 TEST_P(StoreContract, KeepsTheNewestCheckpointsAndDeletesEverythingOfAJob) {
   auto store = Open(/*retention=*/2);
+  ASSERT_TRUE(store);
   ASSERT_TRUE(store->CreateJob(NewJob("j", "ann", 1), {}).ok());
   for (int epoch = 1; epoch <= 4; ++epoch) {
     SnapshotBlob blob{"checkpoint", epoch, std::string(10, 'a' + epoch)};
@@ -197,6 +283,7 @@ TEST_P(StoreContract, KeepsTheNewestCheckpointsAndDeletesEverythingOfAJob) {
 
 TEST_P(StoreContract, AFinishedJobIsCreatedWithItsSnapshot) {
   auto store = Open();
+  ASSERT_TRUE(store);
   Job job = NewJob("i", "ann", 1);
   job.kind = JobKind::kImport;
   absl::StatusOr<Job> created =
@@ -211,6 +298,7 @@ TEST_P(StoreContract, AFinishedJobIsCreatedWithItsSnapshot) {
 
 TEST_P(StoreContract, DatasetsAreSeenByTheirPrincipal) {
   auto store = Open();
+  ASSERT_TRUE(store);
   Dataset d;
   d.id = "d1";
   d.name = "iris.csv";
@@ -218,6 +306,7 @@ TEST_P(StoreContract, DatasetsAreSeenByTheirPrincipal) {
   d.sha256 = std::string(64, 'a');
   d.files = {"iris.csv"};
   d.created = Time(std::chrono::seconds(5));
+  PutContent(*store, d.sha256);
   ASSERT_TRUE(store->InsertDataset("ann", d).ok());
   std::optional<Dataset> found = *store->FindDataset("ann", d.sha256);
   ASSERT_TRUE(found);
@@ -238,6 +327,7 @@ TEST_P(StoreContract, DatasetsAreSeenByTheirPrincipal) {
 
 TEST_P(StoreContract, DeletingADatasetSaysWhetherItsContentIsShared) {
   auto store = Open();
+  ASSERT_TRUE(store);
   Dataset d;
   d.id = "d1";
   d.name = "iris.csv";
@@ -247,6 +337,7 @@ TEST_P(StoreContract, DeletingADatasetSaysWhetherItsContentIsShared) {
   d.rows = 150;
   d.columns = 5;
   d.header = {"a", "b"};
+  PutContent(*store, d.sha256);
   ASSERT_TRUE(store->InsertDataset("ann", d).ok());
   std::optional<Dataset> found = *store->GetDataset("ann", "d1");
   ASSERT_TRUE(found);
@@ -263,6 +354,248 @@ TEST_P(StoreContract, DeletingADatasetSaysWhetherItsContentIsShared) {
   EXPECT_EQ(store->ListDatasets("")->size(), 0u);
 }
 
+TEST_P(StoreContract, ClaimsTakeTheOldestQueuedJobOnceAndFenceItsWrites) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->CreateJob(NewJob("j2", "ann", 2), {}).ok());
+  ASSERT_TRUE(store->CreateJob(NewJob("j1", "ann", 1), {}).ok());
+  const auto lease = std::chrono::seconds(60);
+  absl::StatusOr<std::optional<StoredJob>> a =
+      store->ClaimJob("a", lease, [](Job& j) { j.started = Now(); },
+                      {StateEvent(JobState::kRunning)});
+  ASSERT_TRUE(a.ok() && *a) << a.status();
+  EXPECT_EQ((*a)->job.id, "j1");  // the oldest
+  EXPECT_EQ((*a)->job.state, JobState::kRunning);
+  EXPECT_EQ((*a)->job.node, "a");
+  EXPECT_EQ((*a)->job.attempt, 1);
+  EXPECT_TRUE((*a)->job.started.has_value());
+  EXPECT_EQ((*store->Events("j1", 2, 10))[0].state, JobState::kRunning);
+  absl::StatusOr<std::optional<StoredJob>> b =
+      store->ClaimJob("b", lease, nullptr, {});
+  ASSERT_TRUE(b.ok() && *b);
+  EXPECT_EQ((*b)->job.id, "j2");
+  EXPECT_FALSE(*store->ClaimJob("c", lease, nullptr, {}));  // none left
+
+  // Writes fenced by the claim go through; by another claim they do not.
+  EXPECT_TRUE(store
+                  ->Update(
+                      "j1", [](Job& j) { j.epoch = 1; }, {Epoch(1, 0.5)},
+                      nullptr, Fenced("j1", {"a", 1}))
+                  .ok());
+  for (Fence wrong : {Fence{"b", 1}, Fence{"a", 2}}) {
+    absl::Status lost = store
+                            ->Update(
+                                "j1", [](Job& j) { j.epoch = 9; },
+                                {Epoch(9, 1)}, nullptr, Fenced("j1", wrong))
+                            .status();
+    EXPECT_TRUE(IsLeaseLost(lost)) << lost;
+  }
+  EXPECT_EQ((*store->GetJob("j1"))->job.epoch, 1);
+  EXPECT_EQ((*store->GetJob("j1"))->job.last_seq, 3);  // nothing of j1's 9
+  EXPECT_TRUE(store->RenewLease("j1", {"a", 1}, lease).ok());
+  EXPECT_TRUE(IsLeaseLost(store->RenewLease("j1", {"b", 1}, lease)));
+
+  // Live leases have not expired; a node's own jobs are listed for it.
+  EXPECT_TRUE(store->ExpiredJobs("")->empty());
+  ASSERT_EQ(store->ExpiredJobs("a")->size(), 1u);
+  EXPECT_EQ((*store->ExpiredJobs("a"))[0].job.id, "j1");
+  // A fence that needs the lease expired fails while it holds...
+  Fence dead{"a", 1, /*expired=*/true};
+  EXPECT_TRUE(IsLeaseLost(
+      store->Update("j1", nullptr, {}, nullptr, Fenced("j1", dead)).status()));
+  // ... and holds once it is released.
+  ASSERT_TRUE(store->ReleaseLease("j1", {"a", 1}).ok());
+  ASSERT_EQ(store->ExpiredJobs("")->size(), 1u);
+  ASSERT_TRUE(store
+                  ->Update(
+                      "j1", [](Job& j) { j.state = JobState::kQueued; },
+                      {StateEvent(JobState::kQueued)}, nullptr,
+                      Fenced("j1", dead))
+                  .ok());
+  // Requeued once: a second requeue of the same dead claim is refused.
+  EXPECT_TRUE(IsLeaseLost(
+      store->Update("j1", nullptr, {}, nullptr, Fenced("j1", dead)).status()));
+  absl::StatusOr<std::optional<StoredJob>> again =
+      store->ClaimJob("b", std::chrono::milliseconds(1), nullptr, {});
+  ASSERT_TRUE(again.ok() && *again);
+  EXPECT_EQ((*again)->job.attempt, 2);  // the fencing token moved on
+  EXPECT_TRUE(IsLeaseLost(
+      store->Update("j1", nullptr, {}, nullptr, Fenced("j1", {"a", 1}))
+          .status()));
+  // A lease that is not renewed runs out.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::vector<StoredJob> expired = *store->ExpiredJobs("");
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].job.id, "j1");
+  // A cancelled job's claim is lost.
+  ASSERT_TRUE(
+      store->Update("j2", [](Job& j) { j.state = JobState::kCancelled; }, {})
+          .ok());
+  EXPECT_TRUE(IsLeaseLost(store->RenewLease("j2", {"b", 1}, lease)));
+}
+
+TEST_P(StoreContract, DaemonsClaimingAtOnceNeverTakeAJobTwice) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(
+        store->CreateJob(NewJob("j" + std::to_string(i), "ann", i), {}).ok());
+  }
+  // Four claimers, each on a store of its own where the store is shared.
+  std::vector<std::unique_ptr<Store>> others;
+  for (int i = 0; i < 4; ++i) {
+    if (GetParam() == "postgres") others.push_back(Open());
+  }
+  absl::Mutex mutex;
+  std::vector<std::string> claimed;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    Store& s = others.empty() ? *store : *others[i];
+    threads.emplace_back([&, i] {
+      while (true) {
+        absl::StatusOr<std::optional<StoredJob>> got =
+            s.ClaimJob("n" + std::to_string(i), std::chrono::seconds(60),
+                       nullptr, {StateEvent(JobState::kRunning)});
+        ASSERT_TRUE(got.ok()) << got.status();
+        if (!*got) return;
+        absl::MutexLock lock(&mutex);
+        claimed.push_back((*got)->job.id);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(claimed.size(), 40u);
+  EXPECT_EQ(std::set<std::string>(claimed.begin(), claimed.end()).size(), 40u);
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ((*store->GetJob("j" + std::to_string(i)))->job.attempt, 1);
+  }
+}
+
+TEST_P(StoreContract, UploadsAreCappedAppendedInOrderAndExpire) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  UploadCaps caps{.max_open = 2,
+                  .max_open_bytes = 100,
+                  .idle_timeout = std::chrono::seconds(3600)};
+  auto upload = [](const std::string& id, const std::string& who,
+                   int64_t total) {
+    UploadRecord u;
+    u.id = id;
+    u.principal = who;
+    u.dataset.name = "x.csv";
+    u.dataset.format = DatasetFormat::kCsv;
+    u.dataset.sha256 = std::string(64, 'c');
+    u.total_bytes = total;
+    return u;
+  };
+  ASSERT_TRUE(store->BeginUpload(upload("u1", "ann", 10), caps).ok());
+  ASSERT_TRUE(store->BeginUpload(upload("u2", "ann", 10), caps).ok());
+  absl::Status third = store->BeginUpload(upload("u3", "ann", 10), caps);
+  EXPECT_EQ(third.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(third.message()),
+              ::testing::HasSubstr("max_open_uploads"));
+  absl::Status big = store->BeginUpload(upload("u4", "bob", 101), caps);
+  EXPECT_THAT(std::string(big.message()),
+              ::testing::HasSubstr("max_open_upload_bytes"));
+  ASSERT_TRUE(store->BeginUpload(upload("u5", "bob", 100), caps).ok());
+
+  EXPECT_TRUE(store->AppendUpload("u1", "x.csv", 0, "hello").ok());
+  EXPECT_EQ(store->AppendUpload("u1", "x.csv", 0, "hello").code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(store->AppendUpload("u1", "x.csv", 5, "world").ok());
+  EXPECT_EQ(store->AppendUpload("u1", "x.csv", 10, "!").code(),
+            absl::StatusCode::kInvalidArgument);  // past the announced 10
+  std::optional<UploadRecord> got =
+      *store->GetUpload("ann", "u1", UploadRecord::kDataset, caps);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->received, 10);
+  EXPECT_EQ(got->files.at("x.csv"), 10);
+  EXPECT_EQ(got->dataset.sha256, std::string(64, 'c'));
+  EXPECT_FALSE(*store->GetUpload("bob", "u1", UploadRecord::kDataset, caps));
+  EXPECT_FALSE(*store->GetUpload("ann", "u1", UploadRecord::kSnapshot, caps));
+  absl::StatusOr<std::string> files = store->UploadFiles("u1");
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ(ReadAll(fs::path(*files) / "x.csv"), "helloworld");
+
+  EXPECT_EQ(*store->OpenUploads(caps), 3);
+  ASSERT_TRUE(store->FinishUpload("u1", "d9").ok());
+  got = *store->GetUpload("ann", "u1", UploadRecord::kDataset, caps);
+  ASSERT_TRUE(got);  // known, to answer a retried finish
+  EXPECT_TRUE(got->finished);
+  EXPECT_EQ(got->result, "d9");
+  EXPECT_EQ(*store->OpenUploads(caps), 2);
+  ASSERT_TRUE(store->DropUpload("u2").ok());
+  EXPECT_FALSE(*store->GetUpload("ann", "u2", UploadRecord::kDataset, caps));
+  // A finished upload no longer counts against the caps; an upload's lease
+  // is the idle timeout from its last call: idle past it, it is gone.
+  UploadCaps brief = caps;
+  brief.idle_timeout = std::chrono::seconds(1);
+  EXPECT_TRUE(store->BeginUpload(upload("u6", "ann", 10), brief).ok());
+  EXPECT_EQ(*store->OpenUploads(caps), 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_FALSE(*store->GetUpload("ann", "u6", UploadRecord::kDataset, brief));
+  EXPECT_EQ(*store->OpenUploads(caps), 1);  // bob's u5
+}
+
+TEST_P(StoreContract, DatasetContentIsStoredReadAndRemoved) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  const std::string sha = std::string(64, 'd');
+  // More than one 1 MiB chunk, and an empty file.
+  std::string big(2621440 + 17, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
+  fs::path staged =
+      MakeFiles(folder_.path() / "staged", {{"big.bin", big}, {"empty", ""}});
+  EXPECT_TRUE(absl::IsNotFound(store->DatasetContent(sha).status()));
+  ASSERT_TRUE(
+      store->PutDatasetContent(sha, staged.string(), {"big.bin", "empty"})
+          .ok());
+  absl::StatusOr<std::string> folder = store->DatasetContent(sha);
+  ASSERT_TRUE(folder.ok()) << folder.status();
+  EXPECT_EQ(ReadAll(fs::path(*folder) / "big.bin"), big);
+  EXPECT_TRUE(fs::exists(fs::path(*folder) / "empty"));
+  Dataset d;
+  d.id = "d1";
+  d.sha256 = sha;
+  d.files = {"big.bin", "empty"};
+  ASSERT_TRUE(store->InsertDataset("ann", d).ok());
+  EXPECT_EQ(*store->DeleteDataset("ann", "d1"), true);
+  ASSERT_TRUE(store->RemoveDatasetContent(sha).ok());
+  EXPECT_TRUE(absl::IsNotFound(store->DatasetContent(sha).status()));
+}
+
+TEST_P(StoreContract, NodesAreListedWithTheJobsTheyRun) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  NodeRecord a{.name = "a",
+               .address = "127.0.0.1:1",
+               .version = "v",
+               .workers = 2,
+               .threads = 1};
+  NodeRecord b{.name = "b",
+               .address = "127.0.0.1:2",
+               .version = "v",
+               .workers = 1,
+               .threads = 1};
+  ASSERT_TRUE(store->Heartbeat(a).ok());
+  ASSERT_TRUE(store->Heartbeat(b).ok());
+  ASSERT_TRUE(store->CreateJob(NewJob("j", "ann", 1), {}).ok());
+  ASSERT_TRUE(*store->ClaimJob("a", std::chrono::seconds(60), nullptr, {}));
+  std::vector<NodeRecord> nodes = *store->ListNodes(std::chrono::seconds(10));
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0].name, "a");
+  EXPECT_EQ(nodes[0].workers, 2);
+  EXPECT_EQ(nodes[0].address, "127.0.0.1:1");
+  EXPECT_THAT(nodes[0].running, ElementsAre("j"));
+  EXPECT_TRUE(nodes[1].running.empty());
+  EXPECT_TRUE(nodes[1].seen.has_value());
+  ASSERT_TRUE(store->RemoveNode("b").ok());
+  EXPECT_EQ(store->ListNodes(std::chrono::seconds(10))->size(), 1u);
+  // Not seen within the window: not listed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_TRUE(store->ListNodes(std::chrono::milliseconds(5))->empty());
+}
+
 // What only the SQLite store does.
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -277,6 +610,7 @@ class SqliteStoreTest : public ::testing::Test {
 
 TEST_F(SqliteStoreTest, CreatesTheSchemaInWalMode) {
   auto store = Open();
+  ASSERT_TRUE(store);
   ASSERT_TRUE(store);
   EXPECT_TRUE(fs::exists(Path()));
   sqlite3* db = nullptr;
@@ -322,6 +656,7 @@ TEST_F(SqliteStoreTest, JobsEventsAndMetricsSurviveReopening) {
     ASSERT_TRUE(store->Update("j1", nullptr, {Epoch(1, 0.5)}).ok());
   }
   auto store = Open();
+  ASSERT_TRUE(store);
   std::optional<StoredJob> stored = *store->GetJob("j1");
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->request.model_text, "model text");
@@ -334,6 +669,128 @@ TEST_F(SqliteStoreTest, JobsEventsAndMetricsSurviveReopening) {
   EXPECT_EQ(stored->job.created, Time(std::chrono::seconds(1)));
   EXPECT_EQ(store->Events("j1", 1, 10)->size(), 2u);
   EXPECT_EQ((*store->Metrics("j1", {"trainLoss"}))[0].points[0].value, 0.5);
+}
+
+}  // namespace
+}  // namespace webnnm::server
+
+namespace webnnm::server {
+namespace {
+
+// What only the PostgreSQL store does: several daemons on one database.
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    uri_ = NewDatabase();
+    ASSERT_FALSE(uri_.empty());
+  }
+  std::unique_ptr<PostgresStore> Open(const std::string& cache) {
+    return OpenPostgres(uri_, folder_.path() / cache);
+  }
+  Folder folder_;
+  std::string uri_;
+};
+
+TEST_F(PostgresStoreTest, NoticesReachTheOtherDaemons) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(a && b);
+  absl::Mutex mutex;
+  std::vector<StoreNotice> heard;
+  b->Listen([&](const StoreNotice& n) {
+    absl::MutexLock lock(&mutex);
+    heard.push_back(n);
+  });
+  auto wait_for = [&](StoreNotice::Kind kind) -> std::optional<StoreNotice> {
+    for (int i = 0; i < 100; ++i) {
+      {
+        absl::MutexLock lock(&mutex);
+        for (const StoreNotice& n : heard) {
+          if (n.kind == kind) return n;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return std::nullopt;
+  };
+  // The listener listens a moment after Listen returns.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(a->CreateJob(NewJob("j", "ann", 1), {}).ok());
+  std::optional<StoreNotice> job = wait_for(StoreNotice::Kind::kJob);
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->job_id, "j");
+  a->PublishProgress("j", {.epoch = 2,
+                           .epochs = 5,
+                           .step = 7,
+                           .steps = 9,
+                           .rows = 448,
+                           .seconds = 1.5});
+  std::optional<StoreNotice> progress = wait_for(StoreNotice::Kind::kProgress);
+  ASSERT_TRUE(progress);
+  EXPECT_EQ(progress->progress.epoch, 2);
+  EXPECT_EQ(progress->progress.steps, 9);
+  EXPECT_EQ(progress->progress.rows, 448);
+  EXPECT_EQ(progress->progress.seconds, 1.5);
+  ASSERT_TRUE(a->DeleteJob("j").ok());
+  std::optional<StoreNotice> deleted = wait_for(StoreNotice::Kind::kDeleted);
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->job_id, "j");
+}
+
+TEST_F(PostgresStoreTest,
+       AnotherDaemonReadsContentAndSnapshotsFromTheDatabase) {
+  auto a = Open("a"), b = Open("b");
+  ASSERT_TRUE(a && b);
+  const std::string sha = std::string(64, 'e');
+  fs::path staged = MakeFiles(folder_.path() / "staged", {{"x.csv", "1,2\n"}});
+  ASSERT_TRUE(a->PutDatasetContent(sha, staged.string(), {"x.csv"}).ok());
+  absl::StatusOr<std::string> there = b->DatasetContent(sha);
+  ASSERT_TRUE(there.ok()) << there.status();
+  EXPECT_NE(*there, *a->DatasetContent(sha));  // b's own copy
+  EXPECT_EQ(ReadAll(fs::path(*there) / "x.csv"), "1,2\n");
+  ASSERT_TRUE(a->CreateJob(NewJob("j", "ann", 1), {}).ok());
+  SnapshotBlob blob{"checkpoint", 1, std::string("\0\1\2snap", 7)};
+  ASSERT_TRUE(a->Update("j", nullptr, {Epoch(1, 0.5)}, &blob).ok());
+  EXPECT_EQ((*b->LatestSnapshot("j"))->bytes, blob.bytes);
+  // An upload begun on one daemon continues and ends on another.
+  UploadRecord u;
+  u.id = "u";
+  u.principal = "ann";
+  u.total_bytes = 6;
+  UploadCaps caps;
+  ASSERT_TRUE(a->BeginUpload(u, caps).ok());
+  ASSERT_TRUE(a->AppendUpload("u", "f", 0, "abc").ok());
+  ASSERT_TRUE(b->AppendUpload("u", "f", 3, "def").ok());
+  EXPECT_EQ(ReadAll(fs::path(*b->UploadFiles("u")) / "f"), "abcdef");
+  // The caps count every daemon's uploads.
+  caps.max_open = 1;
+  u.id = "v";
+  EXPECT_EQ(b->BeginUpload(u, caps).code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST_F(PostgresStoreTest, RefusesANewerSchema) {
+  {
+    auto a = Open("a");
+    ASSERT_TRUE(a);
+  }
+  {
+    absl::StatusOr<std::unique_ptr<pg::Connection>> c =
+        pg::Connection::Open(uri_);
+    ASSERT_TRUE(c.ok());
+    ASSERT_TRUE((*c)->Script("UPDATE webnnm_schema SET version = 99").ok());
+  }
+  absl::StatusOr<std::unique_ptr<PostgresStore>> s = PostgresStore::Open(
+      {.uri = uri_, .cache_folder = (folder_.path() / "c").string()});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.status().message()), ::testing::HasSubstr("99"));
+  // A server that does not answer is said as such.
+  absl::StatusOr<std::unique_ptr<PostgresStore>> none =
+      PostgresStore::Open({.uri = "postgresql://webnnm@127.0.0.1:1/x",
+                           .cache_folder = (folder_.path() / "d").string()});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(none.status().message()),
+              ::testing::HasSubstr("cannot connect to PostgreSQL"));
 }
 
 }  // namespace

@@ -17,6 +17,10 @@
    snapshot are still there (Infer answers from the snapshot).
 5. docker/compose.yaml comes up under podman-compose on the same image,
    healthy, and goes down again.
+6. Its cluster profile: docker/postgres.Dockerfile built, PostgreSQL and
+   three daemons in cluster mode come up; every daemon lists the three
+   nodes, a job submitted through one is followed through another and read
+   from the third; all go down with their volumes.
 
 podman runs as root here: with runc (the default crun refuses this
 machine's hybrid cgroups) and lowered ulimits, set through a
@@ -40,6 +44,7 @@ SOURCE = None
 IMAGE = "localhost/webnnm:test"
 BUILD_IMAGE = "localhost/webnnm-build:test"
 BASE = "localhost/debian:12-slim"
+PG_IMAGE = "localhost/webnnm-postgres:test"
 TOKEN = "container-test-token-0123456789"
 # Each step's bound, in seconds (the image build compiles the daemon).
 BUILD_TIMEOUT = 2400
@@ -245,7 +250,9 @@ class Container(unittest.TestCase):
                                  proc.stdout[-3000:] + proc.stderr[-3000:])
             return proc
         try:
-            run("up", "-d", "--no-build")
+            # The service named: podman-compose 1.0 ignores profiles, and
+            # would start the cluster's services too.
+            run("up", "-d", "--no-build", "webnnmd")
             server = f"127.0.0.1:{grpc_port}"
             deadline = time.time() + 60
             while True:
@@ -263,6 +270,73 @@ class Container(unittest.TestCase):
             self.assertEqual(
                 json.loads(self.ctl(server, "list", "-o", "json"))["jobs"],
                 [])
+        finally:
+            run("down", "-v", check=False)
+
+
+    @unittest.skipIf(shutil.which("podman-compose") is None,
+                     "no podman-compose here")
+    def test_zz_compose_cluster_profile_shares_one_database(self):
+        log("building docker/postgres.Dockerfile")
+        self.podman.run("build", "--isolation", "chroot", "--format",
+                        "docker", "--pull=never", "-f",
+                        os.path.join(SOURCE, "docker", "postgres.Dockerfile"),
+                        "-t", PG_IMAGE, SOURCE, timeout=BUILD_TIMEOUT,
+                        stream=True)
+        ports = [free_port() for _ in range(3)]
+        project = f"webnnmcluster{os.getpid()}"
+        env = {**self.podman.env, "WEBNNM_IMAGE": IMAGE,
+               "WEBNNM_PG_IMAGE": PG_IMAGE, "WEBNNM_TOKENS": self.tokens,
+               "WEBNNM_PG_PASSWORD": "cluster-test-password",
+               "WEBNNM_CLUSTER_PORT": str(ports[0]),
+               "WEBNNM_CLUSTER_PORT_B": str(ports[1]),
+               "WEBNNM_CLUSTER_PORT_C": str(ports[2])}
+        compose = ["podman-compose", "-p", project, "-f",
+                   os.path.join(SOURCE, "docker", "compose.yaml")]
+
+        def run(*args, check=True):
+            proc = subprocess.run([*compose, *args], env=env, timeout=300,
+                                  capture_output=True, text=True)
+            if check:
+                self.assertEqual(proc.returncode, 0,
+                                 proc.stdout[-3000:] + proc.stderr[-3000:])
+            return proc
+        servers = [f"127.0.0.1:{p}" for p in ports]
+        try:
+            run("up", "-d", "--no-build", "postgres", "webnnmd-a",
+                "webnnmd-b", "webnnmd-c")
+            # Every daemon answers and lists the three (they restart until
+            # PostgreSQL is up).
+            deadline = time.time() + 120
+            while True:
+                env_ctl = {**os.environ, "WEBNNM_SERVER": servers[2],
+                           "WEBNNM_TOKEN": TOKEN}
+                proc = subprocess.run([WEBNNMCTL, "nodes", "-o", "json"],
+                                      capture_output=True, text=True,
+                                      timeout=30, env=env_ctl)
+                names = (sorted(n["name"] for n in
+                                json.loads(proc.stdout)["nodes"])
+                         if proc.returncode == 0 else [])
+                if names == ["a", "b", "c"]:
+                    break
+                if time.time() > deadline:
+                    logs = run("logs", check=False)
+                    self.fail(f"the cluster never listed three nodes: "
+                              f"{proc.stderr} {names}\n"
+                              f"{logs.stdout[-3000:]}")
+                time.sleep(1)
+            # A job submitted through a, followed through b, listed by c.
+            out = self.ctl(servers[0], "submit",
+                           os.path.join(SOURCE, "configs", "models",
+                                        "iris.wnm"),
+                           "--dataset", os.path.join(SOURCE, "configs",
+                                                     "datasets", "iris.csv"),
+                           "--epochs", "20", "-o", "json")
+            job = json.loads(out.splitlines()[-1])["jobId"]
+            self.ctl(servers[1], "watch", job, timeout=300)
+            got = json.loads(self.ctl(servers[2], "get", job, "-o", "json"))
+            self.assertEqual(got["state"], "SUCCEEDED")
+            self.assertIn(got["node"], ["a", "b", "c"])
         finally:
             run("down", "-v", check=False)
 

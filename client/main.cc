@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
   }
   if (*check) return RunCheck(check_file, global);
   if (*train) {
+    train_options.argv.assign(argv, argv + argc);
     if (!train_options.local) {
       return webnnm::client::RunRemoteTrain(remote, train_options,
                                             train->count("--backend") > 0,

@@ -102,6 +102,52 @@ void PrintResult(const train::TrainResult& result, const dag::Dag& dag,
   std::cout << out.dump() << "\n";
 }
 
+// A replica past the first: trains without a word (replica 0 reports),
+// then writes its state when asked; 0, or 1 saying why on stderr.
+int RunReplica(train::Run& run, dist::GlooCollective& collective,
+               const ReplicaFlags& flags) {
+  absl::StatusOr<train::TrainResult> result = run.Train({}, &collective);
+  if (result.ok() && !flags.save_prefix.empty()) {
+    absl::Status s = train::SaveModelSnapshot(
+        StrCat(flags.save_prefix, ".", flags.rank, ".wnms"),
+        run.Snapshot(result->state));
+    if (!s.ok()) result = s;
+  }
+  if (!result.ok()) {
+    std::cerr << "webnnmctl: replica " << flags.rank << ": "
+              << result.status().message() << "\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+// Checks the replica flags and, on replica 0 of several, starts the others
+// (they read the data meanwhile); an exit code.
+int StartOthers(const TrainOptions& options, int replicas,
+                std::unique_ptr<Replicas>& others) {
+  const ReplicaFlags& flags = options.replica;
+  if (flags.rank > 0 && (replicas <= flags.rank || flags.rendezvous.empty())) {
+    std::cerr << "webnnmctl: --replica-rank is for the replicas train "
+                 "--local --replicas starts\n";
+    return kExitUsage;
+  }
+  if (replicas <= 1 || flags.rank > 0) return kExitOk;
+  absl::StatusOr<std::unique_ptr<Replicas>> started =
+      Replicas::Start(replicas, options.argv, flags);
+  if (!started.ok()) return Fail(started.status());
+  others = std::move(*started);
+  return kExitOk;
+}
+
+// Meets the other replicas; replica 0 stops them when that fails.
+absl::StatusOr<std::unique_ptr<dist::GlooCollective>> JoinReplicas(
+    int replicas, const ReplicaFlags& flags, Replicas* others) {
+  absl::StatusOr<std::unique_ptr<dist::GlooCollective>> joined = ConnectReplica(
+      replicas, flags, others ? others->rendezvous() : flags.rendezvous);
+  if (!joined.ok() && others) (void)others->Finish(/*kill=*/true);
+  return joined;
+}
+
 }  // namespace
 
 CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
@@ -128,6 +174,16 @@ CLI::App* AddTrainCommand(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--note", o.note, "On the daemon: a note on the run");
   AddTrainFlags(*cmd, o);
   AddResizeFlag(*cmd, o.data);
+  cmd->add_option("--replica-timeout", o.replica.timeout_seconds,
+                  "With --replicas: how long a replica waits for the others "
+                  "(seconds) before the run fails")
+      ->check(CLI::Range(1, 3600));
+  // What replica 0 starts the others with (client/replicas.h).
+  cmd->add_option("--replica-rank", o.replica.rank)
+      ->group("")
+      ->check(CLI::Range(1, 63));
+  cmd->add_option("--rendezvous", o.replica.rendezvous)->group("");
+  cmd->add_option("--replica-save", o.replica.save_prefix)->group("");
   return cmd;
 }
 
@@ -152,6 +208,12 @@ int RunTrain(const TrainOptions& options, bool json) {
   if (!hyper.ok()) return Fail(hyper.status());
   // Before anything touches OpenMP: passive waiting, the thread count.
   backends::cpu::ConfigureThreads(hyper->threads);
+  const int replicas = hyper->replicas;
+  const ReplicaFlags& flags = options.replica;
+  std::unique_ptr<Replicas> others;  // replica 0's: started first
+  if (int code = StartOthers(options, replicas, others); code != kExitOk) {
+    return code;
+  }
   LoadedModel model = LoadModel(options.file);
   if (model.exit_code != kExitOk) return model.exit_code;
   std::optional<train::ModelSnapshot> resume;
@@ -179,6 +241,14 @@ int RunTrain(const TrainOptions& options, bool json) {
                            .snapshot = resume ? &*resume : nullptr,
                            .backend = options.backend});
   if (!run.ok()) return Fail(run.status());
+  std::unique_ptr<dist::GlooCollective> collective;
+  if (replicas > 1) {
+    absl::StatusOr<std::unique_ptr<dist::GlooCollective>> joined =
+        JoinReplicas(replicas, flags, others.get());
+    if (!joined.ok()) return Fail(joined.status());
+    collective = std::move(*joined);
+  }
+  if (flags.rank > 0) return RunReplica(**run, *collective, flags);
 
   // Progress on stdout, or on stderr when stdout carries the JSON.
   Progress progress(json ? std::cerr : std::cout,
@@ -227,9 +297,19 @@ int RunTrain(const TrainOptions& options, bool json) {
   bool interrupted = false;
   {
     InterruptScope scope;
-    result = (*run)->Train(callbacks);
+    result = (*run)->Train(callbacks, collective.get());
     // Stopped early by Ctrl-C (one during the final test changes nothing).
     interrupted = result.ok() && (result->interrupted || stopped_by_interrupt);
+  }
+  if (others) {
+    // The others end with this one (killed when it failed).
+    absl::Status ended = others->Finish(/*kill=*/!result.ok());
+    if (result.ok() && !ended.ok()) result = ended;
+  }
+  if (result.ok() && !flags.save_prefix.empty()) {
+    absl::Status s = train::SaveModelSnapshot(
+        StrCat(flags.save_prefix, ".0.wnms"), (*run)->Snapshot(result->state));
+    if (!s.ok()) result = s;
   }
   if (result.ok() && !options.save.empty() && save_status.ok()) {
     save(result->state);

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/local_data.h"
+#include "client/replicas.h"
 
 namespace webnnm::client {
 
@@ -27,6 +28,10 @@ struct TrainOptions {
   std::string run_name, note;
   std::vector<std::string> tags;
   HyperparameterFlags hyperparameters;
+  // --replicas N > 1 (client/replicas.h): this process's place among them,
+  // and the command line that starts the others.
+  ReplicaFlags replica;
+  std::vector<std::string> argv;
 };
 
 // Adds the subcommand and its flags; the options live in `options`.

@@ -191,8 +191,12 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
 constexpr int64_t kPrefetchRows = 4;
 
 absl::Status Feeder::Fill(backends::Executable& exe,
-                          const std::vector<int64_t>& samples, int64_t begin) {
-  const int64_t rows = std::min<int64_t>(batch_, samples.size() - begin);
+                          const std::vector<int64_t>& samples, int64_t begin,
+                          int64_t end) {
+  if (end < 0 || end > static_cast<int64_t>(samples.size())) {
+    end = static_cast<int64_t>(samples.size());
+  }
+  const int64_t rows = std::clamp<int64_t>(end - begin, 0, batch_);
   for (int64_t r = 0; r < batch_; ++r) mask_values_[r] = r < rows ? 1.0f : 0.0f;
   for (Input& in : inputs_) {
     const int64_t w = in.width, fed = in.fed;
@@ -248,6 +252,29 @@ absl::Status Feeder::Fill(backends::Executable& exe,
   }
   for (Output& o : outputs_) FillTargets(o, samples, begin, rows, exe);
   return absl::OkStatus();
+}
+
+std::vector<double> Feeder::Counts(const std::vector<int64_t>& samples,
+                                   int64_t begin, int64_t end) const {
+  if (end < 0 || end > static_cast<int64_t>(samples.size())) {
+    end = static_cast<int64_t>(samples.size());
+  }
+  const int64_t rows = std::max<int64_t>(end - begin, 0);
+  std::vector<double> counts;
+  for (const Output& o : outputs_) {
+    const Targets& t = data_.targets()[o.targets];
+    if (!t.sequenced) {
+      counts.push_back(static_cast<double>(rows));
+      continue;
+    }
+    double steps = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      steps +=
+          static_cast<double>(data_.RealSteps(samples[begin + r], o.steps));
+    }
+    counts.push_back(steps);
+  }
+  return counts;
 }
 
 // A row's targets are [steps, width] (steps 1 unless sequenced): a class
@@ -405,7 +432,9 @@ void Evaluator::SetParameters(const Params& params) {
 }
 
 absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
-                                          bool metrics) {
+                                          bool metrics,
+                                          Collective* collective) {
+  if (metrics) collective = nullptr;  // a test's metrics: every replica alike
   const std::vector<int64_t>& samples = data.subset(subset);
   std::vector<ClassificationAccumulator> classes;
   std::vector<RegressionAccumulator> regressions;
@@ -422,7 +451,10 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
     correct_out[k] = exe_->FindOutput("correct:" + specs_[k].name);
   }
   std::vector<double> sum(n, 0), count(n, 0), correct(n, 0), scored(n, 0);
-  for (size_t begin = 0; begin < samples.size(); begin += batch_) {
+  const size_t stride = collective ? collective->size() : 1;
+  const size_t first = collective ? collective->rank() : 0;
+  for (size_t begin = first * batch_; begin < samples.size();
+       begin += stride * batch_) {
     RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
     RETURN_IF_ERROR(exe_->Run());
     for (size_t k = 0; k < n; ++k) {
@@ -435,6 +467,17 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
     }
     if (metrics) {
       RETURN_IF_ERROR(Measure(data, samples, begin, classes, regressions));
+    }
+  }
+  if (collective) {
+    std::vector<double> sums;
+    for (const std::vector<double>* v : {&sum, &count, &correct, &scored}) {
+      sums.insert(sums.end(), v->begin(), v->end());
+    }
+    RETURN_IF_ERROR(collective->AllReduceSum(std::span<double>(sums)));
+    size_t at = 0;
+    for (std::vector<double>* v : {&sum, &count, &correct, &scored}) {
+      for (double& x : *v) x = sums[at++];
     }
   }
   Evaluation e;

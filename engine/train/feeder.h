@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
+#include "engine/train/collective.h"
 #include "engine/train/dataset.h"
 #include "engine/train/graphs.h"
 #include "engine/train/state.h"
@@ -68,10 +69,17 @@ class Feeder {
   // each spec, mask) and checks the model inputs' sizes.
   absl::Status Bind(backends::Executable& exe);
 
-  // Fills rows from samples[begin, begin + batch) (fewer at the end; the
-  // rest are zero and masked).
+  // Fills rows from samples[begin, min(begin + batch, end)) (fewer at the
+  // end; the rest are zero and masked); `end` -1: samples.size(). No row
+  // at all (begin >= end) is a batch that is all mask.
   absl::Status Fill(backends::Executable& exe,
-                    const std::vector<int64_t>& samples, int64_t begin);
+                    const std::vector<int64_t>& samples, int64_t begin,
+                    int64_t end = -1);
+  // Per output spec, what samples[begin, end) hold: the rows, or for a
+  // sequenced output the steps with data (the count its loss is a mean
+  // over); `end` -1: samples.size().
+  std::vector<double> Counts(const std::vector<int64_t>& samples, int64_t begin,
+                             int64_t end) const;
 
  private:
   struct Input {
@@ -122,9 +130,13 @@ class Evaluator {
   // Each output's mean loss and accuracy; the total is the weighted sum of
   // the outputs' losses (with uncertainty weights the training objective,
   // so epochs compare), the accuracy the mean over classification outputs.
-  // With `metrics`, each output's metrics (metrics.h) too.
+  // With `metrics`, each output's metrics (metrics.h) too. With a
+  // `collective` (and no metrics), replica r runs batches r, r + size, ...
+  // and the replicas sum their sums: every replica gets the whole
+  // subset's figures.
   absl::StatusOr<Evaluation> Run(const Dataset& data, Subset subset,
-                                 bool metrics = false);
+                                 bool metrics = false,
+                                 Collective* collective = nullptr);
 
  private:
   // How a test's metrics read an output: its "value:" output, its targets

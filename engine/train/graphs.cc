@@ -1,6 +1,7 @@
 #include "engine/train/graphs.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "engine/autodiff/autodiff.h"
@@ -379,6 +380,11 @@ class StepBuilder {
   absl::Status Losses();
   absl::Status Backward();
   absl::Status ScoutingOutputs();
+  // kGradients: the gradients and batch statistics as outputs.
+  absl::Status GradientOutputs();
+  // kUpdate: the trained values with their summed gradients (inputs) in
+  // place of the forward pass and backward, which go (dead).
+  absl::Status SummedGradients();
   absl::Status UnscaleAndRegularize();
   absl::Status Clip();
   absl::Status Optimize();
@@ -400,6 +406,8 @@ class StepBuilder {
   std::vector<Trained> trained_;
   std::vector<ValueId> grads_;
   ValueId finite_ = ir::kNoValue, norm_ = ir::kNoValue;
+  // The trainable parameters, final-layer flags and freeze multipliers.
+  void CollectTrained();
 };
 
 absl::Status StepBuilder::Inputs() {
@@ -454,6 +462,10 @@ absl::Status StepBuilder::Losses() {
     } else {
       term = mean;
     }
+    if (config_.part == StepPart::kGradients) {
+      ValueId share = ops_.Input("in:share:" + spec.name, Scalar32());
+      ASSIGN_OR_RETURN(term, ops_.Mul(term, share));
+    }
     if (total_ == ir::kNoValue) {
       total_ = term;
     } else {
@@ -467,8 +479,7 @@ absl::Status StepBuilder::Losses() {
   return absl::OkStatus();
 }
 
-// The gradients of every trainable value, seeded with the loss scale.
-absl::Status StepBuilder::Backward() {
+void StepBuilder::CollectTrained() {
   const std::vector<bool> feeds = FeedsWeightedOps(graph_);
   for (const ir::Node& node : graph_.nodes()) {
     if (node.dead || node.kind != ir::NodeKind::kParameter) continue;
@@ -483,6 +494,11 @@ absl::Status StepBuilder::Backward() {
   for (const auto& [name, s] : weights_) {
     trained_.push_back({name, s, false, true, 1.0});
   }
+}
+
+// The gradients of every trainable value, seeded with the loss scale.
+absl::Status StepBuilder::Backward() {
+  CollectTrained();
   std::vector<autodiff::Seed> seeds = {{total_, scale_}};
   std::vector<ValueId> wrt;
   for (const Trained& t : trained_) wrt.push_back(t.value);
@@ -506,6 +522,48 @@ absl::Status StepBuilder::ScoutingOutputs() {
   ops_.Output("deadRatio", dead);
   for (const RunningUpdate& r : running_) {
     ops_.Output("new:" + r.name, r.updated);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StepBuilder::GradientOutputs() {
+  for (size_t i = 0; i < trained_.size(); ++i) {
+    ops_.Output("grad:" + trained_[i].name, grads_[i]);
+  }
+  for (const RunningUpdate& r : running_) {
+    ops_.Output("batchStat:" + r.name, r.updated);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StepBuilder::SummedGradients() {
+  if (config_.uncertainty_weights) {
+    for (const OutputSpec& spec : config_.outputs) {
+      weights_.push_back({"uncertainty:" + spec.name,
+                          ops_.Input("uncertainty:" + spec.name, Scalar32())});
+    }
+  }
+  CollectTrained();  // reads the forward graph (which layer is final)
+  // Everything of the forward pass goes: what follows reads only the
+  // parameters, the step's scalars and the inputs added below.
+  const std::set<ValueId> kept = {lr_,         scale_,  clip_mu_,
+                                  clip_sigma_, clip_k_, clip_first_};
+  std::set<ValueId> weights;
+  for (const auto& [name, s] : weights_) weights.insert(s);
+  for (ir::NodeId id = 0; id < graph_.num_nodes(); ++id) {
+    ir::Node& node = graph_.node(id);
+    if (node.dead || node.kind == ir::NodeKind::kParameter) continue;
+    if (!node.outputs.empty() &&
+        (kept.count(node.outputs[0]) || weights.count(node.outputs[0]))) {
+      continue;
+    }
+    node.dead = true;
+  }
+  for (const Trained& t : trained_) {
+    grads_.push_back(ops_.Input("grad:" + t.name, ops_.type(t.value)));
+  }
+  for (RunningUpdate& r : running_) {
+    r.updated = ops_.Input("batchStat:" + r.name, ops_.type(r.old));
   }
   return absl::OkStatus();
 }
@@ -635,10 +693,18 @@ absl::StatusOr<ir::Graph> BuildTrainingGraph(const dag::Dag& dag,
                                           limits));
   StepBuilder step(graph, dag, config, limits);
   RETURN_IF_ERROR(step.Inputs());
-  RETURN_IF_ERROR(step.Losses());
-  RETURN_IF_ERROR(step.Backward());
+  if (config.part == StepPart::kUpdate) {
+    RETURN_IF_ERROR(step.SummedGradients());
+  } else {
+    RETURN_IF_ERROR(step.Losses());
+    RETURN_IF_ERROR(step.Backward());
+  }
   if (config.scouting) {
     RETURN_IF_ERROR(step.ScoutingOutputs());
+    return graph;
+  }
+  if (config.part == StepPart::kGradients) {
+    RETURN_IF_ERROR(step.GradientOutputs());
     return graph;
   }
   RETURN_IF_ERROR(step.UnscaleAndRegularize());

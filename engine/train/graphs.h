@@ -65,6 +65,25 @@ struct OutputSpec {
 
 enum class Clipping { kOff, kGlobal, kAgc };
 
+// Which part of the training step a graph is. Data parallelism
+// (collective.h) splits the step at the gradients, which the replicas sum:
+//   kGradients  forward, losses and backward over a replica's share of the
+//               global batch. Each output's term is multiplied by the input
+//               "in:share:<output>" (the replica's rows — steps, for a
+//               ragged sequenced output — over the global batch's), so that
+//               the replicas' sums are the global batch's mean. Outputs:
+//               "grad:<name>" of every trained value (scaled by S, not
+//               unscaled, regularized or clipped), "loss" (the shared
+//               total), "loss:<output>", "correct:"/"scored:", and
+//               "batchStat:<running>" (each running statistic moved by
+//               this share's batch statistics, as "new:" would be).
+//   kUpdate     the rest of the step from the summed gradients: inputs
+//               "grad:<name>" and "batchStat:<running>" besides the
+//               parameters, momenta and scalars of kWhole (no model input,
+//               target or mask); outputs those of kWhole but the losses,
+//               "correct:" and "scored:".
+enum class StepPart { kWhole, kGradients, kUpdate };
+
 // The range the training step keeps learned uncertainty weights s_i in:
 // each output's weight e^(-s_i)/2 stays within [e^-10/2, e^2/2 ~ 3.7].
 inline constexpr double kUncertaintyMin = -2.0;
@@ -86,6 +105,7 @@ struct StepConfig {
   double agc_lambda = 0.01;
   // Freeze multiplier per parameter name (absent: 1).
   std::map<std::string, double> lrm;
+  StepPart part = StepPart::kWhole;
   // A scouting graph instead: forward, loss and backward only, with the
   // outputs "loss", "gradNorm:<name>" (each parameter's unscaled gradient
   // norm) and "deadRatio" (the share of the deepest relu's units that are

@@ -36,9 +36,9 @@ enum class GradientScaling { kAuto, kOn, kOff };
 enum class GradientClipping { kAuto, kGlobal, kAgc, kOff };
 
 // The specification's training hyperparameters (names as there), plus
-// seed, threads, batchSize, clipAlpha, agcLambda and timeBudget. Every
-// member has the table's default; 'auto' is an unset optional or a 0 where
-// 0 is no valid value (epochs, patience, batchSize), and the optimizer's
+// seed, threads, replicas, batchSize, clipAlpha, agcLambda and timeBudget.
+// Every member has the table's default; 'auto' is an unset optional or a 0
+// where 0 is no valid value (epochs, patience, batchSize), and the optimizer's
 // defaults stand behind weightDecay, momentumFactor, beta1 and beta2. After
 // the expert system (Advise) nothing is auto but lr, which training's range
 // test resolves.
@@ -61,6 +61,9 @@ struct Hyperparameters {
   int growth_interval = 1000;
   uint64_t seed = 1;
   int threads = 1;
+  // Data-parallel replicas (trainer.h): processes or daemons that share
+  // every global batch of batch_size.
+  int replicas = 1;
   int batch_size = 0;  // 0: auto (from the training set's size)
   double clip_alpha = 0.99;
   double agc_lambda = 0.01;
@@ -103,7 +106,7 @@ struct HyperparameterInfo {
 };
 
 // Every hyperparameter, in the specification's order (then seed, threads,
-// batchSize, clipAlpha, agcLambda).
+// replicas, batchSize, clipAlpha, agcLambda, timeBudget).
 std::span<const HyperparameterInfo> HyperparameterTable();
 // The entry named `name` (the spec's spelling), or null.
 const HyperparameterInfo* FindHyperparameter(std::string_view name);

@@ -66,10 +66,13 @@ absl::Status Run::FitSnapshot() {
   absl::Status fits = CheckSnapshotFits(*s, *spec_.dag);
   if (!fits.ok()) return absl::FailedPreconditionError(fits.message());
   // The snapshot's run: its seed (and so its split and shuffles), its
-  // hyperparameters; only the threads (and a test's batch size) are ours.
+  // hyperparameters; only the threads and replicas (and a test's batch
+  // size) are ours.
   const int threads = hyper_.threads, batch = hyper_.batch_size;
+  const int replicas = hyper_.replicas;
   hyper_ = s->state.hyper;
   hyper_.threads = threads;
+  hyper_.replicas = replicas;
   if (spec_.purpose == RunPurpose::kTest && spec_.test_batch_size) {
     hyper_.batch_size = batch;
   }
@@ -87,7 +90,7 @@ absl::Status Run::ApplyResumeChanges() {
       return absl::InvalidArgumentError(
           StrCat("unknown hyperparameter '", name, "'"));
     }
-    if (name == "threads") continue;  // ours already
+    if (name == "threads" || name == "replicas") continue;  // ours already
     if (name == "epochs" || name == "lr" || name == "patience" ||
         name == "timeBudget") {
       RETURN_IF_ERROR(SetHyperparameter(hyper_, *info, value));
@@ -292,6 +295,11 @@ std::optional<size_t> Run::TargetsOf(const std::string& output) const {
 }
 
 absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks) {
+  return Train(callbacks, nullptr);
+}
+
+absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks,
+                                       Collective* collective) {
   if (spec_.purpose != RunPurpose::kTrain || backend_ == nullptr) {
     return absl::FailedPreconditionError(
         "this run was not prepared to train (a backend and kTrain)");
@@ -304,9 +312,9 @@ absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks) {
   if (callbacks.warning && resume == nullptr) {  // a resumed run told them
     for (const std::string& w : spec_.model_warnings) callbacks.warning(w);
   }
-  ASSIGN_OR_RETURN(
-      TrainResult result,
-      train::Train(*spec_.dag, *data_, hyper_, *backend_, callbacks, resume));
+  ASSIGN_OR_RETURN(TrainResult result,
+                   train::Train(*spec_.dag, *data_, hyper_, *backend_,
+                                callbacks, resume, collective));
   result.decisions.insert(result.decisions.begin(), decisions_.begin(),
                           decisions_.end());
   result.warnings.insert(result.warnings.begin(), spec_.model_warnings.begin(),

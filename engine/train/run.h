@@ -119,6 +119,9 @@ class Run {
   // Trains and tests (kTrain). The decisions of preparing are reported
   // first and lead the result's and every snapshot's decisions.
   absl::StatusOr<TrainResult> Train(const TrainCallbacks& callbacks = {});
+  // As one replica of a data-parallel run (trainer.h); null: alone.
+  absl::StatusOr<TrainResult> Train(const TrainCallbacks& callbacks,
+                                    Collective* collective);
   // Tests the snapshot's best parameters (kTest), or `parameters`.
   absl::StatusOr<Evaluation> Test();
   absl::StatusOr<Evaluation> Test(const Params& parameters);

@@ -10,12 +10,13 @@
 
 namespace webnnm::train {
 
-absl::StatusOr<StepRunner> StepRunner::Make(const dag::Dag& dag,
-                                            const Dataset& data,
-                                            const StepConfig& config,
-                                            int threads,
-                                            backends::Backend& backend,
-                                            int64_t steps) {
+absl::StatusOr<StepRunner> StepRunner::Make(
+    const dag::Dag& dag, const Dataset& data, const StepConfig& config,
+    int threads, backends::Backend& backend, int64_t steps,
+    Collective* collective) {
+  if (collective != nullptr) {
+    return MakeSplit(dag, data, config, threads, backend, steps, *collective);
+  }
   StepConfig sequenced = config;
   ASSIGN_OR_RETURN(sequenced.sequence, SequenceLength(dag, data));
   sequenced.step_mask = data.ragged();
@@ -112,7 +113,14 @@ absl::Status StepRunner::Load(const TrainState& state, uint64_t seed) {
   for (const Binding& b : running_) {
     RETURN_IF_ERROR(load(state.params, b.name, b.in, "statistics"));
   }
-  // Dropout's random numbers: one stream per step, keyed by the seed.
+  // Dropout's random numbers: one stream per step, keyed by the seed (and,
+  // past the first, by the replica: each draws its own rows' masks).
+  if (grad_exe_) {
+    const uint64_t replica = static_cast<uint64_t>(collective_->rank());
+    grad_exe_->SetRandomState(seed ^ (replica * 0x9E3779B97F4A7C15ull),
+                              static_cast<uint64_t>(state.step));
+    return ShareParameters();
+  }
   exe_->SetRandomState(seed, static_cast<uint64_t>(state.step));
   return absl::OkStatus();
 }
@@ -134,9 +142,34 @@ absl::Status StepRunner::Store(TrainState& state) {
   return absl::OkStatus();
 }
 
+bool StepRunner::AfterUpdate(bool scaling, int growth_interval,
+                             TrainState& state) {
+  ++state.step;
+  // The executable has carried the new values (the old ones when the
+  // step skipped its update).
+  if (ReadScalar(*exe_, finite_out_) <= 0.5f) {
+    if (scaling) {
+      state.loss_scale = std::max(1.0, state.loss_scale / 2);
+      state.clean_steps = 0;
+    }
+    return false;
+  }
+  state.clip_mu = ReadScalar(*exe_, mu_out_);
+  state.clip_sigma = ReadScalar(*exe_, sigma_out_);
+  state.clip_first = false;
+  if (scaling && ++state.clean_steps >= growth_interval) {
+    state.loss_scale *= 2;
+    state.clean_steps = 0;
+  }
+  return true;
+}
+
 absl::StatusOr<StepRunner::Result> StepRunner::Step(
     const std::vector<int64_t>& samples, int64_t begin, double lr, bool scaling,
-    int growth_interval, TrainState& state) {
+    int growth_interval, TrainState& state, bool stop) {
+  if (grad_exe_) {
+    return SplitStep(samples, begin, lr, scaling, growth_interval, state, stop);
+  }
   RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
   const float scalars[6] = {static_cast<float>(lr),
                             static_cast<float>(state.loss_scale),
@@ -148,22 +181,8 @@ absl::StatusOr<StepRunner::Result> StepRunner::Step(
                          sigma_in_, k_in_,     first_in_};
   for (int i = 0; i < 6; ++i) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
   RETURN_IF_ERROR(exe_->Run());
-  ++state.step;
-  // The executable has carried the new values (the old ones when the
-  // step skipped its update).
-  if (ReadScalar(*exe_, finite_out_) <= 0.5f) {
-    if (scaling) {
-      state.loss_scale = std::max(1.0, state.loss_scale / 2);
-      state.clean_steps = 0;
-    }
+  if (!AfterUpdate(scaling, growth_interval, state)) {
     return Result{std::nan(""), {}};
-  }
-  state.clip_mu = ReadScalar(*exe_, mu_out_);
-  state.clip_sigma = ReadScalar(*exe_, sigma_out_);
-  state.clip_first = false;
-  if (scaling && ++state.clean_steps >= growth_interval) {
-    state.loss_scale *= 2;
-    state.clean_steps = 0;
   }
   Result result{ReadScalar(*exe_, loss_out_), {}};
   for (int out : correct_out_) {

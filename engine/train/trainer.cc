@@ -259,8 +259,13 @@ namespace {
 class TrainingLoop {
  public:
   TrainingLoop(const dag::Dag& dag, const Dataset& data,
-               backends::Backend& backend, const TrainCallbacks& callbacks)
-      : dag_(dag), data_(data), backend_(backend), callbacks_(callbacks) {}
+               backends::Backend& backend, const TrainCallbacks& callbacks,
+               Collective* collective)
+      : dag_(dag),
+        data_(data),
+        backend_(backend),
+        callbacks_(callbacks),
+        collective_(collective) {}
 
   absl::Status Start(const Hyperparameters& hyper_in, const TrainState* resume);
   // A resumed run takes `hyper_in`'s epochs, patience (unless auto), lr and
@@ -323,6 +328,12 @@ class TrainingLoop {
   const Dataset& data_;
   backends::Backend& backend_;
   const TrainCallbacks& callbacks_;
+  Collective* collective_;  // data parallelism; null: one process
+  // Whether any replica says `yes` (without replicas: `yes`).
+  absl::StatusOr<bool> Agree(bool yes) {
+    if (!collective_) return yes;
+    return collective_->Any(yes);
+  }
   TrainResult result_;
   TrainState state_;
   std::vector<OutputSpec> specs_;
@@ -371,6 +382,7 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   if (resume) {
     state_ = *resume;
     state_.hyper.threads = hyper_in.threads;
+    state_.hyper.replicas = hyper_in.replicas;
     ApplyTunedLosses(state_.tuned_losses, specs_);
     result_.decisions = state_.decisions;
     result_.warnings = state_.warnings;
@@ -460,8 +472,8 @@ absl::Status TrainingLoop::Compile(bool resumed, bool announce) {
                    "by each parameter's depth r")});
   }
   scaling_ = hyper.gradient_scaling == GradientScaling::kOn;
-  ASSIGN_OR_RETURN(
-      step_, StepRunner::Make(dag_, data_, *config_, hyper.threads, backend_));
+  ASSIGN_OR_RETURN(step_, StepRunner::Make(dag_, data_, *config_, hyper.threads,
+                                           backend_, 0, collective_));
   bucket_steps_.clear();
   active_ = nullptr;
   bucketed_ = data_.ragged() && BucketsKeepTheModel(dag_);
@@ -493,9 +505,10 @@ absl::StatusOr<StepRunner*> TrainingLoop::StepFor(int64_t steps) {
   if (steps < data_.steps()) {
     auto it = bucket_steps_.find(steps);
     if (it == bucket_steps_.end()) {
-      ASSIGN_OR_RETURN(StepRunner made,
-                       StepRunner::Make(dag_, data_, *config_,
-                                        state_.hyper.threads, backend_, steps));
+      ASSIGN_OR_RETURN(
+          StepRunner made,
+          StepRunner::Make(dag_, data_, *config_, state_.hyper.threads,
+                           backend_, steps, collective_));
       it = bucket_steps_.emplace(steps, std::move(made)).first;
     }
     next = &it->second;
@@ -566,6 +579,13 @@ absl::Status TrainingLoop::PlanTime() {
                   hyper.batch_size, steps, *hyper.lr, scaling_));
   }
   Tick();
+  if (collective_) {
+    // Timings differ by replica: replica 0's plan is everyone's.
+    double plan[2] = {*seconds_per_step_, state_.elapsed_seconds};
+    RETURN_IF_ERROR(collective_->Broadcast(std::span<double>(plan, 2)));
+    seconds_per_step_ = plan[0];
+    state_.elapsed_seconds = plan[1];
+  }
   // An epoch's steps, and validation at about a third of a step's cost a
   // sample.
   const double per_sample = *seconds_per_step_ / hyper.batch_size;
@@ -669,6 +689,7 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
   int64_t epoch_rows = 0;
   std::vector<double> correct(specs_.size(), 0), scored(specs_.size(), 0);
   Clock::time_point start = Clock::now();
+  bool stop = false;  // a step callback asked to (replicas: at the next step)
   for (int64_t s = 0; s < steps_per_epoch_; ++s) {
     const int64_t begin = s * hyper.batch_size;
     lr = LearningRate(max_lr, state_.step - cycle_begin_, warmup_steps_,
@@ -681,7 +702,11 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
     }
     ASSIGN_OR_RETURN(StepRunner::Result step,
                      runner->Step(order, begin, lr, scaling_,
-                                  hyper.growth_interval, state_));
+                                  hyper.growth_interval, state_, stop));
+    if (step.stopped) {  // a replica asked to stop
+      result_.interrupted = true;
+      return EpochReport{};
+    }
     const int64_t rows = std::min<int64_t>(
         hyper.batch_size, static_cast<int64_t>(order.size()) - begin);
     if (!std::isnan(step.loss)) {  // NaN: skipped, gradients overflowed
@@ -700,6 +725,17 @@ absl::StatusOr<EpochReport> TrainingLoop::RunEpoch(int epoch) {
                           .rows = std::min<int64_t>(
                               static_cast<int64_t>(order.size()), begin + rows),
                           .seconds = Seconds(Clock::now() - start)})) {
+      stop = true;
+      if (!collective_) {
+        result_.interrupted = true;
+        return EpochReport{};
+      }
+    }
+  }
+  // Replicas: a wish to stop after the epoch's last step is agreed here.
+  if (collective_) {
+    ASSIGN_OR_RETURN(bool any, collective_->Any(stop));
+    if (any) {
       result_.interrupted = true;
       return EpochReport{};
     }
@@ -829,7 +865,9 @@ absl::Status TrainingLoop::Epochs() {
     double score = report.train_loss;
     if (!data_.subset(Subset::kValidation).empty()) {
       eval_->SetParameters(state_.params);
-      ASSIGN_OR_RETURN(Evaluation v, eval_->Run(data_, Subset::kValidation));
+      ASSIGN_OR_RETURN(Evaluation v,
+                       eval_->Run(data_, Subset::kValidation,
+                                  /*metrics=*/false, collective_));
       report.validation_loss = v.loss;
       report.validation_accuracy = v.accuracy;
       score = v.loss;
@@ -840,6 +878,7 @@ absl::Status TrainingLoop::Epochs() {
     stopped = EarlyStop(score, report);
     Tick();
     if (!stopped) stopped = OutOfTime(epoch);
+    ASSIGN_OR_RETURN(stopped, Agree(stopped));  // the time budget differs
     // A dead network (its output no longer depends on its input) starts
     // over from the next scouted candidate, keeping the schedule's place.
     if (!stopped && scouter_ && !warned_dead_ && epoch < hyper.epochs) {
@@ -847,7 +886,9 @@ absl::Status TrainingLoop::Epochs() {
     }
     state_.decisions = result_.decisions;
     state_.warnings = result_.warnings;
-    if (callbacks_.checkpoint && !callbacks_.checkpoint(state_)) break;
+    const bool go = !callbacks_.checkpoint || callbacks_.checkpoint(state_);
+    ASSIGN_OR_RETURN(const bool halt, Agree(!go));
+    if (halt) break;
     good = state_;
   }
   return absl::OkStatus();
@@ -884,8 +925,9 @@ absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& data,
                                   const Hyperparameters& hyper,
                                   backends::Backend& backend,
                                   const TrainCallbacks& callbacks,
-                                  const TrainState* resume) {
-  TrainingLoop loop(dag, data, backend, callbacks);
+                                  const TrainState* resume,
+                                  Collective* collective) {
+  TrainingLoop loop(dag, data, backend, callbacks, collective);
   RETURN_IF_ERROR(loop.Start(hyper, resume));
   RETURN_IF_ERROR(loop.Compile(resume != nullptr));
   if (resume == nullptr) {

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
+#include "engine/train/collective.h"
 #include "engine/train/dataset.h"
 #include "engine/train/graphs.h"
 #include "engine/train/state.h"
@@ -109,11 +110,25 @@ struct TrainCallbacks {
 // state keeps the decisions and warnings made). With the same backend,
 // thread count and hyperparameters, a resumed run ends bit for bit where
 // the uninterrupted run does.
+//
+// With a `collective`, this is one replica of a data-parallel run
+// (collective.h): every replica calls Train() with the same model, data,
+// hyperparameters and resume state; each steps on its share of every
+// global batch (the batch size stays `hyper.batch_size`) and validates its
+// share of the validation subset, the replicas summing what they computed,
+// so that every replica holds the same parameters after every step.
+// Scouting, the range test's decisions and the test run alike on every
+// replica. Stops (a `step` or `checkpoint` callback's false, the time
+// budget) are agreed: all replicas stop where one does. Callbacks need be
+// given on one replica only. Batch normalization trains on each replica's
+// share (as PyTorch's DDP without SyncBatchNorm), its running statistics
+// averaged; dropout draws each replica's own masks.
 absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& dataset,
                                   const Hyperparameters& hyper,
                                   backends::Backend& backend,
                                   const TrainCallbacks& callbacks = {},
-                                  const TrainState* resume = nullptr);
+                                  const TrainState* resume = nullptr,
+                                  Collective* collective = nullptr);
 
 // Tests `parameters` on the dataset's test subset (batches of
 // hyper.batch_size, hyper.threads threads), with the losses a run tuned

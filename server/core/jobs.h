@@ -56,6 +56,8 @@ struct JobOptions {
   std::string address, version;
   // How long a claim holds without renewal (config lease_seconds).
   std::chrono::milliseconds lease{30000};
+  // The most replicas a job may ask for (1: no data-parallel jobs).
+  int max_replicas = 1;
   // Parsed datasets kept between a submission and its job (data_cache.h).
   int64_t data_cache_bytes = 512ll << 20;
   // The dataset limit a job's reads decode up to, as the submission's
@@ -117,6 +119,7 @@ class JobManager {
   void OnDeleted(std::function<void(const std::string&)> deleted);
   const std::string& node() const { return options_.node; }
   std::chrono::milliseconds lease() const { return options_.lease; }
+  int max_replicas() const { return options_.max_replicas; }
 
   // A queued job is cancelled at once; a running one at its next epoch
   // boundary. FailedPrecondition for a finished job, NotFound for none.

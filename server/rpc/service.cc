@@ -143,6 +143,17 @@ absl::StatusOr<std::string> WebnnmService::CheckSubmission(
   RETURN_IF_ERROR(CheckLabels(request.name, request.tags, request.note));
   ASSIGN_OR_RETURN(train::Hyperparameters hyper,
                    ResolveJobHyperparameters(request.hyperparameters, 1));
+  if (hyper.replicas > jobs_.max_replicas()) {
+    return absl::InvalidArgumentError(
+        jobs_.max_replicas() == 1
+            ? StrCat("hyperparameter replicas: ", hyper.replicas,
+                     " replicas need as many daemons in cluster mode; this "
+                     "webnnmd runs a job in one (train --local --replicas "
+                     "runs them on one machine)")
+            : StrCat("hyperparameter replicas: ", hyper.replicas,
+                     " is more than the cluster allows (max_replicas ",
+                     jobs_.max_replicas(), ")"));
+  }
   if (!request.backend.empty() && request.backend != "cpu" &&
       request.backend != "vulkan") {
     return absl::InvalidArgumentError(

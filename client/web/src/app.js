@@ -160,7 +160,7 @@ async function series(jobId) {
 const hyperNames = ["epochs", "lr", "warmupEpochs", "seeds", "patience", "lossWeights",
   "optimizer", "weightDecay", "momentumFactor", "beta1", "beta2", "freeze",
   "regularization", "lambda1", "lambda2", "optimizeFor", "gradientScaling",
-  "gradientClipping", "scale", "growthInterval", "seed", "threads", "batchSize",
+  "gradientClipping", "scale", "growthInterval", "seed", "threads", "replicas", "batchSize",
   "clipAlpha", "agcLambda", "timeBudget"];
 
 const shown = (v) => (typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v));

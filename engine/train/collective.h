@@ -1,0 +1,61 @@
+// The replicas of a data-parallel training run, as the trainer sees them:
+// `size` processes (or threads) that each take a share of every global
+// batch and sum what they computed. An implementation over Gloo's TCP
+// allreduce lives in engine/dist/ (gloo_collective.h); ThreadCollective,
+// below, joins threads of one process (for tests).
+//
+// Every replica must make the same calls in the same order (the trainer
+// does: it calls them at the same points of the same loop); a call fails
+// (Unavailable, naming the replica when it can) when a replica is gone or
+// does not answer within the implementation's timeout, and the run then
+// fails on every replica.
+#ifndef WEBNNM_ENGINE_TRAIN_COLLECTIVE_H_
+#define WEBNNM_ENGINE_TRAIN_COLLECTIVE_H_
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+
+namespace webnnm::train {
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Sums `data` element by element over the replicas, in place; every
+  // replica ends with the same bits.
+  virtual absl::Status AllReduceSum(std::span<float> data) = 0;
+  virtual absl::Status AllReduceSum(std::span<double> data) = 0;
+  // Replica 0's `data` on every replica (a sum of zeros elsewhere).
+  absl::Status Broadcast(std::span<double> data);
+  // Whether any replica says `yes`.
+  absl::StatusOr<bool> Any(bool yes);
+};
+
+// `size` threads of one process, each holding its own ThreadCollective of
+// one shared Hub. Sums in rank order (deterministic).
+class ThreadCollective final : public Collective {
+ public:
+  class Hub;
+  static std::shared_ptr<Hub> MakeHub(int size);
+  ThreadCollective(std::shared_ptr<Hub> hub, int rank)
+      : hub_(std::move(hub)), rank_(rank) {}
+
+  int rank() const override { return rank_; }
+  int size() const override;
+  absl::Status AllReduceSum(std::span<float> data) override;
+  absl::Status AllReduceSum(std::span<double> data) override;
+
+ private:
+  std::shared_ptr<Hub> hub_;
+  int rank_;
+};
+
+}  // namespace webnnm::train
+
+#endif  // WEBNNM_ENGINE_TRAIN_COLLECTIVE_H_

@@ -1,0 +1,181 @@
+// Data-parallel training (trainer.h, collective.h): replicas as threads of
+// this process joined by a ThreadCollective. One replica of the split step
+// is the whole step bit for bit; several replicas end with the same bits
+// on every replica, close to the one-process run of the same global batch;
+// a stop on one replica stops all.
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "backends/backend.h"
+#include "engine/check.h"
+#include "engine/train/collective.h"
+#include "engine/train/trainer.h"
+#include "tests/train/synthetic_data.h"
+
+namespace webnnm::train {
+namespace {
+
+constexpr char kMlp[] = R"(
+model:name mlp;
+model:input shape=[6];
+model:output shape=[3];
+model:layers
+    dense(shape=[16], activation=relu),
+    dense(shape=[3], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)";
+
+constexpr char kNormalized[] = R"(
+model:name normalized;
+model:input shape=[6];
+model:output shape=[3];
+model:layers
+    dense(shape=[12], activation=relu),
+    batchNormalization(s, b),
+    dropout(0.2),
+    dense(shape=[3], activation=softmax);
+dense:layers matmul(w), add(b), activation();
+)";
+
+Hyperparameters Hyper(int epochs, int batch) {
+  Hyperparameters h;
+  h.epochs = epochs;
+  h.patience = 1000;
+  h.seeds = 3;
+  h.batch_size = batch;
+  h.optimizer = OptimizerKind::kSgdm;
+  h.lr = 0.05;
+  return h;
+}
+
+Dataset Data(int samples) {
+  Dataset data = testing::Blobs(samples, 6, 3, 7);
+  EXPECT_TRUE(data.Split(70, 15, 15, 1).ok());
+  return data;
+}
+
+// Trains on `replicas` threads; each replica's result.
+std::vector<absl::StatusOr<TrainResult>> TrainReplicated(
+    const char* model, const Dataset& data, const Hyperparameters& h,
+    int replicas, const std::vector<TrainCallbacks>& callbacks = {}) {
+  CheckResult check = CheckModel("m.wnm", model);
+  EXPECT_TRUE(check.ok) << check.rendered;
+  auto hub = ThreadCollective::MakeHub(replicas);
+  std::vector<absl::StatusOr<TrainResult>> results(
+      replicas, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < replicas; ++r) {
+    threads.emplace_back([&, r] {
+      auto backend = backends::CreateBackend("cpu");
+      ThreadCollective collective(hub, r);
+      TrainCallbacks none;
+      const TrainCallbacks& mine =
+          r < static_cast<int>(callbacks.size()) ? callbacks[r] : none;
+      results[r] =
+          Train(*check.dag, data, h, **backend, mine, nullptr, &collective);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+absl::StatusOr<TrainResult> TrainAlone(const char* model, const Dataset& data,
+                                       const Hyperparameters& h) {
+  CheckResult check = CheckModel("m.wnm", model);
+  EXPECT_TRUE(check.ok) << check.rendered;
+  auto backend = backends::CreateBackend("cpu");
+  return Train(*check.dag, data, h, **backend);
+}
+
+double MaxDifference(const Params& a, const Params& b) {
+  double most = 0;
+  for (const auto& [name, values] : a) {
+    const std::vector<float>& other = b.at(name);
+    for (size_t i = 0; i < values.size(); ++i) {
+      most = std::max(most, std::fabs(double(values[i]) - other[i]));
+    }
+  }
+  return most;
+}
+
+TEST(Replicas, OneReplicaOfTheSplitStepIsTheWholeStepBitForBit) {
+  for (const char* model : {kMlp, kNormalized}) {
+    Dataset data = Data(300);
+    Hyperparameters h = Hyper(8, 16);
+    absl::StatusOr<TrainResult> alone = TrainAlone(model, data, h);
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    auto split = TrainReplicated(model, data, h, 1);
+    ASSERT_TRUE(split[0].ok()) << split[0].status();
+    EXPECT_EQ(split[0]->state.params, alone->state.params);
+    EXPECT_EQ(split[0]->state.momenta, alone->state.momenta);
+    EXPECT_EQ(split[0]->validation_loss, alone->validation_loss);
+    EXPECT_EQ(split[0]->test.loss, alone->test.loss);
+  }
+}
+
+TEST(Replicas, EveryReplicaEndsWithTheSameBitsNearTheOneProcessRun) {
+  // 210 training rows in batches of 32: a short last batch; three
+  // replicas take 11, 11 and 10 rows of a whole one.
+  for (int replicas : {2, 3}) {
+    Dataset data = Data(300);
+    Hyperparameters h = Hyper(6, 32);
+    absl::StatusOr<TrainResult> alone = TrainAlone(kMlp, data, h);
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    auto results = TrainReplicated(kMlp, data, h, replicas);
+    for (int r = 0; r < replicas; ++r) {
+      ASSERT_TRUE(results[r].ok()) << results[r].status();
+      EXPECT_EQ(results[r]->state.params, results[0]->state.params) << r;
+      EXPECT_EQ(results[r]->state.momenta, results[0]->state.momenta) << r;
+      EXPECT_EQ(results[r]->validation_loss, results[0]->validation_loss);
+      EXPECT_EQ(results[r]->epochs, alone->epochs);
+    }
+    // The same global batches: only the order of float sums differs.
+    EXPECT_LT(MaxDifference(results[0]->state.params, alone->state.params),
+              1e-4)
+        << replicas << " replicas";
+    EXPECT_NEAR(*results[0]->validation_loss, *alone->validation_loss, 1e-4);
+    EXPECT_NE(results[0]->state.params, alone->state.params)
+        << "bit-identical: the replicas did not split the batches";
+  }
+}
+
+TEST(Replicas, BatchNormalizationAndDropoutStayIdenticalOnEveryReplica) {
+  Dataset data = Data(300);
+  Hyperparameters h = Hyper(5, 24);
+  auto results = TrainReplicated(kNormalized, data, h, 2);
+  ASSERT_TRUE(results[0].ok()) << results[0].status();
+  ASSERT_TRUE(results[1].ok()) << results[1].status();
+  EXPECT_EQ(results[0]->state.params, results[1]->state.params);
+  EXPECT_LT(*results[0]->validation_loss, 1.0);  // it learned
+}
+
+TEST(Replicas, AStopOnOneReplicaStopsThemAll) {
+  Dataset data = Data(300);
+  Hyperparameters h = Hyper(50, 16);
+  // Replica 0 asks to stop after epoch 3's checkpoint; replica 1 never.
+  std::vector<TrainCallbacks> callbacks(2);
+  callbacks[0].checkpoint = [](const TrainState& s) { return s.epoch < 3; };
+  auto results = TrainReplicated(kMlp, data, h, 2, callbacks);
+  ASSERT_TRUE(results[0].ok() && results[1].ok());
+  EXPECT_EQ(results[0]->epochs, 3);
+  EXPECT_EQ(results[1]->epochs, 3);
+  EXPECT_EQ(results[0]->state.params, results[1]->state.params);
+  // And within an epoch: replica 1's step callback at epoch 2, step 5.
+  std::vector<TrainCallbacks> mid(2);
+  mid[1].step = [](const StepReport& r) {
+    return !(r.epoch == 2 && r.step == 5);
+  };
+  results = TrainReplicated(kMlp, data, h, 2, mid);
+  ASSERT_TRUE(results[0].ok() && results[1].ok());
+  EXPECT_TRUE(results[0]->interrupted);
+  EXPECT_TRUE(results[1]->interrupted);
+  EXPECT_EQ(results[0]->epochs, 1);  // back to the last whole epoch
+  EXPECT_EQ(results[0]->state.params, results[1]->state.params);
+}
+
+}  // namespace
+}  // namespace webnnm::train

@@ -153,6 +153,7 @@ Json JobJson(const v1::Job& job) {
   out["error"] = job.error().empty() ? Json(nullptr) : Json(job.error());
   out["attempt"] = job.attempt();
   out["node"] = job.node();
+  out["waiting"] = job.waiting();
   out["backend"] = job.backend();
   out["created"] = TimeOrNull(job.has_created(), job.created());
   out["started"] = TimeOrNull(job.has_started(), job.started());

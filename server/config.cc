@@ -72,7 +72,9 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
            {"upload_idle_timeout_seconds", c.upload_idle_timeout_seconds()},
            {"max_open_uploads", c.max_open_uploads()},
            {"max_open_upload_bytes", c.max_open_upload_bytes()},
-           {"lease_seconds", c.lease_seconds()}}) {
+           {"lease_seconds", c.lease_seconds()},
+           {"max_replicas", c.max_replicas()},
+           {"gloo_timeout_seconds", c.gloo_timeout_seconds()}}) {
     if (absl::Status st = positive(field, v); !st.ok()) return st;
   }
   if (!c.listen().empty()) s.listen = c.listen();
@@ -86,6 +88,17 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
     }
     s.jobs.lease = std::chrono::seconds(c.lease_seconds());
   }
+  if (c.max_replicas() > 0) {
+    if (c.max_replicas() > 64) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": max_replicas is at most 64"));
+    }
+    s.max_replicas = c.max_replicas();
+  }
+  if (c.gloo_timeout_seconds() > 0) {
+    s.gloo_timeout_seconds = std::min(3600, c.gloo_timeout_seconds());
+  }
+  if (!c.replica_address().empty()) s.replica_address = c.replica_address();
   s.tls_certificate = c.tls_certificate();
   s.tls_private_key = c.tls_private_key();
   if (s.tls_certificate.empty() != s.tls_private_key.empty()) {

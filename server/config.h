@@ -18,6 +18,10 @@ struct Settings {
   std::string database = "./var/webnnm.db";
   std::string node;          // "": HOST:PORT
   std::string cache_folder;  // "": ./var/cache/NODE
+  // Cluster mode's data-parallel jobs (JobOptions::max_replicas: 8 there).
+  int max_replicas = 8;
+  int gloo_timeout_seconds = 30;
+  std::string replica_address = "127.0.0.1";
   std::string tls_certificate, tls_private_key;
   std::string tokens_file;
   std::string http_listen;  // empty: no grpc-web listener

@@ -32,6 +32,7 @@
 #include "backends/cpu/cpu_context.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/dist/gloo_collective.h"
 #include "server/config.h"
 #include "server/core/daemon_metrics.h"
 #include "server/core/inference.h"
@@ -44,6 +45,7 @@
 #include "server/rpc/ops_http.h"
 #include "server/rpc/service.h"
 #include "server/store/pg.h"
+#include "server/store/pg_rendezvous.h"
 #include "server/store/postgres_store.h"
 #include "server/store/sqlite_store.h"
 
@@ -70,7 +72,7 @@ using namespace webnnm::server;
 int ParseSettings(int argc, char** argv, Settings& settings) {
   CLI::App app{"webnnmd: the WebNNM training daemon"};
   std::string config_path, listen, db, tokens_path, http_listen, metrics_listen,
-      node;
+      node, replica_address;
   int workers = 0, threads = 0;
   app.add_option("--config", config_path,
                  "A webnnm.v1.DaemonConfig text file "
@@ -84,6 +86,9 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   app.add_option("--node", node,
                  "This daemon's name in a cluster (default: host name and "
                  "gRPC port)");
+  app.add_option("--replica-address", replica_address,
+                 "Cluster mode: the address data-parallel replicas bind for "
+                 "Gloo's TCP (default 127.0.0.1; a trusted network only)");
   app.add_option("--tokens", tokens_path,
                  "Bearer tokens: TOKEN PRINCIPAL [admin] per line");
   app.add_option("--http-listen", http_listen,
@@ -106,6 +111,7 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   if (!listen.empty()) settings.listen = listen;
   if (!db.empty()) settings.database = db;
   if (!node.empty()) settings.node = node;
+  if (!replica_address.empty()) settings.replica_address = replica_address;
   if (!settings.node.empty() &&
       (settings.node.size() > 200 ||
        settings.node.find_first_of(" \t\n\r") != std::string::npos)) {
@@ -334,6 +340,34 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const Settings& settings,
   return std::unique_ptr<Store>(std::move(*sqlite));
 }
 
+// Cluster mode's data-parallel jobs: replicas meet through the database's
+// rendezvous table and sum over Gloo's TCP on the configured address.
+void AllowReplicas(Settings& settings) {
+  settings.jobs.max_replicas = settings.max_replicas;
+  if (settings.max_replicas <= 1) return;
+  const std::string uri = settings.database;
+  const std::string address = settings.replica_address;
+  const auto timeout = std::chrono::seconds(settings.gloo_timeout_seconds);
+  auto prefix = [](const ReplicaSlot& p) {
+    return webnnm::StrCat("job/", p.job_id, "/", p.attempt);
+  };
+  settings.jobs.collectives = [=](const ReplicaSlot& p)
+      -> absl::StatusOr<std::unique_ptr<webnnm::train::Collective>> {
+    ASSIGN_OR_RETURN(std::unique_ptr<webnnm::dist::GlooCollective> c,
+                     webnnm::dist::GlooCollective::Connect(
+                         {.rank = p.rank,
+                          .size = p.size,
+                          .address = address,
+                          .timeout = timeout,
+                          .store = std::make_shared<PgRendezvous>(uri),
+                          .prefix = prefix(p)}));
+    return std::unique_ptr<webnnm::train::Collective>(std::move(c));
+  };
+  settings.jobs.rendezvous_done = [=](const ReplicaSlot& p) {
+    (void)PgRendezvous::Cleanup(uri, prefix(p) + "/");
+  };
+}
+
 // What the database-size metric reads.
 std::function<std::optional<double>()> DatabaseBytes(const Settings& settings,
                                                      Store& store,
@@ -396,6 +430,7 @@ int main(int argc, char** argv) {
   const bool cluster = pg::IsUri(settings.database);
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(settings, cluster);
   if (!store.ok()) return Fail(std::string(store.status().message()));
+  if (cluster) AllowReplicas(settings);
   JobManager jobs(**store, settings.jobs);
   InferenceCache inference(settings.jobs.threads,
                            absl::Microseconds(settings.infer_batch_window_us));

@@ -6,6 +6,7 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
 #include <exception>
 #include <type_traits>
 
@@ -53,23 +54,24 @@ absl::Status GlooCollective::Sum(std::span<T> data) {
   const auto start = std::chrono::steady_clock::now();
   constexpr bool kDouble = std::is_same_v<T, double>;
   try {
-    gloo::Algorithm* algorithm = nullptr;
+    Cached* cached = nullptr;
     for (Cached& c : cache_) {
-      if (c.data == data.data() && c.bytes == data.size_bytes() &&
-          c.is_double == kDouble) {
-        algorithm = c.algorithm.get();
-      }
+      if (c.bytes == data.size_bytes() && c.is_double == kDouble) cached = &c;
     }
-    if (algorithm == nullptr) {
+    if (cached == nullptr) {
       if (cache_.size() >= 8) cache_.erase(cache_.begin());
-      std::vector<T*> pointers = {data.data()};
-      cache_.push_back(
-          {data.data(), data.size_bytes(), kDouble,
-           std::make_unique<gloo::AllreduceRing<T>>(
-               context_, pointers, static_cast<int>(data.size()))});
-      algorithm = cache_.back().algorithm.get();
+      Cached c{data.size_bytes(), kDouble,
+               std::vector<double>((data.size_bytes() + 7) / 8), nullptr};
+      std::vector<T*> pointers = {reinterpret_cast<T*>(c.buffer.data())};
+      c.algorithm = std::make_unique<gloo::AllreduceRing<T>>(
+          context_, pointers, static_cast<int>(data.size()));
+      cache_.push_back(std::move(c));
+      cached = &cache_.back();
     }
-    algorithm->run();
+    T* buffer = reinterpret_cast<T*>(cached->buffer.data());
+    std::copy(data.begin(), data.end(), buffer);
+    cached->algorithm->run();
+    std::copy(buffer, buffer + data.size(), data.begin());
   } catch (const std::exception& e) {
     return absl::UnavailableError(
         StrCat("replica ", rank_, " of ", size_,

@@ -63,13 +63,16 @@ class GlooCollective final : public train::Collective {
 
   int rank_ = 0, size_ = 1;
   std::shared_ptr<gloo::Context> context_;
-  // Ring allreduces kept by buffer (address, bytes, type): a training step
-  // sums the same buffer every time, and making one costs more than a
-  // small allreduce. The newest few are kept.
+  // Ring allreduces kept by size and type, each over a buffer of its own:
+  // a training step sums as much every time, and making one costs more
+  // than a small allreduce. Making one takes the context's next slot, so
+  // the replicas must make them in the same order: the cache is keyed by
+  // what every replica sums alike (never by an address), and evicts the
+  // oldest of a few, alike everywhere.
   struct Cached {
-    const void* data;
     size_t bytes;
     bool is_double;
+    std::vector<double> buffer;  // the algorithm's (8-byte aligned)
     std::unique_ptr<gloo::Algorithm> algorithm;
   };
   std::vector<Cached> cache_;

@@ -89,6 +89,9 @@ absl::StatusOr<Hyperparameters> HyperparametersFromProto(
   HyperparameterValues values = ValuesFromProto(message);
   if (absent == AbsentField::kZero) {
     for (const HyperparameterInfo& info : HyperparameterTable()) {
+      // Fields added once every field had presence: absent, they were
+      // not there when the snapshot was written (the default).
+      if (info.name == "replicas") continue;
       if (!info.optional) {
         values.try_emplace(std::string(info.name), Read(message, FieldOf(info)));
       }

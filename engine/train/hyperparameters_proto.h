@@ -19,7 +19,8 @@ v1::Hyperparameters ValuesToProto(const HyperparameterValues& values);
 
 // What an absent field means: a request's absent field takes the table's
 // default; a snapshot's (written before every field had presence) is the
-// zero of its type, except for the optional members, which stay unset.
+// zero of its type, except for the optional members, which stay unset,
+// and for the fields added since (replicas), which take the default.
 enum class AbsentField { kDefault, kZero };
 
 // The message's values over the defaults, each checked by the table

@@ -145,6 +145,9 @@ struct Job {
   int crash_restarts = 0;  // restarts after the daemon died during it
   // The daemon that runs it (or ran it last): its --node name.
   std::string node;
+  // Why a queued job waits (a data-parallel job: for daemons), as its
+  // last WARNING said; cleared when it is claimed.
+  std::string waiting;
   std::string name;        // what the user calls it (default: the model's name)
   std::map<std::string, std::string> tags;
   std::string note;

@@ -72,13 +72,27 @@ void JobManager::KeepOnce() {
                 << renewed.message() << "\n";
     }
   }
+  // Slots of other daemons' jobs: renewed, or marked over (the replica
+  // stops at its next step).
+  std::map<std::string, ReplicaSlot> slots;
+  {
+    absl::MutexLock lock(&mutex_);
+    slots = slots_;
+  }
+  for (const auto& [id, slot] : slots) {
+    if (IsLeaseLost(
+            store_.RenewReplicaSlot(slot, options_.node, options_.lease))) {
+      absl::MutexLock lock(&mutex_);
+      lost_slots_.insert(id);
+    }
+  }
   NodeRecord self;
   self.name = options_.node;
   self.address = options_.address;
   self.version = options_.version;
   self.started = started_;
   self.workers = std::max(1, options_.workers);
-  self.busy = static_cast<int>(running.size());
+  self.busy = static_cast<int>(running.size() + slots.size());
   self.threads = options_.threads;
   if (absl::Status beat = store_.Heartbeat(self); !beat.ok()) {
     std::cerr << "webnnmd: cannot record this daemon's heartbeat: "
@@ -89,6 +103,7 @@ void JobManager::KeepOnce() {
     std::cerr << "webnnmd: cannot requeue interrupted jobs: " << swept.message()
               << "\n";
   }
+  ExplainWaits();
 }
 
 void JobManager::Keep() {

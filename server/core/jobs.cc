@@ -12,6 +12,7 @@
 #include "server/core/daemon_metrics.h"
 #include "server/core/dataset_source.h"
 #include "server/core/job_log.h"
+#include "server/core/store.h"
 #include "server/core/train_recorder.h"
 
 namespace webnnm::server {
@@ -359,20 +360,34 @@ bool JobManager::Cancelling(const std::string& id) {
   return cancelling_.count(id) > 0;
 }
 
-std::optional<StoredJob> JobManager::Take() {
+std::optional<JobManager::Claim> JobManager::Take() {
   while (true) {
     {
       absl::MutexLock lock(&mutex_);
       if (stopping_) return std::nullopt;
     }
+    // Another daemon's data-parallel job waiting for its replicas first:
+    // it runs already.
+    if (options_.max_replicas > 1 && options_.collectives) {
+      absl::StatusOr<std::optional<ReplicaSlot>> slot =
+          store_.ClaimReplicaSlot(options_.node, options_.lease);
+      if (slot.ok() && *slot) {
+        absl::MutexLock lock(&mutex_);
+        slots_[(*slot)->job_id] = **slot;
+        return Claim{.slot = **slot};
+      }
+    }
+    const int capacity = ReplicaCapacity();
     absl::StatusOr<std::optional<StoredJob>> claimed = store_.ClaimJob(
         options_.node, options_.lease,
         [](Job& j) {
           if (!j.started) j.started = Now();
+          j.waiting.clear();
         },
         {StateEvent(JobState::kRunning, store_.Shared()
                                             ? StrCat("on ", options_.node)
-                                            : std::string())});
+                                            : std::string())},
+        capacity);
     if (!claimed.ok()) {
       // Said once a minute at most (the database may be down for long).
       static std::atomic<int64_t> said{0};
@@ -394,7 +409,7 @@ std::optional<StoredJob> JobManager::Take() {
         running_[id] = fence;
         stopping = stopping_;
       }
-      if (!stopping) return std::move(job);
+      if (!stopping) return Claim{.job = std::move(job)};
       // Claimed as the daemon stops: left for the next start (or another
       // daemon) at no cost, as if stopped at its first epoch.
       (void)Record(id, [](Job& j) { j.stopped_with_daemon = true; }, {});
@@ -410,9 +425,16 @@ std::optional<StoredJob> JobManager::Take() {
 }
 
 void JobManager::Work() {
-  for (std::optional<StoredJob> job = Take(); job; job = Take()) {
-    const std::string id = job->job.id;
-    Run(std::move(*job));
+  for (std::optional<Claim> claim = Take(); claim; claim = Take()) {
+    if (claim->slot) {
+      RunSlot(*claim->slot);
+      absl::MutexLock lock(&mutex_);
+      slots_.erase(claim->slot->job_id);
+      lost_slots_.erase(claim->slot->job_id);
+      continue;
+    }
+    const std::string id = claim->job->job.id;
+    Run(std::move(*claim->job));
     {
       absl::MutexLock lock(&mutex_);
       running_.erase(id);
@@ -528,9 +550,43 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
     j.epochs = epochs;
     j.model_name = dag.name;
   });
-  absl::StatusOr<train::TrainResult> result = run->Train(recorder.Callbacks());
+  // A data-parallel job: its other ranks on other daemons first.
+  const int replicas = ReplicasOf(request);
+  std::unique_ptr<train::Collective> collective;
+  std::optional<ReplicaSlot> place;
+  if (replicas > 1) {
+    std::optional<Fence> fence = FenceOf(id);
+    if (!fence || !options_.collectives) {
+      return absl::FailedPreconditionError(
+          "this daemon runs no data-parallel jobs");
+    }
+    place = ReplicaSlot{id, fence->attempt, 0, replicas};
+    RETURN_IF_ERROR(store_.OpenReplicaSlots(id, *fence, replicas));
+    absl::StatusOr<std::unique_ptr<train::Collective>> joined =
+        options_.collectives(*place);
+    if (!joined.ok()) {
+      // Not every replica came (a daemon went meanwhile): queued again,
+      // free of charge.
+      if (options_.rendezvous_done) options_.rendezvous_done(*place);
+      return ReplicaFailure(stored, joined.status(), /*clean=*/true);
+    }
+    collective = std::move(*joined);
+  }
+  absl::StatusOr<train::TrainResult> result =
+      run->Train(recorder.Callbacks(), collective.get());
+  if (place && options_.rendezvous_done) options_.rendezvous_done(*place);
+  if (collective && recorder.status().ok() && !result.ok() &&
+      result.status().code() == absl::StatusCode::kUnavailable) {
+    return ReplicaFailure(stored, result.status(), /*clean=*/false);
+  }
   RETURN_IF_ERROR(recorder.status());
   if (!result.ok()) return result.status();
+  if (collective && result->interrupted && !ShouldStop(id)) {
+    // Another replica stopped the run (its daemon stops): go on elsewhere.
+    return ReplicaFailure(
+        stored, absl::CancelledError("a replica's daemon is stopping"),
+        /*clean=*/true);
+  }
   return FinishTrain(id, *run, *result, recorder);
 }
 

@@ -5,6 +5,16 @@
 // warnings, scouting, each epoch's metrics with a checkpoint snapshot
 // (committed together), the test and the final snapshot.
 //
+// Data-parallel jobs (replicas N > 1, cluster mode): a worker claims one
+// as rank 0 only when N live daemons have a free worker; it opens slots
+// for ranks 1..N-1, which idle workers of other daemons take (they train
+// the same run, writing nothing), and the replicas meet through the
+// `collectives` factory. A replica that fails or stops answering makes the
+// job go back to the queue (a crash, counted against the restart budget;
+// a helper daemon's clean stop: free) and resume from its checkpoint. A
+// job that needs more daemons than are live waits QUEUED with a WARNING
+// saying so (once a change).
+//
 // A worker claims a job from the store (Store::ClaimJob: RUNNING on this
 // daemon's node, attempt + 1, under a lease) and every write of the job's
 // state, events and checkpoints is fenced by that claim, while a keeper
@@ -38,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "engine/check.h"
+#include "engine/train/collective.h"
 #include "engine/train/run.h"
 #include "engine/train/trainer.h"
 #include "server/core/data_cache.h"
@@ -56,8 +67,14 @@ struct JobOptions {
   std::string address, version;
   // How long a claim holds without renewal (config lease_seconds).
   std::chrono::milliseconds lease{30000};
-  // The most replicas a job may ask for (1: no data-parallel jobs).
+  // The most replicas a job may ask for (1: no data-parallel jobs), and
+  // with more, the replicas' collective for each place (a job, its
+  // attempt, a rank of its replicas) and what ends a claim's rendezvous.
   int max_replicas = 1;
+  std::function<absl::StatusOr<std::unique_ptr<train::Collective>>(
+      const ReplicaSlot&)>
+      collectives;
+  std::function<void(const ReplicaSlot&)> rendezvous_done;
   // Parsed datasets kept between a submission and its job (data_cache.h).
   int64_t data_cache_bytes = 512ll << 20;
   // The dataset limit a job's reads decode up to, as the submission's
@@ -143,7 +160,24 @@ class JobManager {
   void Work();
   // The next queued job, claimed for this daemon; "" when the manager
   // stops.
-  std::optional<StoredJob> Take();
+  // A job to run as rank 0 (or alone), or a slot of another daemon's.
+  struct Claim {
+    std::optional<StoredJob> job;
+    std::optional<ReplicaSlot> slot;
+  };
+  std::optional<Claim> Take();
+  // Runs rank `slot.rank` of another daemon's data-parallel job
+  // (job_replicas.cc).
+  void RunSlot(const ReplicaSlot& slot);
+  // How many replicas a job claimed now could have: live daemons with a
+  // free worker (this one counted), at most max_replicas.
+  int ReplicaCapacity();
+  // Says (once a change) why queued data-parallel jobs wait.
+  void ExplainWaits();
+  // A data-parallel run's failure (a replica gone): the job back in the
+  // queue from its checkpoint (a crash, within the budget), or FAILED.
+  absl::Status ReplicaFailure(const StoredJob& stored, const absl::Status& why,
+                              bool clean);
   // The keeper: renews leases, beats the heart, requeues dead daemons'
   // jobs (job_leases.cc).
   void Keep();
@@ -190,6 +224,10 @@ class JobManager {
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
   std::map<std::string, Fence> running_ ABSL_GUARDED_BY(mutex_);
+  // Slots of other daemons' jobs this daemon runs (job id -> slot), and
+  // those whose claim is over.
+  std::map<std::string, ReplicaSlot> slots_ ABSL_GUARDED_BY(mutex_);
+  std::set<std::string> lost_slots_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> cancelling_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> lost_ ABSL_GUARDED_BY(mutex_);
   absl::Mutex progress_mutex_;  // apart: steps set it often

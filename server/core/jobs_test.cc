@@ -16,6 +16,7 @@
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
+#include "engine/train/collective.h"
 #include "server/core/memory_store.h"
 
 namespace webnnm::server {
@@ -108,13 +109,29 @@ class JobsTest : public ::testing::Test {
     ASSERT_TRUE(store_->InsertDataset("ann", d).ok());
   }
   std::unique_ptr<JobManager> Daemon(const std::string& node,
-                                     std::chrono::milliseconds lease) {
-    auto jobs = std::make_unique<JobManager>(
-        *store_,
-        JobOptions{.workers = 1, .threads = 1, .node = node, .lease = lease});
+                                     std::chrono::milliseconds lease,
+                                     bool replicas = false) {
+    JobOptions options{
+        .workers = 1, .threads = 1, .node = node, .lease = lease};
+    if (replicas) {
+      // The replicas of one claim meet in one hub (threads of this test).
+      options.max_replicas = 4;
+      options.collectives = [this](const ReplicaSlot& p)
+          -> absl::StatusOr<std::unique_ptr<train::Collective>> {
+        absl::MutexLock lock(&hubs_mutex_);
+        auto& hub = hubs_[{p.job_id, p.attempt}];
+        if (!hub) hub = train::ThreadCollective::MakeHub(p.size);
+        return std::make_unique<train::ThreadCollective>(hub, p.rank);
+      };
+    }
+    auto jobs = std::make_unique<JobManager>(*store_, std::move(options));
     EXPECT_TRUE(jobs->Start().ok());
     return jobs;
   }
+  absl::Mutex hubs_mutex_;
+  std::map<std::pair<std::string, int>,
+           std::shared_ptr<train::ThreadCollective::Hub>>
+      hubs_;
 
   // A queued training job on iris (sgdm, so that it trains in few epochs).
   std::string Submit(const std::string& id, int64_t epochs,
@@ -417,6 +434,84 @@ TEST_F(JobsTest, AStoppedDaemonsJobGoesOnAtOnceOnAnotherToTheSameEnd) {
   EXPECT_EQ(Get(moved).node, "b");
   EXPECT_EQ(Get(moved).crash_restarts, 0);
   EXPECT_EQ(Final(whole).state.params, Final(moved).state.params);
+}
+
+TEST_F(JobsTest, ADataParallelJobRunsOnTwoDaemonsAsOneRun) {
+  ShareTheStore();
+  // Two replicas: rank 0 on one daemon, rank 1 on the other.
+  JobRequest request{.kind = JobKind::kTrain,
+                     .model_text = ReadText(kModel),
+                     .file_name = "iris.wnm",
+                     .data = {.dataset_id = "d1", .split = "60,20,20"}};
+  request.hyperparameters = {{"epochs", int64_t{30}},
+                             {"patience", int64_t{100000}},
+                             {"optimizer", std::string("sgdm")},
+                             {"lr", 0.05},
+                             {"seeds", int64_t{5}},
+                             {"batchSize", int64_t{16}}};
+  for (const char* id : {"alone", "pair", "again"}) {
+    JobRequest r = request;
+    if (std::string(id) != "alone") r.hyperparameters["replicas"] = int64_t{2};
+    ASSERT_TRUE(
+        store_
+            ->CreateJob({.id = id, .principal = "ann", .kind = JobKind::kTrain},
+                        r)
+            .ok());
+  }
+  auto a = Daemon("a", std::chrono::seconds(60), /*replicas=*/true);
+  auto b = Daemon("b", std::chrono::seconds(60), /*replicas=*/true);
+  a->Queued();
+  b->Queued();
+  for (const char* id : {"alone", "pair", "again"}) {
+    ASSERT_TRUE(WaitForState(id, JobState::kSucceeded)) << id << Get(id).error;
+  }
+  {
+    absl::MutexLock lock(&hubs_mutex_);
+    EXPECT_EQ(hubs_.size(), 2u);  // one claim each of the two jobs
+  }
+  // The same run twice, bit for bit; not one process's bits (it shared the
+  // batches), but close to them.
+  train::ModelSnapshot alone = Final("alone"), pair = Final("pair"),
+                       again = Final("again");
+  EXPECT_EQ(pair.state.params, again.state.params);
+  EXPECT_NE(pair.state.params, alone.state.params);
+  for (const auto& [name, values] : alone.state.params) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_NEAR(pair.state.params.at(name)[i], values[i], 1e-4) << name;
+    }
+  }
+  EXPECT_EQ(Get("pair").attempt, 1);
+}
+
+TEST_F(JobsTest, AJobThatNeedsMoreDaemonsWaitsSayingSo) {
+  ShareTheStore();
+  JobRequest request{.kind = JobKind::kTrain,
+                     .model_text = ReadText(kModel),
+                     .file_name = "iris.wnm",
+                     .data = {.dataset_id = "d1", .split = "60,20,20"}};
+  request.hyperparameters = {{"epochs", int64_t{5}}, {"replicas", int64_t{3}}};
+  ASSERT_TRUE(
+      store_
+          ->CreateJob(
+              {.id = "three", .principal = "ann", .kind = JobKind::kTrain},
+              request)
+          .ok());
+  auto a = Daemon("a", std::chrono::milliseconds(600), /*replicas=*/true);
+  auto b = Daemon("b", std::chrono::milliseconds(600), /*replicas=*/true);
+  const std::string two = "waits for 3 daemons (replicas 3); 2 are live";
+  ASSERT_TRUE(WaitFor("three", [&](const Job& j) { return j.waiting == two; }));
+  EXPECT_EQ(Get("three").state, JobState::kQueued);
+  auto warnings = [&] {
+    int n = 0;
+    for (const JobEvent& e : Events("three"))
+      n += e.type == EventType::kWarning;
+    return n;
+  };
+  const int said = warnings();
+  EXPECT_LE(said, 2);  // (one daemon alone may have said it first)
+  EXPECT_EQ(Events("three").back().warning, two);
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_EQ(warnings(), said);  // once a change, not at every look
 }
 
 TEST_F(JobsTest, AJobWhoseDataIsGoneFailsWithTheReason) {

@@ -140,9 +140,13 @@ absl::StatusOr<Job> MemoryStore::Update(const std::string& id,
 
 absl::StatusOr<std::optional<StoredJob>> MemoryStore::ClaimJob(
     const std::string& node, std::chrono::milliseconds lease,
-    const std::function<void(Job&)>& change, std::vector<JobEvent> events) {
+    const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+    int max_replicas) {
   absl::MutexLock lock(&mutex_);
   std::vector<const Entry*> queued = Select("", JobState::kQueued);
+  std::erase_if(queued, [&](const Entry* e) {
+    return ReplicasOf(e->stored.request) > max_replicas;
+  });
   if (queued.empty()) return std::nullopt;
   Entry& entry = jobs_.at(queued.front()->stored.job.id);
   auto claimed = UpdateLocked(
@@ -157,6 +161,65 @@ absl::StatusOr<std::optional<StoredJob>> MemoryStore::ClaimJob(
   if (!claimed.ok()) return claimed.status();
   entry.lease_until = Now() + lease;
   return entry.stored;
+}
+
+absl::Status MemoryStore::OpenReplicaSlots(const std::string& id,
+                                           const Fence& fence, int size) {
+  absl::MutexLock lock(&mutex_);
+  if (!shared_) return Store::OpenReplicaSlots(id, fence, size);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return absl::NotFoundError(StrCat("no job ", id));
+  if (absl::Status s = CheckFence(id, it->second.stored.job, fence, false);
+      !s.ok()) {
+    return s;
+  }
+  for (int rank = 1; rank < size; ++rank) {
+    slots_[{id, rank}] = {fence.attempt, size, "", Time{}};
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<ReplicaSlot>> MemoryStore::ClaimReplicaSlot(
+    const std::string& node, std::chrono::milliseconds lease) {
+  absl::MutexLock lock(&mutex_);
+  for (auto& [key, slot] : slots_) {
+    if (!slot.node.empty()) continue;
+    auto job = jobs_.find(key.first);
+    if (job == jobs_.end()) continue;
+    const Job& j = job->second.stored.job;
+    if (j.state != JobState::kRunning || j.attempt != slot.attempt ||
+        j.node == node) {
+      continue;
+    }
+    bool mine = false;
+    for (const auto& [other, o] : slots_) {
+      mine |= other.first == key.first && o.node == node &&
+              o.attempt == slot.attempt;
+    }
+    if (mine) continue;
+    slot.node = node;
+    slot.lease_until = Now() + lease;
+    return ReplicaSlot{key.first, slot.attempt, key.second, slot.size};
+  }
+  return std::nullopt;
+}
+
+absl::Status MemoryStore::RenewReplicaSlot(const ReplicaSlot& slot,
+                                           const std::string& node,
+                                           std::chrono::milliseconds lease) {
+  absl::MutexLock lock(&mutex_);
+  auto it = slots_.find({slot.job_id, slot.rank});
+  auto job = jobs_.find(slot.job_id);
+  if (it == slots_.end() || job == jobs_.end() || it->second.node != node ||
+      it->second.attempt != slot.attempt ||
+      job->second.stored.job.state != JobState::kRunning ||
+      job->second.stored.job.attempt != slot.attempt) {
+    return absl::AbortedError(StrCat("lease lost: job ", slot.job_id,
+                                     " replica ", slot.rank, " attempt ",
+                                     slot.attempt, " is over"));
+  }
+  it->second.lease_until = Now() + lease;
+  return absl::OkStatus();
 }
 
 absl::Status MemoryStore::RenewLease(const std::string& id, const Fence& fence,

@@ -47,10 +47,17 @@ class MemoryStore final : public LocalStore {
                              const UpdateCheck& check = nullptr) override;
   absl::StatusOr<std::optional<StoredJob>> ClaimJob(
       const std::string& node, std::chrono::milliseconds lease,
-      const std::function<void(Job&)>& change,
-      std::vector<JobEvent> events) override;
+      const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+      int max_replicas = 1) override;
   absl::Status RenewLease(const std::string& id, const Fence& fence,
                           std::chrono::milliseconds lease) override;
+  absl::Status OpenReplicaSlots(const std::string& id, const Fence& fence,
+                                int size) override;
+  absl::StatusOr<std::optional<ReplicaSlot>> ClaimReplicaSlot(
+      const std::string& node, std::chrono::milliseconds lease) override;
+  absl::Status RenewReplicaSlot(const ReplicaSlot& slot,
+                                const std::string& node,
+                                std::chrono::milliseconds lease) override;
   absl::Status ReleaseLease(const std::string& id, const Fence& fence) override;
   absl::StatusOr<std::vector<StoredJob>> ExpiredJobs(
       const std::string& node) override;
@@ -107,6 +114,13 @@ class MemoryStore final : public LocalStore {
   mutable absl::Mutex mutex_;
   std::map<std::string, Entry> jobs_ ABSL_GUARDED_BY(mutex_);
   std::vector<DatasetRow> datasets_ ABSL_GUARDED_BY(mutex_);
+  struct SlotRow {
+    int attempt = 0, size = 0;
+    std::string node;  // "": open
+    Time lease_until;
+  };
+  std::map<std::pair<std::string, int>, SlotRow> slots_  // (job, rank)
+      ABSL_GUARDED_BY(mutex_);
   int64_t next_snapshot_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 

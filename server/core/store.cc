@@ -1,5 +1,7 @@
 #include "server/core/store.h"
 
+#include <algorithm>
+
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 
@@ -53,6 +55,30 @@ absl::Status CheckFence(const std::string& id, const Job& stored,
     return absl::OkStatus();
   }
   return LeaseLost(id, stored, fence);
+}
+
+int ReplicasOf(const JobRequest& request) {
+  auto it = request.hyperparameters.find("replicas");
+  if (it == request.hyperparameters.end()) return 1;
+  const int64_t* n = std::get_if<int64_t>(&it->second);
+  return n ? static_cast<int>(std::clamp<int64_t>(*n, 1, 1 << 16)) : 1;
+}
+
+absl::Status Store::OpenReplicaSlots(const std::string& id, const Fence&, int) {
+  return absl::FailedPreconditionError(
+      StrCat("job ", id, ": data-parallel jobs need a shared store"));
+}
+
+absl::StatusOr<std::optional<ReplicaSlot>> Store::ClaimReplicaSlot(
+    const std::string&, std::chrono::milliseconds) {
+  return std::nullopt;
+}
+
+absl::Status Store::RenewReplicaSlot(const ReplicaSlot& slot,
+                                     const std::string&,
+                                     std::chrono::milliseconds) {
+  return absl::AbortedError(StrCat("lease lost: job ", slot.job_id,
+                                   ": no replicas without a shared store"));
 }
 
 UpdateCheck Fenced(const std::string& id, const Fence& fence) {

@@ -82,6 +82,16 @@ bool IsLeaseLost(const absl::Status& status);
 absl::Status CheckFence(const std::string& id, const Job& stored,
                         const Fence& fence, bool lease_expired);
 
+// How many replicas a job asked for (its `replicas` hyperparameter).
+int ReplicasOf(const JobRequest& request);
+
+// One rank > 0 of a data-parallel job's claim, run by another daemon.
+struct ReplicaSlot {
+  std::string job_id;
+  int attempt = 0;  // the claim's (rank 0's) attempt
+  int rank = 0, size = 0;
+};
+
 // A daemon, as the store knows it.
 struct NodeRecord {
   std::string name, address, version;
@@ -168,13 +178,14 @@ class Store {
                                      const SnapshotBlob* snapshot = nullptr,
                                      const UpdateCheck& check = nullptr) = 0;
 
-  // --- Leases. Claims the oldest queued job for `node`: RUNNING, node
-  // set, attempt + 1, a lease of `lease`, then `change` and `events` as
-  // Update applies them, in one transaction; nullopt when none is queued.
+  // --- Leases. Claims the oldest queued job for `node` that asks for at
+  // most `max_replicas` replicas: RUNNING, node set, attempt + 1, a lease
+  // of `lease`, then `change` and `events` as Update applies them, in one
+  // transaction; nullopt when none is queued.
   virtual absl::StatusOr<std::optional<StoredJob>> ClaimJob(
       const std::string& node, std::chrono::milliseconds lease,
-      const std::function<void(Job&)>& change,
-      std::vector<JobEvent> events) = 0;
+      const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+      int max_replicas = 1) = 0;
   // Extends a claim's lease to `lease` from now; LeaseLost when the job is
   // no longer RUNNING under `fence`.
   virtual absl::Status RenewLease(const std::string& id, const Fence& fence,
@@ -187,6 +198,22 @@ class Store {
   // starting again under its name), oldest first.
   virtual absl::StatusOr<std::vector<StoredJob>> ExpiredJobs(
       const std::string& node) = 0;
+
+  // --- Replicas of data-parallel jobs (a shared store; the others have
+  // none). Opens ranks 1..size-1 of the claim `fence` of job `id` for
+  // other daemons to take (FailedPrecondition without a shared store).
+  virtual absl::Status OpenReplicaSlots(const std::string& id,
+                                        const Fence& fence, int size);
+  // Takes an open slot, for `node`, of a job RUNNING under the slot's
+  // attempt — never of a job `node` runs, nor a second slot of one job —
+  // with a lease; nullopt when there is none.
+  virtual absl::StatusOr<std::optional<ReplicaSlot>> ClaimReplicaSlot(
+      const std::string& node, std::chrono::milliseconds lease);
+  // Renews a slot's lease: LeaseLost when its job no longer runs under
+  // that attempt.
+  virtual absl::Status RenewReplicaSlot(const ReplicaSlot& slot,
+                                        const std::string& node,
+                                        std::chrono::milliseconds lease);
 
   // --- Nodes: the daemons that serve this store.
   // Records a daemon as alive now (inserting or updating it by name).

@@ -220,6 +220,7 @@ v1::Job ToProto(const Job& j) {
   out.set_stopped_with_daemon(j.stopped_with_daemon);
   out.set_crash_restarts(j.crash_restarts);
   out.set_node(j.node);
+  out.set_waiting(j.waiting);
   out.set_name(j.name);
   out.mutable_tags()->insert(j.tags.begin(), j.tags.end());
   out.set_note(j.note);
@@ -258,6 +259,7 @@ Job FromProto(const v1::Job& j) {
   out.stopped_with_daemon = j.stopped_with_daemon();
   out.crash_restarts = j.crash_restarts();
   out.node = j.node();
+  out.waiting = j.waiting();
   out.name = j.name();
   out.tags.insert(j.tags().begin(), j.tags().end());
   out.note = j.note();

@@ -588,6 +588,19 @@ absl::StatusOr<std::vector<NodeRecord>> PostgresStore::ListNodes(
           n.running.push_back(running.Text(r, 0));
       }
     }
+    // And the ranks past the first of data-parallel jobs they run.
+    ASSIGN_OR_RETURN(
+        pg::Result helping,
+        c.Query("SELECT r.job_id, r.node FROM job_replicas r JOIN jobs j ON "
+                "j.id = r.job_id WHERE j.state = $1 AND j.attempt = "
+                "r.attempt AND r.node <> '' ORDER BY j.created_ms, r.rank",
+                pg::Params().Int(static_cast<int>(JobState::kRunning))));
+    for (int r = 0; r < helping.rows(); ++r) {
+      for (NodeRecord& n : nodes) {
+        if (n.name == helping.Text(r, 1))
+          n.running.push_back(helping.Text(r, 0));
+      }
+    }
     for (NodeRecord& n : nodes) n.busy = static_cast<int>(n.running.size());
     return absl::OkStatus();
   }));

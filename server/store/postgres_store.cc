@@ -125,6 +125,20 @@ CREATE TABLE rendezvous (
   created_ms bigint NOT NULL
 );
 )sql",
+    // 2: data-parallel jobs: how many replicas a job asks for, and the
+    // slots of ranks 1.. of its current claim that other daemons take.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN replicas integer NOT NULL DEFAULT 1;
+CREATE TABLE job_replicas (
+  job_id text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  rank integer NOT NULL,
+  attempt integer NOT NULL,
+  size integer NOT NULL,
+  node text NOT NULL DEFAULT '',
+  lease_until_ms bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (job_id, rank)
+);
+)sql",
 };
 
 // The advisory lock that migrations run under.
@@ -295,8 +309,8 @@ absl::StatusOr<Job> PostgresStore::CreateJob(Job job, const JobRequest& request,
     }
     RETURN_IF_ERROR(
         c.Query("INSERT INTO jobs (id, principal, state, created_ms, "
-                "idempotency_key, job, request) VALUES ($1, $2, $3, $4, $5, "
-                "$6, $7)",
+                "idempotency_key, job, request, replicas) VALUES ($1, $2, "
+                "$3, $4, $5, $6, $7, $8)",
                 pg::Params()
                     .Text(job.id)
                     .Text(job.principal)
@@ -304,7 +318,8 @@ absl::StatusOr<Job> PostgresStore::CreateJob(Job job, const JobRequest& request,
                     .Int(Millis(*job.created))
                     .Text(request.idempotency_key)
                     .Bytes(job_blob)
-                    .Bytes(request_blob))
+                    .Bytes(request_blob)
+                    .Int(ReplicasOf(request)))
             .status());
     RETURN_IF_ERROR(c.Query("INSERT INTO job_events (job_id, seq, time_ms, "
                             "type, event) VALUES ($1, 1, $2, $3, $4)",
@@ -533,15 +548,18 @@ absl::StatusOr<Job> PostgresStore::Update(
 
 absl::StatusOr<std::optional<StoredJob>> PostgresStore::ClaimJob(
     const std::string& node, std::chrono::milliseconds lease,
-    const std::function<void(Job&)>& change, std::vector<JobEvent> events) {
+    const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+    int max_replicas) {
   std::optional<StoredJob> out;
   RETURN_IF_ERROR(Transact([&](pg::Connection& c) -> absl::Status {
     out.reset();
     ASSIGN_OR_RETURN(
         pg::Result next,
-        c.Query("SELECT id FROM jobs WHERE state = $1 ORDER BY "
-                "created_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                pg::Params().Int(static_cast<int>(JobState::kQueued))));
+        c.Query("SELECT id FROM jobs WHERE state = $1 AND replicas <= $2 "
+                "ORDER BY created_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                pg::Params()
+                    .Int(static_cast<int>(JobState::kQueued))
+                    .Int(max_replicas)));
     if (next.rows() == 0) return absl::OkStatus();
     const std::string id = next.Text(0, 0);
     ASSIGN_OR_RETURN(Job job, UpdateIn(
@@ -561,6 +579,87 @@ absl::StatusOr<std::optional<StoredJob>> PostgresStore::ClaimJob(
     return absl::OkStatus();
   }));
   return out;
+}
+
+absl::Status PostgresStore::OpenReplicaSlots(const std::string& id,
+                                             const Fence& fence, int size) {
+  return Transact([&](pg::Connection& c) -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJobIn(c, id, true));
+    if (!stored) return absl::NotFoundError(StrCat("no job ", id));
+    RETURN_IF_ERROR(CheckFence(id, stored->job, fence, false));
+    RETURN_IF_ERROR(c.Query("DELETE FROM job_replicas WHERE job_id = $1",
+                            pg::Params().Text(id))
+                        .status());
+    for (int rank = 1; rank < size; ++rank) {
+      RETURN_IF_ERROR(
+          c.Query("INSERT INTO job_replicas (job_id, rank, "
+                  "attempt, size) VALUES ($1, $2, $3, $4)",
+                  pg::Params().Text(id).Int(rank).Int(fence.attempt).Int(size))
+              .status());
+    }
+    // Idle daemons wake to take them.
+    return c
+        .Query("SELECT pg_notify('webnnm', $1)",
+               pg::Params().Text(StrCat("j ", id)))
+        .status();
+  });
+}
+
+absl::StatusOr<std::optional<ReplicaSlot>> PostgresStore::ClaimReplicaSlot(
+    const std::string& node, std::chrono::milliseconds lease) {
+  std::optional<ReplicaSlot> slot;
+  RETURN_IF_ERROR(Transact([&](pg::Connection& c) -> absl::Status {
+    slot.reset();
+    ASSIGN_OR_RETURN(
+        pg::Result open,
+        c.Query(
+            "SELECT r.job_id, r.rank, r.attempt, r.size FROM job_replicas "
+            "r JOIN jobs j ON j.id = r.job_id WHERE r.node = '' AND "
+            "j.state = $1 AND j.attempt = r.attempt AND j.node <> $2 AND "
+            "NOT EXISTS (SELECT 1 FROM job_replicas o WHERE o.job_id = "
+            "r.job_id AND o.node = $2) ORDER BY j.created_ms, r.job_id, "
+            "r.rank LIMIT 1 FOR UPDATE OF r SKIP LOCKED",
+            pg::Params().Int(static_cast<int>(JobState::kRunning)).Text(node)));
+    if (open.rows() == 0) return absl::OkStatus();
+    slot = ReplicaSlot{open.Text(0, 0), static_cast<int>(open.Int(0, 2)),
+                       static_cast<int>(open.Int(0, 1)),
+                       static_cast<int>(open.Int(0, 3))};
+    return c
+        .Query(
+            "UPDATE job_replicas SET node = $3, lease_until_ms = "
+            "webnnm_now_ms() + $4 WHERE job_id = $1 AND rank = $2",
+            pg::Params()
+                .Text(slot->job_id)
+                .Int(slot->rank)
+                .Text(node)
+                .Int(lease.count()))
+        .status();
+  }));
+  return slot;
+}
+
+absl::Status PostgresStore::RenewReplicaSlot(const ReplicaSlot& slot,
+                                             const std::string& node,
+                                             std::chrono::milliseconds lease) {
+  return WithConnection([&](pg::Connection& c) -> absl::Status {
+    ASSIGN_OR_RETURN(
+        pg::Result renewed,
+        c.Query("UPDATE job_replicas r SET lease_until_ms = webnnm_now_ms() "
+                "+ $5 FROM jobs j WHERE r.job_id = $1 AND r.rank = $2 AND "
+                "r.attempt = $3 AND r.node = $4 AND j.id = r.job_id AND "
+                "j.state = $6 AND j.attempt = r.attempt",
+                pg::Params()
+                    .Text(slot.job_id)
+                    .Int(slot.rank)
+                    .Int(slot.attempt)
+                    .Text(node)
+                    .Int(lease.count())
+                    .Int(static_cast<int>(JobState::kRunning))));
+    if (renewed.affected() == 1) return absl::OkStatus();
+    return absl::AbortedError(StrCat("lease lost: job ", slot.job_id,
+                                     " replica ", slot.rank, " attempt ",
+                                     slot.attempt, " is over"));
+  });
 }
 
 absl::Status PostgresStore::RenewLease(const std::string& id,

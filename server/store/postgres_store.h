@@ -16,6 +16,10 @@
 //     with their caps counted across the cluster and their expiry by lease;
 //   - nodes: each daemon's heartbeat, so that any daemon lists the live
 //     ones;
+//   - data-parallel jobs (schema 2): a job's replicas column, and the
+//     slots of ranks 1.. of its current claim (job_replicas) that other
+//     daemons take; the replicas meet through the rendezvous table
+//     (pg_rendezvous.h);
 //   - notices: every write NOTIFYs channel `webnnm` in its transaction
 //     (delivered at commit): "j ID" a job changed, "d ID" a job was
 //     deleted, "p ID EPOCH EPOCHS STEP STEPS ROWS SECONDS" progress, "x
@@ -54,7 +58,7 @@ class PostgresStore final : public Store {
   static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(Options options);
   ~PostgresStore() override;
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   bool Shared() const override { return true; }
 
@@ -77,10 +81,17 @@ class PostgresStore final : public Store {
                              const UpdateCheck& check = nullptr) override;
   absl::StatusOr<std::optional<StoredJob>> ClaimJob(
       const std::string& node, std::chrono::milliseconds lease,
-      const std::function<void(Job&)>& change,
-      std::vector<JobEvent> events) override;
+      const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+      int max_replicas = 1) override;
   absl::Status RenewLease(const std::string& id, const Fence& fence,
                           std::chrono::milliseconds lease) override;
+  absl::Status OpenReplicaSlots(const std::string& id, const Fence& fence,
+                                int size) override;
+  absl::StatusOr<std::optional<ReplicaSlot>> ClaimReplicaSlot(
+      const std::string& node, std::chrono::milliseconds lease) override;
+  absl::Status RenewReplicaSlot(const ReplicaSlot& slot,
+                                const std::string& node,
+                                std::chrono::milliseconds lease) override;
   absl::Status ReleaseLease(const std::string& id, const Fence& fence) override;
   absl::StatusOr<std::vector<StoredJob>> ExpiredJobs(
       const std::string& node) override;

@@ -447,7 +447,11 @@ absl::StatusOr<Job> SqliteStore::Update(const std::string& id,
 
 absl::StatusOr<std::optional<StoredJob>> SqliteStore::ClaimJob(
     const std::string& node, std::chrono::milliseconds lease,
-    const std::function<void(Job&)>& change, std::vector<JobEvent> events) {
+    const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+    int max_replicas) {
+  // One daemon: every job runs on one replica (submissions of more are
+  // refused), whatever `max_replicas` allows.
+  (void)max_replicas;
   absl::MutexLock lock(&mutex_);
   Transaction tx(*db_);
   RETURN_IF_ERROR(tx.Begin());

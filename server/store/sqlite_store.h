@@ -56,8 +56,8 @@ class SqliteStore final : public LocalStore {
                              const UpdateCheck& check = nullptr) override;
   absl::StatusOr<std::optional<StoredJob>> ClaimJob(
       const std::string& node, std::chrono::milliseconds lease,
-      const std::function<void(Job&)>& change,
-      std::vector<JobEvent> events) override;
+      const std::function<void(Job&)>& change, std::vector<JobEvent> events,
+      int max_replicas = 1) override;
   absl::Status RenewLease(const std::string& id, const Fence& fence,
                           std::chrono::milliseconds lease) override;
   absl::Status ReleaseLease(const std::string& id, const Fence& fence) override;

@@ -29,6 +29,9 @@ struct TrainBenchOptions {
   std::string only;             // one workload: mlp784, cnn or iris
   std::string backend = "cpu";  // our side's
   int threads = 1;              // our side's compute threads
+  // > 1: our side on this many replicas of one thread (Gloo on loopback)
+  // next to one process of one and of this many threads; no PyTorch.
+  int replicas = 1;
 };
 int RunTrain(const TrainBenchOptions& options);  // bench_train.cc
 

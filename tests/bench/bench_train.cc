@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -31,6 +32,7 @@
 #include "backends/backend.h"
 #include "engine/base/status_macros.h"
 #include "engine/check.h"
+#include "engine/dist/gloo_collective.h"
 #include "engine/train/dataset.h"
 #include "engine/train/trainer.h"
 #include "tests/bench/bench.h"
@@ -44,6 +46,7 @@ using nlohmann::ordered_json;
 struct Measured {
   double samples_per_second = 0, steps_per_second = 0;
   int64_t steps = 0;
+  int64_t floats = 0;  // the model's parameters and statistics
 };
 
 // The DAG of the model file at `path`.
@@ -59,8 +62,8 @@ absl::StatusOr<dag::Dag> ReadModel(const std::string& path) {
 
 absl::StatusOr<Measured> TrainOurs(const dag::Dag& dag, train::Dataset& data,
                                    bool fixed_test, int batch, int epochs,
-                                   const std::string& backend_name,
-                                   int threads) {
+                                   const std::string& backend_name, int threads,
+                                   train::Collective* collective = nullptr) {
   absl::Status split = data.Split(100, 0, 0, 1, fixed_test);
   if (!split.ok()) return split;
   train::Hyperparameters h;
@@ -79,9 +82,12 @@ absl::StatusOr<Measured> TrainOurs(const dag::Dag& dag, train::Dataset& data,
   auto backend = backends::CreateBackend(backend_name);
   if (!backend.ok()) return backend.status();
   absl::StatusOr<train::TrainResult> result =
-      train::Train(dag, data, h, **backend);
+      train::Train(dag, data, h, **backend, {}, nullptr, collective);
   if (!result.ok()) return result.status();
   Measured m;
+  for (const auto& [name, values] : result->state.params) {
+    m.floats += static_cast<int64_t>(values.size());
+  }
   const int64_t per_epoch =
       (static_cast<int64_t>(data.subset(train::Subset::kTraining).size()) +
        batch - 1) /
@@ -237,6 +243,117 @@ absl::StatusOr<ordered_json> MeasureInChild(const TrainBenchOptions& o,
   return line;
 }
 
+// `w` on o.replicas processes of one thread each (Gloo on loopback, a file
+// store in a temporary folder): replica 0's line, with the seconds a step
+// spent summing ("communicationSecondsPerStep").
+absl::StatusOr<ordered_json> MeasureReplicas(const TrainBenchOptions& o,
+                                             const Workload& w) {
+  char folder[] = "/tmp/webnnm-bench-replicas-XXXXXX";
+  if (::mkdtemp(folder) == nullptr) return absl::InternalError("mkdtemp");
+  int fds[2];
+  if (::pipe(fds) != 0) return absl::InternalError("pipe failed");
+  std::cout << std::flush;
+  std::vector<pid_t> children;
+  for (int rank = 0; rank < o.replicas; ++rank) {
+    const pid_t pid = ::fork();
+    if (pid < 0) return absl::InternalError("fork failed");
+    if (pid > 0) {
+      children.push_back(pid);
+      continue;
+    }
+    ::close(fds[0]);
+    ordered_json line = {{"bench", "train"},      {"workload", w.name},
+                         {"framework", "webnnm"}, {"backend", o.backend},
+                         {"threads", 1},          {"replicas", o.replicas}};
+    absl::Status status = [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(dag::Dag dag, ReadModel(w.model));
+      ASSIGN_OR_RETURN(train::Dataset data,
+                       w.fashion ? train::LoadIdx(o.fashion)
+                                 : train::LoadCsv(o.iris, {}, true));
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<dist::GlooCollective> c,
+          dist::GlooCollective::Connect({.rank = rank,
+                                         .size = o.replicas,
+                                         .timeout = std::chrono::seconds(120),
+                                         .folder = folder,
+                                         .prefix = "bench-" + w.name}));
+      ASSIGN_OR_RETURN(Measured m, TrainOurs(dag, data, w.fashion, w.batch,
+                                             w.epochs, o.backend, 1, c.get()));
+      line["samplesPerSecond"] = m.samples_per_second;
+      line["stepsPerSecond"] = m.steps_per_second;
+      line["steps"] = m.steps;
+      line["allreduceFloatsPerStep"] = m.floats;
+      line["communicationSecondsPerStep"] =
+          m.steps > 0 ? c->seconds() / m.steps : 0.0;
+      return absl::OkStatus();
+    }();
+    if (!status.ok()) line["error"] = std::string(status.message());
+    const std::string text = line.dump() + "\n";
+    if (rank == 0 || !status.ok()) {
+      (void)!::write(fds[1], text.data(), text.size());
+    }
+    ::_exit(status.ok() ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) {
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  for (pid_t pid : children) ::waitpid(pid, nullptr, 0);
+  std::error_code ec;
+  std::filesystem::remove_all(folder, ec);
+  ordered_json line =
+      ordered_json::parse(text.substr(0, text.find('\n')), nullptr, false);
+  if (!line.is_object()) {
+    return absl::InternalError(w.name + ": the replicas failed");
+  }
+  return line;
+}
+
+// --replicas N: each workload on N replicas of one thread, next to one
+// process of one thread and one of N threads.
+int RunReplicated(TrainBenchOptions o, const Workload& w) {
+  std::map<int, double> alone;
+  for (int threads : {1, o.replicas}) {
+    o.threads = threads;
+    absl::StatusOr<ordered_json> line = MeasureInChild(o, w);
+    if (!line.ok()) {
+      std::cerr << "webnnm-bench: " << line.status().message() << "\n";
+      return 1;
+    }
+    std::cout << line->dump() << "\n" << std::flush;
+    alone[threads] = line->value("samplesPerSecond", 0.0);
+  }
+  absl::StatusOr<ordered_json> replicated = MeasureReplicas(o, w);
+  if (!replicated.ok()) {
+    std::cerr << "webnnm-bench: " << replicated.status().message() << "\n";
+    return 1;
+  }
+  std::cout << replicated->dump() << "\n" << std::flush;
+  if (replicated->contains("error")) {
+    std::cerr << "webnnm-bench: " << w.name << ": "
+              << (*replicated)["error"].get<std::string>() << "\n";
+    return 1;
+  }
+  const double r = replicated->value("samplesPerSecond", 0.0);
+  ordered_json line = {
+      {"bench", "train"},
+      {"workload", w.name},
+      {"compare", "replicas/one-process"},
+      {"replicas", o.replicas},
+      {"replicasSamplesPerSecond", r},
+      {"oneThreadSamplesPerSecond", alone[1]},
+      {"threadsSamplesPerSecond", alone[o.replicas]},
+      {"ratioToOneThread", alone[1] > 0 ? r / alone[1] : 0.0},
+      {"ratioToThreads", alone[o.replicas] > 0 ? r / alone[o.replicas] : 0.0},
+      {"communicationSecondsPerStep",
+       replicated->value("communicationSecondsPerStep", 0.0)}};
+  std::cout << line.dump() << "\n" << std::flush;
+  return 0;
+}
+
 }  // namespace
 
 int RunTrain(const TrainBenchOptions& o) {
@@ -248,6 +365,10 @@ int RunTrain(const TrainBenchOptions& o) {
       {"iris", o.models + "/iris.wnm", false, 16, iris_epochs}};
   for (const Workload& w : workloads) {
     if (!o.only.empty() && o.only != w.name) continue;
+    if (o.replicas > 1) {
+      if (int code = RunReplicated(o, w); code != 0) return code;
+      continue;
+    }
     absl::StatusOr<ordered_json> ours = MeasureInChild(o, w);
     if (!ours.ok()) {
       std::cerr << "webnnm-bench: " << ours.status().message() << "\n";

@@ -54,6 +54,11 @@ int main(int argc, char** argv) {
                     "The PyTorch side");
   train->add_option("--only", train_options.only, "One workload")
       ->check(CLI::IsMember({"mlp784", "cnn", "lstm", "iris"}));
+  train
+      ->add_option("--replicas", train_options.replicas,
+                   "Our side on N data-parallel replicas of one thread, next "
+                   "to one process of 1 and of N threads (no PyTorch)")
+      ->check(CLI::Range(1, 16));
   webnnm::bench::ServeBenchOptions serve_options;
   serve_options.iris = train_options.iris;
   serve_options.models = train_options.models;

@@ -12,6 +12,13 @@ root, at a free port, stopped at the end).
             cancelled from another, its data and snapshot served by any,
             uploads capped across the cluster and expiring by lease, a
             clean stop's jobs taken over at once, bad URIs refused.
+  Replicas  a data-parallel job (replicas 2) on two daemons; the daemon of
+            its second replica SIGKILLed mid-epoch (Gloo timeout 10 s): the
+            job goes back to the queue within the timeout plus a margin and
+            resumes from its checkpoint on the daemons left, ending with
+            the bits of an uninterrupted run; a job that needs more daemons
+            than are live waits saying so; more than max_replicas is
+            refused.
 
 usage: cluster_test.py WEBNNMD WEBNNMCTL SOURCE_DIR SUITE [unittest args]
 """
@@ -333,6 +340,86 @@ class Basics(Cluster):
         d.proc.wait(timeout=30)
         self.assertEqual(d.stop(timeout=30), 1)
         self.assertNotIn("secret", d.log)
+
+
+class Replicas(Cluster):
+    def test_a_killed_replica_requeues_the_job_to_the_same_end(self):
+        extra = ["gloo_timeout_seconds: 10", "max_replicas: 4"]
+        a, b, c = (self.node(n, *extra) for n in ("a", "b", "c"))
+        dataset = self.upload(a, "/usr/share/datasets/fashion-mnist")
+        flags = [config("models", "fashion-mlp.wnm"), "--dataset", dataset,
+                 "--epochs", "4", "--seeds", "3", "--lr", "0.0005",
+                 "--batch-size", "64", "--patience", "100000",
+                 "--replicas", "2"]
+        code, _, err = a.ctl("submit", *flags[:-1], "9", "-o", "json")
+        self.assertEqual(code, 1)
+        self.assertIn("more than the cluster allows (max_replicas 4)", err)
+        reference = self.submit(a, *flags)
+        code, out, err = b.ctl("watch", reference, "-o", "json", timeout=300)
+        self.assertEqual(code, 0, err)
+        events = h.json_lines(out)
+        self.assertFalse(any("replica" in e.get("message", "")
+                             for e in events),
+                         [e for e in events if "replica" in
+                          e.get("message", "")])
+        job = self.submit(b, *flags)
+
+        def helper():
+            got = self.get(a, job)
+            if got["state"] != "RUNNING" or got["epoch"] < 1:
+                return None
+            nodes = json.loads(a.ctl("nodes", "-o", "json")[1])["nodes"]
+            names = [n["name"] for n in nodes if job in n["running"]
+                     and n["name"] != got["node"]]
+            return (names[0], got["node"]) if names else None
+        helper_name, rank0 = h.wait_for(helper, timeout=240, interval=0.05)
+        victim = {"a": a, "b": b, "c": c}[helper_name]
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait()
+        killed = time.time()
+        survivor = a if victim is not a else b
+
+        def requeued():
+            code, out, _ = survivor.ctl("logs", job, "-o", "json")
+            return [e for e in h.json_lines(out)
+                    if "a replica failed" in e.get("message", "")]
+        failed = h.wait_for(requeued, timeout=10 + 30, interval=0.1)
+        self.assertLess(time.time() - killed, 10 + 30)
+        self.assertIn("resumes from its checkpoint after epoch",
+                      failed[0]["message"])
+        code, out, err = survivor.ctl("watch", job, "-o", "json",
+                                      timeout=300)
+        self.assertEqual(code, 0, err)
+        got = self.get(survivor, job)
+        self.assertEqual(got["state"], "SUCCEEDED")
+        self.assertEqual(got["attempt"], 2)
+        # Resumed from its checkpoint: no epoch twice, none missed.
+        events = h.json_lines(out)
+        epochs = [e["epoch"] for e in events if e["type"] == "EPOCH"]
+        self.assertEqual(epochs, list(range(1, epochs[-1] + 1)))
+        # The bits of the uninterrupted run.
+        files = {}
+        for j in (reference, job):
+            files[j] = os.path.join(self.dir, f"{j}.wnms")
+            code, _, err = survivor.ctl("snapshot", "export", j, "-f",
+                                        files[j])
+            self.assertEqual(code, 0, err)
+        _, ref = h.read_snapshot(files[reference])
+        _, resumed = h.read_snapshot(files[job])
+        self.assertEqual(ref, resumed)
+        print(f"replicas: {helper_name} (helping {rank0}) killed; the job "
+              f"was queued again and resumed to the reference's bits",
+              file=sys.stderr)
+
+        # Two daemons live: a job of three waits, saying so.
+        three = self.submit(survivor, *flags[:-1], "3")
+        waiting = h.wait_for(lambda: (lambda j: j if j["waiting"] else None)(
+            self.get(survivor, three)), timeout=30)
+        self.assertEqual(waiting["state"], "QUEUED")
+        self.assertIn("waits for 3 daemons (replicas 3); 2 are live",
+                      waiting["waiting"])
+        code, _, err = survivor.ctl("cancel", three)
+        self.assertEqual(code, 0, err)
 
 
 if __name__ == "__main__":

@@ -122,12 +122,33 @@ absl::StatusOr<Health> Scouter::Measure(const Params& params) {
 
 absl::StatusOr<std::vector<RankedCandidate>> Scouter::RankCandidates(
     uint64_t seed, int seeds, const std::set<std::string>& first_layer,
-    double init_scale) {
-  std::vector<RankedCandidate> ranked;
-  for (int k = 0; k < seeds; ++k) {
+    double init_scale, Collective* collective) {
+  const int stride = collective ? collective->size() : 1;
+  const int first = collective ? collective->rank() : 0;
+  // Per candidate: measured (1), loss, gradient ratio, dead ratio, score.
+  constexpr int kFields = 5;
+  std::vector<double> table(static_cast<size_t>(seeds) * kFields, 0.0);
+  for (int k = first; k < seeds; k += stride) {
     ASSIGN_OR_RETURN(Health h, Measure(CandidateParameters(
                                    *dag_, seed, k, first_layer, init_scale)));
-    if (std::isfinite(h.score)) ranked.push_back({k, h});
+    double* row = table.data() + static_cast<size_t>(k) * kFields;
+    row[0] = 1;
+    row[1] = h.loss;
+    row[2] = h.gradient_ratio;
+    row[3] = h.dead_ratio;
+    row[4] = h.score;
+  }
+  if (collective) {
+    RETURN_IF_ERROR(collective->AllReduceSum(std::span<double>(table)));
+  }
+  std::vector<RankedCandidate> ranked;
+  for (int k = 0; k < seeds; ++k) {
+    const double* row = table.data() + static_cast<size_t>(k) * kFields;
+    Health h{.loss = row[1],
+             .gradient_ratio = row[2],
+             .dead_ratio = row[3],
+             .score = row[4]};
+    if (row[0] > 0 && std::isfinite(h.score)) ranked.push_back({k, h});
   }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const RankedCandidate& a, const RankedCandidate& b) {

@@ -85,10 +85,12 @@ class Scouter {
   absl::StatusOr<Health> Measure(const Params& params);
 
   // Candidates 0 .. seeds-1 with finite scores, best first (ties: the lower
-  // k first).
+  // k first). With a `collective` (data parallelism), replica r measures
+  // the candidates k ≡ r (mod replicas) and the replicas sum the table of
+  // healths: every replica ranks alike, as one process would.
   absl::StatusOr<std::vector<RankedCandidate>> RankCandidates(
       uint64_t seed, int seeds, const std::set<std::string>& first_layer,
-      double init_scale);
+      double init_scale, Collective* collective = nullptr);
 
   // Each output's errors at `params` (loss scaled by 1) over the first
   // kProbeBatches training batches (fewer when the training subset has

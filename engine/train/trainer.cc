@@ -644,9 +644,10 @@ absl::Status TrainingLoop::Scout() {
   state_.init_scale = init_scale_;
   std::optional<int> chosen;
   if (scouter_) {
-    ASSIGN_OR_RETURN(std::vector<RankedCandidate> ranked,
-                     scouter_->RankCandidates(hyper.seed, hyper.seeds,
-                                              first_layer_, init_scale_));
+    ASSIGN_OR_RETURN(
+        std::vector<RankedCandidate> ranked,
+        scouter_->RankCandidates(hyper.seed, hyper.seeds, first_layer_,
+                                 init_scale_, collective_));
     ScoutReport report{.seeds = hyper.seeds, .gradient_ratio = 1};
     if (!ranked.empty()) {
       const Health& h = ranked.front().health;

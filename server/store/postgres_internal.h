@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,13 @@ absl::StatusOr<Message> Parse(const std::string& bytes, std::string_view what) {
   }
   return m;
 }
+
+// A name no other process or thread picks: for temporary folders.
+std::string Unique(std::string_view stem);
+
+// Writes (or appends) `bytes` to `path`; ResourceExhausted when it cannot.
+absl::Status WriteFile(const std::filesystem::path& path,
+                       std::string_view bytes, bool append);
 
 }  // namespace webnnm::server::postgres_internal
 

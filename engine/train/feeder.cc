@@ -371,6 +371,32 @@ absl::StatusOr<Evaluator> Evaluator::Make(const dag::Dag& dag,
   return e;
 }
 
+void Evaluator::ShiftRegressions(const Dataset& data,
+                                 const std::vector<int64_t>& samples,
+                                 std::vector<RegressionAccumulator>& r) const {
+  for (size_t k = 0; k < metered_.size(); ++k) {
+    const Metered& m = metered_[k];
+    if (m.value_out < 0 || m.classification) continue;
+    const Targets& t = data.targets()[m.targets];
+    const int64_t width = m.rule.units;
+    const Standardization& ts = t.standardization;
+    // The first real step of the subset's first sample that has one: what
+    // a replica measuring every batch would add first.
+    for (int64_t sample : samples) {
+      if (t.sequenced && data.RealSteps(sample, t.steps) == 0) continue;
+      const float* y = data.target(sample, m.targets);
+      std::vector<float> actual(y, y + width);
+      if (!ts.empty() && static_cast<int64_t>(ts.mean.size()) == width) {
+        for (int64_t u = 0; u < width; ++u) {
+          actual[u] = y[u] * ts.stddev[u] + ts.mean[u];
+        }
+      }
+      r[k].SetShift(actual.data());
+      break;
+    }
+  }
+}
+
 absl::Status Evaluator::Measure(const Dataset& data,
                                 const std::vector<int64_t>& samples,
                                 size_t begin,
@@ -434,7 +460,6 @@ void Evaluator::SetParameters(const Params& params) {
 absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
                                           bool metrics,
                                           Collective* collective) {
-  if (metrics) collective = nullptr;  // a test's metrics: every replica alike
   const std::vector<int64_t>& samples = data.subset(subset);
   std::vector<ClassificationAccumulator> classes;
   std::vector<RegressionAccumulator> regressions;
@@ -451,6 +476,7 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
     correct_out[k] = exe_->FindOutput("correct:" + specs_[k].name);
   }
   std::vector<double> sum(n, 0), count(n, 0), correct(n, 0), scored(n, 0);
+  if (metrics) ShiftRegressions(data, samples, regressions);
   const size_t stride = collective ? collective->size() : 1;
   const size_t first = collective ? collective->rank() : 0;
   for (size_t begin = first * batch_; begin < samples.size();
@@ -470,14 +496,32 @@ absl::StatusOr<Evaluation> Evaluator::Run(const Dataset& data, Subset subset,
     }
   }
   if (collective) {
+    // The replicas' sums, and their metrics' counts and sums, summed.
     std::vector<double> sums;
     for (const std::vector<double>* v : {&sum, &count, &correct, &scored}) {
       sums.insert(sums.end(), v->begin(), v->end());
+    }
+    for (size_t k = 0; metrics && k < n; ++k) {
+      const std::vector<double> p = metered_[k].classification
+                                        ? classes[k].Pack()
+                                        : regressions[k].Pack();
+      sums.insert(sums.end(), p.begin(), p.end());
     }
     RETURN_IF_ERROR(collective->AllReduceSum(std::span<double>(sums)));
     size_t at = 0;
     for (std::vector<double>* v : {&sum, &count, &correct, &scored}) {
       for (double& x : *v) x = sums[at++];
+    }
+    for (size_t k = 0; metrics && k < n; ++k) {
+      const size_t size = metered_[k].classification
+                              ? classes[k].Pack().size()
+                              : regressions[k].Pack().size();
+      if (metered_[k].classification) {
+        classes[k].Unpack(sums.data() + at);
+      } else {
+        regressions[k].Unpack(sums.data() + at);
+      }
+      at += size;
     }
   }
   Evaluation e;

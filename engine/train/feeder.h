@@ -131,9 +131,9 @@ class Evaluator {
   // the outputs' losses (with uncertainty weights the training objective,
   // so epochs compare), the accuracy the mean over classification outputs.
   // With `metrics`, each output's metrics (metrics.h) too. With a
-  // `collective` (and no metrics), replica r runs batches r, r + size, ...
-  // and the replicas sum their sums: every replica gets the whole
-  // subset's figures.
+  // `collective`, replica r runs batches r, r + size, ... and the replicas
+  // sum their sums (and their metrics' counts and sums): every replica gets
+  // the whole subset's figures.
   absl::StatusOr<Evaluation> Run(const Dataset& data, Subset subset,
                                  bool metrics = false,
                                  Collective* collective = nullptr);
@@ -151,6 +151,11 @@ class Evaluator {
   absl::Status Measure(const Dataset& data, const std::vector<int64_t>& samples,
                        size_t begin, std::vector<ClassificationAccumulator>& c,
                        std::vector<RegressionAccumulator>& r) const;
+  // Sets each regression accumulator's shift to the subset's first value
+  // (every replica alike, so that their sums add up).
+  void ShiftRegressions(const Dataset& data,
+                        const std::vector<int64_t>& samples,
+                        std::vector<RegressionAccumulator>& r) const;
 
   std::unique_ptr<backends::Executable> exe_;
   std::unique_ptr<Feeder> feeder_;

@@ -64,8 +64,41 @@ RegressionAccumulator::RegressionAccumulator(int64_t units)
       sum_(units, 0),
       sum_square_(units, 0) {}
 
-void RegressionAccumulator::Add(const float* predicted, const float* actual) {
+std::vector<double> ClassificationAccumulator::Pack() const {
+  std::vector<double> packed;
+  for (const std::vector<int64_t>& row : confusion_) {
+    for (int64_t n : row) packed.push_back(static_cast<double>(n));
+  }
+  return packed;
+}
+
+void ClassificationAccumulator::Unpack(const double* packed) {
+  for (std::vector<int64_t>& row : confusion_) {
+    for (int64_t& n : row) n = static_cast<int64_t>(std::llround(*packed++));
+  }
+}
+
+void RegressionAccumulator::SetShift(const float* actual) {
   if (count_ == 0) shift_.assign(actual, actual + units_);
+}
+
+std::vector<double> RegressionAccumulator::Pack() const {
+  std::vector<double> packed = {static_cast<double>(count_)};
+  for (const std::vector<double>* v : {&abs_, &square_, &sum_, &sum_square_}) {
+    packed.insert(packed.end(), v->begin(), v->end());
+  }
+  return packed;
+}
+
+void RegressionAccumulator::Unpack(const double* packed) {
+  count_ = static_cast<int64_t>(std::llround(*packed++));
+  for (std::vector<double>* v : {&abs_, &square_, &sum_, &sum_square_}) {
+    for (double& x : *v) x = *packed++;
+  }
+}
+
+void RegressionAccumulator::Add(const float* predicted, const float* actual) {
+  if (count_ == 0 && shift_.empty()) shift_.assign(actual, actual + units_);
   for (int64_t u = 0; u < units_; ++u) {
     const double y = actual[u];
     const double e = static_cast<double>(predicted[u]) - y;

@@ -54,6 +54,10 @@ class ClassificationAccumulator {
   // One sample: its output's `rule.units` values and its true class.
   void Add(const float* values, int64_t label);
   ClassificationMetrics Finish() const;
+  // What Add() counted, as numbers to sum across replicas, and those sums
+  // back (Unpack replaces the counts).
+  std::vector<double> Pack() const;
+  void Unpack(const double* packed);
 
  private:
   std::vector<std::string> classes_;
@@ -67,6 +71,11 @@ class RegressionAccumulator {
   // One sample: its predicted and true values (`units` each).
   void Add(const float* predicted, const float* actual);
   RegressionMetrics Finish() const;
+  // The values sums are kept around (else the first `actual` added): the
+  // same on every replica, so that their sums add up (Pack, Unpack).
+  void SetShift(const float* actual);
+  std::vector<double> Pack() const;
+  void Unpack(const double* packed);
 
  private:
   int64_t units_;

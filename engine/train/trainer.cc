@@ -913,8 +913,8 @@ absl::StatusOr<TrainResult> TrainingLoop::Finish() {
                                : 0;
   if (!data_.subset(Subset::kTest).empty()) {
     eval_->SetParameters(state_.best);
-    ASSIGN_OR_RETURN(result_.test,
-                     eval_->Run(data_, Subset::kTest, /*metrics=*/true));
+    ASSIGN_OR_RETURN(result_.test, eval_->Run(data_, Subset::kTest,
+                                              /*metrics=*/true, collective_));
   }
   result_.state = std::move(state_);
   return std::move(result_);

@@ -153,6 +153,67 @@ TEST(Replicas, BatchNormalizationAndDropoutStayIdenticalOnEveryReplica) {
   EXPECT_LT(*results[0]->validation_loss, 1.0);  // it learned
 }
 
+constexpr char kRegression[] = R"(
+model:name regression;
+model:input shape=[6];
+model:output shape=[2];
+model:loss MSE;
+model:layers
+    dense(shape=[8], activation=relu),
+    affine(shape=[2]);
+dense:layers matmul(w), add(b), activation();
+affine:layers matmul(w), add(b);
+)";
+
+TEST(Replicas, TheTestIsShardedAndItsMetricsAreTheWholeSubsets) {
+  // Classification (a confusion matrix) and regression (shifted sums):
+  // the replicas' merged metrics equal one process testing the same
+  // parameters on the whole test subset.
+  Dataset classes = Data(400);
+  std::vector<float> x, y;
+  for (int i = 0; i < 400; ++i) {
+    for (int f = 0; f < 6; ++f)
+      x.push_back(static_cast<float>((i * 7 + f * 3) % 11) / 5);
+    y.push_back(100 + x[i * 6] - x[i * 6 + 1]);
+    y.push_back(-50 + 2 * x[i * 6 + 2]);
+  }
+  Dataset values = Dataset::Make("values", 6, x, 2, y, false, {});
+  ASSERT_TRUE(values.Split(70, 15, 15, 1).ok());
+  for (auto [model, data] :
+       {std::pair{kMlp, &classes}, std::pair{kRegression, &values}}) {
+    Hyperparameters h = Hyper(4, 16);
+    auto results = TrainReplicated(model, *data, h, 3);
+    ASSERT_TRUE(results[0].ok()) << results[0].status();
+    CheckResult check = CheckModel("m.wnm", model);
+    auto backend = backends::CreateBackend("cpu");
+    absl::StatusOr<Evaluation> whole = train::Test(
+        *check.dag, *data, results[0]->state.best, results[0]->state.hyper,
+        **backend, results[0]->state.tuned_losses);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    const Evaluation& sharded = results[0]->test;
+    EXPECT_EQ(sharded.samples, whole->samples);
+    EXPECT_NEAR(sharded.loss, whole->loss, 1e-9 * std::max(1.0, whole->loss));
+    ASSERT_EQ(sharded.metrics.size(), 1u);
+    const OutputMetrics& a = sharded.metrics.begin()->second;
+    const OutputMetrics& b = whole->metrics.begin()->second;
+    EXPECT_EQ(a.classes.confusion, b.classes.confusion);
+    ASSERT_EQ(a.regression.r2.size(), b.regression.r2.size());
+    for (size_t u = 0; u < a.regression.r2.size(); ++u) {
+      EXPECT_NEAR(a.regression.r2[u], b.regression.r2[u], 1e-9);
+      EXPECT_NEAR(a.regression.mae[u], b.regression.mae[u], 1e-9);
+    }
+    if (model == kRegression) {
+      EXPECT_EQ(a.regression.r2.size(), 2u);
+    } else {
+      EXPECT_FALSE(a.classes.confusion.empty());
+    }
+    // Every replica holds the same figures.
+    EXPECT_EQ(results[1]->test.loss, sharded.loss);
+    EXPECT_EQ(results[2]->test.metrics.begin()->second.classes.confusion,
+              a.classes.confusion);
+  }
+}
+
 TEST(Replicas, AStopOnOneReplicaStopsThemAll) {
   Dataset data = Data(300);
   Hyperparameters h = Hyper(50, 16);

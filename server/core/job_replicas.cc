@@ -28,11 +28,12 @@ void JobManager::ExplainWaits() {
   if (!store_.Shared() || options_.max_replicas <= 1) return;
   absl::StatusOr<std::vector<NodeRecord>> nodes =
       store_.ListNodes(options_.lease);
-  absl::StatusOr<std::vector<std::string>> queued =
-      store_.JobIds(JobState::kQueued);
-  if (!nodes.ok() || !queued.ok()) return;
+  if (!nodes.ok()) return;
   const int live = static_cast<int>(nodes->size());
-  for (const std::string& id : *queued) {
+  absl::StatusOr<std::vector<std::string>> waiting =
+      store_.QueuedNeedingMore(live);
+  if (!waiting.ok()) return;
+  for (const std::string& id : *waiting) {
     absl::StatusOr<std::optional<StoredJob>> stored = store_.GetJob(id);
     if (!stored.ok() || !*stored) continue;
     const int replicas = ReplicasOf((*stored)->request);

@@ -69,6 +69,17 @@ absl::Status Store::OpenReplicaSlots(const std::string& id, const Fence&, int) {
       StrCat("job ", id, ": data-parallel jobs need a shared store"));
 }
 
+absl::StatusOr<std::vector<std::string>> Store::QueuedNeedingMore(
+    int replicas) {
+  ASSIGN_OR_RETURN(std::vector<std::string> queued, JobIds(JobState::kQueued));
+  std::vector<std::string> out;
+  for (const std::string& id : queued) {
+    ASSIGN_OR_RETURN(std::optional<StoredJob> stored, GetJob(id));
+    if (stored && ReplicasOf(stored->request) > replicas) out.push_back(id);
+  }
+  return out;
+}
+
 absl::StatusOr<std::optional<ReplicaSlot>> Store::ClaimReplicaSlot(
     const std::string&, std::chrono::milliseconds) {
   return std::nullopt;

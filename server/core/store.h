@@ -209,6 +209,9 @@ class Store {
   // with a lease; nullopt when there is none.
   virtual absl::StatusOr<std::optional<ReplicaSlot>> ClaimReplicaSlot(
       const std::string& node, std::chrono::milliseconds lease);
+  // Queued jobs that ask for more than `replicas` replicas, oldest first.
+  virtual absl::StatusOr<std::vector<std::string>> QueuedNeedingMore(
+      int replicas);
   // Renews a slot's lease: LeaseLost when its job no longer runs under
   // that attempt.
   virtual absl::Status RenewReplicaSlot(const ReplicaSlot& slot,

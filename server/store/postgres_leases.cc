@@ -103,6 +103,23 @@ absl::StatusOr<std::optional<ReplicaSlot>> PostgresStore::ClaimReplicaSlot(
   return slot;
 }
 
+absl::StatusOr<std::vector<std::string>> PostgresStore::QueuedNeedingMore(
+    int replicas) {
+  std::vector<std::string> ids;
+  RETURN_IF_ERROR(WithConnection([&](pg::Connection& c) -> absl::Status {
+    ASSIGN_OR_RETURN(
+        pg::Result got,
+        c.Query("SELECT id FROM jobs WHERE state = $1 AND replicas > $2 "
+                "ORDER BY created_ms, id",
+                pg::Params()
+                    .Int(static_cast<int>(JobState::kQueued))
+                    .Int(replicas)));
+    for (int r = 0; r < got.rows(); ++r) ids.push_back(got.Text(r, 0));
+    return absl::OkStatus();
+  }));
+  return ids;
+}
+
 absl::Status PostgresStore::RenewReplicaSlot(const ReplicaSlot& slot,
                                              const std::string& node,
                                              std::chrono::milliseconds lease) {

@@ -89,6 +89,8 @@ class PostgresStore final : public Store {
                                 int size) override;
   absl::StatusOr<std::optional<ReplicaSlot>> ClaimReplicaSlot(
       const std::string& node, std::chrono::milliseconds lease) override;
+  absl::StatusOr<std::vector<std::string>> QueuedNeedingMore(
+      int replicas) override;
   absl::Status RenewReplicaSlot(const ReplicaSlot& slot,
                                 const std::string& node,
                                 std::chrono::milliseconds lease) override;

@@ -434,6 +434,72 @@ TEST_P(StoreContract, ClaimsTakeTheOldestQueuedJobOnceAndFenceItsWrites) {
   EXPECT_TRUE(IsLeaseLost(store->RenewLease("j2", {"b", 1}, lease)));
 }
 
+TEST_P(StoreContract, ClaimsTakeOnlyJobsWithinTheReplicasAvailable) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  for (auto [id, replicas] :
+       {std::pair{"three", 3}, std::pair{"one", 1}, std::pair{"two", 2}}) {
+    JobRequest request;
+    request.hyperparameters["replicas"] = int64_t{replicas};
+    ASSERT_TRUE(
+        store->CreateJob(NewJob(id, "ann", replicas == 3 ? 1 : 2), request)
+            .ok());
+  }
+  EXPECT_THAT(*store->QueuedNeedingMore(2), ElementsAre("three"));
+  EXPECT_THAT(*store->QueuedNeedingMore(1), ElementsAre("three", "two"));
+  if (GetParam() == "sqlite") return;  // one daemon: every job runs alone
+  const auto lease = std::chrono::seconds(60);
+  // "three" is the oldest, but two replicas are all there are.
+  EXPECT_EQ((**store->ClaimJob("a", lease, nullptr, {}, 2)).job.id, "one");
+  EXPECT_EQ((**store->ClaimJob("a", lease, nullptr, {}, 2)).job.id, "two");
+  EXPECT_FALSE(*store->ClaimJob("a", lease, nullptr, {}, 2));
+  EXPECT_EQ((**store->ClaimJob("a", lease, nullptr, {}, 3)).job.id, "three");
+}
+
+TEST_P(StoreContract, ReplicaSlotsGoToOtherDaemonsOnceEach) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  if (GetParam() == "sqlite") {
+    EXPECT_FALSE(*store->ClaimReplicaSlot("b", std::chrono::seconds(60)));
+    return;  // no data-parallel jobs without a shared store
+  }
+  if (GetParam() == "memory") {
+    // The memory store opens slots only when it says it is shared.
+    store = std::make_unique<MemoryStore>(folder_.path().string(), 1, true);
+  }
+  JobRequest request;
+  request.hyperparameters["replicas"] = int64_t{3};
+  ASSERT_TRUE(store->CreateJob(NewJob("j", "ann", 1), request).ok());
+  const auto lease = std::chrono::seconds(60);
+  std::optional<StoredJob> claimed =
+      *store->ClaimJob("a", lease, nullptr, {}, 3);
+  ASSERT_TRUE(claimed);
+  const Fence fence{"a", claimed->job.attempt};
+  EXPECT_TRUE(IsLeaseLost(store->OpenReplicaSlots("j", {"x", 1}, 3)));
+  ASSERT_TRUE(store->OpenReplicaSlots("j", fence, 3).ok());
+  // Never the claimer's own job, never two slots of one job.
+  EXPECT_FALSE(*store->ClaimReplicaSlot("a", lease));
+  std::optional<ReplicaSlot> b = *store->ClaimReplicaSlot("b", lease);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->job_id, "j");
+  EXPECT_EQ(b->attempt, fence.attempt);
+  EXPECT_EQ(b->size, 3);
+  EXPECT_FALSE(*store->ClaimReplicaSlot("b", lease));
+  std::optional<ReplicaSlot> c = *store->ClaimReplicaSlot("c", lease);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->rank, b->rank);
+  EXPECT_FALSE(*store->ClaimReplicaSlot("d", lease));  // all taken
+  EXPECT_TRUE(store->RenewReplicaSlot(*b, "b", lease).ok());
+  EXPECT_TRUE(IsLeaseLost(store->RenewReplicaSlot(*b, "c", lease)));
+  // The claim ends (requeued): its slots are over.
+  ASSERT_TRUE(store
+                  ->Update(
+                      "j", [](Job& j) { j.state = JobState::kQueued; }, {},
+                      nullptr, Fenced("j", fence))
+                  .ok());
+  EXPECT_TRUE(IsLeaseLost(store->RenewReplicaSlot(*b, "b", lease)));
+}
+
 TEST_P(StoreContract, DaemonsClaimingAtOnceNeverTakeAJobTwice) {
   auto store = Open();
   ASSERT_TRUE(store);

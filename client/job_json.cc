@@ -152,6 +152,7 @@ Json JobJson(const v1::Job& job) {
   out["testLoss"] = Optional(job.has_test_loss(), job.test_loss());
   out["error"] = job.error().empty() ? Json(nullptr) : Json(job.error());
   out["attempt"] = job.attempt();
+  out["crashRestarts"] = job.crash_restarts();
   out["node"] = job.node();
   out["waiting"] = job.waiting();
   out["backend"] = job.backend();

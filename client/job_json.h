@@ -14,7 +14,8 @@ using Json = nlohmann::ordered_json;
 
 // {"jobId", "name", "tags" (an object of strings), "note", "state",
 //  "kind", "principal", "modelName", "datasetId", "epoch", "epochs",
-//  "bestEpoch", "testAccuracy", "testLoss", "error", "attempt", "backend",
+//  "bestEpoch", "testAccuracy", "testLoss", "error", "attempt",
+//  "crashRestarts", "node", "waiting", "backend",
 //  "created", "started", "finished", "durationSeconds" (from its start to
 //  its end, or now; null before it starts), "lastSeq"}, and
 // once tested the summary of `train --local -o json` ("epochs" is then the

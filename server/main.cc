@@ -290,12 +290,26 @@ std::string Host(const std::string& address) {
   return address.substr(0, address.rfind(':'));
 }
 
+std::string HostName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "webnnmd");
+  return host;
+}
+
 // This daemon's name: --node, else the host name and the gRPC port.
 std::string NodeName(const Settings& settings, int port) {
   if (!settings.node.empty()) return settings.node;
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "webnnmd");
-  return std::string(host) + ":" + std::to_string(port);
+  return HostName() + ":" + std::to_string(port);
+}
+
+// The address other daemons and `webnnmctl nodes` see: the listening one,
+// or the host name where it listens on every interface.
+std::string NodeAddress(const Settings& settings, int port) {
+  std::string host = Host(settings.listen);
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
+    host = HostName();
+  }
+  return host + ":" + std::to_string(port);
 }
 
 // The store the settings name: a SQLite file (locked for this process) or
@@ -351,7 +365,8 @@ void AllowReplicas(Settings& settings) {
   auto prefix = [](const ReplicaSlot& p) {
     return webnnm::StrCat("job/", p.job_id, "/", p.attempt);
   };
-  settings.jobs.collectives = [=](const ReplicaSlot& p)
+  settings.jobs.collectives = [=](const ReplicaSlot& p,
+                                  const std::function<std::string()>& give_up)
       -> absl::StatusOr<std::unique_ptr<webnnm::train::Collective>> {
     ASSIGN_OR_RETURN(std::unique_ptr<webnnm::dist::GlooCollective> c,
                      webnnm::dist::GlooCollective::Connect(
@@ -359,7 +374,7 @@ void AllowReplicas(Settings& settings) {
                           .size = p.size,
                           .address = address,
                           .timeout = timeout,
-                          .store = std::make_shared<PgRendezvous>(uri),
+                          .store = std::make_shared<PgRendezvous>(uri, give_up),
                           .prefix = prefix(p)}));
     return std::unique_ptr<webnnm::train::Collective>(std::move(c));
   };
@@ -448,8 +463,7 @@ int main(int argc, char** argv) {
     return Fail("cannot listen on " + settings.listen +
                 " (address in use or not valid?)");
   }
-  jobs.Identify(NodeName(settings, port),
-                Host(settings.listen) + ":" + std::to_string(port),
+  jobs.Identify(NodeName(settings, port), NodeAddress(settings, port),
                 WEBNNM_VERSION);
   if (absl::Status started = jobs.Start(); !started.ok()) {
     server->Shutdown();

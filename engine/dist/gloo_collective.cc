@@ -5,6 +5,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <exception>
@@ -19,6 +20,8 @@ absl::StatusOr<std::unique_ptr<GlooCollective>> GlooCollective::Connect(
     return absl::InvalidArgumentError(StrCat("replica ", options.rank, " of ",
                                              options.size, " does not exist"));
   }
+  // A peer's death is an error to report, never this process's end.
+  ::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<GlooCollective> c(new GlooCollective());
   c->rank_ = options.rank;
   c->size_ = options.size;

@@ -8,7 +8,9 @@
 // store and connects to every other. Every wait (the rendezvous, each
 // allreduce) gives up after `timeout`: a replica that died makes the others
 // fail within it, never hang. Failures are Unavailable, saying which rank
-// failed and why (Gloo's message).
+// failed and why (Gloo's message). Connect() makes the process ignore
+// SIGPIPE: Gloo writes to its sockets without MSG_NOSIGNAL, and a write to
+// a replica that died must fail the call (EPIPE), not kill this one.
 //
 // Thread-safety: one thread uses a GlooCollective at a time.
 #ifndef WEBNNM_ENGINE_DIST_GLOO_COLLECTIVE_H_

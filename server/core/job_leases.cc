@@ -94,6 +94,7 @@ void JobManager::KeepOnce() {
   self.workers = std::max(1, options_.workers);
   self.busy = static_cast<int>(running.size() + slots.size());
   self.threads = options_.threads;
+  self.max_replicas = options_.collectives ? options_.max_replicas : 1;
   if (absl::Status beat = store_.Heartbeat(self); !beat.ok()) {
     std::cerr << "webnnmd: cannot record this daemon's heartbeat: "
               << beat.message() << "\n";

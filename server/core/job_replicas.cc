@@ -19,7 +19,10 @@ int JobManager::ReplicaCapacity() {
   if (!nodes.ok()) return 1;
   int free = 1;  // this worker
   for (const NodeRecord& n : *nodes) {
-    if (n.name != options_.node && n.busy < std::max(1, n.workers)) ++free;
+    if (n.name != options_.node && n.max_replicas > 1 &&
+        n.busy < std::max(1, n.workers)) {
+      ++free;
+    }
   }
   return std::min(free, options_.max_replicas);
 }
@@ -63,6 +66,7 @@ absl::Status JobManager::ReplicaFailure(const StoredJob& stored,
   if (!now) return absl::OkStatus();
   const Job& job = now->job;
   const int crashes = job.crash_restarts + (clean ? 0 : 1);
+  const bool gave_way = why.code() == absl::StatusCode::kAborted;
   std::cerr << "webnnmd: job " << id << ": " << why.message() << "\n";
   if (crashes > options_.restart_budget) {
     Metrics().job_failures.With({"restart"}).Add();
@@ -83,8 +87,9 @@ absl::Status JobManager::ReplicaFailure(const StoredJob& stored,
   }
   Metrics().job_restarts.With({clean ? "stop" : "crash"}).Add();
   const std::string message = StrCat(
-      clean ? "a replica stopped" : "a replica failed", " (", why.message(),
-      ")",
+      gave_way ? std::string(why.message())
+               : StrCat(clean ? "a replica stopped" : "a replica failed", " (",
+                        why.message(), ")"),
       job.has_snapshot
           ? StrCat("; resumes from its checkpoint after epoch ", job.epoch)
           : std::string("; starts again"));
@@ -120,8 +125,16 @@ void JobManager::RunSlot(const ReplicaSlot& slot) {
     std::optional<train::ModelSnapshot> resume;
     ASSIGN_OR_RETURN(std::unique_ptr<train::Run> run,
                      PrepareTrain(*stored, check, resume));
+    // The wait for the other replicas ends early when the claim is over
+    // (rank 0 gave way, or failed).
+    auto give_up = [&]() -> std::string {
+      absl::Status renewed =
+          store_.RenewReplicaSlot(slot, options_.node, options_.lease);
+      return IsLeaseLost(renewed) ? std::string(renewed.message())
+                                  : std::string();
+    };
     ASSIGN_OR_RETURN(std::unique_ptr<train::Collective> collective,
-                     options_.collectives(slot));
+                     options_.collectives(slot, give_up));
     std::cerr << "webnnmd: " << where << " runs here\n";
     train::TrainCallbacks callbacks;
     callbacks.step = [&](const train::StepReport&) {

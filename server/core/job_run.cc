@@ -47,6 +47,7 @@ std::optional<JobManager::Claim> JobManager::Take() {
     // Another daemon's data-parallel job waiting for its replicas first:
     // it runs already.
     if (options_.max_replicas > 1 && options_.collectives) {
+      absl::MutexLock claiming(&slot_claim_mutex_);
       absl::StatusOr<std::optional<ReplicaSlot>> slot =
           store_.ClaimReplicaSlot(options_.node, options_.lease);
       if (slot.ok() && *slot) {
@@ -183,6 +184,11 @@ absl::StatusOr<std::unique_ptr<train::Run>> JobManager::PrepareTrain(
                      store_.LatestSnapshot(stored.job.id));
     if (blob) {
       ASSIGN_OR_RETURN(resume, train::DecodeModelSnapshot(blob->bytes));
+      // The job keeps the threads it began with on whichever daemon
+      // resumes it: its results depend on them, and so its bits.
+      if (resume->state.hyper.threads > 0) {
+        hyper.threads = resume->state.hyper.threads;
+      }
     }
   }
   ASSIGN_OR_RETURN(StoredData data, FindStoredData(store_, "", request.data,
@@ -240,13 +246,31 @@ absl::Status JobManager::RunTrain(const StoredJob& stored) {
     }
     place = ReplicaSlot{id, fence->attempt, 0, replicas};
     RETURN_IF_ERROR(store_.OpenReplicaSlots(id, *fence, replicas));
+    // Two daemons that claimed two data-parallel jobs at once may each
+    // wait for the other's worker: the younger job gives way (its worker
+    // then takes the older one's slot), so the oldest always goes on.
+    std::string older;
+    auto give_up = [&]() -> std::string {
+      absl::StatusOr<std::optional<std::string>> other =
+          store_.OlderJobNeedingReplicas(options_.node, id);
+      if (!other.ok() || !*other) return std::string();
+      older = **other;
+      return StrCat("gave way to job ", older,
+                    ", older, which waits for its replicas");
+    };
     absl::StatusOr<std::unique_ptr<train::Collective>> joined =
-        options_.collectives(*place);
+        options_.collectives(*place, give_up);
     if (!joined.ok()) {
-      // Not every replica came (a daemon went meanwhile): queued again,
-      // free of charge.
+      // Not every replica came (a daemon went meanwhile), or this claim
+      // gave way: queued again, free of charge.
       if (options_.rendezvous_done) options_.rendezvous_done(*place);
-      return ReplicaFailure(stored, joined.status(), /*clean=*/true);
+      return ReplicaFailure(stored,
+                            older.empty() ? joined.status()
+                                          : absl::AbortedError(StrCat(
+                                                "gave way to job ", older,
+                                                ", older, which waits for its "
+                                                "replicas")),
+                            /*clean=*/true);
     }
     collective = std::move(*joined);
   }

@@ -84,6 +84,9 @@ absl::Status JobManager::Start() {
 }
 
 void JobManager::Stop() {
+  // No notice reaches this manager once it stops (it may be destroyed
+  // before the store and its listening thread).
+  if (store_.Shared()) store_.Listen(nullptr);
   std::vector<std::thread> workers;
   {
     absl::MutexLock lock(&mutex_);

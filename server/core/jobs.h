@@ -70,9 +70,12 @@ struct JobOptions {
   // The most replicas a job may ask for (1: no data-parallel jobs), and
   // with more, the replicas' collective for each place (a job, its
   // attempt, a rank of its replicas) and what ends a claim's rendezvous.
+  // The factory asks `give_up` now and then while it waits for the other
+  // replicas (every half second or so): a reason (not empty) ends the wait
+  // with an error carrying it.
   int max_replicas = 1;
   std::function<absl::StatusOr<std::unique_ptr<train::Collective>>(
-      const ReplicaSlot&)>
+      const ReplicaSlot&, const std::function<std::string()>& give_up)>
       collectives;
   std::function<void(const ReplicaSlot&)> rendezvous_done;
   // Parsed datasets kept between a submission and its job (data_cache.h).
@@ -169,8 +172,9 @@ class JobManager {
   // Runs rank `slot.rank` of another daemon's data-parallel job
   // (job_replicas.cc).
   void RunSlot(const ReplicaSlot& slot);
-  // How many replicas a job claimed now could have: live daemons with a
-  // free worker (this one counted), at most max_replicas.
+  // How many replicas a job claimed now could have: live daemons that run
+  // replicas and have a free worker (this one counted), at most
+  // max_replicas.
   int ReplicaCapacity();
   // Says (once a change) why queued data-parallel jobs wait.
   void ExplainWaits();
@@ -227,6 +231,9 @@ class JobManager {
   // Slots of other daemons' jobs this daemon runs (job id -> slot), and
   // those whose claim is over.
   std::map<std::string, ReplicaSlot> slots_ ABSL_GUARDED_BY(mutex_);
+  // This daemon's workers claim replica slots one at a time, so that each
+  // sees the slot the other took (never two slots of one job here).
+  absl::Mutex slot_claim_mutex_;
   std::set<std::string> lost_slots_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> cancelling_ ABSL_GUARDED_BY(mutex_);
   std::set<std::string> lost_ ABSL_GUARDED_BY(mutex_);

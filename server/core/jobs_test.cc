@@ -114,14 +114,35 @@ class JobsTest : public ::testing::Test {
     JobOptions options{
         .workers = 1, .threads = 1, .node = node, .lease = lease};
     if (replicas) {
-      // The replicas of one claim meet in one hub (threads of this test).
+      // The replicas of one claim meet in one hub (threads of this test),
+      // once all have come — as Gloo's rendezvous: each waits for the
+      // others (at most a minute), asking `give_up` as it waits.
       options.max_replicas = 4;
-      options.collectives = [this](const ReplicaSlot& p)
+      options.collectives = [this](const ReplicaSlot& p,
+                                   const std::function<std::string()>& give_up)
           -> absl::StatusOr<std::unique_ptr<train::Collective>> {
-        absl::MutexLock lock(&hubs_mutex_);
-        auto& hub = hubs_[{p.job_id, p.attempt}];
-        if (!hub) hub = train::ThreadCollective::MakeHub(p.size);
-        return std::make_unique<train::ThreadCollective>(hub, p.rank);
+        const std::pair<std::string, int> claim{p.job_id, p.attempt};
+        std::shared_ptr<train::ThreadCollective::Hub> hub;
+        {
+          absl::MutexLock lock(&hubs_mutex_);
+          auto& made = hubs_[claim];
+          if (!made) made = train::ThreadCollective::MakeHub(p.size);
+          hub = made;
+          ++arrived_[claim];
+        }
+        for (int i = 0; i < 6000; ++i) {
+          {
+            absl::MutexLock lock(&hubs_mutex_);
+            if (arrived_[claim] == p.size) {
+              return std::make_unique<train::ThreadCollective>(hub, p.rank);
+            }
+          }
+          if (std::string why = give_up(); !why.empty()) {
+            return absl::UnavailableError(why);
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return absl::UnavailableError("the rendezvous timed out");
       };
     }
     auto jobs = std::make_unique<JobManager>(*store_, std::move(options));
@@ -131,7 +152,9 @@ class JobsTest : public ::testing::Test {
   absl::Mutex hubs_mutex_;
   std::map<std::pair<std::string, int>,
            std::shared_ptr<train::ThreadCollective::Hub>>
-      hubs_;
+      hubs_ ABSL_GUARDED_BY(hubs_mutex_);
+  std::map<std::pair<std::string, int>, int> arrived_
+      ABSL_GUARDED_BY(hubs_mutex_);
 
   // A queued training job on iris (sgdm, so that it trains in few epochs).
   std::string Submit(const std::string& id, int64_t epochs,
@@ -481,6 +504,84 @@ TEST_F(JobsTest, ADataParallelJobRunsOnTwoDaemonsAsOneRun) {
     }
   }
   EXPECT_EQ(Get("pair").attempt, 1);
+}
+
+// Rank 0 of a younger data-parallel job, waiting for its replicas, gives
+// way to an older job that waits for its own (two daemons that claimed
+// two such jobs at once would otherwise wait for each other until their
+// rendezvous timed out, again and again): it takes the older one's slot,
+// and the younger job, requeued free, runs later.
+TEST_F(JobsTest, AYoungerDataParallelClaimGivesWayToAnOlderOne) {
+  ShareTheStore();
+  JobRequest request{.kind = JobKind::kTrain,
+                     .model_text = ReadText(kModel),
+                     .file_name = "iris.wnm",
+                     .data = {.dataset_id = "d1", .split = "60,20,20"}};
+  request.hyperparameters = {{"epochs", int64_t{3}}, {"replicas", int64_t{2}}};
+  ASSERT_TRUE(
+      store_
+          ->CreateJob(
+              {.id = "old", .principal = "ann", .kind = JobKind::kTrain},
+              request)
+          .ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(
+      store_
+          ->CreateJob(
+              {.id = "young", .principal = "ann", .kind = JobKind::kTrain},
+              request)
+          .ok());
+  const auto lease = std::chrono::seconds(60);
+  // Daemon x (this test) claims the old job; it has not opened its slots.
+  std::optional<StoredJob> old = *store_->ClaimJob("x", lease, nullptr, {}, 2);
+  ASSERT_TRUE(old);
+  ASSERT_EQ(old->job.id, "old");
+  const Fence x{"x", old->job.attempt};
+  // Daemon a counts x's second worker as free, claims the young job as
+  // rank 0 and waits for a replica.
+  ASSERT_TRUE(
+      store_
+          ->Heartbeat(
+              {.name = "x", .address = "x:1", .workers = 2, .max_replicas = 4})
+          .ok());
+  auto a = Daemon("a", lease, /*replicas=*/true);
+  ASSERT_TRUE(WaitFor("young", [](const Job& j) {
+    return j.state == JobState::kRunning && j.node == "a";
+  }));
+  // The old job's slot opens: a gives way and takes it.
+  ASSERT_TRUE(store_->OpenReplicaSlots("old", x, 2).ok());
+  ASSERT_TRUE(WaitFor(
+      "young", [](const Job& j) { return j.state == JobState::kQueued; }));
+  bool said = false;
+  for (const JobEvent& e : Events("young")) {
+    said |= e.message ==
+            "gave way to job old, older, which waits for its "
+            "replicas; starts again";
+  }
+  EXPECT_TRUE(said);
+  EXPECT_EQ(Get("young").crash_restarts, 0);  // free of charge
+  // a's worker arrives at the old job's rendezvous as its rank 1.
+  auto arrivals = [&] {
+    absl::MutexLock lock(&hubs_mutex_);
+    return arrived_[{"old", x.attempt}];
+  };
+  for (int i = 0; i < 1000 && arrivals() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(arrivals(), 1);
+  // x gives the old job up: a's wait there ends (its slot is over), and
+  // with a second daemon the young job runs to its end.
+  ASSERT_TRUE(store_
+                  ->Update(
+                      "old", [](Job& j) { j.state = JobState::kCancelled; }, {},
+                      nullptr, Fenced("old", x))
+                  .ok());
+  ASSERT_TRUE(store_->RemoveNode("x").ok());
+  auto b = Daemon("b", lease, /*replicas=*/true);
+  a->Queued();
+  b->Queued();
+  ASSERT_TRUE(WaitForState("young", JobState::kSucceeded))
+      << Get("young").error;
 }
 
 TEST_F(JobsTest, AJobThatNeedsMoreDaemonsWaitsSayingSo) {

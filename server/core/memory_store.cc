@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "engine/base/strings.h"
 
@@ -179,10 +180,10 @@ absl::Status MemoryStore::OpenReplicaSlots(const std::string& id,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::optional<ReplicaSlot>> MemoryStore::ClaimReplicaSlot(
-    const std::string& node, std::chrono::milliseconds lease) {
-  absl::MutexLock lock(&mutex_);
-  for (auto& [key, slot] : slots_) {
+MemoryStore::SlotKey MemoryStore::OldestTakeableSlot(
+    const std::string& node) const {
+  std::optional<std::tuple<int64_t, std::string, int>> best;  // by age
+  for (const auto& [key, slot] : slots_) {
     if (!slot.node.empty()) continue;
     auto job = jobs_.find(key.first);
     if (job == jobs_.end()) continue;
@@ -197,9 +198,35 @@ absl::StatusOr<std::optional<ReplicaSlot>> MemoryStore::ClaimReplicaSlot(
               o.attempt == slot.attempt;
     }
     if (mine) continue;
-    slot.node = node;
-    slot.lease_until = Now() + lease;
-    return ReplicaSlot{key.first, slot.attempt, key.second, slot.size};
+    auto age = std::make_tuple(Millis(j.created), key.first, key.second);
+    if (!best || age < *best) best = age;
+  }
+  if (!best) return SlotKey{};
+  return {std::get<1>(*best), std::get<2>(*best)};
+}
+
+absl::StatusOr<std::optional<ReplicaSlot>> MemoryStore::ClaimReplicaSlot(
+    const std::string& node, std::chrono::milliseconds lease) {
+  absl::MutexLock lock(&mutex_);
+  const SlotKey key = OldestTakeableSlot(node);
+  if (key.first.empty()) return std::nullopt;
+  SlotRow& slot = slots_.at(key);
+  slot.node = node;
+  slot.lease_until = Now() + lease;
+  return ReplicaSlot{key.first, slot.attempt, key.second, slot.size};
+}
+
+absl::StatusOr<std::optional<std::string>> MemoryStore::OlderJobNeedingReplicas(
+    const std::string& node, const std::string& id) {
+  absl::MutexLock lock(&mutex_);
+  auto mine = jobs_.find(id);
+  if (mine == jobs_.end()) return std::nullopt;
+  const SlotKey key = OldestTakeableSlot(node);
+  if (key.first.empty()) return std::nullopt;
+  const Job& other = jobs_.at(key.first).stored.job;
+  if (std::make_pair(Millis(other.created), key.first) <
+      std::make_pair(Millis(mine->second.stored.job.created), id)) {
+    return key.first;
   }
   return std::nullopt;
 }

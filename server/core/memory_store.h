@@ -58,6 +58,8 @@ class MemoryStore final : public LocalStore {
   absl::Status RenewReplicaSlot(const ReplicaSlot& slot,
                                 const std::string& node,
                                 std::chrono::milliseconds lease) override;
+  absl::StatusOr<std::optional<std::string>> OlderJobNeedingReplicas(
+      const std::string& node, const std::string& id) override;
   absl::Status ReleaseLease(const std::string& id, const Fence& fence) override;
   absl::StatusOr<std::vector<StoredJob>> ExpiredJobs(
       const std::string& node) override;
@@ -119,8 +121,12 @@ class MemoryStore final : public LocalStore {
     std::string node;  // "": open
     Time lease_until;
   };
-  std::map<std::pair<std::string, int>, SlotRow> slots_  // (job, rank)
-      ABSL_GUARDED_BY(mutex_);
+  using SlotKey = std::pair<std::string, int>;  // (job, rank)
+  std::map<SlotKey, SlotRow> slots_ ABSL_GUARDED_BY(mutex_);
+  // The open slot `node` would take next (the oldest job's, its lowest
+  // rank), or an empty job id.
+  SlotKey OldestTakeableSlot(const std::string& node) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   int64_t next_snapshot_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 

@@ -85,6 +85,11 @@ absl::StatusOr<std::optional<ReplicaSlot>> Store::ClaimReplicaSlot(
   return std::nullopt;
 }
 
+absl::StatusOr<std::optional<std::string>> Store::OlderJobNeedingReplicas(
+    const std::string&, const std::string&) {
+  return std::nullopt;
+}
+
 absl::Status Store::RenewReplicaSlot(const ReplicaSlot& slot,
                                      const std::string&,
                                      std::chrono::milliseconds) {

@@ -97,6 +97,9 @@ struct NodeRecord {
   std::string name, address, version;
   std::optional<Time> started, seen;
   int workers = 0, busy = 0, threads = 0;
+  // The most replicas of a data-parallel job it runs (1: it takes no
+  // replica slots).
+  int max_replicas = 1;
   std::vector<std::string> running;  // ListNodes: the jobs it holds
 };
 
@@ -209,6 +212,14 @@ class Store {
   // with a lease; nullopt when there is none.
   virtual absl::StatusOr<std::optional<ReplicaSlot>> ClaimReplicaSlot(
       const std::string& node, std::chrono::milliseconds lease);
+  // The oldest RUNNING job created before job `id` (by creation time, then
+  // id) with an open slot that `node` could take (as ClaimReplicaSlot
+  // would), or nullopt: what rank 0 of `id`, waiting for its replicas,
+  // gives way to — two daemons that claimed two jobs at once would each
+  // wait for the other's worker until their rendezvous timed out, again
+  // and again; the older job always goes on.
+  virtual absl::StatusOr<std::optional<std::string>> OlderJobNeedingReplicas(
+      const std::string& node, const std::string& id);
   // Queued jobs that ask for more than `replicas` replicas, oldest first.
   virtual absl::StatusOr<std::vector<std::string>> QueuedNeedingMore(
       int replicas);
@@ -228,8 +239,10 @@ class Store {
   virtual absl::Status RemoveNode(const std::string& name) = 0;
 
   // --- Notices (a shared store): `listener` hears what any daemon did,
-  // from a thread of the store's, until the store is destroyed. The
-  // default stores have nothing to tell (one daemon sees its own changes).
+  // from a thread of the store's, until the store is destroyed or another
+  // listener (nullptr: none) replaces it; once Listen returns, the old
+  // listener is not called again. The default stores have nothing to tell
+  // (one daemon sees its own changes).
   virtual void Listen(std::function<void(const StoreNotice&)>) {}
   // Tells every daemon a running job's progress (kProgress); nothing by
   // default.

@@ -49,7 +49,7 @@ void PgRendezvous::wait(const std::vector<std::string>& keys,
                         const std::chrono::milliseconds& timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   size_t found = 0;
-  while (true) {
+  for (int polls = 1;; ++polls) {
     // Keys found stay found: only the rest are asked for again.
     for (; found < keys.size(); ++found) {
       absl::StatusOr<pg::Result> got =
@@ -64,6 +64,11 @@ void PgRendezvous::wait(const std::vector<std::string>& keys,
     if (std::chrono::steady_clock::now() > deadline) {
       GLOO_THROW_IO_EXCEPTION("the rendezvous timed out after ",
                               timeout.count(), " ms waiting for ", keys[found]);
+    }
+    if (give_up_ && polls % 25 == 0) {
+      if (const std::string why = give_up_(); !why.empty()) {
+        GLOO_THROW_IO_EXCEPTION(why);
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -4,7 +4,9 @@
 // other's. A small gloo::rendezvous::Store: set, get and wait, the waits
 // polling every 20 ms up to their timeout; failures throw
 // gloo::IoException, as Gloo's own stores do. Cleanup() removes a claim's
-// keys once it ends, and stale ones of claims that died.
+// keys once it ends, and stale ones of claims that died. A wait asks
+// `give_up` (when given) every half second: a reason ends it at once
+// (gloo::IoException with the reason) — the claim it waits for is over.
 //
 // Thread-safety: one thread uses a PgRendezvous at a time (Gloo does).
 #ifndef WEBNNM_SERVER_STORE_PG_RENDEZVOUS_H_
@@ -13,6 +15,7 @@
 #include <gloo/rendezvous/store.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +27,9 @@ namespace webnnm::server {
 
 class PgRendezvous final : public gloo::rendezvous::Store {
  public:
-  explicit PgRendezvous(std::string uri) : uri_(std::move(uri)) {}
+  explicit PgRendezvous(std::string uri,
+                        std::function<std::string()> give_up = nullptr)
+      : uri_(std::move(uri)), give_up_(std::move(give_up)) {}
 
   void set(const std::string& key, const std::vector<char>& data) override;
   std::vector<char> get(const std::string& key) override;
@@ -40,6 +45,7 @@ class PgRendezvous final : public gloo::rendezvous::Store {
   // The connection (made again when it broke); throws when it cannot be.
   pg::Connection& Connection();
   const std::string uri_;
+  const std::function<std::string()> give_up_;
   std::unique_ptr<pg::Connection> c_;
 };
 

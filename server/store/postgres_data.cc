@@ -289,12 +289,13 @@ absl::Status PostgresStore::Heartbeat(const NodeRecord& node) {
     return c
         .Query(
             "INSERT INTO nodes (name, address, version, started_ms, "
-            "seen_ms, workers, busy, threads) VALUES ($1, $2, $3, $4, "
-            "webnnm_now_ms(), $5, $6, $7) ON CONFLICT (name) DO UPDATE SET "
-            "address = excluded.address, version = excluded.version, "
-            "started_ms = excluded.started_ms, seen_ms = excluded.seen_ms, "
-            "workers = excluded.workers, busy = excluded.busy, threads = "
-            "excluded.threads",
+            "seen_ms, workers, busy, threads, max_replicas) VALUES ($1, $2, "
+            "$3, $4, webnnm_now_ms(), $5, $6, $7, $8) ON CONFLICT (name) DO "
+            "UPDATE SET address = excluded.address, version = "
+            "excluded.version, started_ms = excluded.started_ms, seen_ms = "
+            "excluded.seen_ms, workers = excluded.workers, busy = "
+            "excluded.busy, threads = excluded.threads, max_replicas = "
+            "excluded.max_replicas",
             pg::Params()
                 .Text(node.name)
                 .Text(node.address)
@@ -302,7 +303,8 @@ absl::Status PostgresStore::Heartbeat(const NodeRecord& node) {
                 .Int(Millis(node.started.value_or(Now())))
                 .Int(node.workers)
                 .Int(node.busy)
-                .Int(node.threads))
+                .Int(node.threads)
+                .Int(node.max_replicas))
         .status();
   });
 }
@@ -314,7 +316,8 @@ absl::StatusOr<std::vector<NodeRecord>> PostgresStore::ListNodes(
     ASSIGN_OR_RETURN(
         pg::Result got,
         c.Query("SELECT name, address, version, started_ms, seen_ms, "
-                "workers, busy, threads FROM nodes WHERE seen_ms >= "
+                "workers, busy, threads, max_replicas FROM nodes WHERE "
+                "seen_ms >= "
                 "webnnm_now_ms() - $1 ORDER BY name",
                 pg::Params().Int(within.count())));
     for (int r = 0; r < got.rows(); ++r) {
@@ -327,6 +330,7 @@ absl::StatusOr<std::vector<NodeRecord>> PostgresStore::ListNodes(
       n.workers = static_cast<int>(got.Int(r, 5));
       n.busy = static_cast<int>(got.Int(r, 6));
       n.threads = static_cast<int>(got.Int(r, 7));
+      n.max_replicas = static_cast<int>(got.Int(r, 8));
     }
     ASSIGN_OR_RETURN(
         pg::Result running,

@@ -103,6 +103,30 @@ absl::StatusOr<std::optional<ReplicaSlot>> PostgresStore::ClaimReplicaSlot(
   return slot;
 }
 
+absl::StatusOr<std::optional<std::string>>
+PostgresStore::OlderJobNeedingReplicas(const std::string& node,
+                                       const std::string& id) {
+  std::optional<std::string> older;
+  RETURN_IF_ERROR(WithConnection([&](pg::Connection& c) -> absl::Status {
+    // The slots ClaimReplicaSlot would take, of jobs older than `id`.
+    ASSIGN_OR_RETURN(
+        pg::Result got,
+        c.Query("SELECT r.job_id FROM job_replicas r JOIN jobs j ON j.id = "
+                "r.job_id JOIN jobs m ON m.id = $3 WHERE r.node = '' AND "
+                "j.state = $1 AND j.attempt = r.attempt AND j.node <> $2 AND "
+                "NOT EXISTS (SELECT 1 FROM job_replicas o WHERE o.job_id = "
+                "r.job_id AND o.node = $2) AND (j.created_ms, j.id) < "
+                "(m.created_ms, m.id) ORDER BY j.created_ms, r.job_id LIMIT 1",
+                pg::Params()
+                    .Int(static_cast<int>(JobState::kRunning))
+                    .Text(node)
+                    .Text(id)));
+    if (got.rows() > 0) older = got.Text(0, 0);
+    return absl::OkStatus();
+  }));
+  return older;
+}
+
 absl::StatusOr<std::vector<std::string>> PostgresStore::QueuedNeedingMore(
     int replicas) {
   std::vector<std::string> ids;

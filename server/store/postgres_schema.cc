@@ -129,6 +129,11 @@ CREATE TABLE job_replicas (
   PRIMARY KEY (job_id, rank)
 );
 )sql",
+    // 3: whether a daemon takes replica slots (the most replicas it runs),
+    // so that a claim counts only the daemons that would join it.
+    R"sql(
+ALTER TABLE nodes ADD COLUMN max_replicas integer NOT NULL DEFAULT 1;
+)sql",
 };
 
 // The advisory lock that migrations run under.

@@ -63,13 +63,25 @@ absl::Status PostgresStore::Transact(
   absl::Status status;
   for (int tries = 0; tries < 3; ++tries) {
     ASSIGN_OR_RETURN(pg::Pool::Lent c, pool_.Get());
+    bool committing = false;
     {
       pg::Transaction tx(*c);
       status = tx.Begin();
       if (status.ok()) status = body(*c);
-      if (status.ok()) status = tx.Commit();
+      if (status.ok()) {
+        committing = true;
+        status = tx.Commit();
+      }
     }
     if (status.ok()) return status;
+    if (committing && c->Broken()) {
+      // The COMMIT may have landed before the connection broke: running
+      // the body again could write its events twice.
+      return absl::UnavailableError(
+          StrCat("the database connection broke while committing (the "
+                 "change may or may not have been made): ",
+                 status.message()));
+    }
     const bool again =
         (status.code() == absl::StatusCode::kAborted && !IsLeaseLost(status)) ||
         c->Broken();

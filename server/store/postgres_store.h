@@ -58,7 +58,7 @@ class PostgresStore final : public Store {
   static absl::StatusOr<std::unique_ptr<PostgresStore>> Open(Options options);
   ~PostgresStore() override;
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   bool Shared() const override { return true; }
 
@@ -91,6 +91,8 @@ class PostgresStore final : public Store {
       const std::string& node, std::chrono::milliseconds lease) override;
   absl::StatusOr<std::vector<std::string>> QueuedNeedingMore(
       int replicas) override;
+  absl::StatusOr<std::optional<std::string>> OlderJobNeedingReplicas(
+      const std::string& node, const std::string& id) override;
   absl::Status RenewReplicaSlot(const ReplicaSlot& slot,
                                 const std::string& node,
                                 std::chrono::milliseconds lease) override;

@@ -129,7 +129,9 @@ absl::Status PostgresStore::AppendUpload(const std::string& id,
   return Transact([&](pg::Connection& c) -> absl::Status {
     ASSIGN_OR_RETURN(pg::Result got,
                      c.Query(StrCat("SELECT ", kUploadColumns,
-                                    " FROM uploads WHERE id = $1 FOR UPDATE"),
+                                    " FROM uploads WHERE id = $1 AND "
+                                    "lease_until_ms >= webnnm_now_ms() FOR "
+                                    "UPDATE"),
                              pg::Params().Text(id)));
     if (got.rows() == 0) {
       return absl::NotFoundError(

@@ -500,6 +500,42 @@ TEST_P(StoreContract, ReplicaSlotsGoToOtherDaemonsOnceEach) {
   EXPECT_TRUE(IsLeaseLost(store->RenewReplicaSlot(*b, "b", lease)));
 }
 
+TEST_P(StoreContract, AYoungerClaimSeesAnOlderJobThatNeedsReplicas) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  if (GetParam() == "sqlite") {
+    EXPECT_FALSE(*store->OlderJobNeedingReplicas("b", "j"));
+    return;  // no data-parallel jobs without a shared store
+  }
+  if (GetParam() == "memory") {
+    store = std::make_unique<MemoryStore>(folder_.path().string(), 1, true);
+  }
+  JobRequest request;
+  request.hyperparameters["replicas"] = int64_t{2};
+  // NewJob's third argument: the creation time, in seconds.
+  ASSERT_TRUE(store->CreateJob(NewJob("old", "ann", 1), request).ok());
+  ASSERT_TRUE(store->CreateJob(NewJob("young", "ann", 2), request).ok());
+  const auto lease = std::chrono::seconds(60);
+  std::optional<StoredJob> old = *store->ClaimJob("a", lease, nullptr, {}, 2);
+  std::optional<StoredJob> young = *store->ClaimJob("b", lease, nullptr, {}, 2);
+  ASSERT_TRUE(old && young);
+  ASSERT_EQ(old->job.id, "old");
+  ASSERT_TRUE(
+      store->OpenReplicaSlots("young", {"b", young->job.attempt}, 2).ok());
+  // The old job's slots are not open yet: nothing to give way to.
+  EXPECT_FALSE(*store->OlderJobNeedingReplicas("b", "young"));
+  ASSERT_TRUE(store->OpenReplicaSlots("old", {"a", old->job.attempt}, 2).ok());
+  EXPECT_EQ(*store->OlderJobNeedingReplicas("b", "young"), "old");
+  // Never a younger job, nor one's own claim.
+  EXPECT_FALSE(*store->OlderJobNeedingReplicas("a", "old"));
+  EXPECT_FALSE(*store->OlderJobNeedingReplicas("a", "young"));
+  // Once its slot is taken, the old job needs no one.
+  std::optional<ReplicaSlot> c = *store->ClaimReplicaSlot("c", lease);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->job_id, "old");
+  EXPECT_FALSE(*store->OlderJobNeedingReplicas("b", "young"));
+}
+
 TEST_P(StoreContract, DaemonsClaimingAtOnceNeverTakeAJobTwice) {
   auto store = Open();
   ASSERT_TRUE(store);
@@ -642,7 +678,8 @@ TEST_P(StoreContract, NodesAreListedWithTheJobsTheyRun) {
                .address = "127.0.0.1:2",
                .version = "v",
                .workers = 1,
-               .threads = 1};
+               .threads = 1,
+               .max_replicas = 4};
   ASSERT_TRUE(store->Heartbeat(a).ok());
   ASSERT_TRUE(store->Heartbeat(b).ok());
   ASSERT_TRUE(store->CreateJob(NewJob("j", "ann", 1), {}).ok());
@@ -653,6 +690,8 @@ TEST_P(StoreContract, NodesAreListedWithTheJobsTheyRun) {
   EXPECT_EQ(nodes[0].workers, 2);
   EXPECT_EQ(nodes[0].address, "127.0.0.1:1");
   EXPECT_THAT(nodes[0].running, ElementsAre("j"));
+  EXPECT_EQ(nodes[0].max_replicas, 1);
+  EXPECT_EQ(nodes[1].max_replicas, 4);
   EXPECT_TRUE(nodes[1].running.empty());
   EXPECT_TRUE(nodes[1].seen.has_value());
   ASSERT_TRUE(store->RemoveNode("b").ok());

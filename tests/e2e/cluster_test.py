@@ -18,7 +18,9 @@ root, at a free port, stopped at the end).
             resumes from its checkpoint on the daemons left, ending with
             the bits of an uninterrupted run; a job that needs more daemons
             than are live waits saying so; more than max_replicas is
-            refused.
+            refused. A helper that hangs (SIGSTOP) instead makes rank 0
+            fail within the timeout too; the job resumes elsewhere, and
+            the helper, let go on, leaves its stale slot without writing.
 
 usage: cluster_test.py WEBNNMD WEBNNMCTL SOURCE_DIR SUITE [unittest args]
 """
@@ -114,11 +116,16 @@ class Failover(Cluster):
                 if got["epoch"] >= 2:
                     return job
             return None
-        victim = wait_for(c_runs_a_checkpointed_job, timeout=240,
-                          interval=0.02)
+        wait_for(c_runs_a_checkpointed_job, timeout=240, interval=0.02)
         c.proc.send_signal(signal.SIGKILL)
         c.proc.wait()
         killed_at = time.time()
+        # What c ran when it died (RUNNING under its name until its lease
+        # runs out, 3 s): the job found above, unless it ended meanwhile on
+        # a loaded machine and c took the next.
+        in_flight = [job for (job,) in self.pg.psql(
+            "webnnm", "SELECT id FROM jobs WHERE state = 2 AND node = 'c'")]
+        self.assertTrue(in_flight)
 
         for t in threads:
             t.join(timeout=400)
@@ -156,8 +163,10 @@ class Failover(Cluster):
             self.assertEqual(code, 0, err)
             _, tensors = h.read_snapshot(path)  # parameters and momenta
             finals.setdefault(seed, []).append((job, tensors))
-        self.assertIn(victim, interrupted)
-        print(f"failover: c killed running {victim}; {len(interrupted)} "
+        for victim in in_flight:
+            self.assertIn(victim, interrupted,
+                          [e.message for e in watched[victim]])
+        print(f"failover: c killed running {in_flight}; {len(interrupted)} "
               f"job(s) resumed on a and b", file=sys.stderr)
         for seed, runs in finals.items():
             first_job, first = runs[0]
@@ -393,6 +402,8 @@ class Replicas(Cluster):
         got = self.get(survivor, job)
         self.assertEqual(got["state"], "SUCCEEDED")
         self.assertEqual(got["attempt"], 2)
+        # Counted against the restart budget, as a crash.
+        self.assertEqual(got.get("crashRestarts", 0), 1)
         # Resumed from its checkpoint: no epoch twice, none missed.
         events = h.json_lines(out)
         epochs = [e["epoch"] for e in events if e["type"] == "EPOCH"]
@@ -419,6 +430,56 @@ class Replicas(Cluster):
         self.assertIn("waits for 3 daemons (replicas 3); 2 are live",
                       waiting["waiting"])
         code, _, err = survivor.ctl("cancel", three)
+        self.assertEqual(code, 0, err)
+
+    def test_a_hung_replica_fails_the_run_within_the_timeout(self):
+        extra = ["gloo_timeout_seconds: 10", "max_replicas: 4"]
+        a, b, c = (self.node(n, *extra) for n in ("a", "b", "c"))
+        dataset = self.upload(a, "/usr/share/datasets/fashion-mnist")
+        job = self.submit(a, config("models", "fashion-mlp.wnm"),
+                          "--dataset", dataset, "--epochs", "3", "--seeds",
+                          "2", "--lr", "0.0005", "--batch-size", "64",
+                          "--patience", "100000", "--replicas", "2")
+
+        def helper():
+            got = self.get(a, job)
+            if got["state"] != "RUNNING" or got["epoch"] < 1:
+                return None
+            nodes = json.loads(a.ctl("nodes", "-o", "json")[1])["nodes"]
+            names = [n["name"] for n in nodes if job in n["running"]
+                     and n["name"] != got["node"]]
+            return names[0] if names else None
+        helper_name = h.wait_for(helper, timeout=240, interval=0.05)
+        hung = {"a": a, "b": b, "c": c}[helper_name]
+        # The helper stops answering (its sockets stay open: no reset
+        # tells rank 0; only Gloo's timeout can).
+        hung.proc.send_signal(signal.SIGSTOP)
+        stopped = time.time()
+        others = [d for d in (a, b, c) if d is not hung]
+        try:
+            def requeued():
+                code, out, _ = others[0].ctl("logs", job, "-o", "json")
+                return [e for e in h.json_lines(out)
+                        if "a replica failed" in e.get("message", "")]
+            failed = h.wait_for(requeued, timeout=10 + 30, interval=0.1)
+            self.assertLess(time.time() - stopped, 10 + 30)
+            self.assertIn("resumes from its checkpoint after epoch",
+                          failed[0]["message"])
+        finally:
+            hung.proc.send_signal(signal.SIGCONT)
+        code, out, err = others[0].ctl("watch", job, "-o", "json",
+                                       timeout=300)
+        self.assertEqual(code, 0, err)
+        got = self.get(others[0], job)
+        self.assertEqual(got["state"], "SUCCEEDED")
+        self.assertEqual(got.get("crashRestarts", 0), 1)
+        events = h.json_lines(out)
+        epochs = [e["epoch"] for e in events if e["type"] == "EPOCH"]
+        self.assertEqual(epochs, list(range(1, epochs[-1] + 1)))
+        # The helper that hung lives on, serves, and wrote nothing of the
+        # attempt it lost.
+        self.assertIsNone(hung.proc.poll())
+        code, out, err = hung.ctl("get", job, "-o", "json")
         self.assertEqual(code, 0, err)
 
 

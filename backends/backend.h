@@ -35,6 +35,17 @@ struct CarrySpec {
   std::string input;
 };
 
+// An input the executable reads from memory the caller owns (data-parallel
+// steps of one process read the parameters where the update keeps them):
+// `size` bytes at `data`, exactly the input's, which must stay valid for
+// the executable's lifetime and unchanged while it runs. The executable
+// never writes them; its input() span is that memory.
+struct SharedInput {
+  std::string name;
+  const std::byte* data = nullptr;
+  size_t size = 0;
+};
+
 // A graph input or output as the caller sees it. Elements are stored
 // row-major, little-endian, in ir::RuntimeElementSize bytes each.
 struct TensorSpec {
@@ -111,6 +122,9 @@ struct CompileOptions {
   int64_t library_minimum_elements = 4096;
   // Outputs carried into inputs after each run (Executable::Current()).
   std::vector<CarrySpec> carries;
+  // Inputs read in place from the caller's memory (the CPU backend only;
+  // another backend refuses them: Unimplemented). Never carried.
+  std::vector<SharedInput> shared_inputs;
 };
 
 class Backend {

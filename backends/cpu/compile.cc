@@ -51,6 +51,14 @@ class CpuExecutable::Compiler {
 
  private:
   bool fusing() const { return options_.fusion && !options_.reference_kernels; }
+  // The caller's memory for input `name` (CompileOptions::shared_inputs),
+  // or nullptr.
+  const SharedInput* SharedInputOf(const std::string& name) const {
+    for (const SharedInput& s : options_.shared_inputs) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  }
   void PlanChains();
   void PlanGroups();
   void PlanFoldedTransposes();
@@ -292,6 +300,18 @@ absl::Status CpuExecutable::Compiler::AllocateMemory() {
       ASSIGN_OR_RETURN(size_t bytes,
                        ByteSize(graph_.value(v).type, options_.limits));
       sizes_[v] = bytes;
+      if (node.kind == ir::NodeKind::kInput ||
+          node.kind == ir::NodeKind::kParameter) {
+        if (const SharedInput* shared = SharedInputOf(node.name)) {
+          if (shared->size != bytes || shared->data == nullptr) {
+            return absl::InvalidArgumentError(
+                StrCat("shared input '", node.name, "' has ", shared->size,
+                       " bytes; the graph's has ", bytes));
+          }
+          address_[v] = const_cast<std::byte*>(shared->data);
+          continue;
+        }
+      }
       if (group_of_[id] >= 0 && !stored_[v]) continue;  // in registers only
       if (in_place_of_[v] != ir::kNoValue) {
         address_[v] = address_[in_place_of_[v]];
@@ -514,6 +534,14 @@ absl::StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::Compile(
   // primitive is made: make them for the threads Run() will give them (a
   // daemon's worker thread otherwise sees OpenMP's default, every core).
   exe->context_.EnterThreads();
+  for (const SharedInput& shared : options.shared_inputs) {
+    for (const CarrySpec& carry : options.carries) {
+      if (carry.input == shared.name) {
+        return absl::InvalidArgumentError(StrCat(
+            "input '", shared.name, "' cannot be both shared and carried"));
+      }
+    }
+  }
   Compiler compiler(graph, options, *exe);
   RETURN_IF_ERROR(compiler.Plan());
   RETURN_IF_ERROR(compiler.AllocateMemory());

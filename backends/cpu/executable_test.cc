@@ -267,5 +267,37 @@ TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
   }
 }
 
+// y = x + p, where p is read from the caller's memory.
+TEST(Executable, SharedInputsAreReadWhereTheCallerKeepsThem) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({3}));
+  ir::ValueId p = b.Input("p", F32({3}));
+  b.Output("y", (*b.Op(ir::OpKind::kAdd, {x, p}))[0]);
+  ir::Graph graph = b.Finish();
+  std::vector<float> mine = {10, 20, 30};
+  CompileOptions options;
+  options.shared_inputs = {{"p",
+                            reinterpret_cast<const std::byte*>(mine.data()),
+                            mine.size() * sizeof(float)}};
+  auto exe = Cpu()->Compile(graph, options);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ((*exe)->input((*exe)->FindInput("p")).data(),
+            reinterpret_cast<std::byte*>(mine.data()));
+  Write(**exe, "x", {1, 2, 3});
+  ASSERT_TRUE((*exe)->Run().ok());
+  EXPECT_THAT(Read(**exe, "y"), ElementsAre(11, 22, 33));
+  mine = {-1, -2, -3};  // the owner changes it between runs
+  ASSERT_TRUE((*exe)->Run().ok());
+  EXPECT_THAT(Read(**exe, "y"), ElementsAre(0, 0, 0));
+  // The wrong size, or an input also carried, is refused.
+  options.shared_inputs[0].size = 8;
+  EXPECT_THAT(std::string(Cpu()->Compile(graph, options).status().message()),
+              HasSubstr("shared input 'p' has 8 bytes; the graph's has 12"));
+  options.shared_inputs[0].size = 12;
+  options.carries = {{"y", "p"}};
+  EXPECT_THAT(std::string(Cpu()->Compile(graph, options).status().message()),
+              HasSubstr("cannot be both shared and carried"));
+}
+
 }  // namespace
 }  // namespace webnnm::backends::cpu

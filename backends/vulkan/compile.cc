@@ -311,6 +311,11 @@ absl::Status VulkanExecutable::Compiler::Create() {
 absl::StatusOr<std::unique_ptr<VulkanExecutable>> VulkanExecutable::Compile(
     std::shared_ptr<Device> device, const ir::Graph& original,
     const CompileOptions& options) {
+  if (!options.shared_inputs.empty()) {
+    return absl::UnimplementedError(
+        "the vulkan backend reads no inputs from the caller's memory "
+        "(CompileOptions::shared_inputs)");
+  }
   ir::Graph copy;
   const ir::Graph* source = &original;
   for (const ir::Node& node : original.nodes()) {

@@ -188,7 +188,8 @@ const std::vector<HyperparameterInfo> kTable = {
      .default_text = "1",
      .min = 1,
      .max = 256,
-     .doc = "compute threads (the daemon caps them)",
+     .doc = "compute threads: a heavy step's batch is shared among them "
+            "(the daemon caps them)",
      WEBNNM_INT(threads)},
     {.name = "replicas",
      .type = HyperType::kInteger,

@@ -12,64 +12,67 @@
 
 namespace webnnm::train {
 
-absl::StatusOr<StepRunner> StepRunner::MakeSplit(
+absl::StatusOr<StepRunner::SplitPlan> StepRunner::PlanSplit(
     const dag::Dag& dag, const Dataset& data, const StepConfig& config,
-    int threads, backends::Backend& backend, int64_t steps,
-    Collective& collective) {
+    int64_t steps, int shares) {
+  SplitPlan plan;
   StepConfig sequenced = config;
   ASSIGN_OR_RETURN(sequenced.sequence, SequenceLength(dag, data));
   sequenced.step_mask = data.ragged();
   if (data.ragged() && steps > 0 && steps < sequenced.sequence) {
     sequenced.sequence = steps;
   }
-  const int replicas = std::max(1, collective.size());
+  plan.sequence = sequenced.sequence;
   StepConfig gradients = sequenced;
   gradients.part = StepPart::kGradients;
-  gradients.batch = (config.batch + replicas - 1) / replicas;
+  gradients.batch = (config.batch + shares - 1) / shares;
+  plan.share_rows = gradients.batch;
   StepConfig update = sequenced;
   update.part = StepPart::kUpdate;
-  ASSIGN_OR_RETURN(ir::Graph grad_graph, BuildTrainingGraph(dag, gradients));
-  ASSIGN_OR_RETURN(ir::Graph update_graph, BuildTrainingGraph(dag, update));
-  std::vector<std::string> names;
+  ASSIGN_OR_RETURN(plan.gradients, BuildTrainingGraph(dag, gradients));
+  ASSIGN_OR_RETURN(plan.update, BuildTrainingGraph(dag, update));
   for (const auto& [name, id] : TrainableParameters(dag)) {
-    names.push_back(name);
+    plan.trained.push_back(name);
   }
   if (config.uncertainty_weights) {
     for (const OutputSpec& spec : config.outputs) {
-      names.push_back("uncertainty:" + spec.name);
+      plan.trained.push_back("uncertainty:" + spec.name);
     }
   }
-  backends::CompileOptions grad_options;
-  grad_options.threads = threads;
-  backends::CompileOptions update_options;
-  update_options.threads = threads;
-  for (const std::string& name : names) {
-    update_options.carries.push_back({"new:" + name, name});
-    update_options.carries.push_back(
-        {"newMomentum:" + name, "momentum:" + name});
-  }
-  std::vector<std::string> running;
   for (ir::NodeId id : dag.parameters) {
     const ir::Node& node = dag.graph.node(id);
-    if (!node.parameter.trainable) running.push_back(node.name);
+    if (!node.parameter.trainable) plan.running.push_back(node.name);
   }
-  StepRunner r;
-  ASSIGN_OR_RETURN(r.grad_exe_, backend.Compile(grad_graph, grad_options));
-  backends::Executable& g = *r.grad_exe_;
-  for (const std::string& name : running) {
-    if (g.FindOutput("batchStat:" + name) >= 0) {
-      update_options.carries.push_back({"new:" + name, name});
+  return plan;
+}
+
+backends::CompileOptions StepRunner::UpdateOptions(
+    const SplitPlan& plan, int threads, const backends::Executable* g) {
+  backends::CompileOptions options;
+  options.threads = threads;
+  for (const std::string& name : plan.trained) {
+    options.carries.push_back({"new:" + name, name});
+    options.carries.push_back({"newMomentum:" + name, "momentum:" + name});
+  }
+  for (const std::string& name : plan.running) {
+    if (g != nullptr && g->FindOutput("batchStat:" + name) >= 0) {
+      options.carries.push_back({"new:" + name, name});
     }
   }
-  ASSIGN_OR_RETURN(r.exe_, backend.Compile(update_graph, update_options));
-  backends::Executable& u = *r.exe_;
-  r.collective_ = &collective;
-  r.batch_ = config.batch;
-  r.share_rows_ = gradients.batch;
-  r.feeder_ = std::make_unique<Feeder>(dag, data, config.outputs,
-                                       gradients.batch, sequenced.sequence);
-  RETURN_IF_ERROR(r.feeder_->Bind(g));
-  for (const std::string& name : names) {
+  return options;
+}
+
+absl::Status StepRunner::BindSplit(const SplitPlan& plan, const dag::Dag& dag,
+                                   const Dataset& data,
+                                   const StepConfig& config) {
+  backends::Executable& u = *exe_;
+  backends::Executable& g = *grad_exe_;
+  batch_ = config.batch;
+  share_rows_ = plan.share_rows;
+  feeder_ = std::make_unique<Feeder>(dag, data, config.outputs, plan.share_rows,
+                                     plan.sequence);
+  RETURN_IF_ERROR(feeder_->Bind(g));
+  for (const std::string& name : plan.trained) {
     Binding b{name,
               u.FindInput(name),
               u.FindOutput("new:" + name),
@@ -84,9 +87,9 @@ absl::StatusOr<StepRunner> StepRunner::MakeSplit(
           StrCat("the replicated training graphs lack ", name));
     }
     b.count = u.inputs()[b.in].byte_size / sizeof(float);
-    r.trained_.push_back(b);
+    trained_.push_back(b);
   }
-  for (const std::string& name : running) {
+  for (const std::string& name : plan.running) {
     Binding b{name, u.FindInput(name), u.FindOutput("new:" + name)};
     b.g_in = g.FindInput(name);
     b.g_out = g.FindOutput("batchStat:" + name);
@@ -95,24 +98,42 @@ absl::StatusOr<StepRunner> StepRunner::MakeSplit(
       continue;
     }
     b.count = u.inputs()[b.in].byte_size / sizeof(float);
-    r.running_.push_back(b);
+    running_.push_back(b);
   }
-  r.lr_in_ = u.FindInput("in:lr");
-  r.scale_in_ = u.FindInput("in:scale");
-  r.mu_in_ = u.FindInput("in:clipMu");
-  r.sigma_in_ = u.FindInput("in:clipSigma");
-  r.k_in_ = u.FindInput("in:clipK");
-  r.first_in_ = u.FindInput("in:clipFirst");
-  r.finite_out_ = u.FindOutput("finite");
-  r.mu_out_ = u.FindOutput("clipMu");
-  r.sigma_out_ = u.FindOutput("clipSigma");
-  r.grad_scale_in_ = g.FindInput("in:scale");
-  r.grad_loss_out_ = g.FindOutput("loss");
+  lr_in_ = u.FindInput("in:lr");
+  scale_in_ = u.FindInput("in:scale");
+  mu_in_ = u.FindInput("in:clipMu");
+  sigma_in_ = u.FindInput("in:clipSigma");
+  k_in_ = u.FindInput("in:clipK");
+  first_in_ = u.FindInput("in:clipFirst");
+  finite_out_ = u.FindOutput("finite");
+  mu_out_ = u.FindOutput("clipMu");
+  sigma_out_ = u.FindOutput("clipSigma");
+  grad_scale_in_ = g.FindInput("in:scale");
+  grad_loss_out_ = g.FindOutput("loss");
   for (const OutputSpec& spec : config.outputs) {
-    r.share_in_.push_back(g.FindInput("in:share:" + spec.name));
-    r.correct_out_.push_back(g.FindOutput("correct:" + spec.name));
-    r.scored_out_.push_back(g.FindOutput("scored:" + spec.name));
+    share_in_.push_back(g.FindInput("in:share:" + spec.name));
+    correct_out_.push_back(g.FindOutput("correct:" + spec.name));
+    scored_out_.push_back(g.FindOutput("scored:" + spec.name));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StepRunner> StepRunner::MakeSplit(
+    const dag::Dag& dag, const Dataset& data, const StepConfig& config,
+    int threads, backends::Backend& backend, int64_t steps,
+    Collective& collective) {
+  ASSIGN_OR_RETURN(SplitPlan plan, PlanSplit(dag, data, config, steps,
+                                             std::max(1, collective.size())));
+  backends::CompileOptions grad_options;
+  grad_options.threads = threads;
+  StepRunner r;
+  ASSIGN_OR_RETURN(r.grad_exe_, backend.Compile(plan.gradients, grad_options));
+  ASSIGN_OR_RETURN(
+      r.exe_, backend.Compile(plan.update,
+                              UpdateOptions(plan, threads, r.grad_exe_.get())));
+  r.collective_ = &collective;
+  RETURN_IF_ERROR(r.BindSplit(plan, dag, data, config));
   return r;
 }
 

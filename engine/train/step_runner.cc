@@ -17,6 +17,12 @@ absl::StatusOr<StepRunner> StepRunner::Make(
   if (collective != nullptr) {
     return MakeSplit(dag, data, config, threads, backend, steps, *collective);
   }
+  if (threads > 1) {
+    ASSIGN_OR_RETURN(
+        std::optional<StepRunner> threaded,
+        MakeThreaded(dag, data, config, threads, backend, steps, threads));
+    if (threaded) return *std::move(threaded);
+  }
   StepConfig sequenced = config;
   ASSIGN_OR_RETURN(sequenced.sequence, SequenceLength(dag, data));
   sequenced.step_mask = data.ragged();
@@ -115,6 +121,15 @@ absl::Status StepRunner::Load(const TrainState& state, uint64_t seed) {
   }
   // Dropout's random numbers: one stream per step, keyed by the seed (and,
   // past the first, by the replica: each draws its own rows' masks).
+  if (team_) {
+    // Each share draws its own masks (as replicas of those ranks would).
+    for (int t = 0; t < team_->size(); ++t) {
+      Share(t).SetRandomState(
+          seed ^ (static_cast<uint64_t>(t) * 0x9E3779B97F4A7C15ull),
+          static_cast<uint64_t>(state.step));
+    }
+    return absl::OkStatus();  // the shares read the update's parameters
+  }
   if (grad_exe_) {
     const uint64_t replica = static_cast<uint64_t>(collective_->rank());
     grad_exe_->SetRandomState(seed ^ (replica * 0x9E3779B97F4A7C15ull),
@@ -167,6 +182,9 @@ bool StepRunner::AfterUpdate(bool scaling, int growth_interval,
 absl::StatusOr<StepRunner::Result> StepRunner::Step(
     const std::vector<int64_t>& samples, int64_t begin, double lr, bool scaling,
     int growth_interval, TrainState& state, bool stop) {
+  if (team_) {
+    return ThreadedStep(samples, begin, lr, scaling, growth_interval, state);
+  }
   if (grad_exe_) {
     return SplitStep(samples, begin, lr, scaling, growth_interval, state, stop);
   }

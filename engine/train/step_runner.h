@@ -15,10 +15,24 @@
 // losses, the classification counts, the batch statistics weighted by
 // their rows) in one allreduce, and every replica applies the same update
 // to the same parameters: they stay bit-identical.
+//
+// With several threads (and no Collective) the step of a model heavy
+// enough is split the same way among the threads of one process
+// (threaded_step.cc): each thread computes the gradients of its share of
+// the batch on an executable of its own, one thread each, reading the
+// parameters where the update keeps them (backends::SharedInput); the
+// threads sum the gradients slice by slice, in rank order; the update runs
+// once. Results equal those of as many replicas (the same shares, sums and
+// masks), and differ from one thread's in float summation order only.
+// Models with batch statistics (batch normalization would see each share's
+// rows alone) run as one executable of `threads` threads; light steps
+// (kThreadedMinimumFlops, kThreadedMinimumFlopsPerParameter) on one
+// thread.
 #ifndef WEBNNM_ENGINE_TRAIN_STEP_RUNNER_H_
 #define WEBNNM_ENGINE_TRAIN_STEP_RUNNER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +44,7 @@
 #include "engine/train/feeder.h"
 #include "engine/train/graphs.h"
 #include "engine/train/state.h"
+#include "engine/train/step_team.h"
 
 namespace webnnm::train {
 
@@ -77,6 +92,17 @@ class StepRunner {
                               int growth_interval, TrainState& state,
                               bool stop = false);
 
+  // A step of fewer FLOPs (multiply-adds count two) runs on one executable
+  // even with several threads: its shares would cost more to meet than
+  // they save.
+  static constexpr int64_t kThreadedMinimumFlops = 4'000'000;
+  // Nor does one with fewer FLOPs per parameter (a dense layer does 6 per
+  // weight and row: this is a batch of about 170 rows): summing and
+  // updating the parameters, once per step, would not pay for the shares
+  // (the 784-128-80-40-10 MLP at batch 64, 280 FLOPs per parameter, ran at
+  // 0.8x one thread on two; the Fashion CNN, 12,700, at 1.86x).
+  static constexpr int64_t kThreadedMinimumFlopsPerParameter = 1000;
+
  private:
   struct Binding {
     std::string name;
@@ -87,6 +113,26 @@ class StepRunner {
     int g_in = -1, g_out = -1, u_in = -1;
     size_t count = 0;
   };
+  // The graphs of a split step (replicated_step.cc): the gradients of one
+  // of `shares` shares of the batch, and the update; what they train and
+  // the running statistics.
+  struct SplitPlan {
+    ir::Graph gradients, update;
+    std::vector<std::string> trained, running;
+    int64_t share_rows = 0, sequence = 0;
+  };
+  static absl::StatusOr<SplitPlan> PlanSplit(const dag::Dag& dag,
+                                             const Dataset& data,
+                                             const StepConfig& config,
+                                             int64_t steps, int shares);
+  // The update's options: its carries (running statistics that `g`, a
+  // gradients executable, computes; none without one).
+  static backends::CompileOptions UpdateOptions(const SplitPlan& plan,
+                                                int threads,
+                                                const backends::Executable* g);
+  // Binds exe_ (the update) and grad_exe_ (a share's gradients).
+  absl::Status BindSplit(const SplitPlan& plan, const dag::Dag& dag,
+                         const Dataset& data, const StepConfig& config);
   // The two executables of a replicated step (replicated_step.cc).
   static absl::StatusOr<StepRunner> MakeSplit(
       const dag::Dag& dag, const Dataset& data, const StepConfig& config,
@@ -99,6 +145,17 @@ class StepRunner {
   // Copies the update's current parameters and statistics into the
   // gradient executable.
   absl::Status ShareParameters();
+  // The step split among threads (threaded_step.cc); nullopt (with an OK
+  // status) when the step should run as one executable.
+  // `one_executable_threads`: the threads a step not split should run
+  // with (1 for one too light for its threads to pay).
+  static absl::StatusOr<std::optional<StepRunner>> MakeThreaded(
+      const dag::Dag& dag, const Dataset& data, const StepConfig& config,
+      int threads, backends::Backend& backend, int64_t steps,
+      int& one_executable_threads);
+  absl::StatusOr<Result> ThreadedStep(const std::vector<int64_t>& samples,
+                                      int64_t begin, double lr, bool scaling,
+                                      int growth_interval, TrainState& state);
   // After a run of the update: the skipped step's scale, or the clipping
   // and scale state of an applied one (false: skipped).
   bool AfterUpdate(bool scaling, int growth_interval, TrainState& state);
@@ -118,6 +175,25 @@ class StepRunner {
   std::vector<int> share_in_;  // per output: "in:share:<output>"
   int grad_scale_in_ = -1, grad_loss_out_ = -1;
   std::vector<float> sum_;  // what the replicas sum, one step's
+  // Threads (MakeThreaded): grad_exe_ and feeder_ are share 0's, the
+  // others' follow; the gradients summed slice by slice.
+  std::unique_ptr<StepTeam> team_;
+  std::vector<std::unique_ptr<backends::Executable>> share_exes_;
+  std::vector<std::unique_ptr<Feeder>> share_feeders_;
+  struct SumSlice {
+    float* to;
+    std::vector<const float*> from;  // by share
+    size_t count;
+  };
+  std::vector<SumSlice> slices_;
+  size_t summed_floats_ = 0;
+  std::vector<absl::Status> share_status_;
+  backends::Executable& Share(int t) {
+    return t == 0 ? *grad_exe_ : *share_exes_[t - 1];
+  }
+  Feeder& ShareFeeder(int t) {
+    return t == 0 ? *feeder_ : *share_feeders_[t - 1];
+  }
 };
 
 }  // namespace webnnm::train

@@ -6,6 +6,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/ir/flops.h"
 #include "engine/ir/graph_builder.h"
 #include "engine/train/graphs.h"
 #include "engine/train/sequence.h"
@@ -14,23 +15,12 @@ namespace webnnm::bench {
 
 namespace {
 
-int64_t Elements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     out += (i ? "," : "") + std::to_string(shape[i]);
   }
   return out + "]";
-}
-
-// The channel axis of an image operand in `layout` (nchw or nhwc).
-int ChannelAxis(const ir::Attrs& attrs) {
-  return attrs.GetString("inputLayout", "nchw") == "nhwc" ? 3 : 1;
 }
 
 // Seconds of one run of `exe`: the median of runs after a warm-up, for at
@@ -71,43 +61,6 @@ absl::StatusOr<ir::Graph> Alone(const ir::Graph& graph, const ir::Node& node) {
 
 }  // namespace
 
-int64_t HeavyFlops(const ir::Graph& graph, const ir::Node& node) {
-  if (node.kind != ir::NodeKind::kOp || node.dead || node.outputs.empty()) {
-    return 0;
-  }
-  auto shape = [&](int slot) -> const std::vector<int64_t>& {
-    return graph.value(node.operands[slot]).type.shape;
-  };
-  const std::vector<int64_t>& out = graph.value(node.outputs[0]).type.shape;
-  switch (node.op->kind) {
-    case ir::OpKind::kMatmul: {
-      const std::vector<int64_t>& a = shape(0);
-      return a.empty() ? 0 : 2 * Elements(out) * a.back();
-    }
-    case ir::OpKind::kGemm: {
-      const std::vector<int64_t>& a = shape(0);
-      if (a.size() != 2) return 0;
-      const int64_t k = node.attrs.GetBool("aTranspose", false) ? a[0] : a[1];
-      return 2 * Elements(out) * k;
-    }
-    case ir::OpKind::kConv2d: {
-      // Each output element: (input channels / groups) x kh x kw
-      // multiply-adds, which is the filter's size over the output channels.
-      const int64_t oc = out[ChannelAxis(node.attrs)];
-      return oc > 0 ? 2 * Elements(out) * (Elements(shape(1)) / oc) : 0;
-    }
-    case ir::OpKind::kConvTranspose2d: {
-      // Each input element spreads over (output channels / groups) x kh x
-      // kw outputs: the filter's size over the input channels.
-      const std::vector<int64_t>& in = shape(0);
-      const int64_t ic = in[ChannelAxis(node.attrs)];
-      return ic > 0 ? 2 * Elements(in) * (Elements(shape(1)) / ic) : 0;
-    }
-    default:
-      return 0;
-  }
-}
-
 absl::StatusOr<Roofline> MeasureRoofline(const ir::Graph& graph,
                                          backends::Backend& backend,
                                          int threads) {
@@ -117,7 +70,7 @@ absl::StatusOr<Roofline> MeasureRoofline(const ir::Graph& graph,
   options.library_minimum_elements = 0;  // the library, whatever the size
   for (const ir::Node& node : graph.nodes()) {
     if (node.kind != ir::NodeKind::kOp || node.dead) continue;
-    const int64_t flops = HeavyFlops(graph, node);
+    const int64_t flops = ir::HeavyFlops(graph, node);
     if (flops == 0) {
       ++roofline.other_ops;
       continue;

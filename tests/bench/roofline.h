@@ -35,10 +35,6 @@ struct Roofline {
   double rate() const { return seconds > 0 ? flops / seconds : 0; }
 };
 
-// The FLOPs of one node of a typed graph: 0 for an operation that is not
-// heavy.
-int64_t HeavyFlops(const ir::Graph& graph, const ir::Node& node);
-
 // The roofline of `graph` (a training step with every shape fixed), each
 // heavy operation timed alone on `backend` with `threads` threads.
 absl::StatusOr<Roofline> MeasureRoofline(const ir::Graph& graph,

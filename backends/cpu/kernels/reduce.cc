@@ -318,11 +318,40 @@ AxisSplit SplitAt(const std::vector<int64_t>& shape, int axis) {
 
 // argMax/argMin along `axis`: the first index of the extreme value; a NaN
 // counts as more extreme than any number (the first NaN wins).
+// Whether v replaces `best` (its first index kept on ties; a NaN wins
+// over a number, the first NaN over later ones).
+template <bool kMax, typename C>
+inline bool Better(C v, C best) {
+  bool better = kMax ? v > best : v < best;
+  if constexpr (std::is_floating_point_v<C>) {
+    better = better || (std::isnan(v) && !std::isnan(best));
+  }
+  return better;
+}
+
 template <typename T, typename I, bool kMax>
 std::unique_ptr<Kernel> ArgReduce(const KernelIO& io, AxisSplit s) {
   using C = Compute<T>;
   const T* x = reinterpret_cast<const T*>(io.in[0]);
   I* y = reinterpret_cast<I*>(io.out[0]);
+  if (s.inner == 1) {
+    // Along contiguous rows (a classifier's scores): selects instead of
+    // branches, which random scores would mispredict half the time.
+    return MakeFunctionKernel([=]() {
+      for (int64_t o = 0; o < s.outer; ++o) {
+        const T* row = x + o * s.length;
+        C best = Load(row);
+        I at = 0;
+        for (int64_t k = 1; k < s.length; ++k) {
+          const C v = Load(row + k);
+          const bool better = Better<kMax>(v, best);
+          best = better ? v : best;
+          at = better ? static_cast<I>(k) : at;
+        }
+        y[o] = at;
+      }
+    });
+  }
   std::vector<C> best(s.inner);
   return MakeFunctionKernel([=, best = std::move(best)]() mutable {
     for (int64_t o = 0; o < s.outer; ++o) {
@@ -336,11 +365,7 @@ std::unique_ptr<Kernel> ArgReduce(const KernelIO& io, AxisSplit s) {
         const T* row = base + k * s.inner;
         for (int64_t j = 0; j < s.inner; ++j) {
           C v = Load(row + j);
-          bool better = kMax ? v > best[j] : v < best[j];
-          if constexpr (std::is_floating_point_v<C>) {
-            better = better || (std::isnan(v) && !std::isnan(best[j]));
-          }
-          if (better) {
+          if (Better<kMax>(v, best[j])) {
             best[j] = v;
             yo[j] = static_cast<I>(k);
           }

@@ -54,11 +54,30 @@ class BroadcastPlan {
 
   template <typename F>
   void ForEachRow(F&& f) const {
+    if (count_ == 0) return;
+    const size_t k = strides_.size();
+    // One or two merged dimensions and at most four operands (most plans:
+    // element-wise operations and reductions of small tensors) walk
+    // without the general index.
+    if (k <= 4 && shape_.size() <= 2 && !shape_.empty()) {
+      int64_t offsets[4] = {0, 0, 0, 0}, inner[4] = {0, 0, 0, 0},
+              outer[4] = {0, 0, 0, 0};
+      const size_t last = shape_.size() - 1;
+      for (size_t j = 0; j < k; ++j) {
+        inner[j] = strides_[j][last];
+        if (last == 1) outer[j] = strides_[j][0];
+      }
+      const int64_t rows = last == 1 ? shape_[0] : 1;
+      for (int64_t r = 0; r < rows; ++r) {
+        f(static_cast<const int64_t*>(offsets), shape_[last],
+          static_cast<const int64_t*>(inner));
+        for (size_t j = 0; j < k; ++j) offsets[j] += outer[j];
+      }
+      return;
+    }
     // Inline storage: no allocation per run for the usual ranks.
     using Small = absl::InlinedVector<int64_t, 8>;
-    const size_t k = strides_.size();
     Small offsets(k, 0);
-    if (count_ == 0) return;
     if (shape_.empty()) {
       Small inner(k, 0);
       f(offsets.data(), 1, inner.data());

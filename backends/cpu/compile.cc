@@ -62,6 +62,7 @@ class CpuExecutable::Compiler {
   void PlanChains();
   void PlanGroups();
   void PlanFoldedTransposes();
+  void PlanAliasedReshapes();
   void PlanInPlaceCarries();
   // The kernel of one operation (with its post-op links when it anchors a
   // chain), appended.
@@ -98,6 +99,9 @@ class CpuExecutable::Compiler {
   // By value id: for the result of a transpose folded into the matmuls
   // that read it, the transpose's operand (kNoValue: none).
   std::vector<ir::ValueId> transposed_from_;
+  // By value id: for the result of a reshape that is not run, the value
+  // whose buffer it reads (itself never a reshape's; kNoValue: none).
+  std::vector<ir::ValueId> reshaped_from_;
 };
 
 absl::Status CpuExecutable::Compiler::Plan() {
@@ -123,6 +127,7 @@ absl::Status CpuExecutable::Compiler::Plan() {
   PlanChains();
   PlanGroups();
   PlanFoldedTransposes();
+  PlanAliasedReshapes();
   return absl::OkStatus();
 }
 
@@ -237,6 +242,40 @@ void CpuExecutable::Compiler::PlanFoldedTransposes() {
   }
 }
 
+// A reshape changes no byte: its result is its operand's buffer, read in
+// place (a CNN's step reshapes tens of thousands of floats a few times over
+// around its pooling gradients and its dense layer). The operand's buffer
+// then lives until the last reader of the result. Not for a result a graph
+// output reads (its view would be an arena slot), nor an operand that lives
+// only in an element-wise group's registers or is a folded transpose, nor
+// a graph input's (a carried input may be updated in place).
+void CpuExecutable::Compiler::PlanAliasedReshapes() {
+  reshaped_from_.assign(graph_.num_values(), ir::kNoValue);
+  if (!fusing()) return;
+  for (ir::NodeId id : order_) {
+    const ir::Node& node = graph_.node(id);
+    if (node.kind != ir::NodeKind::kOp ||
+        node.op->kind != ir::OpKind::kReshape || chain_of_[id] >= 0 ||
+        group_of_[id] >= 0 || node.operands.empty() ||
+        node.operands[0] == ir::kNoValue) {
+      continue;
+    }
+    const ir::ValueId out = node.outputs[0];
+    ir::ValueId root = node.operands[0];
+    if (reshaped_from_[root] != ir::kNoValue) root = reshaped_from_[root];
+    const ir::NodeId producer = graph_.value(root).producer;
+    const ir::NodeKind kind = graph_.node(producer).kind;
+    if (read_by_output_[out] || transposed_from_[root] != ir::kNoValue ||
+        (kind != ir::NodeKind::kOp && kind != ir::NodeKind::kConstant) ||
+        (group_of_[producer] >= 0 && !stored_[root]) ||
+        graph_.value(root).type.dtype != graph_.value(out).type.dtype) {
+      continue;
+    }
+    reshaped_from_[out] = root;
+    last_read_[root] = std::max(last_read_[root], last_read_[out]);
+  }
+}
+
 // A carried output (CompileOptions::carries) computed by an element-wise
 // group is written straight into its input's buffer when nothing reads the
 // input after the group has written it: every reader outside the group runs
@@ -317,7 +356,10 @@ absl::Status CpuExecutable::Compiler::AllocateMemory() {
         address_[v] = address_[in_place_of_[v]];
         continue;
       }
-      if (transposed_from_[v] != ir::kNoValue) continue;  // below
+      if (transposed_from_[v] != ir::kNoValue ||
+          reshaped_from_[v] != ir::kNoValue) {
+        continue;  // below
+      }
       if (node.kind == ir::NodeKind::kOp && !read_by_output_[v]) {
         arena_values.push_back(v);
         int first = first_step_[v] >= 0 ? first_step_[v] : step_of_[id];
@@ -341,6 +383,11 @@ absl::Status CpuExecutable::Compiler::AllocateMemory() {
   std::byte* arena = exe_.buffers_.back().data.get();
   for (size_t i = 0; i < arena_values.size(); ++i) {
     address_[arena_values[i]] = arena + plan.offsets[i];
+  }
+  for (size_t v = 0; v < reshaped_from_.size(); ++v) {
+    if (reshaped_from_[v] != ir::kNoValue) {  // the operand's buffer
+      address_[v] = address_[reshaped_from_[v]];
+    }
   }
   for (size_t v = 0; v < transposed_from_.size(); ++v) {
     if (transposed_from_[v] != ir::kNoValue) {  // the operand's buffer
@@ -483,7 +530,8 @@ absl::Status CpuExecutable::Compiler::MakeKernels() {
                               StrCat(node.op->name, ": ", s.message()));
         }
         const int group = group_of_[id];
-        if (transposed_from_[node.outputs[0]] != ir::kNoValue) {
+        if (transposed_from_[node.outputs[0]] != ir::kNoValue ||
+            reshaped_from_[node.outputs[0]] != ir::kNoValue) {
           break;  // folded into the matmuls that read it
         }
         if (group < 0) {

@@ -267,6 +267,63 @@ TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
   }
 }
 
+// Reshapes are not run: their results are their operands' buffers, and
+// those live until the results' last readers — also through a reshape of
+// a reshape and a transpose folded into a matmul — with the same values as
+// unfused, where every reshape copies. A reshape a graph output reads, or
+// of an input, still runs.
+TEST(Executable, ReshapesAreReadInPlace) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({4, 6}));
+  ir::ValueId w = b.Input("w", F32({6, 4}));
+  ir::Attrs to_3x8, to_8x3, to_24, swap;
+  to_3x8.Set("newShape", std::vector<int64_t>{3, 8});
+  to_8x3.Set("newShape", std::vector<int64_t>{8, 3});
+  to_24.Set("newShape", std::vector<int64_t>{24});
+  swap.Set("permutation", std::vector<int64_t>{1, 0});
+  ir::ValueId r = (*b.Op(ir::OpKind::kRelu, {x}))[0];
+  ir::ValueId a = (*b.Op(ir::OpKind::kReshape, {r}, to_3x8))[0];
+  ir::ValueId a2 = (*b.Op(ir::OpKind::kReshape, {a}, to_8x3))[0];
+  ir::ValueId at = (*b.Op(ir::OpKind::kTranspose, {a2}, swap))[0];  // [3, 8]
+  ir::ValueId m = (*b.Op(ir::OpKind::kMatmul, {at, a2}))[0];        // [3, 3]
+  // Many operations later the first reshape is read again: its buffer (the
+  // relu's) must not have been reused meanwhile.
+  ir::ValueId v = (*b.Op(ir::OpKind::kNeg, {x}))[0];  // [4, 6], as the relu's
+  for (int i = 0; i < 6; ++i) v = (*b.Op(ir::OpKind::kSigmoid, {v}))[0];
+  ir::ValueId v3x8 = (*b.Op(ir::OpKind::kReshape, {v}, to_3x8))[0];
+  ir::ValueId late = (*b.Op(ir::OpKind::kAdd, {a, v3x8}))[0];  // after them
+  v = (*b.Op(ir::OpKind::kMatmul, {v, w}))[0];
+  b.Output("m", m);
+  b.Output("v", v);
+  b.Output("late", late);
+  b.Output("flat", (*b.Op(ir::OpKind::kReshape, {late}, to_24))[0]);
+  b.Output("input", (*b.Op(ir::OpKind::kReshape, {x}, to_24))[0]);
+  const ir::Graph graph = b.Finish();
+  CompileOptions unfused;
+  unfused.fusion = false;
+  auto aliased = Cpu()->Compile(graph, {});
+  auto plain = Cpu()->Compile(graph, unfused);
+  ASSERT_TRUE(aliased.ok() && plain.ok());
+  int reshapes = 0;
+  for (const std::string& k : (*aliased)->implementations()) {
+    reshapes += k.rfind("reshape", 0) == 0;
+  }
+  EXPECT_EQ(reshapes, 2);  // the output's and the input's
+  std::vector<float> xs(24), ws(24);
+  for (int i = 0; i < 24; ++i) {
+    xs[i] = static_cast<float>((i * 7) % 11 - 4);
+    ws[i] = static_cast<float>((i * 5) % 9 - 4) / 8;
+  }
+  for (auto* exe : {&*aliased, &*plain}) {
+    Write(**exe, "x", xs);
+    Write(**exe, "w", ws);
+    ASSERT_TRUE((*exe)->Run().ok());
+  }
+  for (const char* out : {"m", "v", "late", "flat", "input"}) {
+    EXPECT_EQ(Read(**aliased, out), Read(**plain, out)) << out;
+  }
+}
+
 // y = x + p, where p is read from the caller's memory.
 TEST(Executable, SharedInputsAreReadWhereTheCallerKeepsThem) {
   ir::GraphBuilder b;

@@ -364,11 +364,12 @@ std::unique_ptr<Kernel> ArgReduce(const KernelIO& io, AxisSplit s) {
       for (int64_t k = 1; k < s.length; ++k) {
         const T* row = base + k * s.inner;
         for (int64_t j = 0; j < s.inner; ++j) {
-          C v = Load(row + j);
-          if (Better<kMax>(v, best[j])) {
-            best[j] = v;
-            yo[j] = static_cast<I>(k);
-          }
+          // Selects, not branches: the loop vectorizes along j (the
+          // max-pooling gradient's windows, taps first).
+          const C v = Load(row + j);
+          const bool better = Better<kMax>(v, best[j]);
+          best[j] = better ? v : best[j];
+          yo[j] = better ? static_cast<I>(k) : yo[j];
         }
       }
     }

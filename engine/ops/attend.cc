@@ -13,6 +13,7 @@
 // attention expand, triangular and add).
 #include <cmath>
 
+#include "engine/base/status_macros.h"
 #include "engine/ir/rewriter.h"
 #include "engine/ops/rules.h"
 
@@ -81,6 +82,10 @@ absl::StatusOr<TensorType> SolveAttend(const InferContext& c,
       (c.has(kTo) && c.operand(kTo).rank() != 3)) {
     return absl::InvalidArgumentError(
         "attend needs inputs of shape [batch, tokens, features]");
+  }
+  // Projections given (a constant, another layer's value) are matrices.
+  for (int given : {kQ, kK, kV}) {
+    if (c.has(given)) RETURN_IF_ERROR(CheckRankIs(c, given, 2));
   }
   int64_t d = c.operand(0).shape[2];
   int64_t ds = Source(c).shape[2];

@@ -3,6 +3,21 @@
 #include "backends/cpu/kernels/factories.h"
 
 namespace webnnm::backends::cpu {
+namespace {
+
+// The helpers WebNN lacks (internal operations).
+KernelFactory FindInternalKernel(ir::OpKind op) {
+  switch (op) {
+    case ir::OpKind::kRandomUniform:
+      return MakeRandomUniformKernel;
+    case ir::OpKind::kMaxPool2dGradient:
+      return MakeMaxPoolGradientKernel;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
 
 KernelFactory FindKernel(ir::OpKind op) {
   using K = ir::OpKind;
@@ -140,7 +155,8 @@ KernelFactory FindKernel(ir::OpKind op) {
     case K::kLstmCell:
       return MakeLstmKernel;
     case K::kRandomUniform:
-      return MakeRandomUniformKernel;
+    case K::kMaxPool2dGradient:
+      return FindInternalKernel(op);
     // High-level operations are decomposed before a graph reaches a backend.
     case K::kResidual:
     case K::kAttend:

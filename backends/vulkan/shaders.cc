@@ -40,6 +40,9 @@ constexpr uint32_t kConv[] =
 constexpr uint32_t kPool[] =
 #include "pool.spv.inc"
     ;
+constexpr uint32_t kPoolGradient[] =
+#include "pool_gradient.spv.inc"
+    ;
 constexpr uint32_t kGather[] =
 #include "gather.spv.inc"
     ;
@@ -159,6 +162,10 @@ const Shader& ConvTiledShader() {
 }
 const Shader& PoolShader() {
   static const Shader s = Make<15>("pool", kPool, 2);
+  return s;
+}
+const Shader& PoolGradientShader() {
+  static const Shader s = Make<7>("pool_gradient", kPoolGradient, 3);
   return s;
 }
 const Shader& GatherShader() {

@@ -54,6 +54,7 @@ const Shader& ArgShader();
 const Shader& ConvShader();
 const Shader& ConvTiledShader();
 const Shader& PoolShader();
+const Shader& PoolGradientShader();
 const Shader& GatherShader();
 const Shader& RandomShader();
 const Shader& NormShader(bool subgroups);

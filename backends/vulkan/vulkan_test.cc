@@ -274,6 +274,43 @@ TEST(Random, SameNumbersAsTheCpu) {
   }
 }
 
+// maxPool2dGradient: the CPU's bytes, with ties, NaNs and rows and columns
+// no window reaches.
+TEST(MaxPoolGradient, SameBytesAsTheCpu) {
+  const std::vector<int64_t> xs = {2, 3, 9, 7}, ds = {2, 3, 4, 3};
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", ir::TensorType{ir::DType::kFloat32, xs});
+  ir::ValueId dy = b.Input("dy", ir::TensorType{ir::DType::kFloat32, ds});
+  ir::Attrs attrs;
+  attrs.Set("windowDimensions", std::vector<int64_t>{2, 2});
+  absl::StatusOr<std::vector<ir::ValueId>> dx =
+      b.Op(ir::OpKind::kMaxPool2dGradient, {x, dy}, attrs);
+  ASSERT_TRUE(dx.ok()) << dx.status();
+  b.Output("dx", (*dx)[0]);
+  ir::Graph graph = b.Finish();
+  absl::StatusOr<std::unique_ptr<Backend>> cpu = CreateBackend("cpu");
+  absl::StatusOr<std::unique_ptr<Backend>> vulkan = CreateBackend("vulkan");
+  ASSERT_TRUE(cpu.ok() && vulkan.ok());
+  auto p = (*cpu)->Compile(graph, CompileOptions{});
+  auto q = (*vulkan)->Compile(graph, CompileOptions{});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(q.ok()) << q.status();
+  std::vector<float> xv(2 * 3 * 9 * 7), dv(2 * 3 * 4 * 3);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    const int r = static_cast<int>((i * 7919) % 11);
+    xv[i] = r == 0 ? NAN : static_cast<float>(r % 3);
+  }
+  for (size_t i = 0; i < dv.size(); ++i) dv[i] = 0.5f + static_cast<float>(i);
+  for (Executable* exe : {p->get(), q->get()}) {
+    std::memcpy(exe->input(0).data(), xv.data(), exe->input(0).size());
+    std::memcpy(exe->input(1).data(), dv.data(), exe->input(1).size());
+    ASSERT_TRUE(exe->Run().ok());
+  }
+  std::span<const std::byte> a = (*p)->output(0), v = (*q)->output(0);
+  ASSERT_EQ(a.size(), v.size());
+  EXPECT_EQ(std::memcmp(a.data(), v.data(), a.size()), 0);
+}
+
 // 64-bit elements move as two words, int4/uint4 widened through int32:
 // transpose, slice, concat, reverse, tile, where, gatherElements and
 // scatterElements give the CPU's bytes.

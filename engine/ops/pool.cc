@@ -213,6 +213,13 @@ absl::StatusOr<ir::ValueId> MaxPoolSpreadTiled(
     ir::GradientBuilder& g, const PoolGradientGeometry& geometry, ir::ValueId x,
     ir::ValueId y, ir::ValueId dy) {
   (void)y;  // the windows' maxima are found again, with their taps
+  if (g.type(x).dtype == DType::kFloat32) {
+    // One kernel, the same rule and bits (max_pool2d_gradient.cc).
+    ir::Attrs window;
+    window.Set("windowDimensions",
+               std::vector<int64_t>{geometry.window[0], geometry.window[1]});
+    return g.Op(ir::OpKind::kMaxPool2dGradient, {x, dy}, window);
+  }
   const std::vector<int64_t> shape = g.shape(x);  // [N, C, H, W]
   const int64_t n = shape[0], c = shape[1];
   const int64_t oh = geometry.output[0], ow = geometry.output[1];

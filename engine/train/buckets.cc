@@ -21,8 +21,9 @@ bool StepWise(const ir::Graph& g, const ir::Node& node, ir::ValueId v) {
     case ir::OpCategory::kCast:
     case ir::OpCategory::kComparison:
     case ir::OpCategory::kLogical:
-    case ir::OpCategory::kInternal:  // dropout's random numbers
       return true;
+    case ir::OpCategory::kInternal:  // dropout's random numbers
+      return op.kind == ir::OpKind::kRandomUniform;
     case ir::OpCategory::kActivation: {
       if (op.kind != ir::OpKind::kSoftmax) return true;
       // Softmax over a step's own features (not the batch or sequence).

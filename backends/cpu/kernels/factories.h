@@ -39,6 +39,7 @@ MadeKernel MakeGemmKernel(const KernelIO& io);                   // matmul.cc
 MadeKernel MakeConv2dKernel(const KernelIO& io);                 // conv.cc
 MadeKernel MakeConvTranspose2dKernel(const KernelIO& io);        // conv.cc
 MadeKernel MakePoolKernel(const KernelIO& io);                   // pool.cc
+MadeKernel MakeMaxPoolGradientKernel(const KernelIO& io);  // pool_gradient.cc
 MadeKernel MakeSoftmaxKernel(const KernelIO& io);                // softmax.cc
 MadeKernel MakeBatchNormalizationKernel(const KernelIO& io);     // norm.cc
 MadeKernel MakeInstanceNormalizationKernel(const KernelIO& io);  // norm.cc

@@ -198,6 +198,80 @@ TEST(MaxPool, WindowsEntirelyInPaddingGiveTheLowestValue) {
 
 // resample2d (its kernel lives in resample.cc).
 
+// maxPool2dGradient: each window's gradient to its first maximal tap
+// (argMax's rule: ties go to the first, a NaN wins, the first NaN first),
+// zeros elsewhere and in the rows and columns no window reaches — checked
+// against a plain reference on inputs full of ties and NaNs: 3x3 windows
+// (the general loop) and 2x2 (rows of 10 and 8 windows: eight at a time,
+// then the rest).
+TEST(MaxPoolGradient, FirstMaximalTapTakesEachWindowsGradient) {
+  struct Case {
+    int64_t h, w, kh, kw;
+  };
+  for (const Case& k :
+       {Case{7, 8, 3, 3}, Case{6, 21, 2, 2}, Case{5, 17, 2, 2}}) {
+    SCOPED_TRACE(::testing::Message() << k.h << "x" << k.w << " by " << k.kh);
+    const int64_t n = 2, c = 3, h = k.h, w = k.w, kh = k.kh, kw = k.kw;
+    const int64_t oh = h / kh, ow = w / kw;
+    std::vector<double> x(n * c * h * w), dy(n * c * oh * ow);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const int64_t r = static_cast<int64_t>((i * 7919) % 13);
+      x[i] = r == 0 ? NAN : static_cast<double>(r % 4);  // ties and NaNs
+    }
+    for (size_t i = 0; i < dy.size(); ++i) {
+      dy[i] = 1.0 + static_cast<double>(i);
+    }
+    ir::Attrs attrs;
+    attrs.Set("windowDimensions", Ints{kh, kw});
+    testing::Tensor got =
+        RunOne("maxPool2dGradient",
+               {F32({n, c, h, w}, x), F32({n, c, oh, ow}, dy)}, attrs);
+    ASSERT_EQ(got.values.size(), x.size());
+    std::vector<double> want(x.size(), 0.0);
+    for (int64_t p = 0; p < n * c; ++p) {
+      for (int64_t r = 0; r < oh; ++r) {
+        for (int64_t q = 0; q < ow; ++q) {
+          auto at = [&](int64_t i, int64_t j) {
+            return (p * h + r * kh + i) * w + q * kw + j;
+          };
+          int64_t first = -1;
+          for (int64_t i = 0; i < kh && first < 0; ++i) {  // the first NaN
+            for (int64_t j = 0; j < kw && first < 0; ++j) {
+              if (std::isnan(x[at(i, j)])) first = at(i, j);
+            }
+          }
+          double most = -kInf;
+          for (int64_t i = 0; i < kh; ++i) {
+            for (int64_t j = 0; j < kw; ++j) {
+              most = std::max(most, x[at(i, j)]);
+            }
+          }
+          for (int64_t i = 0; i < kh && first < 0; ++i) {  // else the max
+            for (int64_t j = 0; j < kw && first < 0; ++j) {
+              if (x[at(i, j)] == most) first = at(i, j);
+            }
+          }
+          want[first] = dy[(p * oh + r) * ow + q];
+        }
+      }
+    }
+    EXPECT_THAT(got.values, ElementsAreArray(want));
+  }
+}
+
+TEST(MaxPoolGradient, ShapesThatDoNotTileAreRefused) {
+  ir::Attrs attrs;
+  attrs.Set("windowDimensions", Ints{2, 2});
+  absl::StatusOr<std::vector<testing::Tensor>> got =
+      testing::RunOp("maxPool2dGradient",
+                     {F32({1, 1, 3, 4}, std::vector<double>(12, 0.0)),
+                      F32({1, 1, 2, 2}, std::vector<double>(4, 0.0))},
+                     attrs);
+  ASSERT_FALSE(got.ok());
+  EXPECT_THAT(std::string(got.status().message()),
+              ::testing::HasSubstr("does not tile an input of [1, 1, 3, 4]"));
+}
+
 TEST(Resample2d, NearestUpsampleRepeats) {
   testing::Tensor y = RunOne("resample2d", {F32({1, 1, 2, 2}, {1, 2, 3, 4})},
                              A({{"scales", std::vector<double>{2, 2}}}));

@@ -130,4 +130,21 @@ absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io) {
   return std::vector<Dispatch>{d};
 }
 
+absl::StatusOr<std::vector<Dispatch>> PlanMaxPoolGradient(const OpIO& io) {
+  const std::vector<int64_t>& x = io.in_types[0]->shape;
+  const std::vector<int64_t>& dy = io.in_types[1]->shape;
+  const std::vector<int64_t> window =
+      io.attrs().GetInts("windowDimensions", {});
+  if (x.size() != 4 || dy.size() != 4 || window.size() != 2) {
+    return absl::InvalidArgumentError("malformed maxPool2dGradient");
+  }
+  Dispatch d;
+  d.shader = &PoolGradientShader();
+  d.bindings = {io.in[0], io.in[1], io.out[0]};
+  d.push = {Word(x[0] * x[1]), Word(x[2]),      Word(x[3]),     Word(dy[2]),
+            Word(dy[3]),       Word(window[0]), Word(window[1])};
+  d.groups[0] = GridGroups(Count(x), 256, io.max_groups);
+  return std::vector<Dispatch>{d};
+}
+
 }  // namespace webnnm::backends::vulkan

@@ -138,6 +138,7 @@ absl::StatusOr<std::vector<Dispatch>> PlanCast(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanArgReduce(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanConv(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanPool(const OpIO& io);
+absl::StatusOr<std::vector<Dispatch>> PlanMaxPoolGradient(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanGather(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanRandom(const OpIO& io);
 absl::StatusOr<std::vector<Dispatch>> PlanNorm(const OpIO& io);

@@ -84,6 +84,7 @@ Planner FindPlanner(K op) {
   if (op == K::kAveragePool2d || op == K::kMaxPool2d || op == K::kL2Pool2d) {
     return PlanPool;
   }
+  if (op == K::kMaxPool2dGradient) return PlanMaxPoolGradient;
   return nullptr;
 }
 
@@ -104,6 +105,7 @@ bool Supports(K op, ir::DType dtype) {
   if (op == K::kRandomUniform) {
     return dtype == ir::DType::kFloat32 || dtype == ir::DType::kFloat16;
   }
+  if (op == K::kMaxPool2dGradient) return dtype == ir::DType::kFloat32;
   if (IsReduction(op)) return ReductionSupported(op, dtype);
   if (op == K::kArgMax || op == K::kArgMin || op == K::kCumulativeSum) {
     return dtype == ir::DType::kFloat32 || dtype == ir::DType::kInt32 ||

@@ -13,6 +13,10 @@
 #include <cmath>
 #include <limits>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
@@ -65,6 +69,45 @@ inline C MaxNaN(C m, C v) {
     return Select((v > m) | (v != v), v, m);  // branchless: taps are random
   } else {
     return v > m ? v : m;
+  }
+}
+
+// One row of 2x2 max pooling in float32: out[c] = the windows' maximum over
+// rows r0 and r1 at columns 2c and 2c+1 — each column's two rows first,
+// then the two columns, each step MaxNaN (the scalar loop's order, so the
+// same bits, NaN payloads included) — sixteen input columns at a time.
+void MaxPairsRow(const float* r0, const float* r1, float* out, int64_t n) {
+  int64_t c = 0;
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  const __m512i even =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);
+  const __m512i odd =
+      _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15);
+  for (; c < n; c += 8) {
+    const int64_t left = std::min<int64_t>(8, n - c);
+    const __mmask8 lanes = static_cast<__mmask8>((1u << left) - 1);
+    const __mmask16 pairs = static_cast<__mmask16>((1u << (2 * left)) - 1);
+    const __m512 m = _mm512_maskz_loadu_ps(pairs, r0 + 2 * c);
+    const __m512 v = _mm512_maskz_loadu_ps(pairs, r1 + 2 * c);
+    // MaxNaN(m, v): v where v > m or v is NaN.
+    const __m512 col =
+        _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
+                                 _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                             m, v);
+    const __m256 left_col =
+        _mm512_castps512_ps256(_mm512_permutexvar_ps(even, col));
+    const __m256 right_col =
+        _mm512_castps512_ps256(_mm512_permutexvar_ps(odd, col));
+    const __m256 result = _mm256_mask_blend_ps(
+        _mm256_cmp_ps_mask(right_col, left_col, _CMP_GT_OQ) |
+            _mm256_cmp_ps_mask(right_col, right_col, _CMP_UNORD_Q),
+        left_col, right_col);
+    _mm256_mask_storeu_ps(out + c, lanes, result);
+  }
+#endif
+  for (; c < n; ++c) {
+    out[c] = MaxNaN(MaxNaN(r0[2 * c], r1[2 * c]),
+                    MaxNaN(r0[2 * c + 1], r1[2 * c + 1]));
   }
 }
 
@@ -177,6 +220,10 @@ class PoolKernel : public Kernel {
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
         const T* r0 = plane + 2 * oh * g.in_w;
         const T* r1 = r0 + g.in_w;
+        if constexpr (std::is_same_v<T, float>) {
+          MaxPairsRow(r0, r1, out + oh * g.out_w, g.out_w);
+          continue;
+        }
         for (int64_t j = 0; j < width; ++j) {
           rows[j] = MaxNaN(Load(r0 + j), Load(r1 + j));
         }

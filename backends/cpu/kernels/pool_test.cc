@@ -189,6 +189,49 @@ TEST(MaxPool, TwoByTwoAtStridesTwo) {
       ElementsAre(5, 6, 8, 9));
 }
 
+// 2x2 windows at strides 2 in float32 (rows of 10 and 8 windows: eight at
+// a time, then the rest): each window's maximum, NaN when it holds one,
+// infinities kept — against a plain reference.
+TEST(MaxPool, TwoByTwoRowsOfManyWindows) {
+  for (auto [h, w] : {std::pair{6, 21}, std::pair{5, 17}}) {
+    const int64_t n = 2, c = 3, oh = h / 2, ow = w / 2;
+    std::vector<double> x(n * c * h * w);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const int64_t r = static_cast<int64_t>((i * 7919) % 17);
+      x[i] = r == 0   ? NAN
+             : r == 1 ? kInf
+             : r == 2 ? -kInf
+                      : static_cast<double>(r % 5) - 2;
+    }
+    ir::Attrs attrs;
+    attrs.Set("windowDimensions", Ints{2, 2});
+    attrs.Set("strides", Ints{2, 2});
+    testing::Tensor got = RunOne("maxPool2d", {F32({n, c, h, w}, x)}, attrs);
+    ASSERT_EQ(got.values.size(), static_cast<size_t>(n * c * oh * ow));
+    for (int64_t p = 0; p < n * c; ++p) {
+      for (int64_t r = 0; r < oh; ++r) {
+        for (int64_t q = 0; q < ow; ++q) {
+          double most = -kInf;
+          bool nan = false;
+          for (int64_t i = 0; i < 2; ++i) {
+            for (int64_t j = 0; j < 2; ++j) {
+              const double v = x[(p * h + 2 * r + i) * w + 2 * q + j];
+              nan |= std::isnan(v);
+              most = std::max(most, v);
+            }
+          }
+          const double value = got.values[(p * oh + r) * ow + q];
+          if (nan) {
+            EXPECT_TRUE(std::isnan(value)) << p << " " << r << " " << q;
+          } else {
+            EXPECT_EQ(value, most) << p << " " << r << " " << q;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(MaxPool, WindowsEntirelyInPaddingGiveTheLowestValue) {
   testing::Tensor y = RunOne(
       "maxPool2d", {F32({1, 1, 1, 1}, {7})},

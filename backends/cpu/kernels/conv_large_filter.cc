@@ -89,6 +89,7 @@ std::unique_ptr<Kernel> TryLargeFilterConv2d(const KernelIO& io) {
   if (!UseDnnlFor(io) || io.has(2) || a.GetInt("groups", 1) != 1) {
     return nullptr;
   }
+  if (auto direct = TryDirectLargeFilterConv2d(io)) return direct;
   const bool nhwc = a.GetString("inputLayout", "nchw") == "nhwc";
   const std::string layout = a.GetString("filterLayout", "oihw");
   const std::vector<int64_t>& xs = io.in_types[0]->shape;

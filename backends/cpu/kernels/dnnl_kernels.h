@@ -38,6 +38,11 @@ std::unique_ptr<Kernel> TryDnnlResampling(const KernelIO& io);
 // conv2d without bias or groups whose filter has more positions than its
 // result, as oneDNN's backward weights (conv_large_filter.cc).
 std::unique_ptr<Kernel> TryLargeFilterConv2d(const KernelIO& io);
+// The same when float32 nchw/oihw, stride and dilation 1, no padding, one
+// thread, a result of at most nine positions and filter rows of at most 32
+// columns, with AVX-512: direct loops (conv_large_filter_direct.cc; called
+// by TryLargeFilterConv2d).
+std::unique_ptr<Kernel> TryDirectLargeFilterConv2d(const KernelIO& io);
 // float32 nchw conv2d of one input channel, stride and dilation 1, as a
 // direct loop instead of oneDNN's im2col path (conv_single_channel.cc).
 std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io);

@@ -417,8 +417,6 @@ TEST(LargeFilterConv2d, MatchesTheForwardPrimitive) {
     ir::Attrs attrs;
   };
   const std::vector<Case> cases = {
-      // The first filter gradient of a small CNN: batch 1, 16 "channels".
-      {{1, 16, 12, 12}, {4, 16, 10, 10}, {}},
       // Two "images", padding, strides (dilations of the swapped problem).
       {{2, 6, 9, 9},
        {3, 6, 7, 7},
@@ -450,6 +448,87 @@ TEST(LargeFilterConv2d, MatchesTheForwardPrimitive) {
               {}, false);
   EXPECT_THAT(small.implementation,
               ::testing::Not(::testing::HasSubstr("backward weights")));
+}
+
+// conv2d by its definition: nchw input, oihw filter, optional bias.
+std::vector<double> NaiveConv2d(const Tensor& x, const Tensor& f,
+                                const Tensor* bias, int64_t pad, int64_t stride,
+                                Ints* shape);
+
+TEST(LargeFilterConv2d, SmallResultsRunDirectAndMatchTheDefinition) {
+  struct Case {
+    Ints x, f;
+  };
+  const std::vector<Case> cases = {
+      // The Fashion CNN's first filter gradient: rows of a whole chunk and
+      // a tail of ten columns, 3 x 3 results, eight filters (3 + 3 + 2).
+      {{1, 64, 28, 28}, {8, 64, 26, 26}},
+      // Its second: tails alone (11 columns), two images, seven filters.
+      {{2, 5, 13, 13}, {7, 5, 11, 11}},
+      // Whole chunks alone (16 and 32 columns), 1 x 3 and 2 x 3 results.
+      {{1, 3, 12, 18}, {4, 3, 12, 16}},
+      {{1, 2, 9, 34}, {2, 2, 8, 32}},
+      // One position, one filter, one channel.
+      {{1, 1, 6, 5}, {1, 1, 6, 5}},
+  };
+  uint32_t seed = 140;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(seed);
+    const Tensor x = Random(kF32, c.x, seed), f = Random(kF32, c.f, seed + 1);
+    seed += 2;
+    Ran ran = RunOnce("conv2d", {x, f}, {}, false);
+    EXPECT_EQ(ran.implementation,
+              "conv2d: C++ (direct, filter larger than the result)");
+    Ints shape;
+    const std::vector<double> want = NaiveConv2d(x, f, nullptr, 0, 1, &shape);
+    // Float sums of up to 43,000 products: within 1e-5 of the sum of the
+    // products' magnitudes (a chunk or a row left out misses by far more).
+    Tensor ax = x, af = f;
+    for (double& v : ax.values) v = std::fabs(v);
+    for (double& v : af.values) v = std::fabs(v);
+    const std::vector<double> size = NaiveConv2d(ax, af, nullptr, 0, 1, &shape);
+    ASSERT_EQ(ran.values.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(ran.values[i], want[i], 1e-5 * size[i]) << "element " << i;
+    }
+  }
+  // Infinities and NaNs reach exactly the results whose sums hold them
+  // (the lanes past a row are zeros, not the next row's values).
+  Tensor x = Random(kF32, {1, 2, 13, 13}, 150);
+  Tensor f = Random(kF32, {4, 2, 11, 11}, 151);
+  x.values[0 * 169 + 0 * 13 + 12] = INFINITY;        // read by q = 2 only
+  f.values[(3 * 2 + 1) * 121 + 10 * 11 + 10] = NAN;  // filter 3's last tap
+  Ran ran = RunOnce("conv2d", {x, f}, {}, false);
+  EXPECT_EQ(ran.implementation,
+            "conv2d: C++ (direct, filter larger than the result)");
+  Ints shape;
+  const std::vector<double> want = NaiveConv2d(x, f, nullptr, 0, 1, &shape);
+  ASSERT_EQ(ran.values.size(), want.size());
+  int special = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(std::isnan(ran.values[i]), std::isnan(want[i]));
+    EXPECT_EQ(std::isinf(ran.values[i]), std::isinf(want[i]));
+    special += !std::isfinite(want[i]);
+    if (std::isinf(want[i])) EXPECT_EQ(ran.values[i], want[i]);
+    if (std::isfinite(want[i])) {
+      EXPECT_NEAR(ran.values[i], want[i],
+                  1e-5 * std::max(1.0, std::fabs(want[i])));
+    }
+  }
+  EXPECT_GT(special, 9);
+  EXPECT_LT(special, 36);
+  // Padding, strides or a larger result keep oneDNN's primitive.
+  Ran padded = RunOnce(
+      "conv2d",
+      {Random(kF32, {1, 4, 12, 12}, 152), Random(kF32, {2, 4, 12, 12}, 153)},
+      A({{"padding", Ints{1, 1, 1, 1}}}), false);
+  EXPECT_THAT(padded.implementation, ::testing::HasSubstr("backward weights"));
+  Ran wide = RunOnce(
+      "conv2d",
+      {Random(kF32, {1, 4, 14, 14}, 154), Random(kF32, {2, 4, 10, 10}, 155)},
+      {}, false);
+  EXPECT_THAT(wide.implementation, ::testing::HasSubstr("backward weights"));
 }
 
 // conv2d by its definition: nchw input, oihw filter, optional bias.

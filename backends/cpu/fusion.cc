@@ -9,9 +9,13 @@ namespace {
 bool IsAnchor(const ir::Graph& graph, const ir::Node& node,
               int64_t library_minimum_elements) {
   if (node.kind != ir::NodeKind::kOp) return false;
-  // conv2d is no anchor: oneDNN 2.6 runs it on far slower code with any
-  // post-op on our plain layouts (measured: 64x1x28x28 * 8x1x3x3 with
-  // bias and relu, 1.5 ms fused against 0.28 ms as three kernels).
+  // conv2d is an anchor only on our direct kernel of one input channel:
+  // oneDNN 2.6 runs it on far slower code with any post-op on our plain
+  // layouts (measured: 64x1x28x28 * 8x1x3x3 with bias and relu, 1.5 ms
+  // fused against 0.28 ms as three kernels).
+  if (node.op->kind == ir::OpKind::kConv2d) {
+    return SingleChannelConv2dFuses(graph, node);
+  }
   if (node.op->kind != ir::OpKind::kMatmul) return false;
   // A matmul too small for oneDNN runs on a plain loop without post-ops
   // (kernels/matmul.cc); its links are better in an element-wise group.
@@ -26,12 +30,17 @@ bool IsAnchor(const ir::Graph& graph, const ir::Node& node,
 
 // Whether `node` can follow a chain whose current value is `v`, given the
 // position of the anchor in the order and of every node.
-bool IsLink(const ir::Graph& graph, const ir::Node& node, ir::ValueId v,
-            int anchor_position, const std::vector<int>& position) {
+bool IsLink(const ir::Graph& graph, const ir::Node& anchor,
+            const ir::Node& node, ir::ValueId v, int anchor_position,
+            const std::vector<int>& position) {
   if (node.kind != ir::NodeKind::kOp || node.outputs.size() != 1) return false;
   const ir::TensorType& value = graph.value(v).type;
   const ir::TensorType& out = graph.value(node.outputs[0]).type;
   if (!out.SameShapeAndType(value)) return false;
+  if (anchor.op->kind == ir::OpKind::kConv2d &&
+      !SingleChannelConv2dLink(graph, node, v)) {
+    return false;
+  }
   if (DnnlEltwiseFusible(node)) return node.operands[0] == v;
   switch (node.op->kind) {
     case ir::OpKind::kAdd:
@@ -83,7 +92,7 @@ std::vector<FusionChain> PlanFusion(const ir::Graph& graph,
            readers[v].size() == 1) {
       ir::NodeId next = readers[v][0];
       if (taken[next] ||
-          !IsLink(graph, graph.node(next), v, position[id], position)) {
+          !IsLink(graph, anchor, graph.node(next), v, position[id], position)) {
         break;
       }
       chain.links.push_back(next);

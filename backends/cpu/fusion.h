@@ -1,13 +1,16 @@
 // Post-op fusion: element-wise operations that follow a matmul run inside
 // its oneDNN primitive (as post-ops) instead of as kernels of their own,
-// saving a pass over memory each. (conv2d would be next, but oneDNN 2.6
-// runs convolutions on our plain layouts far slower with post-ops.)
+// saving a pass over memory each; a per-channel add and relu after a
+// conv2d of one input channel run in our direct kernel's last pass
+// (kernels/conv_single_channel.cc). (Other conv2d would be next, but oneDNN
+// 2.6 runs convolutions on our plain layouts far slower with post-ops.)
 //
 // PlanFusion finds chains anchor → link 1 → link 2 ... (at most kMaxLinks)
 // where the anchor is a float32 matmul large enough for oneDNN (at least
-// `library_minimum_elements` multiply-adds), each value along the
-// chain is read by the next link only (not by a graph output or any other
-// node), and each link is
+// `library_minimum_elements` multiply-adds) or a conv2d of one input
+// channel (its links: relu and adds of one value per channel), each value
+// along the chain is read by the next link only (not by a graph output or
+// any other node), and each link is
 //   - an activation oneDNN's eltwise computes (DnnlEltwiseFusible), or
 //   - add, sub, mul or div of the chain's value with another tensor that
 //     does not enlarge it (sub and div: the chain's value on the left),

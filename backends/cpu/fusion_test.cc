@@ -121,7 +121,40 @@ TEST(Fusion, BiasOnTheLeftAndLongChains) {
                                  ::testing::StartsWith("sigmoid: oneDNN")));
 }
 
-TEST(Fusion, ConvolutionIsNoAnchor) {
+TEST(Fusion, AConvolutionOfOneChannelTakesItsBiasAndRelu) {
+  // The direct kernel of one input channel applies per-channel adds and
+  // relu over each output channel's image (a grey-image CNN's first layer).
+  auto names = FusedAndChecked([](Net& n) {
+    ir::ValueId x = n.In("x", {2, 1, 9, 9}), f = n.In("f", {4, 1, 3, 3});
+    ir::ValueId b = n.In("b", {4, 1, 1});
+    n.b.Output("y", n.Op("relu", {n.Op("add", {n.Op("conv2d", {x, f}), b})}));
+  });
+  EXPECT_THAT(names,
+              ElementsAre("conv2d+add+relu: C++ (direct, one input channel)"));
+  // On the left, with leading ones, after relu, and one value for all.
+  auto more = FusedAndChecked([](Net& n) {
+    ir::ValueId x = n.In("x", {2, 1, 9, 9}), f = n.In("f", {4, 1, 3, 3});
+    ir::ValueId b = n.In("b", {1, 4, 1, 1}), s = n.In("s", {1, 1});
+    ir::ValueId y = n.Op("add", {b, n.Op("conv2d", {x, f})});
+    n.b.Output("y", n.Op("add", {n.Op("relu", {y}), s}));
+  });
+  EXPECT_THAT(
+      more,
+      ElementsAre("conv2d+add+relu+add: C++ (direct, one input channel)"));
+  // A tensor that varies along rows or images is no per-channel add.
+  auto rows = FusedAndChecked([](Net& n) {
+    ir::ValueId x = n.In("x", {2, 1, 9, 9}), f = n.In("f", {4, 1, 3, 3});
+    ir::ValueId r = n.In("r", {4, 7, 1}), i = n.In("i", {2, 1, 1, 1});
+    n.b.Output("y", n.Op("add", {n.Op("conv2d", {x, f}), r}));
+    n.b.Output("z", n.Op("add", {n.Op("conv2d", {x, f}), i}));
+  });
+  for (const std::string& name : rows) {
+    EXPECT_EQ(name.substr(0, name.find(':')).find('+'), std::string::npos)
+        << name;
+  }
+}
+
+TEST(Fusion, ConvolutionOfManyChannelsIsNoAnchor) {
   auto names = FusedAndChecked([](Net& n) {
     ir::ValueId x = n.In("x", {2, 3, 9, 9}), f = n.In("f", {4, 3, 3, 3});
     ir::ValueId b = n.In("b", {4, 1, 1});

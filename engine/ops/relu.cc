@@ -8,9 +8,12 @@ namespace webnnm::ops {
 
 namespace {
 
+// Reads the result (y > 0 exactly where x > 0; a NaN is neither): the
+// input need not live until the backward pass, and a layer's bias add and
+// relu can run inside the kernel before them (backends/cpu/fusion.h).
 absl::Status ReluGradient(GradientBuilder& g) {
   ASSIGN_OR_RETURN(ValueId positive,
-                   CompareScalar(g, OpKind::kGreater, g.x(0), 0));
+                   CompareScalar(g, OpKind::kGreater, g.y(0), 0));
   return g.Set(0, g.WhereOrZero(positive, g.dy()));
 }
 

@@ -269,6 +269,8 @@ class DirectTransposedConv : public Kernel {
 }  // namespace
 
 MadeKernel MakeConv2dKernel(const KernelIO& io) {
+  // Fused operations only on the direct kernel of one input channel.
+  if (!io.fused.empty()) return TrySingleChannelConv2d(io);
   if (auto kernel = TryLargeFilterConv2d(io)) return kernel;
   if (auto kernel = TrySingleChannelConv2d(io)) return kernel;
   Geometry g = ReadGeometry(io, false);

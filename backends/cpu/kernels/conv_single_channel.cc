@@ -5,8 +5,11 @@
 //
 // y[n, o, i, j] = b[o] + Σ_{r, s} x[n, 0, i + r - pt, j + s - pl] · f[o, 0, r,
 // s] with positions outside the image contributing nothing; the sum runs over
-// r, then s, in float32 (no fused multiply-adds).
+// r, then s, in float32 (no fused multiply-adds). Fused operations
+// (fusion.h: adds of one value per channel, relu) then run over each
+// output channel's image while it is in cache.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/kernels/dnnl_kernels.h"
@@ -25,8 +28,15 @@ class SingleChannelConvKernel : public Kernel {
     int64_t fo, fh, fw;      // filter strides of its o, h and w axes
   };
 
+  // An operation fused after the convolution (fusion.h): relu when `add`
+  // is null, else y += add[o * step].
+  struct Link {
+    const float* add = nullptr;
+    int64_t step = 0;
+  };
+
   SingleChannelConvKernel(Shape s, const float* x, const float* f,
-                          const float* b, float* y)
+                          const float* b, float* y, std::vector<Link> links)
       : s_(s),
         x_(x),
         f_(f),
@@ -36,7 +46,8 @@ class SingleChannelConvKernel : public Kernel {
         pw_(s.w + s.pl + s.pr),
         padded_(s.pt + s.pb + s.pl + s.pr > 0 ? ph_ * pw_ : 0, 0.0f),
         wide_(s.oh * pw_),
-        taps_(s.kh * s.kw) {}
+        taps_(s.kh * s.kw),
+        links_(std::move(links)) {}
 
   // Each output row is computed pw_ wide (its last kw - 1 columns are
   // discarded), so that one filter tap is one long loop over the image.
@@ -76,6 +87,7 @@ class SingleChannelConvKernel : public Kernel {
         for (int64_t i = 0; i < s.oh; ++i) {
           std::copy(wide + i * pw_, wide + i * pw_ + s.ow, out + i * s.ow);
         }
+        ApplyLinks(o, out);
       }
     }
     return absl::OkStatus();
@@ -107,6 +119,22 @@ class SingleChannelConvKernel : public Kernel {
     }
   }
 
+  // The fused operations over one output channel's image, in order (the
+  // bits of their own kernels: fused_elementwise.cc's relu and add).
+  void ApplyLinks(int64_t o, float* out) const {
+    const int64_t count = s_.oh * s_.ow;
+    for (const Link& link : links_) {
+      if (link.add == nullptr) {
+        for (int64_t i = 0; i < count; ++i) {
+          out[i] = out[i] > 0.0f ? out[i] : 0.0f;
+        }
+      } else {
+        const float b = link.add[o * link.step];
+        for (int64_t i = 0; i < count; ++i) out[i] += b;
+      }
+    }
+  }
+
   Shape s_;
   const float* x_;
   const float* f_;
@@ -116,29 +144,89 @@ class SingleChannelConvKernel : public Kernel {
   std::vector<float> padded_;  // one padded image (zero border), if padded
   std::vector<float> wide_;    // one output channel, rows pw_ wide
   std::vector<float> taps_;    // one output channel's filter, row-major
+  std::vector<Link> links_;
 };
 
+// The step between channels of a tensor added to an nchw result of
+// `channels` channels when it holds one value per channel (0: one value for
+// all), or -1.
+int64_t ChannelStep(const ir::TensorType& t, int64_t channels) {
+  const int64_t rank = static_cast<int64_t>(t.shape.size());
+  if (t.dtype != ir::DType::kFloat32 || rank > 4) return -1;
+  int64_t step = 0;
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t d = t.shape[i];
+    if (d == 1) continue;
+    if (rank - i != 3 || d != channels) return -1;
+    step = 1;
+  }
+  return step;
+}
+
+// conv2d's checks that need no shapes beyond the operands' types.
+bool Eligible(const ir::Attrs& a, const ir::TensorType& x,
+              const ir::TensorType& f, const ir::TensorType& y) {
+  if (x.dtype != ir::DType::kFloat32 || f.dtype != ir::DType::kFloat32 ||
+      y.dtype != ir::DType::kFloat32 || x.shape.size() != 4 ||
+      f.shape.size() != 4 || y.shape.size() != 4 || x.shape[1] != 1 ||
+      a.GetString("inputLayout", "nchw") != "nchw" ||
+      a.GetInt("groups", 1) != 1) {
+    return false;
+  }
+  for (const char* name : {"strides", "dilations"}) {
+    for (int64_t v : a.GetInts(name, {1, 1})) {
+      if (v != 1) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+bool SingleChannelConv2dFuses(const ir::Graph& graph, const ir::Node& conv) {
+  if (conv.operands.size() < 2 || conv.operands[0] == ir::kNoValue ||
+      conv.operands[1] == ir::kNoValue || conv.outputs.size() != 1) {
+    return false;
+  }
+  return Eligible(conv.attrs, graph.value(conv.operands[0]).type,
+                  graph.value(conv.operands[1]).type,
+                  graph.value(conv.outputs[0]).type);
+}
+
+bool SingleChannelConv2dLink(const ir::Graph& graph, const ir::Node& link,
+                             ir::ValueId v) {
+  if (link.op->kind == ir::OpKind::kRelu) {
+    return link.operands.size() == 1 && link.operands[0] == v;
+  }
+  if (link.op->kind != ir::OpKind::kAdd || link.operands.size() != 2) {
+    return false;
+  }
+  const ir::ValueId other = link.operands[link.operands[0] == v ? 1 : 0];
+  const ir::TensorType& y = graph.value(v).type;
+  return other != v && y.shape.size() == 4 &&
+         ChannelStep(graph.value(other).type, y.shape[1]) >= 0;
+}
 
 std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io) {
   const ir::Attrs& a = io.attrs();
   const ir::TensorType& x = *io.in_types[0];
   const ir::TensorType& f = *io.in_types[1];
   const ir::TensorType& y = *io.out_types[0];
-  if (x.dtype != ir::DType::kFloat32 || f.dtype != ir::DType::kFloat32 ||
-      y.dtype != ir::DType::kFloat32 || x.shape.size() != 4 ||
-      f.shape.size() != 4 || x.shape[1] != 1 ||
-      a.GetString("inputLayout", "nchw") != "nchw" ||
-      a.GetInt("groups", 1) != 1 || !io.fused.empty()) {
-    return nullptr;
-  }
+  if (!Eligible(a, x, f, y)) return nullptr;
   if (io.has(2) && io.in_types[2]->dtype != ir::DType::kFloat32) {
     return nullptr;
   }
-  for (const char* name : {"strides", "dilations"}) {
-    for (int64_t v : a.GetInts(name, {1, 1})) {
-      if (v != 1) return nullptr;
+  std::vector<SingleChannelConvKernel::Link> links;
+  for (const FusedOp& op : io.fused) {
+    if (op.node->op->kind == ir::OpKind::kRelu) {
+      links.push_back({});
+      continue;
     }
+    const int64_t step = op.other_type && op.node->op->kind == ir::OpKind::kAdd
+                             ? ChannelStep(*op.other_type, y.shape[1])
+                             : -1;
+    if (step < 0) return nullptr;
+    links.push_back({reinterpret_cast<const float*>(op.other), step});
   }
   const std::vector<int64_t> pads = a.GetInts("padding", {0, 0, 0, 0});
   if (pads.size() != 4) return nullptr;
@@ -175,7 +263,7 @@ std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io) {
       s, reinterpret_cast<const float*>(io.in[0]),
       reinterpret_cast<const float*>(io.in[1]),
       io.has(2) ? reinterpret_cast<const float*>(io.in[2]) : nullptr,
-      reinterpret_cast<float*>(io.out[0]));
+      reinterpret_cast<float*>(io.out[0]), std::move(links));
 }
 
 }  // namespace webnnm::backends::cpu

@@ -46,6 +46,14 @@ std::unique_ptr<Kernel> TryDirectLargeFilterConv2d(const KernelIO& io);
 // float32 nchw conv2d of one input channel, stride and dilation 1, as a
 // direct loop instead of oneDNN's im2col path (conv_single_channel.cc).
 std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io);
+// Whether `conv` runs on that kernel with fused operations (fusion.h):
+// float32, nchw, one input channel, stride and dilation 1, no groups.
+bool SingleChannelConv2dFuses(const ir::Graph& graph, const ir::Node& conv);
+// Whether `link`, reading the chain's value `v`, is one it applies: relu,
+// or add of a tensor that holds one value per channel ({c, 1, 1}, with
+// leading ones).
+bool SingleChannelConv2dLink(const ir::Graph& graph, const ir::Node& link,
+                             ir::ValueId v);
 // transpose of 1- and 4-byte types, the result read through the input's
 // permuted strides `src` (dnnl_reorder.cc).
 std::unique_ptr<Kernel> TryDnnlTranspose(const KernelIO& io,

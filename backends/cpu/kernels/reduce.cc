@@ -18,6 +18,7 @@
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
+#include "backends/cpu/kernels/exp_doubles.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/float16.h"
@@ -192,17 +193,56 @@ std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
   const bool rows = std::is_sorted(reduced.begin(), reduced.end());
   if (rows) {
     const int64_t n = layout.per_out;
-    return MakeFunctionKernel([=] {
-      for (int64_t j = 0; j < count; ++j) {
-        const T* row = x + j * n;
-        double max = -std::numeric_limits<double>::infinity();
-        for (int64_t i = 0; i < n; ++i) max = MaxOf(max, double(Load(row + i)));
-        const double shift = std::isfinite(max) ? max : 0.0;
-        double sum = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-          sum += std::exp(double(Load(row + i)) - shift);
+    // Rows' differences from their shifts exponentiated together
+    // (ExpDoubles) in blocks of up to 512, then summed in order: several
+    // short rows a block, or one long row in several.
+    constexpr int64_t kBlock = 512;
+    const int64_t block =
+        std::max<int64_t>(1, kBlock / std::max<int64_t>(1, n));
+    std::vector<double> e(std::min(std::min(count, block) * n, kBlock));
+    std::vector<double> max(block), shift(block);
+    auto row_shift = [x, n](int64_t j, double& m, double& sh) {
+      const T* row = x + j * n;
+      m = -std::numeric_limits<double>::infinity();
+      for (int64_t i = 0; i < n; ++i) m = MaxOf(m, double(Load(row + i)));
+      sh = std::isfinite(m) ? m : 0.0;
+    };
+    auto put = [y](int64_t j, double m, double sh, double sum) {
+      Put(y + j, std::isnan(m) ? m : sh + std::log(sum));
+    };
+    return MakeFunctionKernel([=]() mutable {
+      if (n > kBlock) {  // long rows
+        for (int64_t j = 0; j < count; ++j) {
+          row_shift(j, max[0], shift[0]);
+          const T* row = x + j * n;
+          double sum = 0.0;
+          for (int64_t at = 0; at < n; at += kBlock) {
+            const int64_t len = std::min(kBlock, n - at);
+            for (int64_t i = 0; i < len; ++i) {
+              e[i] = double(Load(row + at + i)) - shift[0];
+            }
+            ExpDoubles(e.data(), len);
+            for (int64_t i = 0; i < len; ++i) sum += e[i];
+          }
+          put(j, max[0], shift[0], sum);
         }
-        Put(y + j, std::isnan(max) ? max : shift + std::log(sum));
+        return;
+      }
+      for (int64_t first = 0; first < count; first += block) {
+        const int64_t rows_here = std::min(block, count - first);
+        for (int64_t j = 0; j < rows_here; ++j) {
+          row_shift(first + j, max[j], shift[j]);
+          const T* row = x + (first + j) * n;
+          for (int64_t i = 0; i < n; ++i) {
+            e[j * n + i] = double(Load(row + i)) - shift[j];
+          }
+        }
+        ExpDoubles(e.data(), rows_here * n);
+        for (int64_t j = 0; j < rows_here; ++j) {
+          double sum = 0.0;
+          for (int64_t i = 0; i < n; ++i) sum += e[j * n + i];
+          put(first + j, max[j], shift[j], sum);
+        }
       }
     });
   }

@@ -7,6 +7,7 @@
 
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
+#include "backends/cpu/kernels/exp_doubles.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 
@@ -14,29 +15,39 @@ namespace webnnm::backends::cpu {
 namespace {
 
 // y = e^(x - max) / Σ e^(x - max) along `axis`, in double, rounded once.
+// The differences from each row's maximum are gathered first and
+// exponentiated together (ExpDoubles), then summed in order.
 MadeKernel SmallSoftmax(const KernelIO& io, int axis) {
   const std::vector<int64_t>& shape = io.in_types[0]->shape;
   const int64_t outer = Outer(shape, axis), length = shape[axis];
   const int64_t inner = Inner(shape, axis) / length;
   const float* x = reinterpret_cast<const float*>(io.in[0]);
   float* y = reinterpret_cast<float*>(io.out[0]);
-  std::vector<double> e(length);
+  std::vector<double> e(outer * inner * length);
   return MakeFunctionKernel([=]() mutable {
+    // Row (o, i) at e[(o * inner + i) * length + k].
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         const float* in = x + o * length * inner + i;
-        float* out = y + o * length * inner + i;
+        double* row = e.data() + (o * inner + i) * length;
         double max = in[0];
         for (int64_t k = 1; k < length; ++k) {
           max = std::fmax(max, double(in[k * inner]));
         }
-        double sum = 0.0;
         for (int64_t k = 0; k < length; ++k) {
-          e[k] = std::exp(double(in[k * inner]) - max);
-          sum += e[k];
+          row[k] = double(in[k * inner]) - max;
         }
+      }
+    }
+    ExpDoubles(e.data(), static_cast<int64_t>(e.size()));
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        float* out = y + o * length * inner + i;
+        const double* row = e.data() + (o * inner + i) * length;
+        double sum = 0.0;
+        for (int64_t k = 0; k < length; ++k) sum += row[k];
         for (int64_t k = 0; k < length; ++k) {
-          out[k * inner] = static_cast<float>(e[k] / sum);
+          out[k * inner] = static_cast<float>(row[k] / sum);
         }
       }
     }

@@ -1,0 +1,21 @@
+// e^x over arrays of doubles: the small softmax and log-sum-exp loops
+// (a loss's few classes per row) spent most of their time in one std::exp
+// call per element.
+#ifndef WEBNNM_BACKENDS_CPU_KERNELS_EXP_DOUBLES_H_
+#define WEBNNM_BACKENDS_CPU_KERNELS_EXP_DOUBLES_H_
+
+#include <cstdint>
+
+namespace webnnm::backends::cpu {
+
+// v[i] = e^v[i] for i < n. With AVX-512, eight at a time: x = k ln 2 + r
+// (|r| <= ln 2 / 2, ln 2 in two parts), e^r by its Taylor polynomial to
+// r^13 with fused multiply-adds, times 2^k (vscalefpd) — within about one
+// unit in the last place of std::exp, so floats rounded from either agree
+// but for values within ~2^-28 of a float's rounding boundary. Lanes with
+// |x| > 700, infinities and NaNs take std::exp. Without AVX-512: std::exp.
+void ExpDoubles(double* v, int64_t n);
+
+}  // namespace webnnm::backends::cpu
+
+#endif  // WEBNNM_BACKENDS_CPU_KERNELS_EXP_DOUBLES_H_

@@ -6,6 +6,7 @@
 #include "backends/cpu/elementwise_groups.h"
 #include "backends/cpu/executable.h"
 #include "backends/cpu/fusion.h"
+#include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/fused_elementwise.h"
 #include "backends/cpu/memory_plan.h"
 #include "engine/base/checked_math.h"
@@ -62,6 +63,8 @@ class CpuExecutable::Compiler {
   void PlanChains();
   void PlanGroups();
   void PlanFoldedTransposes();
+  bool ReadsFoldedIntoConv(ir::NodeId r, ir::ValueId v) const;
+  bool MovesOnlyOnes(const ir::Node& node) const;
   void PlanAliasedReshapes();
   void PlanInPlaceCarries();
   // The kernel of one operation (with its post-op links when it anchors a
@@ -188,6 +191,12 @@ void CpuExecutable::Compiler::PlanGroups() {
   }
 }
 
+// Whether `node` swaps the first two of four dimensions.
+bool SwapsFirstTwoOfFour(const ir::Node& node, int rank) {
+  return rank == 4 && node.attrs.GetInts("permutation", {}) ==
+                          std::vector<int64_t>{1, 0, 2, 3};
+}
+
 // Whether `node` swaps the last two dimensions of its operand and keeps
 // the others.
 bool SwapsLastTwo(const ir::Node& node, int rank) {
@@ -206,7 +215,10 @@ bool SwapsLastTwo(const ir::Node& node, int rank) {
 // matmuls read its operand's buffer with the strides swapped (KernelIO::
 // transposed), which oneDNN's matmul takes as it is. The training step's
 // weight gradients (x^T dy) and input gradients (dy w^T) no longer pay a
-// copy of x or w each step. The operand then lives until the last matmul.
+// copy of x or w each step. Likewise a transpose of the first two of four
+// dimensions that only conv2d nodes on the direct loops of a large filter
+// read as image or filter (a convolution's filter gradient reads its images
+// and dy so). The operand then lives until the last reader.
 void CpuExecutable::Compiler::PlanFoldedTransposes() {
   transposed_from_.assign(graph_.num_values(), ir::kNoValue);
   if (!fusing()) return;
@@ -225,21 +237,69 @@ void CpuExecutable::Compiler::PlanFoldedTransposes() {
     }
     const ir::ValueId x = node.operands[0], v = node.outputs[0];
     const ir::TensorType& type = graph_.value(x).type;
-    if (type.dtype != ir::DType::kFloat32 || !SwapsLastTwo(node, type.rank()) ||
-        read_by_output_[v] || readers[v].empty()) {
+    if (type.dtype != ir::DType::kFloat32 || read_by_output_[v] ||
+        readers[v].empty()) {
       continue;
     }
-    bool only_matmuls = true;
-    for (ir::NodeId r : readers[v]) {
-      const ir::Node& reader = graph_.node(r);
-      only_matmuls &= reader.kind == ir::NodeKind::kOp &&
-                      reader.op->kind == ir::OpKind::kMatmul &&
-                      group_of_[r] < 0 && reader.operands.size() == 2;
+    bool folds = SwapsLastTwo(node, type.rank());
+    if (folds) {
+      for (ir::NodeId r : readers[v]) {
+        const ir::Node& reader = graph_.node(r);
+        folds &= reader.kind == ir::NodeKind::kOp &&
+                 reader.op->kind == ir::OpKind::kMatmul && group_of_[r] < 0 &&
+                 reader.operands.size() == 2;
+      }
+    } else {
+      folds = SwapsFirstTwoOfFour(node, type.rank());
+      for (ir::NodeId r : readers[v]) {
+        folds &= folds && ReadsFoldedIntoConv(r, v);
+      }
     }
-    if (!only_matmuls) continue;
+    if (!folds) continue;
     transposed_from_[v] = x;
     last_read_[x] = std::max(last_read_[x], last_read_[v]);
   }
+}
+
+// Whether node `r` reads `v` only as a conv2d's image or filter, on the
+// direct loops of a large filter.
+bool CpuExecutable::Compiler::ReadsFoldedIntoConv(ir::NodeId r,
+                                                  ir::ValueId v) const {
+  const ir::Node& conv = graph_.node(r);
+  if (conv.kind != ir::NodeKind::kOp || conv.op->kind != ir::OpKind::kConv2d ||
+      chain_of_[r] >= 0 || conv.operands.size() < 2 ||
+      conv.outputs.size() != 1 || conv.operands[0] == ir::kNoValue ||
+      conv.operands[1] == ir::kNoValue) {
+    return false;
+  }
+  const bool bias =
+      conv.operands.size() > 2 && conv.operands[2] != ir::kNoValue;
+  if (bias && conv.operands[2] == v) return false;
+  return DirectLargeFilterConv2dRuns(conv, graph_.value(conv.operands[0]).type,
+                                     graph_.value(conv.operands[1]).type,
+                                     graph_.value(conv.outputs[0]).type, bias,
+                                     exe_.context_.threads());
+}
+
+// Whether `node` is a transpose that moves only dimensions of size one (its
+// result has its operand's bytes: a reshape).
+bool CpuExecutable::Compiler::MovesOnlyOnes(const ir::Node& node) const {
+  if (node.op->kind != ir::OpKind::kTranspose || node.operands.empty() ||
+      node.operands[0] == ir::kNoValue ||
+      transposed_from_[node.outputs[0]] != ir::kNoValue) {
+    return false;
+  }
+  const std::vector<int64_t>& shape = graph_.value(node.operands[0]).type.shape;
+  const std::vector<int64_t> perm = node.attrs.GetInts("permutation", {});
+  if (perm.size() != shape.size()) return false;
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(shape.size())) return false;
+    if (shape[p] == 1) continue;
+    if (p < last) return false;
+    last = p;
+  }
+  return true;
 }
 
 // A reshape changes no byte: its result is its operand's buffer, read in
@@ -255,8 +315,8 @@ void CpuExecutable::Compiler::PlanAliasedReshapes() {
   for (ir::NodeId id : order_) {
     const ir::Node& node = graph_.node(id);
     if (node.kind != ir::NodeKind::kOp ||
-        node.op->kind != ir::OpKind::kReshape || chain_of_[id] >= 0 ||
-        group_of_[id] >= 0 || node.operands.empty() ||
+        (node.op->kind != ir::OpKind::kReshape && !MovesOnlyOnes(node)) ||
+        chain_of_[id] >= 0 || group_of_[id] >= 0 || node.operands.empty() ||
         node.operands[0] == ir::kNoValue) {
       continue;
     }

@@ -267,6 +267,65 @@ TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
   }
 }
 
+// Transposes of the first two of four dimensions that only conv2d nodes
+// on the direct loops of a large filter read (a filter gradient's images
+// and dy) are not run either; nor are transposes that move only
+// dimensions of size one (reshapes). The same bits as running them.
+TEST(Executable, TransposesReadByFilterGradientsAreFolded) {
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({6, 3, 12, 12}));
+  ir::ValueId dy = b.Input("dy", F32({6, 4, 10, 10}));
+  ir::ValueId one = b.Input("one", F32({6, 1, 12, 12}));
+  ir::Attrs swap;
+  swap.Set("permutation", std::vector<int64_t>{1, 0, 2, 3});
+  ir::ValueId xt = (*b.Op(ir::OpKind::kTranspose, {x}, swap))[0];
+  ir::ValueId dyt = (*b.Op(ir::OpKind::kTranspose, {dy}, swap))[0];
+  // (Of an operation's result: a graph input's buffer is never aliased.)
+  ir::ValueId neg = (*b.Op(ir::OpKind::kNeg, {one}))[0];
+  ir::ValueId onet = (*b.Op(ir::OpKind::kTranspose, {neg}, swap))[0];
+  // [3, 6, 12, 12] * [4, 6, 10, 10] -> [3, 4, 3, 3]: direct loops.
+  b.Output("dw", (*b.Op(ir::OpKind::kConv2d, {xt, dyt}))[0]);
+  // [1, 6, 12, 12] * [4, 6, 10, 10]: direct too, its image a reshape.
+  b.Output("dw1", (*b.Op(ir::OpKind::kConv2d, {onet, dyt}))[0]);
+  // Padded: not on the direct loops, so its transposes run.
+  ir::Attrs padded;
+  padded.Set("padding", std::vector<int64_t>{1, 1, 1, 1});
+  ir::ValueId xt2 = (*b.Op(ir::OpKind::kTranspose, {x}, swap))[0];
+  ir::ValueId dyt2 = (*b.Op(ir::OpKind::kTranspose, {dy}, swap))[0];
+  b.Output("dwPadded", (*b.Op(ir::OpKind::kConv2d, {xt2, dyt2}, padded))[0]);
+  // A transpose moving a dimension of size one, read by relu.
+  b.Output("r", (*b.Op(ir::OpKind::kRelu, {onet}))[0]);
+  const ir::Graph graph = b.Finish();
+  CompileOptions fused, unfused;
+  fused.library_minimum_elements = unfused.library_minimum_elements = 0;
+  unfused.fusion = false;
+  auto folded = Cpu()->Compile(graph, fused);
+  auto plain = Cpu()->Compile(graph, unfused);
+  ASSERT_TRUE(folded.ok() && plain.ok());
+  int transposes = 0, direct = 0;
+  for (const std::string& k : (*folded)->implementations()) {
+    transposes += k.rfind("transpose", 0) == 0;
+    direct += k.find("filter larger than the result") != std::string::npos;
+  }
+  EXPECT_EQ(transposes, 2);  // the padded convolution's
+  EXPECT_EQ(direct, 2);
+  auto fill = [](int64_t n, float scale) {
+    std::vector<float> v(n);
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
+    return v;
+  };
+  for (auto* exe : {&*folded, &*plain}) {
+    Write(**exe, "x", fill(6 * 3 * 144, 0.5f));
+    Write(**exe, "dy", fill(6 * 4 * 100, 0.25f));
+    Write(**exe, "one", fill(6 * 144, -0.75f));
+    ASSERT_TRUE((*exe)->Run().ok());
+  }
+  for (const char* out : {"dw", "dw1", "dwPadded", "r"}) {
+    EXPECT_EQ(Read(**folded, out), Read(**plain, out)) << out;
+  }
+}
+
 // Reshapes are not run: their results are their operands' buffers, and
 // those live until the results' last readers — also through a reshape of
 // a reshape and a transpose folded into a matmul — with the same values as

@@ -42,9 +42,10 @@ struct KernelIO {
   // last one's result. A factory that cannot apply them returns nullptr,
   // and the executable makes separate kernels instead.
   std::vector<FusedOp> fused = {};
-  // By operand: read transposed — its buffer holds the operand with its
-  // last two dimensions swapped (a folded transpose, compile.cc; only
-  // matmul's factory is given such operands). Empty: none.
+  // By operand: read transposed — a folded transpose (compile.cc): for
+  // matmul its buffer holds the operand with its last two dimensions
+  // swapped, for conv2d (the direct loops of a large filter alone) with its
+  // first two. Other factories are given no such operands. Empty: none.
   std::vector<bool> transposed = {};
 
   const ir::Attrs& attrs() const { return node.attrs; }

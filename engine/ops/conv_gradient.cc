@@ -41,15 +41,20 @@ absl::Status SetInputGradient(GradientBuilder& g, const ConvGradient& c,
 
 absl::Status SetFilterGradient(GradientBuilder& g, const ConvGradient& c,
                                ValueId spread, ValueId window) {
-  // [N, C, H, W] -> [C/groups, groups N, H, W]
+  // [N, C, H, W] -> [C/groups, groups N, H, W] (one group: one transpose,
+  // which the CPU backend can fold into the convolution that reads it).
   std::vector<int64_t> s = g.shape(spread);
-  ASSIGN_OR_RETURN(
-      ValueId split,
-      g.Reshape(spread, {s[0], c.groups, s[1] / c.groups, s[2], s[3]}));
-  ASSIGN_OR_RETURN(ValueId moved, g.Transpose(split, {2, 1, 0, 3, 4}));
-  ASSIGN_OR_RETURN(
-      ValueId inputs,
-      g.Reshape(moved, {s[1] / c.groups, c.groups * s[0], s[2], s[3]}));
+  ValueId inputs;
+  if (c.groups == 1) {
+    ASSIGN_OR_RETURN(inputs, g.Transpose(spread, {1, 0, 2, 3}));
+  } else {
+    ASSIGN_OR_RETURN(
+        ValueId split,
+        g.Reshape(spread, {s[0], c.groups, s[1] / c.groups, s[2], s[3]}));
+    ASSIGN_OR_RETURN(ValueId moved, g.Transpose(split, {2, 1, 0, 3, 4}));
+    ASSIGN_OR_RETURN(inputs, g.Reshape(moved, {s[1] / c.groups, c.groups * s[0],
+                                               s[2], s[3]}));
+  }
   ASSIGN_OR_RETURN(ValueId taps, g.Transpose(window, {1, 0, 2, 3}));
   const Window& w = c.window;
   ASSIGN_OR_RETURN(ValueId correlation,

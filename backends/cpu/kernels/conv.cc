@@ -271,6 +271,13 @@ class DirectTransposedConv : public Kernel {
 MadeKernel MakeConv2dKernel(const KernelIO& io) {
   // Fused operations only on the direct kernel of one input channel.
   if (!io.fused.empty()) return TrySingleChannelConv2d(io);
+  // Folded transposes only on the direct loops of a large filter (the
+  // compiler folds them only where DirectLargeFilterConv2dRuns).
+  if (io.is_transposed(0) || io.is_transposed(1)) {
+    if (auto kernel = TryDirectLargeFilterConv2d(io)) return kernel;
+    return absl::InternalError(
+        "conv2d: a folded transpose its kernel cannot read");
+  }
   if (auto kernel = TryLargeFilterConv2d(io)) return kernel;
   if (auto kernel = TrySingleChannelConv2d(io)) return kernel;
   Geometry g = ReadGeometry(io, false);

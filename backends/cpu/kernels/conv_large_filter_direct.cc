@@ -43,6 +43,8 @@ constexpr int kBlock = 3;  // filters at a time
 struct Geometry {
   int64_t n, c, h, w;  // the images
   int64_t o, kh, kw;   // the filter
+  int64_t so, sc;      // the filter's strides along o and c (floats)
+  int64_t xn, xc;      // the images' strides along n and c (floats)
   int64_t pw;          // the images' rows as copied: w rounded up to 16
   int64_t positions;   // of the result: oh x ow
   std::array<int64_t, kMaxPositions> offsets;  // of each in a copied image
@@ -101,10 +103,10 @@ void DirectBlock(const Geometry& g, const float* x, const float* f, int64_t o,
   for (int b = 0; b < B; ++b) {
     for (int i = 0; i < NP; ++i) acc[b][i] = _mm512_setzero_ps();
   }
-  const int64_t taps = g.kh * g.kw, stride = g.c * taps;
+  const int64_t stride = g.so;
   for (int64_t c = 0; c < g.c; ++c) {
     const float* image = x + c * g.h * g.pw;
-    const float* filter = f + (o * g.c + c) * taps;
+    const float* filter = f + o * g.so + c * g.sc;
     const int64_t rows = c + 1 < g.c ? g.kh : g.kh - 1;
     for (int64_t r = 0; r < rows; ++r) {
       Row<B, NP, false>(g, image + r * g.pw, filter + r * g.kw, stride, acc);
@@ -112,7 +114,7 @@ void DirectBlock(const Geometry& g, const float* x, const float* f, int64_t o,
   }
   const int64_t c = g.c - 1, r = g.kh - 1;
   Row<B, NP, true>(g, x + c * g.h * g.pw + r * g.pw,
-                   f + (o * g.c + c) * taps + r * g.kw, stride, acc);
+                   f + o * g.so + c * g.sc + r * g.kw, stride, acc);
   for (int b = 0; b < B; ++b) {
     for (int i = 0; i < NP; ++i) {
       alignas(64) float lanes[16];
@@ -181,10 +183,13 @@ class DirectLargeFilterConvKernel : public Kernel {
 
   absl::Status Run() override {
     for (int64_t n = 0; n < g_.n; ++n) {
-      const float* from = x_ + n * g_.c * g_.h * g_.w;
-      for (int64_t row = 0; row < g_.c * g_.h; ++row) {
-        std::memcpy(image_ + row * g_.pw, from + row * g_.w,
-                    sizeof(float) * g_.w);
+      for (int64_t c = 0; c < g_.c; ++c) {
+        const float* from = x_ + n * g_.xn + c * g_.xc;
+        float* to = image_ + c * g_.h * g_.pw;
+        for (int64_t row = 0; row < g_.h; ++row) {
+          std::memcpy(to + row * g_.pw, from + row * g_.w,
+                      sizeof(float) * g_.w);
+        }
       }
       float* result = y_ + n * g_.o * g_.positions;
       for (int64_t o = 0; o < g_.o; o += kBlock) {
@@ -212,42 +217,73 @@ class DirectLargeFilterConvKernel : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> TryDirectLargeFilterConv2d(const KernelIO& io) {
+bool DirectLargeFilterConv2dRuns(const ir::Node& conv, const ir::TensorType& x,
+                                 const ir::TensorType& f,
+                                 const ir::TensorType& y, bool bias,
+                                 int threads) {
 #if defined(__AVX512F__)
-  const ir::Attrs& a = io.attrs();
-  if (io.has(2) || !io.fused.empty() || io.context.threads() != 1 ||
-      a.GetInt("groups", 1) != 1 ||
+  const ir::Attrs& a = conv.attrs;
+  if (bias || threads != 1 || a.GetInt("groups", 1) != 1 ||
       a.GetString("inputLayout", "nchw") != "nchw" ||
       a.GetString("filterLayout", "oihw") != "oihw") {
-    return nullptr;
+    return false;
   }
-  const ir::TensorType& x = *io.in_types[0];
-  const ir::TensorType& f = *io.in_types[1];
-  const ir::TensorType& y = *io.out_types[0];
   if (x.dtype != ir::DType::kFloat32 || f.dtype != ir::DType::kFloat32 ||
       y.dtype != ir::DType::kFloat32 || x.shape.size() != 4 ||
-      f.shape.size() != 4 || y.shape.size() != 4 || io.is_transposed(0) ||
-      io.is_transposed(1)) {
-    return nullptr;
+      f.shape.size() != 4 || y.shape.size() != 4) {
+    return false;
   }
   for (const char* name : {"strides", "dilations"}) {
     for (int64_t v : a.GetInts(name, {1, 1})) {
-      if (v != 1) return nullptr;
+      if (v != 1) return false;
     }
   }
   for (int64_t v : a.GetInts("padding", {0, 0, 0, 0})) {
-    if (v != 0) return nullptr;
+    if (v != 0) return false;
+  }
+  const int64_t h = x.shape[2], w = x.shape[3];
+  const int64_t kh = f.shape[2], kw = f.shape[3];
+  const int64_t oh = y.shape[2], ow = y.shape[3];
+  return f.shape[1] == x.shape[1] && y.shape[0] == x.shape[0] &&
+         y.shape[1] == f.shape[0] && oh == h - kh + 1 && ow == w - kw + 1 &&
+         kw >= 1 && kw <= 32 && kh * kw > oh * ow && oh * ow <= kMaxPositions;
+#else
+  (void)conv, (void)x, (void)f, (void)y, (void)bias, (void)threads;
+  return false;
+#endif
+}
+
+std::unique_ptr<Kernel> TryDirectLargeFilterConv2d(const KernelIO& io) {
+#if defined(__AVX512F__)
+  const ir::TensorType& x = *io.in_types[0];
+  const ir::TensorType& f = *io.in_types[1];
+  const ir::TensorType& y = *io.out_types[0];
+  if (!io.fused.empty() ||
+      !DirectLargeFilterConv2dRuns(io.node, x, f, y, io.has(2),
+                                   io.context.threads())) {
+    return nullptr;
   }
   const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
   const int64_t o = f.shape[0], kh = f.shape[2], kw = f.shape[3];
   const int64_t oh = y.shape[2], ow = y.shape[3];
-  if (f.shape[1] != c || y.shape[0] != n || y.shape[1] != o ||
-      oh != h - kh + 1 || ow != w - kw + 1 || kw < 1 || kw > 32 ||
-      kh * kw <= oh * ow) {
-    return nullptr;
-  }
-  if (oh * ow > kMaxPositions) return nullptr;
-  Geometry g{n, c, h, w, o, kh, kw, (w + 15) / 16 * 16, oh * ow, {}};
+  const int64_t taps = kh * kw, image = h * w;
+  // A folded transpose (KernelIO::transposed): the buffer holds the
+  // operand with its first two dimensions swapped.
+  const bool tx = io.is_transposed(0), tf = io.is_transposed(1);
+  Geometry g{n,
+             c,
+             h,
+             w,
+             o,
+             kh,
+             kw,
+             tf ? taps : c * taps,
+             tf ? o * taps : taps,
+             tx ? image : c * image,
+             tx ? n * image : image,
+             (w + 15) / 16 * 16,
+             oh * ow,
+             {}};
   for (int64_t p = 0; p < oh; ++p) {
     for (int64_t q = 0; q < ow; ++q) g.offsets[p * ow + q] = p * g.pw + q;
   }

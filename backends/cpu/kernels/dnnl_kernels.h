@@ -42,7 +42,15 @@ std::unique_ptr<Kernel> TryLargeFilterConv2d(const KernelIO& io);
 // thread, a result of at most nine positions and filter rows of at most 32
 // columns, with AVX-512: direct loops (conv_large_filter_direct.cc; called
 // by TryLargeFilterConv2d).
+// Operands may be folded transposes of their first two dimensions
+// (KernelIO::transposed).
 std::unique_ptr<Kernel> TryDirectLargeFilterConv2d(const KernelIO& io);
+// Whether it runs `conv` (the compiler folds transposes into it): the
+// checks it makes of the node, its types, a bias operand and the threads.
+bool DirectLargeFilterConv2dRuns(const ir::Node& conv, const ir::TensorType& x,
+                                 const ir::TensorType& f,
+                                 const ir::TensorType& y, bool bias,
+                                 int threads);
 // float32 nchw conv2d of one input channel, stride and dilation 1, as a
 // direct loop instead of oneDNN's im2col path (conv_single_channel.cc).
 std::unique_ptr<Kernel> TrySingleChannelConv2d(const KernelIO& io);

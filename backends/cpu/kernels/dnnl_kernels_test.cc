@@ -627,6 +627,38 @@ TEST(Conv2d, OneInputChannelRunsDirectAndMatchesTheDefinition) {
           << "element " << i;
     }
   }
+  // The 3x3 filter's sums in the scalar loop's order, bit for bit: the
+  // bias, then each tap's product (rounded) added row by row.
+  {
+    const Tensor x3 = Random(kF32, {2, 1, 7, 37}, 134);
+    const Tensor f3 = Random(kF32, {6, 1, 3, 3}, 135);
+    const Tensor b3 = Random(kF32, {6}, 136);
+    Ran ran = RunOnce("conv2d", {x3, f3, b3}, {}, false);
+    EXPECT_EQ(ran.implementation, "conv2d: C++ (direct, one input channel)");
+    ASSERT_EQ(ran.values.size(), 2u * 6 * 5 * 35);
+    size_t at = 0;
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t o = 0; o < 6; ++o) {
+        for (int64_t i = 0; i < 5; ++i) {
+          for (int64_t j = 0; j < 35; ++j) {
+            float acc = static_cast<float>(b3.values[o]);
+            for (int64_t r = 0; r < 3; ++r) {
+              for (int64_t c = 0; c < 3; ++c) {
+                const float product =
+                    static_cast<float>(
+                        x3.values[(n * 7 + i + r) * 37 + j + c]) *
+                    static_cast<float>(f3.values[o * 9 + r * 3 + c]);
+                acc += product;
+              }
+            }
+            EXPECT_EQ(static_cast<float>(ran.values[at]), acc)
+                << n << " " << o << " " << i << " " << j;
+            ++at;
+          }
+        }
+      }
+    }
+  }
   // Another filter size (the general loop rather than the 3x3 one).
   const Tensor f24 = Random(kF32, {4, 1, 2, 4}, 133);
   Ran other =

@@ -63,6 +63,8 @@ class CpuExecutable::Compiler {
   void PlanChains();
   void PlanGroups();
   void PlanFoldedTransposes();
+  void PlanMaskedPoolGradients();
+  bool IsPlusZero(ir::ValueId v) const;
   bool ReadsFoldedIntoConv(ir::NodeId r, ir::ValueId v) const;
   bool MovesOnlyOnes(const ir::Node& node) const;
   void PlanAliasedReshapes();
@@ -105,6 +107,11 @@ class CpuExecutable::Compiler {
   // By value id: for the result of a reshape that is not run, the value
   // whose buffer it reads (itself never a reshape's; kNoValue: none).
   std::vector<ir::ValueId> reshaped_from_;
+  // By node id: run by another node's kernel (PlanMaskedPoolGradients).
+  std::vector<bool> absorbed_;
+  // By node id: for a where run as a masked max-pooling gradient, that
+  // gradient's node (-1: none).
+  std::vector<ir::NodeId> masked_pool_of_;
 };
 
 absl::Status CpuExecutable::Compiler::Plan() {
@@ -129,9 +136,84 @@ absl::Status CpuExecutable::Compiler::Plan() {
   first_step_.assign(graph_.num_values(), -1);
   PlanChains();
   PlanGroups();
+  // Before the aliases: they extend their roots' lifetimes to their own.
+  PlanMaskedPoolGradients();
   PlanFoldedTransposes();
   PlanAliasedReshapes();
   return absl::OkStatus();
+}
+
+// Whether value `v` is a float32 constant of one element, +0.
+bool CpuExecutable::Compiler::IsPlusZero(ir::ValueId v) const {
+  const ir::Node& node = graph_.node(graph_.value(v).producer);
+  const ir::TensorType& type = graph_.value(v).type;
+  if (node.kind != ir::NodeKind::kConstant || !node.data ||
+      type.dtype != ir::DType::kFloat32 || node.data->bytes.size() != 4) {
+    return false;
+  }
+  for (auto b : node.data->bytes) {
+    if (b != 0) return false;
+  }
+  return true;
+}
+
+// relu's gradient after a max-pooling gradient, where(y > 0, g, 0) with
+// g = maxPool2dGradient(y, dy) — a CNN's backward pass through pooling
+// and relu — is one kernel: the pooling gradient's, which gives a window's
+// gradient to its first maximal tap only when that tap is above zero (the
+// mask is zero at every other tap of a window, and g is zero there). The
+// comparison's and the gradient's kernels are not run; y and dy live
+// until the where's step. Not when anything else reads the mask or g, nor
+// when the comparison and the where make an element-wise group (tensors
+// of fewer than library_minimum_elements).
+void CpuExecutable::Compiler::PlanMaskedPoolGradients() {
+  absorbed_.assign(graph_.num_nodes(), false);
+  masked_pool_of_.assign(graph_.num_nodes(), -1);
+  if (!fusing()) return;
+  std::vector<int> readers(graph_.num_values(), 0);
+  for (ir::NodeId id : order_) {
+    for (ir::ValueId v : graph_.node(id).operands) {
+      if (v != ir::kNoValue) ++readers[v];
+    }
+  }
+  auto op = [&](ir::ValueId v, ir::OpKind kind) -> const ir::Node* {
+    const ir::NodeId id = graph_.value(v).producer;
+    const ir::Node& node = graph_.node(id);
+    const bool alone = readers[v] == 1 && !read_by_output_[v] &&
+                       group_of_[id] < 0 && chain_of_[id] < 0;
+    return node.kind == ir::NodeKind::kOp && node.op->kind == kind && alone
+               ? &node
+               : nullptr;
+  };
+  for (ir::NodeId id : order_) {
+    const ir::Node& where = graph_.node(id);
+    if (where.kind != ir::NodeKind::kOp ||
+        where.op->kind != ir::OpKind::kWhere || where.operands.size() != 3 ||
+        group_of_[id] >= 0 || chain_of_[id] >= 0 ||
+        std::count(where.operands.begin(), where.operands.end(), ir::kNoValue) >
+            0) {
+      continue;
+    }
+    const ir::Node* greater = op(where.operands[0], ir::OpKind::kGreater);
+    const ir::Node* pool =
+        op(where.operands[1], ir::OpKind::kMaxPool2dGradient);
+    if (greater == nullptr || pool == nullptr ||
+        greater->operands.size() != 2 || pool->operands.size() != 2 ||
+        greater->operands[0] != pool->operands[0] ||
+        !IsPlusZero(greater->operands[1]) || !IsPlusZero(where.operands[2]) ||
+        graph_.value(pool->operands[0]).type.dtype != ir::DType::kFloat32 ||
+        !graph_.value(where.outputs[0])
+             .type.SameShapeAndType(graph_.value(pool->outputs[0]).type)) {
+      continue;
+    }
+    const ir::NodeId pool_id = graph_.value(where.operands[1]).producer;
+    absorbed_[pool_id] = true;
+    absorbed_[graph_.value(where.operands[0]).producer] = true;
+    masked_pool_of_[id] = pool_id;
+    for (ir::ValueId v : pool->operands) {
+      last_read_[v] = std::max(last_read_[v], step_of_[id]);
+    }
+  }
 }
 
 // Fusion chains (fusion.h) run at their anchor's step: what a member
@@ -490,7 +572,10 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuExecutable::Compiler::FuseChain(
 }
 
 absl::Status CpuExecutable::Compiler::AddKernel(ir::NodeId id) {
-  const ir::Node& node = graph_.node(id);
+  // A where that masks a max-pooling gradient: the gradient's kernel,
+  // masking, writes the where's result.
+  const ir::NodeId masked = masked_pool_of_[id];
+  const ir::Node& node = graph_.node(masked >= 0 ? masked : id);
   KernelFactory factory = FindKernel(node.op->kind);
   if (factory == nullptr) {
     return absl::UnimplementedError(
@@ -508,11 +593,15 @@ absl::Status CpuExecutable::Compiler::AddKernel(ir::NodeId id) {
     io.transposed.push_back(v != ir::kNoValue &&
                             transposed_from_[v] != ir::kNoValue);
   }
-  for (ir::ValueId v : node.outputs) {
+  for (ir::ValueId v : graph_.node(id).outputs) {
     io.out_types.push_back(&graph_.value(v).type);
     io.out.push_back(address_[v]);
   }
   std::string name = node.op->name;
+  if (masked >= 0) {
+    io.fused.push_back(FusedOp{&graph_.node(id)});
+    name = StrCat(name, "+greater+where");
+  }
   absl::StatusOr<std::unique_ptr<Kernel>> kernel;
   if (anchor) {
     kernel = FuseChain(chain, io, factory, name);
@@ -591,8 +680,8 @@ absl::Status CpuExecutable::Compiler::MakeKernels() {
         }
         const int group = group_of_[id];
         if (transposed_from_[node.outputs[0]] != ir::kNoValue ||
-            reshaped_from_[node.outputs[0]] != ir::kNoValue) {
-          break;  // folded into the matmuls that read it
+            reshaped_from_[node.outputs[0]] != ir::kNoValue || absorbed_[id]) {
+          break;  // folded into the kernels that read it
         }
         if (group < 0) {
           RETURN_IF_ERROR(AddKernel(id));

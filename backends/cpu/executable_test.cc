@@ -326,6 +326,88 @@ TEST(Executable, TransposesReadByFilterGradientsAreFolded) {
   }
 }
 
+// relu's gradient after a max-pooling gradient, where(y > 0, g, 0) with
+// g = maxPool2dGradient(y, dy), runs as one kernel: the same bits as the
+// three (ties, NaNs, zeros and negative maxima; 2x2 and 3x3 windows), and
+// not when the mask is read elsewhere.
+TEST(Executable, ReluGradientsAfterPoolingGradientsRunInThem) {
+  for (int64_t k : {2, 3}) {
+    SCOPED_TRACE(k);
+    const int64_t h = 4 * k, w = 5 * k;
+    ir::GraphBuilder b;
+    // Large enough that greater and where make no element-wise group.
+    ir::ValueId y = b.Input("y", F32({8, 8, h, w}));
+    ir::ValueId dy = b.Input("dy", F32({8, 8, 4, 5}));
+    auto zero = [&](const char* name) {
+      return *b.Constant(name, F32({}), ir::ScalarData(ir::DType::kFloat32, 0));
+    };
+    ir::Attrs window;
+    window.Set("windowDimensions", std::vector<int64_t>{k, k});
+    ir::ValueId g = (*b.Op(ir::OpKind::kMaxPool2dGradient, {y, dy}, window))[0];
+    ir::ValueId m = (*b.Op(ir::OpKind::kGreater, {y, zero("z1")}))[0];
+    b.Output("dx", (*b.Op(ir::OpKind::kWhere, {m, g, zero("z2")}))[0]);
+    // The same again with the mask also a result: three kernels.
+    ir::ValueId g2 =
+        (*b.Op(ir::OpKind::kMaxPool2dGradient, {y, dy}, window))[0];
+    ir::ValueId m2 = (*b.Op(ir::OpKind::kGreater, {y, zero("z3")}))[0];
+    b.Output("dx2", (*b.Op(ir::OpKind::kWhere, {m2, g2, zero("z4")}))[0]);
+    b.Output("mask", m2);
+    // dy a reshape of an operation's result, and an operation between the
+    // gradient and the where that could take its buffer if its lifetime
+    // ended at the gradient's step.
+    ir::ValueId flat = b.Input("flat", F32({8, 8 * 20}));
+    ir::ValueId negated = (*b.Op(ir::OpKind::kNeg, {flat}))[0];
+    ir::Attrs to4;
+    to4.Set("newShape", std::vector<int64_t>{8, 8, 4, 5});
+    ir::ValueId dy3 = (*b.Op(ir::OpKind::kReshape, {negated}, to4))[0];
+    ir::ValueId g3 =
+        (*b.Op(ir::OpKind::kMaxPool2dGradient, {y, dy3}, window))[0];
+    ir::ValueId m3 = (*b.Op(ir::OpKind::kGreater, {y, zero("z5")}))[0];
+    ir::ValueId between = (*b.Op(ir::OpKind::kTranspose, {flat}))[0];
+    b.Output("between", (*b.Op(ir::OpKind::kReduceSum, {between}))[0]);
+    b.Output("dx3", (*b.Op(ir::OpKind::kWhere, {m3, g3, zero("z6")}))[0]);
+    const ir::Graph graph = b.Finish();
+    CompileOptions unfused;
+    unfused.fusion = false;
+    auto fused = Cpu()->Compile(graph, {});
+    auto plain = Cpu()->Compile(graph, unfused);
+    ASSERT_TRUE(fused.ok() && plain.ok());
+    int masked = 0, pools = 0;
+    for (const std::string& name : (*fused)->implementations()) {
+      masked += name.rfind("maxPool2dGradient+greater+where", 0) == 0;
+      pools += name.rfind("maxPool2dGradient", 0) == 0;
+    }
+    EXPECT_EQ(masked, 2);
+    EXPECT_EQ(pools, 3);
+    std::vector<float> yv(8 * 8 * h * w), dyv(8 * 8 * 4 * 5);
+    for (size_t i = 0; i < yv.size(); ++i) {
+      const int r = static_cast<int>((i * 7919) % 17);
+      yv[i] = r == 0   ? NAN
+              : r == 1 ? -0.0f
+                       : static_cast<float>(r % 5) - 2.0f;  // ties, <= 0
+    }
+    for (size_t i = 0; i < dyv.size(); ++i) {
+      dyv[i] = static_cast<float>(i % 7) - 3.0f;  // -0 never: +0 and signs
+    }
+    std::vector<float> flatv(dyv.size());
+    for (size_t i = 0; i < flatv.size(); ++i) flatv[i] = dyv[i] + 0.5f;
+    for (auto* exe : {&*fused, &*plain}) {
+      Write(**exe, "y", yv);
+      Write(**exe, "dy", dyv);
+      Write(**exe, "flat", flatv);
+      ASSERT_TRUE((*exe)->Run().ok());
+    }
+    for (const char* out : {"dx", "dx2", "dx3"}) {
+      const std::vector<float> got = Read(**fused, out);
+      const std::vector<float> want = Read(**plain, out);
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(
+          0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
+          << out;
+    }
+  }
+}
+
 // Reshapes are not run: their results are their operands' buffers, and
 // those live until the results' last readers — also through a reshape of
 // a reshape and a transpose folded into a matmul — with the same values as

@@ -1,7 +1,9 @@
 // maxPool2dGradient (float32, nchw; engine/ops/max_pool2d_gradient.cc):
 // each window's gradient to its first maximal tap, zeros elsewhere — one
 // pass over the input, window by window, the taps compared with selects
-// (random activations would mispredict branches).
+// (random activations would mispredict branches). Fused with relu's
+// gradient after it (compile.cc): only a window whose winning tap is above
+// zero passes its gradient on.
 #include <algorithm>
 #include <cmath>
 
@@ -26,7 +28,7 @@ inline bool Wins(float b, float a) { return b > a || (b != b && a == a); }
 // second's; ties to the earlier), which picks the tap a scan in order
 // would — the other taps 0.
 void SpreadRowOfPairs(const float* a, const float* b, const float* d, float* oa,
-                      float* ob, int64_t n) {
+                      float* ob, int64_t n, bool positive) {
   int64_t c = 0;
 #if defined(__AVX512F__) && defined(__AVX512VL__)
   // Eight windows at a time: sixteen floats of each row, split into the
@@ -56,7 +58,12 @@ void SpreadRowOfPairs(const float* a, const float* b, const float* d, float* oa,
     const __m256 m01 = _mm256_mask_blend_ps(w1, v0, v1);
     const __m256 m23 = _mm256_mask_blend_ps(w3, v2, v3);
     const __mmask8 low = static_cast<__mmask8>(~wins(m23, m01));  // a row
-    const __m256 g = _mm256_maskz_loadu_ps(lanes, d + c);
+    __m256 g = _mm256_maskz_loadu_ps(lanes, d + c);
+    if (positive) {  // the winning tap above zero
+      const __m256 best = _mm256_mask_blend_ps(low, m23, m01);
+      g = _mm256_maskz_mov_ps(
+          _mm256_cmp_ps_mask(best, _mm256_setzero_ps(), _CMP_GT_OQ), g);
+    }
     const __m256 t0 = _mm256_maskz_mov_ps(low & ~w1, g);
     const __m256 t1 = _mm256_maskz_mov_ps(low & w1, g);
     const __m256 t2 = _mm256_maskz_mov_ps(~low & ~w3, g);
@@ -77,10 +84,12 @@ void SpreadRowOfPairs(const float* a, const float* b, const float* d, float* oa,
     const bool w1 = Wins(v1, v0), w3 = Wins(v3, v2);
     const bool high = Wins(w3 ? v3 : v2, w1 ? v1 : v0);
     const int tap = high ? (w3 ? 3 : 2) : (w1 ? 1 : 0);
-    oa[2 * c] = tap == 0 ? d[c] : 0.0f;
-    oa[2 * c + 1] = tap == 1 ? d[c] : 0.0f;
-    ob[2 * c] = tap == 2 ? d[c] : 0.0f;
-    ob[2 * c + 1] = tap == 3 ? d[c] : 0.0f;
+    const float best = high ? (w3 ? v3 : v2) : (w1 ? v1 : v0);
+    const float g = !positive || best > 0.0f ? d[c] : 0.0f;
+    oa[2 * c] = tap == 0 ? g : 0.0f;
+    oa[2 * c + 1] = tap == 1 ? g : 0.0f;
+    ob[2 * c] = tap == 2 ? g : 0.0f;
+    ob[2 * c + 1] = tap == 3 ? g : 0.0f;
   }
 }
 
@@ -100,6 +109,14 @@ MadeKernel MakeMaxPoolGradientKernel(const KernelIO& io) {
   const float* x = reinterpret_cast<const float*>(io.in[0]);
   const float* dy = reinterpret_cast<const float*>(io.in[1]);
   float* dx = reinterpret_cast<float*>(io.out[0]);
+  // Fused (compile.cc, PlanMaskedPoolGradients): where(x > 0, ., 0) after
+  // it — a window's gradient reaches its tap only when the tap is above 0.
+  const bool positive = !io.fused.empty();
+  if (io.fused.size() > 1 ||
+      (positive && io.fused[0].node->op->kind != ir::OpKind::kWhere)) {
+    return absl::InvalidArgumentError(
+        "maxPool2dGradient fuses only relu's gradient");
+  }
   if (kh == 2 && kw == 2) {
     // 2x2 windows (how networks pool): two input rows a row of windows,
     // every tap written (no pass of zeros first).
@@ -111,7 +128,7 @@ MadeKernel MakeMaxPoolGradientKernel(const KernelIO& io) {
         for (int64_t r = 0; r < oh; ++r) {
           const float* a = xp + 2 * r * w;
           float* oa = out + 2 * r * w;
-          SpreadRowOfPairs(a, a + w, dp + r * ow, oa, oa + w, ow);
+          SpreadRowOfPairs(a, a + w, dp + r * ow, oa, oa + w, ow, positive);
           std::fill(oa + 2 * ow, oa + w, 0.0f);  // columns no window reaches
           std::fill(oa + w + 2 * ow, oa + 2 * w, 0.0f);
         }
@@ -141,7 +158,7 @@ MadeKernel MakeMaxPoolGradientKernel(const KernelIO& io) {
               at = better ? row + j : at;
             }
           }
-          out[at] = dp[r * ow + c];
+          out[at] = !positive || best > 0.0f ? dp[r * ow + c] : 0.0f;
         }
       }
     }

@@ -107,6 +107,9 @@ class CpuExecutable::Compiler {
   // By value id: for the result of a reshape that is not run, the value
   // whose buffer it reads (itself never a reshape's; kNoValue: none).
   std::vector<ir::ValueId> reshaped_from_;
+  // By value id: the nodes that read it, once per operand slot (graph
+  // outputs included).
+  std::vector<std::vector<ir::NodeId>> readers_;
   // By node id: run by another node's kernel (PlanMaskedPoolGradients).
   std::vector<bool> absorbed_;
   // By node id: for a where run as a masked max-pooling gradient, that
@@ -123,10 +126,12 @@ absl::Status CpuExecutable::Compiler::Plan() {
   }
   read_by_output_.assign(graph_.num_values(), false);
   last_read_.assign(graph_.num_values(), -1);
+  readers_.assign(graph_.num_values(), {});
   for (ir::NodeId id : order_) {
     const ir::Node& node = graph_.node(id);
     for (ir::ValueId v : node.operands) {
       if (v == ir::kNoValue) continue;
+      readers_[v].push_back(id);
       if (node.kind == ir::NodeKind::kOutput) read_by_output_[v] = true;
       if (step_of_[id] >= 0) {
         last_read_[v] = std::max(last_read_[v], step_of_[id]);
@@ -170,16 +175,10 @@ void CpuExecutable::Compiler::PlanMaskedPoolGradients() {
   absorbed_.assign(graph_.num_nodes(), false);
   masked_pool_of_.assign(graph_.num_nodes(), -1);
   if (!fusing()) return;
-  std::vector<int> readers(graph_.num_values(), 0);
-  for (ir::NodeId id : order_) {
-    for (ir::ValueId v : graph_.node(id).operands) {
-      if (v != ir::kNoValue) ++readers[v];
-    }
-  }
   auto op = [&](ir::ValueId v, ir::OpKind kind) -> const ir::Node* {
     const ir::NodeId id = graph_.value(v).producer;
     const ir::Node& node = graph_.node(id);
-    const bool alone = readers[v] == 1 && !read_by_output_[v] &&
+    const bool alone = readers_[v].size() == 1 && !read_by_output_[v] &&
                        group_of_[id] < 0 && chain_of_[id] < 0;
     return node.kind == ir::NodeKind::kOp && node.op->kind == kind && alone
                ? &node
@@ -304,12 +303,6 @@ bool SwapsLastTwo(const ir::Node& node, int rank) {
 void CpuExecutable::Compiler::PlanFoldedTransposes() {
   transposed_from_.assign(graph_.num_values(), ir::kNoValue);
   if (!fusing()) return;
-  std::vector<std::vector<ir::NodeId>> readers(graph_.num_values());
-  for (ir::NodeId id : order_) {
-    for (ir::ValueId v : graph_.node(id).operands) {
-      if (v != ir::kNoValue) readers[v].push_back(id);
-    }
-  }
   for (ir::NodeId id : order_) {
     const ir::Node& node = graph_.node(id);
     if (node.kind != ir::NodeKind::kOp ||
@@ -320,12 +313,12 @@ void CpuExecutable::Compiler::PlanFoldedTransposes() {
     const ir::ValueId x = node.operands[0], v = node.outputs[0];
     const ir::TensorType& type = graph_.value(x).type;
     if (type.dtype != ir::DType::kFloat32 || read_by_output_[v] ||
-        readers[v].empty()) {
+        readers_[v].empty()) {
       continue;
     }
     bool folds = SwapsLastTwo(node, type.rank());
     if (folds) {
-      for (ir::NodeId r : readers[v]) {
+      for (ir::NodeId r : readers_[v]) {
         const ir::Node& reader = graph_.node(r);
         folds &= reader.kind == ir::NodeKind::kOp &&
                  reader.op->kind == ir::OpKind::kMatmul && group_of_[r] < 0 &&
@@ -333,7 +326,7 @@ void CpuExecutable::Compiler::PlanFoldedTransposes() {
       }
     } else {
       folds = SwapsFirstTwoOfFour(node, type.rank());
-      for (ir::NodeId r : readers[v]) {
+      for (ir::NodeId r : readers_[v]) {
         folds &= folds && ReadsFoldedIntoConv(r, v);
       }
     }

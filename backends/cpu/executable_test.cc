@@ -2,6 +2,7 @@
 // runs, and the checks that protect the kernels.
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,6 +39,49 @@ std::vector<float> Read(const Executable& exe, const std::string& name) {
 }
 
 std::unique_ptr<Backend> Cpu() { return *CreateBackend("cpu"); }
+
+// `graph` compiled with the compiler's rewrites and without them
+// (CompileOptions::fusion off), `options` otherwise; nullptr on failure.
+struct Compiled {
+  std::unique_ptr<Executable> rewritten, plain;
+};
+Compiled RewrittenAndPlain(const ir::Graph& graph,
+                           CompileOptions options = {}) {
+  Compiled c;
+  options.fusion = true;
+  auto rewritten = Cpu()->Compile(graph, options);
+  options.fusion = false;
+  auto plain = Cpu()->Compile(graph, options);
+  EXPECT_TRUE(rewritten.ok()) << rewritten.status();
+  EXPECT_TRUE(plain.ok()) << plain.status();
+  if (rewritten.ok()) c.rewritten = *std::move(rewritten);
+  if (plain.ok()) c.plain = *std::move(plain);
+  return c;
+}
+
+// How many of `exe`'s kernels have names that start with `prefix`.
+int KernelsNamed(const Executable& exe, std::string_view prefix) {
+  int n = 0;
+  for (const std::string& name : exe.implementations()) {
+    n += name.starts_with(prefix);
+  }
+  return n;
+}
+
+// n deterministic values: multiples of `scale` from -11 to 11 times it.
+std::vector<float> Pattern(int64_t n, float scale) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
+  }
+  return v;
+}
+
+int64_t Count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
 
 // y = relu(x * 2 + 1), as a chain of four operations.
 ir::Graph Chain(int64_t n) {
@@ -231,33 +275,18 @@ TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
     b.Output("wtW", (*b.Op(ir::OpKind::kMatmul, {wt, w}))[0]);    // [M, M]
     b.Output("dyWt", (*b.Op(ir::OpKind::kMatmul, {w, dy}))[0]);   // [N, K]
     const ir::Graph graph = b.Finish();
-    CompileOptions unfused;
-    unfused.fusion = false;
-    auto folded = Cpu()->Compile(graph, {});
-    auto plain = Cpu()->Compile(graph, unfused);
-    ASSERT_TRUE(folded.ok() && plain.ok());
-    int transposes = 0;
-    for (const std::string& k : (*folded)->implementations()) {
-      transposes += k.rfind("transpose", 0) == 0;
-    }
-    EXPECT_EQ(transposes, 0);
-    auto fill = [](const std::vector<int64_t>& shape, float scale) {
-      int64_t n = 1;
-      for (int64_t d : shape) n *= d;
-      std::vector<float> v(n);
-      for (int64_t i = 0; i < n; ++i)
-        v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
-      return v;
-    };
-    for (auto* exe : {&*folded, &*plain}) {
-      Write(**exe, "x", fill(c.x, 0.5f));
-      Write(**exe, "dy", fill(c.x, 0.25f));
-      Write(**exe, "w", fill(c.w, 0.125f));
-      ASSERT_TRUE((*exe)->Run().ok());
+    Compiled compiled = RewrittenAndPlain(graph);
+    ASSERT_TRUE(compiled.rewritten && compiled.plain);
+    EXPECT_EQ(KernelsNamed(*compiled.rewritten, "transpose"), 0);
+    for (Executable* exe : {compiled.rewritten.get(), compiled.plain.get()}) {
+      Write(*exe, "x", Pattern(Count(c.x), 0.5f));
+      Write(*exe, "dy", Pattern(Count(c.x), 0.25f));
+      Write(*exe, "w", Pattern(Count(c.w), 0.125f));
+      ASSERT_TRUE(exe->Run().ok());
     }
     for (const char* out : {"xtDy", "wtW", "dyWt"}) {
-      const std::vector<float> got = Read(**folded, out);
-      const std::vector<float> want = Read(**plain, out);
+      const std::vector<float> got = Read(*compiled.rewritten, out);
+      const std::vector<float> want = Read(*compiled.plain, out);
       ASSERT_EQ(got.size(), want.size()) << out;
       for (size_t i = 0; i < got.size(); ++i) {
         ASSERT_NEAR(got[i], want[i], 1e-4f * std::abs(want[i]) + 1e-4f)
@@ -296,33 +325,24 @@ TEST(Executable, TransposesReadByFilterGradientsAreFolded) {
   // A transpose moving a dimension of size one, read by relu.
   b.Output("r", (*b.Op(ir::OpKind::kRelu, {onet}))[0]);
   const ir::Graph graph = b.Finish();
-  CompileOptions fused, unfused;
-  fused.library_minimum_elements = unfused.library_minimum_elements = 0;
-  unfused.fusion = false;
-  auto folded = Cpu()->Compile(graph, fused);
-  auto plain = Cpu()->Compile(graph, unfused);
-  ASSERT_TRUE(folded.ok() && plain.ok());
-  int transposes = 0, direct = 0;
-  for (const std::string& k : (*folded)->implementations()) {
-    transposes += k.rfind("transpose", 0) == 0;
+  CompileOptions any_size;
+  any_size.library_minimum_elements = 0;
+  Compiled c = RewrittenAndPlain(graph, any_size);
+  ASSERT_TRUE(c.rewritten && c.plain);
+  EXPECT_EQ(KernelsNamed(*c.rewritten, "transpose"), 2);  // the padded one's
+  int direct = 0;
+  for (const std::string& k : c.rewritten->implementations()) {
     direct += k.find("filter larger than the result") != std::string::npos;
   }
-  EXPECT_EQ(transposes, 2);  // the padded convolution's
   EXPECT_EQ(direct, 2);
-  auto fill = [](int64_t n, float scale) {
-    std::vector<float> v(n);
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = scale * static_cast<float>((i * 37) % 23 - 11);
-    return v;
-  };
-  for (auto* exe : {&*folded, &*plain}) {
-    Write(**exe, "x", fill(6 * 3 * 144, 0.5f));
-    Write(**exe, "dy", fill(6 * 4 * 100, 0.25f));
-    Write(**exe, "one", fill(6 * 144, -0.75f));
-    ASSERT_TRUE((*exe)->Run().ok());
+  for (Executable* exe : {c.rewritten.get(), c.plain.get()}) {
+    Write(*exe, "x", Pattern(6 * 3 * 144, 0.5f));
+    Write(*exe, "dy", Pattern(6 * 4 * 100, 0.25f));
+    Write(*exe, "one", Pattern(6 * 144, -0.75f));
+    ASSERT_TRUE(exe->Run().ok());
   }
   for (const char* out : {"dw", "dw1", "dwPadded", "r"}) {
-    EXPECT_EQ(Read(**folded, out), Read(**plain, out)) << out;
+    EXPECT_EQ(Read(*c.rewritten, out), Read(*c.plain, out)) << out;
   }
 }
 
@@ -367,18 +387,10 @@ TEST(Executable, ReluGradientsAfterPoolingGradientsRunInThem) {
     b.Output("between", (*b.Op(ir::OpKind::kReduceSum, {between}))[0]);
     b.Output("dx3", (*b.Op(ir::OpKind::kWhere, {m3, g3, zero("z6")}))[0]);
     const ir::Graph graph = b.Finish();
-    CompileOptions unfused;
-    unfused.fusion = false;
-    auto fused = Cpu()->Compile(graph, {});
-    auto plain = Cpu()->Compile(graph, unfused);
-    ASSERT_TRUE(fused.ok() && plain.ok());
-    int masked = 0, pools = 0;
-    for (const std::string& name : (*fused)->implementations()) {
-      masked += name.rfind("maxPool2dGradient+greater+where", 0) == 0;
-      pools += name.rfind("maxPool2dGradient", 0) == 0;
-    }
-    EXPECT_EQ(masked, 2);
-    EXPECT_EQ(pools, 3);
+    Compiled c = RewrittenAndPlain(graph);
+    ASSERT_TRUE(c.rewritten && c.plain);
+    EXPECT_EQ(KernelsNamed(*c.rewritten, "maxPool2dGradient+greater+where"), 2);
+    EXPECT_EQ(KernelsNamed(*c.rewritten, "maxPool2dGradient"), 3);
     std::vector<float> yv(8 * 8 * h * w), dyv(8 * 8 * 4 * 5);
     for (size_t i = 0; i < yv.size(); ++i) {
       const int r = static_cast<int>((i * 7919) % 17);
@@ -391,15 +403,15 @@ TEST(Executable, ReluGradientsAfterPoolingGradientsRunInThem) {
     }
     std::vector<float> flatv(dyv.size());
     for (size_t i = 0; i < flatv.size(); ++i) flatv[i] = dyv[i] + 0.5f;
-    for (auto* exe : {&*fused, &*plain}) {
-      Write(**exe, "y", yv);
-      Write(**exe, "dy", dyv);
-      Write(**exe, "flat", flatv);
-      ASSERT_TRUE((*exe)->Run().ok());
+    for (Executable* exe : {c.rewritten.get(), c.plain.get()}) {
+      Write(*exe, "y", yv);
+      Write(*exe, "dy", dyv);
+      Write(*exe, "flat", flatv);
+      ASSERT_TRUE(exe->Run().ok());
     }
     for (const char* out : {"dx", "dx2", "dx3"}) {
-      const std::vector<float> got = Read(**fused, out);
-      const std::vector<float> want = Read(**plain, out);
+      const std::vector<float> got = Read(*c.rewritten, out);
+      const std::vector<float> want = Read(*c.plain, out);
       ASSERT_EQ(got.size(), want.size());
       EXPECT_EQ(
           0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
@@ -440,28 +452,22 @@ TEST(Executable, ReshapesAreReadInPlace) {
   b.Output("flat", (*b.Op(ir::OpKind::kReshape, {late}, to_24))[0]);
   b.Output("input", (*b.Op(ir::OpKind::kReshape, {x}, to_24))[0]);
   const ir::Graph graph = b.Finish();
-  CompileOptions unfused;
-  unfused.fusion = false;
-  auto aliased = Cpu()->Compile(graph, {});
-  auto plain = Cpu()->Compile(graph, unfused);
-  ASSERT_TRUE(aliased.ok() && plain.ok());
-  int reshapes = 0;
-  for (const std::string& k : (*aliased)->implementations()) {
-    reshapes += k.rfind("reshape", 0) == 0;
-  }
-  EXPECT_EQ(reshapes, 2);  // the output's and the input's
+  Compiled c = RewrittenAndPlain(graph);
+  ASSERT_TRUE(c.rewritten && c.plain);
+  // The output's and the input's.
+  EXPECT_EQ(KernelsNamed(*c.rewritten, "reshape"), 2);
   std::vector<float> xs(24), ws(24);
   for (int i = 0; i < 24; ++i) {
     xs[i] = static_cast<float>((i * 7) % 11 - 4);
     ws[i] = static_cast<float>((i * 5) % 9 - 4) / 8;
   }
-  for (auto* exe : {&*aliased, &*plain}) {
-    Write(**exe, "x", xs);
-    Write(**exe, "w", ws);
-    ASSERT_TRUE((*exe)->Run().ok());
+  for (Executable* exe : {c.rewritten.get(), c.plain.get()}) {
+    Write(*exe, "x", xs);
+    Write(*exe, "w", ws);
+    ASSERT_TRUE(exe->Run().ok());
   }
   for (const char* out : {"m", "v", "late", "flat", "input"}) {
-    EXPECT_EQ(Read(**aliased, out), Read(**plain, out)) << out;
+    EXPECT_EQ(Read(*c.rewritten, out), Read(*c.plain, out)) << out;
   }
 }
 

@@ -37,10 +37,12 @@ struct KernelIO {
   std::vector<const ir::TensorType*> out_types;
   std::vector<std::byte*> out;
   CpuContext& context;
-  // Operations to apply to the result before it is stored (only for the
-  // factories of fusion anchors: matmul): `out` is then the
-  // last one's result. A factory that cannot apply them returns nullptr,
-  // and the executable makes separate kernels instead.
+  // Operations to apply to the result before it is stored: `out` is then
+  // the last one's result. Given to the factories of fusion anchors
+  // (fusion.h: matmul, a conv2d of one input channel), which return nullptr
+  // when they cannot apply them (the executable then makes separate
+  // kernels), and to maxPool2dGradient's as the where of relu's gradient it
+  // applies (compile.cc, PlanMaskedPoolGradients).
   std::vector<FusedOp> fused = {};
   // By operand: read transposed — a folded transpose (compile.cc): for
   // matmul its buffer holds the operand with its last two dimensions

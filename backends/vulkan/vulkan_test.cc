@@ -72,6 +72,26 @@ TEST(Device, SelectionByIndexAndName) {
   }
 }
 
+// `graph` compiled on backend `name` with default options (nullptr, and a
+// failed expectation, where that fails).
+std::unique_ptr<Executable> CompileOn(const char* name,
+                                      const ir::Graph& graph) {
+  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend(name);
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  if (!backend.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<Executable>> exe =
+      (*backend)->Compile(graph, CompileOptions{});
+  EXPECT_TRUE(exe.ok()) << name << ": " << exe.status();
+  return exe.ok() ? *std::move(exe) : nullptr;
+}
+
+struct OnBoth {
+  std::unique_ptr<Executable> cpu, vulkan;
+};
+OnBoth CompileOnBoth(const ir::Graph& graph) {
+  return {CompileOn("cpu", graph), CompileOn("vulkan", graph)};
+}
+
 // Builds x -> op -> y on float32 [shape], runs it on vulkan.
 struct Single {
   std::unique_ptr<Executable> exe;
@@ -248,21 +268,17 @@ TEST(Random, SameNumbersAsTheCpu) {
       b.Output(name, (*r)[0]);
     }
     ir::Graph graph = b.Finish();
-    absl::StatusOr<std::unique_ptr<Backend>> cpu = CreateBackend("cpu");
-    absl::StatusOr<std::unique_ptr<Backend>> vulkan = CreateBackend("vulkan");
-    ASSERT_TRUE(cpu.ok() && vulkan.ok());
-    auto p = (*cpu)->Compile(graph, CompileOptions{});
-    auto q = (*vulkan)->Compile(graph, CompileOptions{});
-    ASSERT_TRUE(p.ok()) << p.status();
-    ASSERT_TRUE(q.ok()) << q.status();
-    (*p)->SetRandomState(7, 3);
-    (*q)->SetRandomState(7, 3);
+    OnBoth both = CompileOnBoth(graph);
+    ASSERT_TRUE(both.cpu && both.vulkan);
+    both.cpu->SetRandomState(7, 3);
+    both.vulkan->SetRandomState(7, 3);
     std::vector<std::vector<std::byte>> seen;
     for (int run = 0; run < 2; ++run) {  // steps 3 and 4
-      ASSERT_TRUE((*p)->Run().ok());
-      ASSERT_TRUE((*q)->Run().ok());
+      ASSERT_TRUE(both.cpu->Run().ok());
+      ASSERT_TRUE(both.vulkan->Run().ok());
       for (size_t o = 0; o < 2; ++o) {
-        std::span<const std::byte> a = (*p)->output(o), v = (*q)->output(o);
+        std::span<const std::byte> a = both.cpu->output(o),
+                                   v = both.vulkan->output(o);
         ASSERT_EQ(a.size(), v.size());
         EXPECT_EQ(std::memcmp(a.data(), v.data(), a.size()), 0)
             << "run " << run << " output " << o;
@@ -288,25 +304,21 @@ TEST(MaxPoolGradient, SameBytesAsTheCpu) {
   ASSERT_TRUE(dx.ok()) << dx.status();
   b.Output("dx", (*dx)[0]);
   ir::Graph graph = b.Finish();
-  absl::StatusOr<std::unique_ptr<Backend>> cpu = CreateBackend("cpu");
-  absl::StatusOr<std::unique_ptr<Backend>> vulkan = CreateBackend("vulkan");
-  ASSERT_TRUE(cpu.ok() && vulkan.ok());
-  auto p = (*cpu)->Compile(graph, CompileOptions{});
-  auto q = (*vulkan)->Compile(graph, CompileOptions{});
-  ASSERT_TRUE(p.ok()) << p.status();
-  ASSERT_TRUE(q.ok()) << q.status();
+  OnBoth both = CompileOnBoth(graph);
+  ASSERT_TRUE(both.cpu && both.vulkan);
   std::vector<float> xv(2 * 3 * 9 * 7), dv(2 * 3 * 4 * 3);
   for (size_t i = 0; i < xv.size(); ++i) {
     const int r = static_cast<int>((i * 7919) % 11);
     xv[i] = r == 0 ? NAN : static_cast<float>(r % 3);
   }
   for (size_t i = 0; i < dv.size(); ++i) dv[i] = 0.5f + static_cast<float>(i);
-  for (Executable* exe : {p->get(), q->get()}) {
+  for (Executable* exe : {both.cpu.get(), both.vulkan.get()}) {
     std::memcpy(exe->input(0).data(), xv.data(), exe->input(0).size());
     std::memcpy(exe->input(1).data(), dv.data(), exe->input(1).size());
     ASSERT_TRUE(exe->Run().ok());
   }
-  std::span<const std::byte> a = (*p)->output(0), v = (*q)->output(0);
+  std::span<const std::byte> a = both.cpu->output(0),
+                             v = both.vulkan->output(0);
   ASSERT_EQ(a.size(), v.size());
   EXPECT_EQ(std::memcmp(a.data(), v.data(), a.size()), 0);
 }
@@ -351,14 +363,9 @@ TEST(TypedMovement, SameBytesAsTheCpu) {
       b.Output("chosen", op(ir::OpKind::kWhere, {c, v, v}));
     }
     ir::Graph graph = b.Finish();
-    auto cpu = CreateBackend("cpu");
-    auto vulkan = CreateBackend("vulkan");
-    ASSERT_TRUE(cpu.ok() && vulkan.ok());
-    auto p = (*cpu)->Compile(graph, CompileOptions{});
-    auto q = (*vulkan)->Compile(graph, CompileOptions{});
-    ASSERT_TRUE(p.ok()) << p.status();
-    ASSERT_TRUE(q.ok()) << q.status();
-    for (Executable* e : {p->get(), q->get()}) {
+    OnBoth both = CompileOnBoth(graph);
+    ASSERT_TRUE(both.cpu && both.vulkan);
+    for (Executable* e : {both.cpu.get(), both.vulkan.get()}) {
       std::span<std::byte> in = e->input(0);
       for (size_t i = 0; i < in.size(); ++i) {
         // int4 bytes hold values in [-8, 7] sign-extended, uint4 [0, 15].
@@ -383,11 +390,12 @@ TEST(TypedMovement, SameBytesAsTheCpu) {
       }
       ASSERT_TRUE(e->Run().ok());
     }
-    for (size_t o = 0; o < (*p)->outputs().size(); ++o) {
-      std::span<const std::byte> a = (*p)->output(o), v = (*q)->output(o);
+    for (size_t o = 0; o < both.cpu->outputs().size(); ++o) {
+      std::span<const std::byte> a = both.cpu->output(o),
+                                 v = both.vulkan->output(o);
       ASSERT_EQ(a.size(), v.size());
       EXPECT_EQ(std::memcmp(a.data(), v.data(), a.size()), 0)
-          << (*p)->outputs()[o].name;
+          << both.cpu->outputs()[o].name;
     }
   }
 }

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__AVX512F__)
@@ -130,37 +131,23 @@ using Block = void (*)(const Geometry&, const float*, const float*, int64_t,
                        float*);
 
 // Blocks of three filters (27 sums in registers at nine positions), then
-// the one or two left.
+// the one or two left: by positions (1..kMaxPositions), by filters (1..3).
+using Blocks = std::array<Block, kBlock + 1>;
+
 template <int NP>
-std::array<Block, 4> BlocksOf() {
+constexpr Blocks BlocksOf() {
   return {nullptr, &DirectBlock<1, NP>, &DirectBlock<2, NP>,
           &DirectBlock<3, NP>};
 }
 
-std::array<Block, 4> Blocks(int64_t positions) {
-  switch (positions) {
-    case 1:
-      return BlocksOf<1>();
-    case 2:
-      return BlocksOf<2>();
-    case 3:
-      return BlocksOf<3>();
-    case 4:
-      return BlocksOf<4>();
-    case 5:
-      return BlocksOf<5>();
-    case 6:
-      return BlocksOf<6>();
-    case 7:
-      return BlocksOf<7>();
-    case 8:
-      return BlocksOf<8>();
-    case 9:
-      return BlocksOf<9>();
-    default:
-      return {};
-  }
+template <size_t... NP>
+constexpr std::array<Blocks, kMaxPositions + 1> BlockTable(
+    std::index_sequence<NP...>) {
+  return {Blocks{}, BlocksOf<NP + 1>()...};
 }
+
+constexpr std::array<Blocks, kMaxPositions + 1> kBlocks =
+    BlockTable(std::make_index_sequence<kMaxPositions>());
 
 // Each image is copied first into rows of pw floats that start on cache
 // lines (zeros after its w columns, room for a whole chunk after the last
@@ -172,7 +159,7 @@ class DirectLargeFilterConvKernel : public Kernel {
   DirectLargeFilterConvKernel(Geometry g, const float* x, const float* f,
                               float* y)
       : g_(g),
-        blocks_(Blocks(g.positions)),
+        blocks_(kBlocks[g.positions]),
         x_(x),
         f_(f),
         y_(y),
@@ -205,7 +192,7 @@ class DirectLargeFilterConvKernel : public Kernel {
 
  private:
   Geometry g_;
-  std::array<Block, 4> blocks_;
+  Blocks blocks_;
   const float* x_;
   const float* f_;
   float* y_;

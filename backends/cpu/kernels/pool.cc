@@ -21,6 +21,7 @@
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/pairs_avx512.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
 
@@ -79,14 +80,11 @@ inline C MaxNaN(C m, C v) {
 void MaxPairsRow(const float* r0, const float* r1, float* out, int64_t n) {
   int64_t c = 0;
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-  const __m512i even =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);
-  const __m512i odd =
-      _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15);
+  const __m512i even = EvenLanes(), odd = OddLanes();
   for (; c < n; c += 8) {
     const int64_t left = std::min<int64_t>(8, n - c);
-    const __mmask8 lanes = static_cast<__mmask8>((1u << left) - 1);
-    const __mmask16 pairs = static_cast<__mmask16>((1u << (2 * left)) - 1);
+    const __mmask8 lanes = WindowLanes(left);
+    const __mmask16 pairs = PairLanes(left);
     const __m512 m = _mm512_maskz_loadu_ps(pairs, r0 + 2 * c);
     const __m512 v = _mm512_maskz_loadu_ps(pairs, r1 + 2 * c);
     // MaxNaN(m, v): v where v > m or v is NaN.

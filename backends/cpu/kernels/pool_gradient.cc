@@ -12,6 +12,7 @@
 #endif
 
 #include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/pairs_avx512.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::cpu {
@@ -33,16 +34,13 @@ void SpreadRowOfPairs(const float* a, const float* b, const float* d, float* oa,
 #if defined(__AVX512F__) && defined(__AVX512VL__)
   // Eight windows at a time: sixteen floats of each row, split into the
   // even and odd taps, compared with masks, interleaved back.
-  const __m512i even =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);
-  const __m512i odd =
-      _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15);
+  const __m512i even = EvenLanes(), odd = OddLanes();
   const __m512i weave =
       _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   for (; c < n; c += 8) {
     const int64_t left = std::min<int64_t>(8, n - c);
-    const __mmask8 lanes = static_cast<__mmask8>((1u << left) - 1);
-    const __mmask16 pairs = static_cast<__mmask16>((1u << (2 * left)) - 1);
+    const __mmask8 lanes = WindowLanes(left);
+    const __mmask16 pairs = PairLanes(left);
     const __m512 ra = _mm512_maskz_loadu_ps(pairs, a + 2 * c);
     const __m512 rb = _mm512_maskz_loadu_ps(pairs, b + 2 * c);
     const __m256 v0 = _mm512_castps512_ps256(_mm512_permutexvar_ps(even, ra));

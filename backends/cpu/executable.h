@@ -37,13 +37,14 @@ class CpuExecutable : public Executable {
     context_.SetRandomState(seed, step);
   }
   // How many carried outputs are computed straight into their input's
-  // buffer (compile.cc's PlanInPlaceCarries): nothing to copy after a run.
+  // buffer (compile_rewrites.cc's PlanInPlaceCarries): nothing to copy after a
+  // run.
   int in_place_carries() const { return in_place_carries_; }
 
  private:
   explicit CpuExecutable(int threads) : context_(threads) {}
 
-  class Compiler;  // compile.cc
+  class Compiler;  // compiler.h
   static constexpr size_t kAlignment = 64;
 
   // 64-byte aligned storage.

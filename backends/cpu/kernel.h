@@ -42,9 +42,9 @@ struct KernelIO {
   // (fusion.h: matmul, a conv2d of one input channel), which return nullptr
   // when they cannot apply them (the executable then makes separate
   // kernels), and to maxPool2dGradient's as the where of relu's gradient it
-  // applies (compile.cc, PlanMaskedPoolGradients).
+  // applies (compile_rewrites.cc, PlanMaskedPoolGradients).
   std::vector<FusedOp> fused = {};
-  // By operand: read transposed — a folded transpose (compile.cc): for
+  // By operand: read transposed — a folded transpose (compile_rewrites.cc): for
   // matmul its buffer holds the operand with its last two dimensions
   // swapped, for conv2d (the direct loops of a large filter alone) with its
   // first two. Other factories are given no such operands. Empty: none.

@@ -2,8 +2,8 @@
 // each window's gradient to its first maximal tap, zeros elsewhere — one
 // pass over the input, window by window, the taps compared with selects
 // (random activations would mispredict branches). Fused with relu's
-// gradient after it (compile.cc): only a window whose winning tap is above
-// zero passes its gradient on.
+// gradient after it (compile_rewrites.cc): only a window whose winning tap is
+// above zero passes its gradient on.
 #include <algorithm>
 #include <cmath>
 
@@ -107,8 +107,9 @@ MadeKernel MakeMaxPoolGradientKernel(const KernelIO& io) {
   const float* x = reinterpret_cast<const float*>(io.in[0]);
   const float* dy = reinterpret_cast<const float*>(io.in[1]);
   float* dx = reinterpret_cast<float*>(io.out[0]);
-  // Fused (compile.cc, PlanMaskedPoolGradients): where(x > 0, ., 0) after
-  // it — a window's gradient reaches its tap only when the tap is above 0.
+  // Fused (compile_rewrites.cc, PlanMaskedPoolGradients): where(x > 0, ., 0)
+  // after it — a window's gradient reaches its tap only when the tap is above
+  // 0.
   const bool positive = !io.fused.empty();
   if (io.fused.size() > 1 ||
       (positive && io.fused[0].node->op->kind != ir::OpKind::kWhere)) {

@@ -17,12 +17,22 @@ bool KernelProfile::Enabled() {
   return enabled;
 }
 
+bool KernelProfile::InRunOrder() {
+  static const bool in_order = [] {
+    const char* v = std::getenv("WEBNNM_CPU_PROFILE");
+    return v != nullptr && std::string_view(v) == "order";
+  }();
+  return in_order;
+}
+
 std::string KernelProfile::Report() const {
   std::vector<size_t> order(labels_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return nanoseconds_[a] > nanoseconds_[b];
-  });
+  if (!InRunOrder()) {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return nanoseconds_[a] > nanoseconds_[b];
+    });
+  }
   int64_t total = 0;
   for (int64_t ns : nanoseconds_) total += ns;
   std::string out;

@@ -3,7 +3,8 @@
 // kernel's Run() and, when it is destroyed, prints to stderr its kernels in
 // order of total time (operation, operand and result types, implementation,
 // total milliseconds, runs, microseconds a run), and the copies of carried
-// values after each run as one more entry. Without the variable
+// values after each run as one more entry; WEBNNM_CPU_PROFILE=order lists
+// the kernels in the order they run instead. Without the variable
 // nothing is timed (no clock is read).
 #ifndef WEBNNM_BACKENDS_CPU_PROFILE_H_
 #define WEBNNM_BACKENDS_CPU_PROFILE_H_
@@ -19,6 +20,8 @@ class KernelProfile {
   // Whether WEBNNM_CPU_PROFILE is set to something other than "" or "0"
   // (read once per process).
   static bool Enabled();
+  // Whether WEBNNM_CPU_PROFILE is "order": Report() keeps the run order.
+  static bool InRunOrder();
 
   // One label per kernel, in run order.
   void Add(std::string label) {
@@ -30,7 +33,8 @@ class KernelProfile {
     nanoseconds_[kernel] += nanoseconds;
     ++runs_[kernel];
   }
-  // The table, slowest first, with the share of the total.
+  // The table, slowest first (or in run order), with the share of the
+  // total.
   std::string Report() const;
 
  private:

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
@@ -84,7 +85,8 @@ class StepRunner {
   // the loss is NaN).
   struct Result {
     double loss = 0;
-    std::vector<double> correct, scored;
+    // By output (inline: a step allocates nothing for a few outputs).
+    absl::InlinedVector<double, 4> correct, scored;
     bool stopped = false;
   };
   absl::StatusOr<Result> Step(const std::vector<int64_t>& samples,

@@ -88,6 +88,9 @@ C Min(C a, C b) {
   return b < a ? b : a;
 }
 
+// Broadcasts up to this many result elements run as one flat loop.
+constexpr int64_t kFlatBroadcastElements = 4096;
+
 // Runs y = f(a, b) over the broadcast shape of the result.
 template <typename A, typename Y, typename F>
 std::unique_ptr<Kernel> Zip(const KernelIO& io, F f) {
@@ -98,6 +101,35 @@ std::unique_ptr<Kernel> Zip(const KernelIO& io, F f) {
   const A* a = reinterpret_cast<const A*>(io.in[0]);
   const A* b = reinterpret_cast<const A*>(io.in[1]);
   Y* y = reinterpret_cast<Y*>(io.out[0]);
+  const int64_t count = ElementCount(out);
+  if (plan.rows() > 1 && count <= kFlatBroadcastElements) {
+    // A small broadcast (a bias added to a batch's rows): one flat loop,
+    // a broadcast operand read through its element offsets, instead of
+    // many short rows.
+    const bool a_whole = io.in_types[0]->shape == out;
+    const bool b_whole = io.in_types[1]->shape == out;
+    std::vector<int32_t> ia, ib;
+    if (!a_whole)
+      ia = BroadcastOffsets(BroadcastStrides(io.in_types[0]->shape, out), out);
+    if (!b_whole)
+      ib = BroadcastOffsets(BroadcastStrides(io.in_types[1]->shape, out), out);
+    if (a_whole) {
+      return MakeFunctionKernel([=, ib = std::move(ib)] {
+        for (int64_t i = 0; i < count; ++i)
+          Store(y + i, f(Load(a + i), Load(b + ib[i])));
+      });
+    }
+    if (b_whole) {
+      return MakeFunctionKernel([=, ia = std::move(ia)] {
+        for (int64_t i = 0; i < count; ++i)
+          Store(y + i, f(Load(a + ia[i]), Load(b + i)));
+      });
+    }
+    return MakeFunctionKernel([=, ia = std::move(ia), ib = std::move(ib)] {
+      for (int64_t i = 0; i < count; ++i)
+        Store(y + i, f(Load(a + ia[i]), Load(b + ib[i])));
+    });
+  }
   return MakeFunctionKernel([=] {
     plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
       const A* pa = a + o[0];

@@ -30,6 +30,34 @@ TEST(Matmul, BroadcastsBatches) {
   EXPECT_THAT(y.values, ElementsAre(3, 7));
 }
 
+// Matmuls too small for oneDNN run on loops that sum each result in double,
+// products in order, rounded once: exactly what this test computes, for
+// every width the loops specialize (1-4, 8) and others, batches broadcast.
+TEST(Matmul, SmallOnesSumInDoubleInOrder) {
+  for (int64_t n : {1, 2, 3, 4, 5, 8, 9}) {
+    const int64_t batches = 2, m = 5, k = 7;
+    std::vector<double> a(batches * m * k), b(k * n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(i * 0.37) * 3;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(i * 0.91) / 3;
+    for (double& v : a) v = static_cast<float>(v);
+    for (double& v : b) v = static_cast<float>(v);
+    auto y = RunOne("matmul", {F32({batches, m, k}, a), F32({k, n}, b)});
+    ASSERT_EQ(y.values.size(), static_cast<size_t>(batches * m * n));
+    for (int64_t t = 0; t < batches; ++t) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            sum += a[(t * m + i) * k + p] * b[p * n + j];
+          }
+          EXPECT_EQ(y.values[(t * m + i) * n + j], static_cast<float>(sum))
+              << "n " << n << " at " << t << "," << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(Matmul, Float16RoundsTheResult) {
   // 1/3 * 3 accumulates in float32; 2049 is not a float16 (rounds to 2048).
   auto y = RunOne("matmul", {F16({1, 2}, {2048, 1}), F16({2, 1}, {1, 1})});
@@ -91,6 +119,63 @@ TEST(Softmax, AnyAxisAndLargeValues) {
   EXPECT_THAT(y.values, Pointwise(Near(1e-6), std::vector<double>{1, 1, 0, 0}));
   y = RunOne("softmax", {F32({2}, {0, std::log(3.0)})});
   EXPECT_THAT(y.values, Pointwise(Near(1e-6), std::vector<double>{0.25, 0.75}));
+}
+
+// A batch of short rows (eight at a time on AVX-512, a partial last block)
+// gives each row the same bits as that row alone: large, equal, infinite
+// and NaN values included.
+TEST(Softmax, ShortRowsInABatchAsAlone) {
+  const int64_t rows = 21, length = 5;
+  std::vector<double> x(rows * length);
+  for (int64_t i = 0; i < rows * length; ++i) {
+    x[i] = std::sin(static_cast<double>(i) * 1.7) * 30;
+  }
+  x[2 * length + 1] = NAN;
+  x[5 * length + 3] = INFINITY;
+  x[8 * length] = -INFINITY;
+  for (int64_t k = 0; k < length; ++k) x[11 * length + k] = -INFINITY;
+  for (int64_t k = 0; k < length; ++k) x[13 * length + k] = 88;
+  x[20 * length + 4] = 1e30;
+  const testing::Tensor batch = RunOne("softmax", {F32({rows, length}, x)});
+  ASSERT_EQ(batch.values.size(), x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> row(x.begin() + r * length,
+                            x.begin() + (r + 1) * length);
+    const testing::Tensor alone = RunOne("softmax", {F32({1, length}, row)});
+    for (int64_t k = 0; k < length; ++k) {
+      const double a = batch.values[r * length + k], b = alone.values[k];
+      EXPECT_TRUE(std::isnan(a) ? std::isnan(b) : a == b)
+          << "row " << r << " column " << k << ": " << a << " vs " << b;
+    }
+  }
+  // Many random rows against the same values along the first axis (the
+  // strided loop), both on the C++ loops.
+  const int64_t many = 20000, three = 3;
+  std::vector<double> rows_first(many * three), columns_first(many * three);
+  uint32_t state = 12345;
+  for (int64_t r = 0; r < many; ++r) {
+    for (int64_t k = 0; k < three; ++k) {
+      state = state * 1664525u + 1013904223u;
+      const double v = (state / 4294967296.0 - 0.5) * 40;
+      rows_first[r * three + k] = v;
+      columns_first[k * many + r] = v;
+    }
+  }
+  const testing::RunOptions loops{.library_minimum_elements = int64_t{1} << 40};
+  auto along_rows =
+      testing::RunOp("softmax", {F32({many, three}, rows_first)}, {}, loops);
+  auto along_columns =
+      testing::RunOp("softmax", {F32({three, many}, columns_first)},
+                     A({{"axis", int64_t{0}}}), loops);
+  ASSERT_TRUE(along_rows.ok() && along_columns.ok());
+  int differ = 0;
+  for (int64_t r = 0; r < many; ++r) {
+    for (int64_t k = 0; k < three; ++k) {
+      differ += (*along_rows)[0].values[r * three + k] !=
+                (*along_columns)[0].values[k * many + r];
+    }
+  }
+  EXPECT_EQ(differ, 0);
 }
 
 TEST(Normalization, LayerOverNonContiguousAxes) {

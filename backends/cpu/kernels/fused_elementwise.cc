@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "backends/cpu/kernels/fused_elementwise_program.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -20,40 +21,6 @@ using K = ir::OpKind;
 // this many elements (128 measured 103 µs on the 784×128 optimizer update,
 // 512 71 µs, 1024 86 µs: the registers then spill out of L1).
 constexpr int64_t kBlock = 512;
-
-enum class Code : uint8_t {
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMax,
-  kMin,
-  kEqual,
-  kNotEqual,
-  kGreater,
-  kGreaterOrEqual,
-  kLesser,
-  kLesserOrEqual,
-  kLogicalAnd,
-  kLogicalOr,
-  kLogicalXor,
-  kLogicalNot,
-  kAbs,
-  kNeg,
-  kSign,
-  kRelu,
-  kSqrt,
-  kReciprocal,
-  kSoftsign,
-  kFloor,
-  kCeil,
-  kCopy,
-  kClamp,
-  kLeakyRelu,
-  kIsNaN,
-  kIsInfinite,
-  kWhere,
-};
 
 // What one operation reads and how it computes (nothing: not supported).
 struct Signature {
@@ -159,12 +126,6 @@ bool TypesMatch(const ir::Graph& graph, const ir::Node& node,
   return true;
 }
 
-struct Instruction {
-  Code code;
-  int dst = 0, a = 0, b = 0, c = 0;  // registers
-  float p = 0, q = 0;                // clamp bounds; leakyRelu's alpha
-};
-
 // Where a register's values live. Float32 tensors of the group's shape,
 // read from outside or stored for outside readers, are used in place (the
 // register moves along them block by block); the others have a row of
@@ -182,7 +143,9 @@ struct Register {
 
 inline float Nan() { return std::numeric_limits<float>::quiet_NaN(); }
 
-void Execute(const Instruction& in, float* const* at, int64_t n) {
+}  // namespace
+
+void ExecuteScalar(const Instruction& in, float* const* at, int64_t n) {
   float* d = at[in.dst];
   const float* a = at[in.a];
   const float* b = at[in.b];
@@ -271,6 +234,14 @@ void Execute(const Instruction& in, float* const* at, int64_t n) {
   }
 }
 
+namespace {
+
+// Whether the kernel walks a register along its tensor (float32 of the
+// group's shape) rather than keeping a row of its own.
+bool IsInPlace(const Register& g) {
+  return g.data != nullptr && !g.one && g.gather.empty() && !g.byte;
+}
+
 class FusedElementwiseKernel : public Kernel {
  public:
   FusedElementwiseKernel(int64_t count, std::vector<Register> registers,
@@ -292,6 +263,11 @@ class FusedElementwiseKernel : public Kernel {
       } else if (g.data) {
         in_place_.push_back(r);
       }
+    }
+    for (Instruction& in : program_) {
+      auto row = [&](int r) { return !IsInPlace(registers_[r]); };
+      in.rows = (row(in.dst) ? 1 : 0) | (row(in.a) ? 2 : 0) |
+                (row(in.b) ? 4 : 0) | (row(in.c) ? 8 : 0);
     }
   }
 
@@ -360,20 +336,7 @@ absl::StatusOr<std::vector<int32_t>> GatherIndex(
           "an operand that does not broadcast to the group's shape");
     }
   }
-  const std::vector<int64_t> strides = BroadcastStrides(from, to);
-  std::vector<int32_t> index(ElementCount(to));
-  std::vector<int64_t> at(to.size(), 0);  // the multi-index of element i
-  int64_t offset = 0;
-  for (int32_t& v : index) {
-    v = static_cast<int32_t>(offset);
-    for (size_t k = to.size(); k-- > 0;) {  // next element: carry
-      offset += strides[k];
-      if (++at[k] < to[k]) break;
-      offset -= strides[k] * to[k];
-      at[k] = 0;
-    }
-  }
-  return index;
+  return BroadcastOffsets(BroadcastStrides(from, to), to);
 }
 
 }  // namespace

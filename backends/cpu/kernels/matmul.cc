@@ -157,35 +157,80 @@ class SmallMatmulKernel : public Kernel {
       }
       offsets_.push_back({oa * m_ * k_, ob * k_ * n_});
     }
+    if (m_ == 0) offsets_.clear();  // nothing to compute
+    b_wide_.resize(k_ * n_);
+    acc_.resize(n_);
   }
 
   absl::Status Run() override {
     float* y = y_;
     for (const auto& [oa, ob] : offsets_) {
-      const float* a = a_ + oa;
-      const float* b = b_ + ob;
-      for (int64_t i = 0; i < m_; ++i) {
-        for (int64_t j = 0; j < n_; ++j) {
-          double sum = 0;
-          for (int64_t p = 0; p < k_; ++p) {
-            sum +=
-                static_cast<double>(a[i * a_step_.first + p * a_step_.second]) *
-                b[p * b_step_.first + j * b_step_.second];
-          }
-          *y++ = static_cast<float>(sum);
-        }
+      WidenB(b_ + ob);
+      switch (n_) {
+        case 1:
+          Rows<1>(a_ + oa, y);
+          break;
+        case 2:
+          Rows<2>(a_ + oa, y);
+          break;
+        case 3:
+          Rows<3>(a_ + oa, y);
+          break;
+        case 4:
+          Rows<4>(a_ + oa, y);
+          break;
+        case 8:
+          Rows<8>(a_ + oa, y);
+          break;
+        default:
+          Rows<0>(a_ + oa, y);
+          break;
       }
+      y += m_ * n_;
     }
     return absl::OkStatus();
   }
 
  private:
+  // b's matrix as doubles, row-major k x n, in b_wide_.
+  void WidenB(const float* b) {
+    double* w = b_wide_.data();
+    for (int64_t p = 0; p < k_; ++p) {
+      for (int64_t j = 0; j < n_; ++j) {
+        w[p * n_ + j] = b[p * b_step_.first + j * b_step_.second];
+      }
+    }
+  }
+
+  // y = a x b_wide_: each result sums its products in double with p
+  // ascending (a product, then a sum: the bits of a dot product in order),
+  // a row's n results advancing together.
+  template <int kN>
+  void Rows(const float* a, float* y) {
+    const int64_t n = kN > 0 ? kN : n_;
+    const double* b = b_wide_.data();
+    double* acc = kN > 0 ? nullptr : acc_.data();
+    double fixed[kN > 0 ? kN : 1];
+    if constexpr (kN > 0) acc = fixed;
+    for (int64_t i = 0; i < m_; ++i) {
+      const float* row = a + i * a_step_.first;
+      for (int64_t j = 0; j < n; ++j) acc[j] = 0;
+      for (int64_t p = 0; p < k_; ++p) {
+        const double x = row[p * a_step_.second];
+        const double* bp = b + p * n;
+        for (int64_t j = 0; j < n; ++j) acc[j] += x * bp[j];
+      }
+      for (int64_t j = 0; j < n; ++j) y[i * n + j] = static_cast<float>(acc[j]);
+    }
+  }
+
   const float* a_;
   const float* b_;
   float* y_;
   int64_t m_ = 0, n_ = 0, k_ = 0;
   std::pair<int64_t, int64_t> a_step_, b_step_;
   std::vector<std::pair<int64_t, int64_t>> offsets_;
+  std::vector<double> b_wide_, acc_;  // k x n and n
 };
 
 // Whether a matmul is small enough for SmallMatmulKernel (fused operations

@@ -15,6 +15,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
@@ -126,31 +130,38 @@ ReduceLayout MakeLayout(const std::vector<int64_t>& in,
                       per_out};
 }
 
-// acc[j] = combine(acc[j], map(x)) over every input element x reducing to j.
-// A row that folds into one accumulator is folded in kLanes independent
-// partial results (starting from `init`), so that the loop vectorizes.
+// Folds map(x) over the contiguous row px[0, n) into `a`: a row of at least
+// 2 * kLanes elements in kLanes independent partial results (starting from
+// `init`, combined into `a` in order, then the rest), so that the loop
+// vectorizes; a shorter row in order.
+inline constexpr int64_t kLanes = 8;
+template <typename T, typename A, typename Map, typename Combine>
+A FoldRow(const T* px, int64_t n, A a, A init, Map map, Combine combine) {
+  int64_t i = 0;
+  if (n >= 2 * kLanes) {
+    A lane[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) lane[l] = init;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int64_t l = 0; l < kLanes; ++l) {
+        lane[l] = combine(lane[l], map(Load(px + i + l)));
+      }
+    }
+    for (int64_t l = 0; l < kLanes; ++l) a = combine(a, lane[l]);
+  }
+  for (; i < n; ++i) a = combine(a, map(Load(px + i)));
+  return a;
+}
+
+// acc[j] = combine(acc[j], map(x)) over every input element x reducing to j
+// (a contiguous row that folds into one accumulator: FoldRow).
 template <typename T, typename A, typename Map, typename Combine>
 void Accumulate(const BroadcastPlan& plan, const T* x, A* acc, A init, Map map,
                 Combine combine) {
-  constexpr int64_t kLanes = 8;
   plan.ForEachRow([&](const int64_t* o, int64_t n, const int64_t* s) {
     const T* px = x + o[0];
     A* pa = acc + o[1];
     if (s[0] == 1 && s[1] == 0) {
-      A a = *pa;
-      int64_t i = 0;
-      if (n >= 2 * kLanes) {
-        A lane[kLanes];
-        for (int64_t l = 0; l < kLanes; ++l) lane[l] = init;
-        for (; i + kLanes <= n; i += kLanes) {
-          for (int64_t l = 0; l < kLanes; ++l) {
-            lane[l] = combine(lane[l], map(Load(px + i + l)));
-          }
-        }
-        for (int64_t l = 0; l < kLanes; ++l) a = combine(a, lane[l]);
-      }
-      for (; i < n; ++i) a = combine(a, map(Load(px + i)));
-      *pa = a;
+      *pa = FoldRow(px, n, *pa, init, map, combine);
     } else if (s[0] == 1 && s[1] == 1) {
       for (int64_t i = 0; i < n; ++i) pa[i] = combine(pa[i], map(Load(px + i)));
     } else {
@@ -170,8 +181,33 @@ std::unique_ptr<Kernel> Reduction(const KernelIO& io,
   ReduceLayout layout = MakeLayout(io.in_types[0]->shape, reduced);
   const T* x = reinterpret_cast<const T*>(io.in[0]);
   T* y = reinterpret_cast<T*>(io.out[0]);
-  std::vector<A> acc(layout.out_count);
   const int64_t count = layout.out_count, per_out = layout.per_out;
+  // The same folds without the plan's walk: the reduced axes last (each
+  // result one contiguous row, as Accumulate folds it) or first (each
+  // result a column, summed from the first row down).
+  if (std::is_sorted(reduced.begin(), reduced.end())) {
+    return MakeFunctionKernel([=]() {
+      for (int64_t j = 0; j < count; ++j) {
+        Put(y + j,
+            finish(FoldRow(x + j * per_out, per_out, init, init, map, combine),
+                   per_out));
+      }
+    });
+  }
+  if (std::is_sorted(reduced.rbegin(), reduced.rend()) && count <= 64) {
+    return MakeFunctionKernel([=]() {
+      A acc[64];
+      for (int64_t j = 0; j < count; ++j) acc[j] = init;
+      for (int64_t r = 0; r < per_out; ++r) {
+        const T* row = x + r * count;
+        for (int64_t j = 0; j < count; ++j) {
+          acc[j] = combine(acc[j], map(Load(row + j)));
+        }
+      }
+      for (int64_t j = 0; j < count; ++j) Put(y + j, finish(acc[j], per_out));
+    });
+  }
+  std::vector<A> acc(layout.out_count);
   return MakeFunctionKernel(
       [=, plan = std::move(layout.plan), acc = std::move(acc)]() mutable {
         std::fill(acc.begin(), acc.end(), init);
@@ -369,11 +405,60 @@ inline bool Better(C v, C best) {
   return better;
 }
 
+#if defined(__AVX512F__)
+// argMax/argMin along short contiguous float32 rows (a classifier's few
+// scores), 16 rows at a time: lane r reads row r's k-th value (a gather)
+// and keeps its best as Better does, so the indices are the same.
+template <bool kMax, typename I>
+void ArgShortRows(const float* x, I* y, int64_t rows, int64_t length) {
+  const __m512i lane = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(static_cast<int>(length)));
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t o = 0; o < rows; o += 16) {
+    const __mmask16 live = rows - o >= 16
+                               ? __mmask16(0xffff)
+                               : static_cast<__mmask16>((1u << (rows - o)) - 1);
+    const float* base = x + o * length;
+    __m512 best = _mm512_mask_i32gather_ps(zero, live, lane, base, 4);
+    __m512i at = _mm512_setzero_si512();
+    for (int64_t k = 1; k < length; ++k) {
+      const __m512 v = _mm512_mask_i32gather_ps(zero, live, lane, base + k, 4);
+      const __mmask16 better =
+          _mm512_cmp_ps_mask(v, best, kMax ? _CMP_GT_OQ : _CMP_LT_OQ) |
+          (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) &
+           _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q));
+      best = _mm512_mask_mov_ps(best, better, v);
+      at = _mm512_mask_mov_epi32(at, better,
+                                 _mm512_set1_epi32(static_cast<int>(k)));
+    }
+    if constexpr (sizeof(I) == 4) {
+      _mm512_mask_storeu_epi32(y + o, live, at);
+    } else {
+      _mm512_mask_storeu_epi64(
+          y + o, static_cast<__mmask8>(live),
+          _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
+      _mm512_mask_storeu_epi64(
+          y + o + 8, static_cast<__mmask8>(live >> 8),
+          _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
+    }
+  }
+}
+#endif
+
 template <typename T, typename I, bool kMax>
 std::unique_ptr<Kernel> ArgReduce(const KernelIO& io, AxisSplit s) {
   using C = Compute<T>;
   const T* x = reinterpret_cast<const T*>(io.in[0]);
   I* y = reinterpret_cast<I*>(io.out[0]);
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.inner == 1 && s.length <= 64 && s.outer >= 8) {
+      return MakeFunctionKernel(
+          [=]() { ArgShortRows<kMax, I>(x, y, s.outer, s.length); });
+    }
+  }
+#endif
   if (s.inner == 1) {
     // Along contiguous rows (a classifier's scores): selects instead of
     // branches, which random scores would mispredict half the time.

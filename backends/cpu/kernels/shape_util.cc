@@ -29,6 +29,23 @@ std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
   return strides;
 }
 
+std::vector<int32_t> BroadcastOffsets(const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& out) {
+  std::vector<int32_t> offsets(ElementCount(out));
+  std::vector<int64_t> at(out.size(), 0);  // the multi-index of element i
+  int64_t offset = 0;
+  for (int32_t& v : offsets) {
+    v = static_cast<int32_t>(offset);
+    for (size_t k = out.size(); k-- > 0;) {  // next element: carry
+      offset += strides[k];
+      if (++at[k] < out[k]) break;
+      offset -= strides[k] * out[k];
+      at[k] = 0;
+    }
+  }
+  return offsets;
+}
+
 BroadcastPlan::BroadcastPlan(std::vector<int64_t> shape,
                              std::vector<std::vector<int64_t>> strides)
     : strides_(std::move(strides)) {

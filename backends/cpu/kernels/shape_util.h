@@ -40,6 +40,12 @@ absl::StatusOr<BlockLayout> MakeBlockLayout(const std::vector<int64_t>& in,
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& out);
 
+// For each element of `out`, row-major, the offset of the element an
+// operand read with `strides` (BroadcastStrides) gives it: a flat walk over
+// a small broadcast (each offset must fit an int32).
+std::vector<int32_t> BroadcastOffsets(const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& out);
+
 // Iteration over `shape` for several operands with per-dimension strides,
 // in rows along the last (merged) dimension:
 //   plan.ForEachRow([&](const int64_t* offsets, int64_t n,
@@ -51,6 +57,12 @@ class BroadcastPlan {
  public:
   BroadcastPlan(std::vector<int64_t> shape,
                 std::vector<std::vector<int64_t>> strides);
+
+  // Rows ForEachRow walks (0 for an empty shape).
+  int64_t rows() const {
+    return count_ == 0 || shape_.empty() ? (count_ == 0 ? 0 : 1)
+                                         : count_ / shape_.back();
+  }
 
   template <typename F>
   void ForEachRow(F&& f) const {

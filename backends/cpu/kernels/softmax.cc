@@ -2,8 +2,13 @@
 // float32 staging, rounded once), or, for float32 tensors too small for
 // oneDNN (CpuContext::use_dnnl), a C++ loop: oneDNN's call costs more than
 // a training step's softmax over a few classes.
+#include <algorithm>
 #include <cmath>
 #include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
@@ -14,6 +19,69 @@
 namespace webnnm::backends::cpu {
 namespace {
 
+// fmax as the C library computes it (the larger; the other operand when
+// one is NaN), inline.
+inline double FMax(double a, double b) {
+  if (std::isnan(b)) return a;
+  if (std::isnan(a)) return b;
+  return a > b ? a : b;
+}
+
+#if defined(__AVX512F__)
+// FMax on eight lanes.
+inline __m512d FMax(__m512d a, __m512d b) {
+  __m512d r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ), b, a);
+  return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q), a);
+}
+
+// SmallSoftmax over short contiguous rows (a classifier's few classes),
+// eight rows at a time: lane r of value k holds row r's k-th element
+// (gathered), so that the maxima, differences, sums and divisions of eight
+// rows take one vector operation each — the same operations in the same
+// order as the scalar loop, so the same bits. `e`: room for the rows
+// rounded up to eight, times `length`.
+void SoftmaxShortRows(const float* x, float* y, int64_t rows, int64_t length,
+                      double* e) {
+  const __m256i lane =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                         _mm256_set1_epi32(static_cast<int>(length)));
+  const int64_t blocks = (rows + 7) / 8;
+  auto live = [rows](int64_t b) {
+    const int64_t left = rows - b * 8;
+    return left >= 8 ? __mmask8(0xff) : static_cast<__mmask8>((1u << left) - 1);
+  };
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* base = x + b * 8 * length;
+    double* block = e + b * 8 * length;  // value k at block + 8 k
+    __m512d max;
+    for (int64_t k = 0; k < length; ++k) {
+      const __m512d v = _mm512_cvtps_pd(_mm256_mmask_i32gather_ps(
+          _mm256_setzero_ps(), live(b), lane, base + k, 4));
+      max = k == 0 ? v : FMax(max, v);
+      _mm512_storeu_pd(block + 8 * k, v);
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      _mm512_storeu_pd(block + 8 * k,
+                       _mm512_sub_pd(_mm512_loadu_pd(block + 8 * k), max));
+    }
+  }
+  ExpDoubles(e, blocks * 8 * length);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const double* block = e + b * 8 * length;
+    __m512d total = _mm512_setzero_pd();
+    for (int64_t k = 0; k < length; ++k) {
+      total = _mm512_add_pd(total, _mm512_loadu_pd(block + 8 * k));
+    }
+    float* out = y + b * 8 * length;
+    for (int64_t k = 0; k < length; ++k) {
+      const __m256 q =
+          _mm512_cvtpd_ps(_mm512_div_pd(_mm512_loadu_pd(block + 8 * k), total));
+      _mm256_mask_i32scatter_ps(out + k, live(b), lane, q, 4);
+    }
+  }
+}
+#endif
+
 // y = e^(x - max) / Σ e^(x - max) along `axis`, in double, rounded once.
 // The differences from each row's maximum are gathered first and
 // exponentiated together (ExpDoubles), then summed in order.
@@ -23,7 +91,16 @@ MadeKernel SmallSoftmax(const KernelIO& io, int axis) {
   const int64_t inner = Inner(shape, axis) / length;
   const float* x = reinterpret_cast<const float*>(io.in[0]);
   float* y = reinterpret_cast<float*>(io.out[0]);
-  std::vector<double> e(outer * inner * length);
+  // e: the rows' exponentials; sum: each element's row sum, so that the
+  // divisions run as one flat loop.
+#if defined(__AVX512F__)
+  if (inner == 1 && length <= 16 && outer >= 8) {
+    std::vector<double> e((outer + 7) / 8 * 8 * length);
+    return MakeFunctionKernel(
+        [=]() mutable { SoftmaxShortRows(x, y, outer, length, e.data()); });
+  }
+#endif
+  std::vector<double> e(outer * inner * length), sum(e.size());
   return MakeFunctionKernel([=]() mutable {
     // Row (o, i) at e[(o * inner + i) * length + k].
     for (int64_t o = 0; o < outer; ++o) {
@@ -32,7 +109,7 @@ MadeKernel SmallSoftmax(const KernelIO& io, int axis) {
         double* row = e.data() + (o * inner + i) * length;
         double max = in[0];
         for (int64_t k = 1; k < length; ++k) {
-          max = std::fmax(max, double(in[k * inner]));
+          max = FMax(max, double(in[k * inner]));
         }
         for (int64_t k = 0; k < length; ++k) {
           row[k] = double(in[k * inner]) - max;
@@ -40,14 +117,24 @@ MadeKernel SmallSoftmax(const KernelIO& io, int axis) {
       }
     }
     ExpDoubles(e.data(), static_cast<int64_t>(e.size()));
+    for (int64_t r = 0; r < outer * inner; ++r) {
+      const double* row = e.data() + r * length;
+      double total = 0.0;
+      for (int64_t k = 0; k < length; ++k) total += row[k];
+      std::fill_n(sum.data() + r * length, length, total);
+    }
+    if (inner == 1) {  // rows in place: one flat loop
+      for (size_t q = 0; q < e.size(); ++q) {
+        y[q] = static_cast<float>(e[q] / sum[q]);
+      }
+      return;
+    }
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         float* out = y + o * length * inner + i;
-        const double* row = e.data() + (o * inner + i) * length;
-        double sum = 0.0;
-        for (int64_t k = 0; k < length; ++k) sum += row[k];
+        const int64_t r = (o * inner + i) * length;
         for (int64_t k = 0; k < length; ++k) {
-          out[k * inner] = static_cast<float>(row[k] / sum);
+          out[k * inner] = static_cast<float>(e[r + k] / sum[r + k]);
         }
       }
     }

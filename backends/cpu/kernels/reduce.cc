@@ -216,6 +216,61 @@ std::unique_ptr<Kernel> Reduction(const KernelIO& io,
       });
 }
 
+#if defined(__AVX512F__)
+// reduceLogSumExp over short contiguous float32 rows (a loss's classes),
+// eight rows at a time: lane r of value k holds row r's k-th element
+// (gathered), so that the maxima (MaxOf), shifts, differences and sums of
+// eight rows take one vector operation each, in the order of the scalar
+// loop below — the same bits; then each row's logarithm. `e`: the rows
+// rounded up to eight, times `n`; max, shift, sum: the rows rounded up.
+void LogSumExpShortRows(const float* x, float* y, int64_t rows, int64_t n,
+                        double* e, double* max, double* shift, double* sum) {
+  const __m256i lane = _mm256_mullo_epi32(
+      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+      _mm256_set1_epi32(static_cast<int>(n)));
+  const __m512d infinity =
+      _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  const int64_t blocks = (rows + 7) / 8;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t left = rows - b * 8;
+    const __mmask8 live =
+        left >= 8 ? __mmask8(0xff) : static_cast<__mmask8>((1u << left) - 1);
+    const float* base = x + b * 8 * n;
+    double* block = e + b * 8 * n;  // value k at block + 8 k
+    __m512d m = _mm512_set1_pd(-std::numeric_limits<double>::infinity());
+    for (int64_t k = 0; k < n; ++k) {
+      const __m512d v = _mm512_cvtps_pd(_mm256_mmask_i32gather_ps(
+          _mm256_setzero_ps(), live, lane, base + k, 4));
+      // MaxOf(m, v): v if NaN, else the larger (m on ties).
+      m = _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(m, v, _CMP_LT_OQ), v);
+      m = _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v);
+      _mm512_storeu_pd(block + 8 * k, v);
+    }
+    // An infinite or NaN maximum shifts by 0.
+    const __m512d sh = _mm512_maskz_mov_pd(
+        _mm512_cmp_pd_mask(_mm512_abs_pd(m), infinity, _CMP_LT_OQ), m);
+    for (int64_t k = 0; k < n; ++k) {
+      _mm512_storeu_pd(block + 8 * k,
+                       _mm512_sub_pd(_mm512_loadu_pd(block + 8 * k), sh));
+    }
+    _mm512_storeu_pd(max + b * 8, m);
+    _mm512_storeu_pd(shift + b * 8, sh);
+  }
+  ExpDoubles(e, blocks * 8 * n);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const double* block = e + b * 8 * n;
+    __m512d total = _mm512_setzero_pd();
+    for (int64_t k = 0; k < n; ++k) {
+      total = _mm512_add_pd(total, _mm512_loadu_pd(block + 8 * k));
+    }
+    _mm512_storeu_pd(sum + b * 8, total);
+  }
+  for (int64_t j = 0; j < rows; ++j) {
+    Put(y + j, std::isnan(max[j]) ? max[j] : shift[j] + std::log(sum[j]));
+  }
+}
+#endif
+
 // reduceLogSumExp: max + ln(sum e^(x - max)), the maximum found first.
 template <typename T>
 std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
@@ -227,6 +282,19 @@ std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
   // The reduced axes last (a loss's log-sum-exp over the classes): each
   // result is one contiguous row, summed in the same order as below.
   const bool rows = std::is_sorted(reduced.begin(), reduced.end());
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (rows && layout.per_out >= 1 && layout.per_out <= 16 && count >= 8) {
+      const int64_t n = layout.per_out;
+      std::vector<double> e((count + 7) / 8 * 8 * n), max(count + 7),
+          shift(count + 7), sum(count + 7);
+      return MakeFunctionKernel([=]() mutable {
+        LogSumExpShortRows(x, y, count, n, e.data(), max.data(), shift.data(),
+                           sum.data());
+      });
+    }
+  }
+#endif
   if (rows) {
     const int64_t n = layout.per_out;
     // Rows' differences from their shifts exponentiated together

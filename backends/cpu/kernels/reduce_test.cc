@@ -125,6 +125,37 @@ TEST(Reduce, LogSumExpIsStable) {
                           DoubleNear(1 + std::log(2.0), 1e-3)));
 }
 
+// A batch of short rows (eight at a time on AVX-512, a partial last block)
+// gives each row the same bits as that row alone: large, equal, infinite
+// and NaN values included.
+TEST(Reduce, LogSumExpOfShortRowsInABatchAsAlone) {
+  const int64_t rows = 19, length = 3;
+  std::vector<double> x(rows * length);
+  for (int64_t i = 0; i < rows * length; ++i) {
+    x[i] = std::sin(static_cast<double>(i) * 2.3) * 40;
+  }
+  x[1 * length + 1] = NAN;
+  x[4 * length + 2] = kInf;
+  x[6 * length] = -kInf;
+  for (int64_t k = 0; k < length; ++k) x[9 * length + k] = -kInf;
+  for (int64_t k = 0; k < length; ++k) x[10 * length + k] = 3e38;
+  x[12 * length + 1] = kInf;
+  x[12 * length + 2] = NAN;
+  const ir::Attrs last = A({{"axes", std::vector<int64_t>{1}}});
+  const testing::Tensor batch =
+      RunOne("reduceLogSumExp", {F32({rows, length}, x)}, last);
+  ASSERT_EQ(batch.values.size(), static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<double> row(x.begin() + r * length,
+                            x.begin() + (r + 1) * length);
+    const double alone =
+        RunOne("reduceLogSumExp", {F32({1, length}, row)}, last).values[0];
+    EXPECT_TRUE(std::isnan(alone) ? std::isnan(batch.values[r])
+                                  : batch.values[r] == alone)
+        << "row " << r << ": " << batch.values[r] << " vs " << alone;
+  }
+}
+
 TEST(Reduce, NormsAndLogSum) {
   EXPECT_THAT(RunOne("reduceL2", {F32({2}, {3, -4})}).values, ElementsAre(5));
   EXPECT_THAT(RunOne("reduceLogSum", {F32({2}, {0.5, 0.5})}).values,

@@ -268,6 +268,8 @@ class FusedElementwiseKernel : public Kernel {
       auto row = [&](int r) { return !IsInPlace(registers_[r]); };
       in.rows = (row(in.dst) ? 1 : 0) | (row(in.a) ? 2 : 0) |
                 (row(in.b) ? 4 : 0) | (row(in.c) ? 8 : 0);
+      in.run = VectorInstruction(in.code);
+      if (in.run == nullptr) in.run = ExecuteScalar;
     }
   }
 
@@ -277,7 +279,7 @@ class FusedElementwiseKernel : public Kernel {
       const Register& g = registers_[r];
       const float v = g.byte ? float(*reinterpret_cast<uint8_t*>(g.data))
                              : *reinterpret_cast<float*>(g.data);
-      std::fill_n(at[r], std::min(count_, kBlock), v);
+      FillRow(at[r], v, std::min(count_, kBlock));
     }
     for (int64_t base = 0; base < count_; base += kBlock) {
       const int64_t n = std::min(kBlock, count_ - base);
@@ -291,19 +293,17 @@ class FusedElementwiseKernel : public Kernel {
           const uint8_t* from = reinterpret_cast<uint8_t*>(g.data);
           for (int64_t i = 0; i < n; ++i) at[r][i] = from[index[i]];
         } else {
-          const float* from = reinterpret_cast<float*>(g.data);
-          for (int64_t i = 0; i < n; ++i) at[r][i] = from[index[i]];
+          GatherRow(at[r], reinterpret_cast<float*>(g.data), index, n);
         }
       }
       for (size_t r : byte_in_) {
-        const uint8_t* from =
-            reinterpret_cast<uint8_t*>(registers_[r].data) + base;
-        for (int64_t i = 0; i < n; ++i) at[r][i] = from[i];
+        WidenBytes(at[r], reinterpret_cast<uint8_t*>(registers_[r].data) + base,
+                   n);
       }
-      for (const Instruction& in : program_) Execute(in, at, n);
+      for (const Instruction& in : program_) in.run(in, at, n);
       for (size_t r : byte_out_) {
-        uint8_t* to = reinterpret_cast<uint8_t*>(registers_[r].data) + base;
-        for (int64_t i = 0; i < n; ++i) to[i] = static_cast<uint8_t>(at[r][i]);
+        NarrowBytes(reinterpret_cast<uint8_t*>(registers_[r].data) + base,
+                    at[r], n);
       }
     }
     return absl::OkStatus();

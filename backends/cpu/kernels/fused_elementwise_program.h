@@ -2,7 +2,8 @@
 // instructions, and the two ways of running one over a block of registers
 // — a plain loop, and AVX-512 vectors of 16 with a mask for the tail (the
 // same expression lane by lane, so the same bits; a few numbers cost one
-// vector step instead of a scalar loop each). Internal to the kernel.
+// vector step instead of a scalar loop each), each code its own function
+// so that an instruction costs one call. Internal to the kernel.
 #ifndef WEBNNM_BACKENDS_CPU_KERNELS_FUSED_ELEMENTWISE_PROGRAM_H_
 #define WEBNNM_BACKENDS_CPU_KERNELS_FUSED_ELEMENTWISE_PROGRAM_H_
 
@@ -52,16 +53,29 @@ struct Instruction {
   // with room for a whole vector past the block's end (the others are
   // tensors, read and written up to their last element only).
   uint8_t rows = 0;
+  // What runs it (VectorInstruction, else ExecuteScalar).
+  void (*run)(const Instruction&, float* const*, int64_t) = nullptr;
 };
 
-// Runs `in` over elements [0, n) of the registers `at`: d = op(a, b, c).
+// Runs an instruction over elements [0, n) of the registers `at`:
+// d = op(a, b, c).
+using InstructionFunction = void (*)(const Instruction& in, float* const* at,
+                                     int64_t n);
+// The plain loops, every code (a switch).
 void ExecuteScalar(const Instruction& in, float* const* at, int64_t n);
-// The same with AVX-512; false (nothing done) where the build has none.
-bool ExecuteVector(const Instruction& in, float* const* at, int64_t n);
+// The AVX-512 function of `code`, chosen once per instruction when the
+// kernel is made (no dispatch per run); nullptr where the build has none.
+InstructionFunction VectorInstruction(Code code);
 
-inline void Execute(const Instruction& in, float* const* at, int64_t n) {
-  if (!ExecuteVector(in, at, n)) ExecuteScalar(in, at, n);
-}
+// Moving values into and out of a register's row (which has room for a
+// whole vector past n), with vector stores where the build has AVX-512 so
+// that the program's vector loads of the row forward from them: n copies
+// of v; from[index[i]]; bytes widened to floats; floats (0..255) stored
+// back as bytes (up to n only).
+void FillRow(float* row, float v, int64_t n);
+void GatherRow(float* row, const float* from, const int32_t* index, int64_t n);
+void WidenBytes(float* row, const uint8_t* from, int64_t n);
+void NarrowBytes(uint8_t* to, const float* row, int64_t n);
 
 }  // namespace webnnm::backends::cpu
 

@@ -4,6 +4,7 @@
 // IEEE operations (no fused multiply-adds), the same comparisons with NaN
 // (ordered where the scalar operator is false on NaN, unordered for !=),
 // and the same choices of operand, so the results are the same bits.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -70,145 +71,223 @@ struct Steps {
     const int64_t i = s.full;                \
     const __mmask16 k = s.tail;              \
     s.Store(i, k, (expression));             \
-  }                                          \
-  return true
+  }
 #define LA s.Load(s.pa, i, k, 2)
 #define LB s.Load(s.pb, i, k, 4)
 #define LC s.Load(s.pc, i, k, 8)
 
-// Arithmetic and unary functions; false for other codes.
-bool Arithmetic(const Steps& s) {
-  const __m512 nan = _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
-  const Instruction& in = s.in;
-  switch (in.code) {
-    case Code::kAdd:
-      WEBNNM_STEPS(_mm512_add_ps(LA, LB));
-    case Code::kSub:
-      WEBNNM_STEPS(_mm512_sub_ps(LA, LB));
-    case Code::kMul:
-      WEBNNM_STEPS(_mm512_mul_ps(LA, LB));
-    case Code::kDiv:
-      WEBNNM_STEPS(_mm512_div_ps(LA, LB));
-    case Code::kMax:  // NaN if either is; a < b ? b : a
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA, b = LB;
-        const __m512 r =
-            _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), b);
-        return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
-                                  nan);
-      }()));
-    case Code::kMin:  // NaN if either is; b < a ? b : a
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA, b = LB;
-        const __m512 r =
-            _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ), b);
-        return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q),
-                                  nan);
-      }()));
-    case Code::kAbs:  // a < 0 ? -a : a (-0 and NaN kept)
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        return _mm512_mask_xor_ps(a, _mm512_cmp_ps_mask(a, Zero(), _CMP_LT_OQ),
-                                  a, Sign());
-      }()));
-    case Code::kNeg:
-      WEBNNM_STEPS(_mm512_xor_ps(LA, Sign()));
-    case Code::kSign:  // NaN kept; 1, -1, else +0
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        __m512 r = Flag(_mm512_cmp_ps_mask(a, Zero(), _CMP_GT_OQ));
-        r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, Zero(), _CMP_LT_OQ),
-                               _mm512_set1_ps(-1.0f));
-        return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
-      }()));
-    case Code::kRelu:  // a > 0 ? a : +0 (NaN gives 0)
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, Zero(), _CMP_GT_OQ),
-                                   a);
-      }()));
-    case Code::kSqrt:
-      WEBNNM_STEPS(_mm512_sqrt_ps(LA));
-    case Code::kReciprocal:
-      WEBNNM_STEPS(_mm512_div_ps(One(), LA));
-    case Code::kSoftsign:  // a / (1 + |a|)
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        return _mm512_div_ps(a,
-                             _mm512_add_ps(One(), _mm512_andnot_ps(Sign(), a)));
-      }()));
-    case Code::kFloor:
-      WEBNNM_STEPS(
-          _mm512_roundscale_ps(LA, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-    case Code::kCeil:
-      WEBNNM_STEPS(
-          _mm512_roundscale_ps(LA, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
-    case Code::kCopy:
-      WEBNNM_STEPS(LA);
-    case Code::kClamp: {  // y = a < low ? low : a; y > high ? high : y
-      const __m512 low = _mm512_set1_ps(in.p), high = _mm512_set1_ps(in.q);
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        const __m512 y =
-            _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, low, _CMP_LT_OQ), low);
-        return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, high, _CMP_GT_OQ),
-                                  high);
-      }()));
-    }
-    case Code::kLeakyRelu: {  // a >= 0 ? a : alpha a
-      const __m512 alpha = _mm512_set1_ps(in.p);
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        return _mm512_mask_mov_ps(_mm512_mul_ps(alpha, a),
-                                  _mm512_cmp_ps_mask(a, Zero(), _CMP_GE_OQ), a);
-      }()));
-    }
-    default:
-      return false;
-  }
+void OpAdd(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_add_ps(LA, LB));
 }
 
-// Comparisons, logic, isNaN, isInfinite and where; false for other codes.
-bool Logic(const Steps& s) {
-  switch (s.in.code) {
-    case Code::kEqual:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_EQ_OQ)));
-    case Code::kNotEqual:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_NEQ_UQ)));
-    case Code::kGreater:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_GT_OQ)));
-    case Code::kGreaterOrEqual:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_GE_OQ)));
-    case Code::kLesser:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_LT_OQ)));
-    case Code::kLesserOrEqual:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_LE_OQ)));
-    case Code::kLogicalAnd:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ) &
-                        _mm512_cmp_ps_mask(LB, Zero(), _CMP_NEQ_UQ)));
-    case Code::kLogicalOr:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ) |
-                        _mm512_cmp_ps_mask(LB, Zero(), _CMP_NEQ_UQ)));
-    case Code::kLogicalXor:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ) ^
-                        _mm512_cmp_ps_mask(LB, Zero(), _CMP_NEQ_UQ)));
-    case Code::kLogicalNot:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_EQ_OQ)));
-    case Code::kIsNaN:
-      WEBNNM_STEPS(([&] {
-        const __m512 a = LA;
-        return Flag(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q));
-      }()));
-    case Code::kIsInfinite:
-      WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(
-          _mm512_andnot_ps(Sign(), LA),
-          _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ)));
-    case Code::kWhere:  // a != 0 ? b : c
-      WEBNNM_STEPS(_mm512_mask_mov_ps(
-          LC, _mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ), LB));
-    default:
-      return false;
-  }
+void OpSub(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_sub_ps(LA, LB));
+}
+
+void OpMul(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_mul_ps(LA, LB));
+}
+
+void OpDiv(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_div_ps(LA, LB));
+}
+
+// Max: NaN if either is; a < b ? b : a
+void OpMax(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  const __m512 nan = _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA, b = LB;
+    const __m512 r =
+        _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), b);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), nan);
+  }()));
+}
+
+// Min: NaN if either is; b < a ? b : a
+void OpMin(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  const __m512 nan = _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA, b = LB;
+    const __m512 r =
+        _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(b, a, _CMP_LT_OQ), b);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), nan);
+  }()));
+}
+
+// Abs: a < 0 ? -a : a (-0 and NaN kept)
+void OpAbs(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    return _mm512_mask_xor_ps(a, _mm512_cmp_ps_mask(a, Zero(), _CMP_LT_OQ), a,
+                              Sign());
+  }()));
+}
+
+void OpNeg(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_xor_ps(LA, Sign()));
+}
+
+// Sign: NaN kept; 1, -1, else +0
+void OpSign(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    __m512 r = Flag(_mm512_cmp_ps_mask(a, Zero(), _CMP_GT_OQ));
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, Zero(), _CMP_LT_OQ),
+                           _mm512_set1_ps(-1.0f));
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
+  }()));
+}
+
+// Relu: a > 0 ? a : +0 (NaN gives 0)
+void OpRelu(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(a, Zero(), _CMP_GT_OQ), a);
+  }()));
+}
+
+void OpSqrt(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_sqrt_ps(LA));
+}
+
+void OpReciprocal(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_div_ps(One(), LA));
+}
+
+// Softsign: a / (1 + |a|)
+void OpSoftsign(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    return _mm512_div_ps(a, _mm512_add_ps(One(), _mm512_andnot_ps(Sign(), a)));
+  }()));
+}
+
+void OpFloor(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(
+      _mm512_roundscale_ps(LA, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+}
+
+void OpCeil(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(
+      _mm512_roundscale_ps(LA, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+}
+
+void OpCopy(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(LA);
+}
+
+// Clamp: y = a < low ? low : a; y > high ? high : y
+void OpClamp(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  const __m512 low = _mm512_set1_ps(s.in.p), high = _mm512_set1_ps(s.in.q);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    const __m512 y =
+        _mm512_mask_mov_ps(a, _mm512_cmp_ps_mask(a, low, _CMP_LT_OQ), low);
+    return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, high, _CMP_GT_OQ), high);
+  }()));
+}
+
+// LeakyRelu: a >= 0 ? a : alpha a
+void OpLeakyRelu(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  const __m512 alpha = _mm512_set1_ps(s.in.p);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    return _mm512_mask_mov_ps(_mm512_mul_ps(alpha, a),
+                              _mm512_cmp_ps_mask(a, Zero(), _CMP_GE_OQ), a);
+  }()));
+}
+
+void OpEqual(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_EQ_OQ)));
+}
+
+void OpNotEqual(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_NEQ_UQ)));
+}
+
+void OpGreater(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_GT_OQ)));
+}
+
+void OpGreaterOrEqual(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_GE_OQ)));
+}
+
+void OpLesser(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_LT_OQ)));
+}
+
+void OpLesserOrEqual(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, LB, _CMP_LE_OQ)));
+}
+
+void OpLogicalAnd(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ) &
+                    _mm512_cmp_ps_mask(LB, Zero(), _CMP_NEQ_UQ)));
+}
+
+void OpLogicalOr(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ) |
+                    _mm512_cmp_ps_mask(LB, Zero(), _CMP_NEQ_UQ)));
+}
+
+void OpLogicalXor(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ) ^
+                    _mm512_cmp_ps_mask(LB, Zero(), _CMP_NEQ_UQ)));
+}
+
+void OpLogicalNot(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(LA, Zero(), _CMP_EQ_OQ)));
+}
+
+void OpIsNaN(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(([&] {
+    const __m512 a = LA;
+    return Flag(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q));
+  }()));
+}
+
+void OpIsInfinite(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(Flag(_mm512_cmp_ps_mask(
+      _mm512_andnot_ps(Sign(), LA),
+      _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ)));
+}
+
+// Where: a != 0 ? b : c
+void OpWhere(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(
+      _mm512_mask_mov_ps(LC, _mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ), LB));
 }
 
 #undef LA
@@ -218,9 +297,111 @@ bool Logic(const Steps& s) {
 
 }  // namespace
 
-bool ExecuteVector(const Instruction& in, float* const* at, int64_t n) {
-  const Steps s(in, at, n);
-  return Arithmetic(s) || Logic(s);
+void FillRow(float* row, float v, int64_t n) {
+  const __m512 all = _mm512_set1_ps(v);
+  for (int64_t i = 0; i < n; i += 16) _mm512_storeu_ps(row + i, all);
+}
+
+void GatherRow(float* row, const float* from, const int32_t* index, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 k = n - i >= 16
+                            ? __mmask16(0xffff)
+                            : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512i at = _mm512_maskz_loadu_epi32(k, index + i);
+    _mm512_storeu_ps(
+        row + i, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k, at, from, 4));
+  }
+}
+
+void WidenBytes(float* row, const uint8_t* from, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 k = n - i >= 16
+                            ? __mmask16(0xffff)
+                            : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m128i bytes = _mm_maskz_loadu_epi8(k, from + i);
+    _mm512_storeu_ps(row + i, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes)));
+  }
+}
+
+void NarrowBytes(uint8_t* to, const float* row, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 k = n - i >= 16
+                            ? __mmask16(0xffff)
+                            : static_cast<__mmask16>((1u << (n - i)) - 1);
+    // Truncated toward zero, the low byte kept: static_cast<uint8_t> of
+    // the values 0..255 a register of bytes holds.
+    _mm_mask_storeu_epi8(
+        to + i, k,
+        _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(_mm512_loadu_ps(row + i))));
+  }
+}
+
+InstructionFunction VectorInstruction(Code code) {
+  switch (code) {
+    case Code::kAdd:
+      return OpAdd;
+    case Code::kSub:
+      return OpSub;
+    case Code::kMul:
+      return OpMul;
+    case Code::kDiv:
+      return OpDiv;
+    case Code::kMax:
+      return OpMax;
+    case Code::kMin:
+      return OpMin;
+    case Code::kAbs:
+      return OpAbs;
+    case Code::kNeg:
+      return OpNeg;
+    case Code::kSign:
+      return OpSign;
+    case Code::kRelu:
+      return OpRelu;
+    case Code::kSqrt:
+      return OpSqrt;
+    case Code::kReciprocal:
+      return OpReciprocal;
+    case Code::kSoftsign:
+      return OpSoftsign;
+    case Code::kFloor:
+      return OpFloor;
+    case Code::kCeil:
+      return OpCeil;
+    case Code::kCopy:
+      return OpCopy;
+    case Code::kClamp:
+      return OpClamp;
+    case Code::kLeakyRelu:
+      return OpLeakyRelu;
+    case Code::kEqual:
+      return OpEqual;
+    case Code::kNotEqual:
+      return OpNotEqual;
+    case Code::kGreater:
+      return OpGreater;
+    case Code::kGreaterOrEqual:
+      return OpGreaterOrEqual;
+    case Code::kLesser:
+      return OpLesser;
+    case Code::kLesserOrEqual:
+      return OpLesserOrEqual;
+    case Code::kLogicalAnd:
+      return OpLogicalAnd;
+    case Code::kLogicalOr:
+      return OpLogicalOr;
+    case Code::kLogicalXor:
+      return OpLogicalXor;
+    case Code::kLogicalNot:
+      return OpLogicalNot;
+    case Code::kIsNaN:
+      return OpIsNaN;
+    case Code::kIsInfinite:
+      return OpIsInfinite;
+    case Code::kWhere:
+      return OpWhere;
+  }
+  return nullptr;
 }
 
 #else

@@ -189,6 +189,8 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
 
 // How many rows ahead Fill asks the memory for a row.
 constexpr int64_t kPrefetchRows = 4;
+// Rows of up to this many floats are copied by a loop.
+constexpr int64_t kShortRow = 32;
 
 absl::Status Feeder::Fill(backends::Executable& exe,
                           const std::vector<int64_t>& samples, int64_t begin,
@@ -227,7 +229,12 @@ absl::Status Feeder::Fill(backends::Executable& exe,
           __builtin_prefetch(ahead + b);
         }
       }
-      std::memcpy(row, row_of(r), fed * sizeof(float));
+      const float* from = row_of(r);
+      if (fed <= kShortRow) {  // a call to memcpy costs more than the copy
+        for (int64_t i = 0; i < fed; ++i) row[i] = from[i];
+      } else {
+        std::memcpy(row, from, fed * sizeof(float));
+      }
     }
     // In the input's own type: integers (token ids, uint8 pixels) as
     // integers (CheckShapes saw that they are).
@@ -287,6 +294,17 @@ void Feeder::FillTargets(Output& o, const std::vector<int64_t>& samples,
   const Targets& t = data_.targets()[o.targets];
   const bool sparse = o.spec.loss == LossKind::kSparseCategoricalCrossEntropy;
   const int64_t per_row = o.steps * o.width;
+  if (!sparse && !t.sequenced && t.classification && !t.probabilities() &&
+      o.width > 1 && exe.inputs()[o.input].dtype == ir::DType::kFloat32) {
+    // One-hot classes of one step a row (a classifier's usual targets):
+    // written straight into the executable's input.
+    float* values = reinterpret_cast<float*>(exe.input(o.input).data());
+    std::fill_n(values, batch_ * per_row, 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      values[r * per_row + data_.label(samples[begin + r], o.targets)] = 1.0f;
+    }
+    return;
+  }
   o.values.assign(sparse ? 0 : batch_ * per_row, 0.0f);
   o.labels.assign(sparse ? batch_ * o.steps : 0, 0);
   for (int64_t r = 0; r < rows; ++r) {

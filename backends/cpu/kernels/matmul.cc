@@ -12,6 +12,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
@@ -158,6 +162,23 @@ class SmallMatmulKernel : public Kernel {
       offsets_.push_back({oa * m_ * k_, ob * k_ * n_});
     }
     if (m_ == 0) offsets_.clear();  // nothing to compute
+#if defined(__AVX512F__)
+    // a read along its columns and b along its rows contiguously (a
+    // weight gradient: a transposed batch times the gradients).
+    tile_ = m_ * n_ <= 16 && m_ <= 8 && n_ <= 8 && m_ * n_ > 0 &&
+            a_step_.first == 1 && b_step_.second == 1;
+    if (tile_) {
+      alignas(64) int64_t i[16] = {}, j[16] = {};
+      for (int64_t q = 0; q < m_ * n_; ++q) {
+        i[q] = q / n_;
+        j[q] = q % n_;
+      }
+      for (int h = 0; h < 2; ++h) {
+        tile_i_[h] = _mm512_load_si512(i + 8 * h);
+        tile_j_[h] = _mm512_load_si512(j + 8 * h);
+      }
+    }
+#endif
     b_wide_.resize(k_ * n_);
     acc_.resize(n_);
   }
@@ -165,6 +186,13 @@ class SmallMatmulKernel : public Kernel {
   absl::Status Run() override {
     float* y = y_;
     for (const auto& [oa, ob] : offsets_) {
+#if defined(__AVX512F__)
+      if (tile_) {
+        Tile(a_ + oa, b_ + ob, y);
+        y += m_ * n_;
+        continue;
+      }
+#endif
       WidenB(b_ + ob);
       switch (n_) {
         case 1:
@@ -223,6 +251,41 @@ class SmallMatmulKernel : public Kernel {
       for (int64_t j = 0; j < n; ++j) y[i * n + j] = static_cast<float>(acc[j]);
     }
   }
+
+#if defined(__AVX512F__)
+  // A result of at most 16 values (a small layer's weight gradient): two
+  // vectors of doubles, lane q = i n + j, to which each p adds a[i][p]
+  // b[p][j] — a's column p and b's row p spread over the lanes by
+  // permutations — so that lane q sums exactly what Rows sums for (i, j).
+  void Tile(const float* a, const float* b, float* y) const {
+    __m512d acc[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+    const __mmask8 m_lanes = static_cast<__mmask8>((1u << m_) - 1);
+    const __mmask8 n_lanes = static_cast<__mmask8>((1u << n_) - 1);
+    for (int64_t p = 0; p < k_; ++p) {
+      const __m512d column = _mm512_cvtps_pd(
+          _mm256_maskz_loadu_ps(m_lanes, a + p * a_step_.second));
+      const __m512d row = _mm512_cvtps_pd(
+          _mm256_maskz_loadu_ps(n_lanes, b + p * b_step_.first));
+      for (int h = 0; h < 2; ++h) {
+        acc[h] = _mm512_add_pd(
+            acc[h], _mm512_mul_pd(_mm512_permutexvar_pd(tile_i_[h], column),
+                                  _mm512_permutexvar_pd(tile_j_[h], row)));
+      }
+    }
+    const int64_t count = m_ * n_;
+    _mm256_mask_storeu_ps(
+        y, static_cast<__mmask8>(count >= 8 ? 0xff : (1u << count) - 1),
+        _mm512_cvtpd_ps(acc[0]));
+    if (count > 8) {
+      _mm256_mask_storeu_ps(y + 8,
+                            static_cast<__mmask8>((1u << (count - 8)) - 1),
+                            _mm512_cvtpd_ps(acc[1]));
+    }
+  }
+
+  bool tile_ = false;
+  __m512i tile_i_[2], tile_j_[2];  // lane q's i and j
+#endif
 
   const float* a_;
   const float* b_;

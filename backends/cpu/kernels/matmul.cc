@@ -7,6 +7,7 @@
 // fused) runs on a plain loop instead: at such sizes oneDNN's per-call
 // overhead costs more than the arithmetic. Either operand may be read
 // transposed (KernelIO::transposed: a folded transpose).
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -167,10 +168,17 @@ class SmallMatmulKernel : public Kernel {
     // weight gradient: a transposed batch times the gradients).
     tile_ = m_ * n_ <= 16 && m_ <= 8 && n_ <= 8 && m_ * n_ > 0 &&
             a_step_.first == 1 && b_step_.second == 1;
-    if (tile_) {
+    // a rows end to end and b rows contiguous, a few of each.
+    if (!tile_ && a_step_.first == k_ && a_step_.second == 1 &&
+        b_step_.second == 1 && n_ <= 8 && k_ <= 16 && n_ > 0 && k_ > 0) {
+      row_tile_ = std::min(16 / n_, 16 / k_);
+      if (row_tile_ < 2) row_tile_ = 0;  // a row at a time: Rows is faster
+    }
+    if (tile_ || row_tile_ > 0) {
       alignas(64) int64_t i[16] = {}, j[16] = {};
-      for (int64_t q = 0; q < m_ * n_; ++q) {
-        i[q] = q / n_;
+      const int64_t lanes = tile_ ? m_ * n_ : row_tile_ * n_;
+      for (int64_t q = 0; q < lanes; ++q) {
+        i[q] = tile_ ? q / n_ : q / n_ * k_;
         j[q] = q % n_;
       }
       for (int h = 0; h < 2; ++h) {
@@ -189,6 +197,11 @@ class SmallMatmulKernel : public Kernel {
 #if defined(__AVX512F__)
       if (tile_) {
         Tile(a_ + oa, b_ + ob, y);
+        y += m_ * n_;
+        continue;
+      }
+      if (row_tile_ > 0) {
+        RowTiles(a_ + oa, b_ + ob, y);
         y += m_ * n_;
         continue;
       }
@@ -283,8 +296,50 @@ class SmallMatmulKernel : public Kernel {
     }
   }
 
+  // Rows at a time with the same sums (a small layer's forward matmul):
+  // row_tile_ rows of a, at most 16 floats laid end to end, as two vectors
+  // of doubles; lane q = i n + j of the tile's result, to which each p adds
+  // a[i][p] b[p][j], picked from them by permutations.
+  void RowTiles(const float* a, const float* b, float* y) const {
+    const __mmask8 n_lanes = static_cast<__mmask8>((1u << n_) - 1);
+    for (int64_t i0 = 0; i0 < m_; i0 += row_tile_) {
+      const int64_t rows = std::min(row_tile_, m_ - i0);
+      const int64_t floats = rows * k_, count = rows * n_;
+      const __m512 block = _mm512_maskz_loadu_ps(
+          static_cast<__mmask16>(floats >= 16 ? 0xffff : (1u << floats) - 1),
+          a + i0 * k_);
+      const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(block));
+      const __m512d hi = _mm512_cvtps_pd(
+          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(block), 1)));
+      __m512d acc[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+      for (int64_t p = 0; p < k_; ++p) {
+        const __m512d row = _mm512_cvtps_pd(
+            _mm256_maskz_loadu_ps(n_lanes, b + p * b_step_.first));
+        const __m512i at = _mm512_set1_epi64(p);
+        for (int h = 0; h < 2; ++h) {
+          const __m512d x =
+              _mm512_permutex2var_pd(lo, _mm512_add_epi64(tile_i_[h], at), hi);
+          acc[h] = _mm512_add_pd(
+              acc[h], _mm512_mul_pd(x, _mm512_permutexvar_pd(tile_j_[h], row)));
+        }
+      }
+      float* out = y + i0 * n_;
+      _mm256_mask_storeu_ps(
+          out, static_cast<__mmask8>(count >= 8 ? 0xff : (1u << count) - 1),
+          _mm512_cvtpd_ps(acc[0]));
+      if (count > 8) {
+        _mm256_mask_storeu_ps(out + 8,
+                              static_cast<__mmask8>((1u << (count - 8)) - 1),
+                              _mm512_cvtpd_ps(acc[1]));
+      }
+    }
+  }
+
   bool tile_ = false;
-  __m512i tile_i_[2], tile_j_[2];  // lane q's i and j
+  int64_t row_tile_ = 0;  // rows a RowTiles tile (0: not used)
+  // Lane q's i and j (Tile), or its offset i k in the a block and j
+  // (RowTiles).
+  __m512i tile_i_[2], tile_j_[2];
 #endif
 
   const float* a_;

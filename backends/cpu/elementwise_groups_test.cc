@@ -228,6 +228,21 @@ TEST(ElementwiseGroups, BinaryOperationsMatchTheirOwnKernels) {
   }
 }
 
+TEST(ElementwiseGroups, BroadcastOperandsOfAnySizeMatchTheirOwnKernels) {
+  // Operands broadcast from up to 16, up to 32 and more elements (picked
+  // by permutations of one or two vectors, or gathered).
+  for (int64_t width : {16, 24, 40}) {
+    SCOPED_TRACE(width);
+    Net net;
+    ir::ValueId a = net.F("a", {3, width}), r = net.F("r", {width});
+    ir::ValueId c = net.F("c", {3, 1});
+    net.OutputWithFollower("row", net.Op("sub", {a, r}));
+    net.OutputWithFollower("column", net.Op("mul", {c, a}));
+    EXPECT_THAT(SameBitsFusedOrNot(net),
+                Each(HasSubstr("2 operations in one pass")));
+  }
+}
+
 TEST(ElementwiseGroups, UnaryOperationsMatchTheirOwnKernels) {
   ir::Attrs clamp, leaky;
   clamp.Set("minValue", -1.0);

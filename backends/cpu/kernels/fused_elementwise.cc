@@ -139,6 +139,7 @@ struct Register {
   // A smaller operand broadcast to the group's shape: the element of data
   // each element of the group reads.
   std::vector<int32_t> gather = {};
+  int64_t elements = 0;  // of data, when gathered
 };
 
 inline float Nan() { return std::numeric_limits<float>::quiet_NaN(); }
@@ -293,7 +294,8 @@ class FusedElementwiseKernel : public Kernel {
           const uint8_t* from = reinterpret_cast<uint8_t*>(g.data);
           for (int64_t i = 0; i < n; ++i) at[r][i] = from[index[i]];
         } else {
-          GatherRow(at[r], reinterpret_cast<float*>(g.data), index, n);
+          GatherRow(at[r], reinterpret_cast<float*>(g.data), g.elements, index,
+                    n);
         }
       }
       for (size_t r : byte_in_) {
@@ -384,6 +386,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> MakeFusedElementwiseKernel(
         if (!one && type.shape != shape) {
           ASSIGN_OR_RETURN(registers.back().gather,
                            GatherIndex(type.shape, shape));
+          registers.back().elements = ElementCount(type.shape);
         }
       }
       *slots[k] = row_of[v];

@@ -70,10 +70,12 @@ InstructionFunction VectorInstruction(Code code);
 // Moving values into and out of a register's row (which has room for a
 // whole vector past n), with vector stores where the build has AVX-512 so
 // that the program's vector loads of the row forward from them: n copies
-// of v; from[index[i]]; bytes widened to floats; floats (0..255) stored
+// of v; from[index[i]] (`from` holding from_count floats); bytes widened
+// to floats; floats (0..255) stored
 // back as bytes (up to n only).
 void FillRow(float* row, float v, int64_t n);
-void GatherRow(float* row, const float* from, const int32_t* index, int64_t n);
+void GatherRow(float* row, const float* from, int64_t from_count,
+               const int32_t* index, int64_t n);
 void WidenBytes(float* row, const uint8_t* from, int64_t n);
 void NarrowBytes(uint8_t* to, const float* row, int64_t n);
 

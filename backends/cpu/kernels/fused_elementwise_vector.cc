@@ -302,14 +302,28 @@ void FillRow(float* row, float v, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) _mm512_storeu_ps(row + i, all);
 }
 
-void GatherRow(float* row, const float* from, const int32_t* index, int64_t n) {
+void GatherRow(float* row, const float* from, int64_t from_count,
+               const int32_t* index, int64_t n) {
+  // A source of up to 32 floats (a broadcast row or column) in two
+  // registers, picked from by permutations: gathers cost far more.
+  auto first = [](int64_t c) {
+    return c >= 16
+               ? __mmask16(0xffff)
+               : static_cast<__mmask16>((1u << std::max<int64_t>(c, 0)) - 1);
+  };
+  const bool small = from_count <= 32;
+  const __m512 lo = small ? _mm512_maskz_loadu_ps(first(from_count), from)
+                          : _mm512_setzero_ps();
+  const __m512 hi =
+      small && from_count > 16
+          ? _mm512_maskz_loadu_ps(first(from_count - 16), from + 16)
+          : _mm512_setzero_ps();
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 k = n - i >= 16
-                            ? __mmask16(0xffff)
-                            : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 k = first(n - i);
     const __m512i at = _mm512_maskz_loadu_epi32(k, index + i);
-    _mm512_storeu_ps(
-        row + i, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), k, at, from, 4));
+    _mm512_storeu_ps(row + i, small ? _mm512_permutex2var_ps(lo, at, hi)
+                                    : _mm512_mask_i32gather_ps(
+                                          _mm512_setzero_ps(), k, at, from, 4));
   }
 }
 

@@ -41,6 +41,11 @@ TEST(Matmul, SmallOnesSumInDoubleInOrder) {
     for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(i * 0.91) / 3;
     for (double& v : a) v = static_cast<float>(v);
     for (double& v : b) v = static_cast<float>(v);
+    // Row 0 ends in 2^60 and -2^60 against b rows of ones: summed in order
+    // the products before them are lost (0), in any other order some not.
+    a[k - 2] = std::ldexp(1.0, 60);
+    a[k - 1] = -std::ldexp(1.0, 60);
+    for (int64_t j = 0; j < n; ++j) b[(k - 2) * n + j] = b[(k - 1) * n + j] = 1;
     auto y = RunOne("matmul", {F32({batches, m, k}, a), F32({k, n}, b)});
     ASSERT_EQ(y.values.size(), static_cast<size_t>(batches * m * n));
     for (int64_t t = 0; t < batches; ++t) {

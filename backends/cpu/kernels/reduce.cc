@@ -225,9 +225,9 @@ std::unique_ptr<Kernel> Reduction(const KernelIO& io,
 // rounded up to eight, times `n`; max, shift, sum: the rows rounded up.
 void LogSumExpShortRows(const float* x, float* y, int64_t rows, int64_t n,
                         double* e, double* max, double* shift, double* sum) {
-  const __m256i lane = _mm256_mullo_epi32(
-      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-      _mm256_set1_epi32(static_cast<int>(n)));
+  const __m256i lane =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                         _mm256_set1_epi32(static_cast<int>(n)));
   const __m512d infinity =
       _mm512_set1_pd(std::numeric_limits<double>::infinity());
   const int64_t blocks = (rows + 7) / 8;
@@ -379,6 +379,32 @@ std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
   });
 }
 
+#if defined(__AVX512F__)
+// reduceSum of float32 over leading axes into at most 8 results (a small
+// layer's bias gradient): the results one vector of doubles, the rows
+// added in order — the sums of Reduction's column loop, in one vector
+// operation a row. nullptr for other layouts.
+std::unique_ptr<Kernel> SumColumns(const KernelIO& io,
+                                   const std::vector<bool>& reduced) {
+  if (!std::is_sorted(reduced.rbegin(), reduced.rend())) return nullptr;
+  const ReduceLayout layout = MakeLayout(io.in_types[0]->shape, reduced);
+  const int64_t count = layout.out_count, rows = layout.per_out;
+  // (One result: the rows path, Reduction's FoldRow, sums in lanes.)
+  if (count < 2 || count > 8 || rows < 2) return nullptr;
+  const float* x = reinterpret_cast<const float*>(io.in[0]);
+  float* y = reinterpret_cast<float*>(io.out[0]);
+  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
+  return MakeFunctionKernel([=]() {
+    __m512d acc = _mm512_setzero_pd();
+    for (int64_t r = 0; r < rows; ++r) {
+      acc = _mm512_add_pd(
+          acc, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(lanes, x + r * count)));
+    }
+    _mm256_mask_storeu_ps(y, lanes, _mm512_cvtpd_ps(acc));
+  });
+}
+#endif
+
 template <typename T>
 MadeKernel ReduceFor(const KernelIO& io, const std::vector<bool>& reduced) {
   using C = Compute<T>;
@@ -402,6 +428,11 @@ MadeKernel ReduceFor(const KernelIO& io, const std::vector<bool>& reduced) {
           [](C v) { return v; }, [](C a, C b) { return MinOf(a, b); },
           [](C a, int64_t) { return a; });
     case K::kReduceSum:
+#if defined(__AVX512F__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (auto kernel = SumColumns(io, reduced)) return kernel;
+      }
+#endif
       return Reduction<T, A>(io, reduced, A(0), to_acc, add, keep);
     case K::kReduceL1:
       return Reduction<T, A>(

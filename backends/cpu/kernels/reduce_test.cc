@@ -109,6 +109,32 @@ TEST(Reduce, Float16AccumulatesWideAndRoundsOnce) {
               ElementsAre(kInf));
 }
 
+// Sums over leading axes (a bias gradient: few results, many rows) add
+// the rows in order in double, rounded once — exactly this loop — for any
+// count of results, one vector's worth or more.
+TEST(Reduce, SumOverLeadingAxesAddsRowsInOrder) {
+  for (int64_t count : {2, 3, 8, 9}) {
+    const int64_t rows = 37;
+    std::vector<double> x(rows * count);
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = static_cast<float>(std::sin(i * 0.61) * 1e3 + 1e-3 * i);
+    }
+    // Column 0: ones, then 2^60 and -2^60 — in order the ones are lost
+    // (0), in any other order some are not.
+    for (int64_t r = 0; r < rows; ++r) x[r * count] = 1;
+    x[(rows - 2) * count] = std::ldexp(1.0, 60);
+    x[(rows - 1) * count] = -std::ldexp(1.0, 60);
+    const testing::Tensor y =
+        RunOne("reduceSum", {F32({rows, count}, x)}, A({{"axes", Ints{0}}}));
+    ASSERT_EQ(y.values.size(), static_cast<size_t>(count));
+    for (int64_t j = 0; j < count; ++j) {
+      double sum = 0;
+      for (int64_t r = 0; r < rows; ++r) sum += x[r * count + j];
+      EXPECT_EQ(y.values[j], static_cast<float>(sum)) << count << " " << j;
+    }
+  }
+}
+
 TEST(Reduce, LogSumExpIsStable) {
   EXPECT_THAT(RunOne("reduceLogSumExp", {F32({2}, {1000, 1000})}).values,
               ElementsAre(DoubleNear(1000 + std::log(2.0), 1e-3)));

@@ -16,6 +16,13 @@ namespace webnnm::train {
 void WriteFloats(backends::Executable& exe, int input, const float* data,
                  size_t count) {
   std::span<std::byte> bytes = exe.input(input);
+  const size_t n = std::min(bytes.size() / sizeof(float), count);
+  // A step's scalars and masks: a call to memcpy costs more than the copy.
+  if (n <= 32 && bytes.size() % sizeof(float) == 0) {
+    float* to = reinterpret_cast<float*>(bytes.data());
+    for (size_t i = 0; i < n; ++i) to[i] = data[i];
+    return;
+  }
   std::memcpy(bytes.data(), data,
               std::min(bytes.size(), count * sizeof(float)));
 }

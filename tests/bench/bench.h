@@ -43,6 +43,8 @@ struct ServeBenchOptions {
   // Client threads of the throughput measurements, each with and without
   // dynamic batching.
   std::vector<int> clients = {1, 4, 16};
+  // The models to serve (empty: all — iris, mlp784, cnn, mlp-wide).
+  std::vector<std::string> only;
 };
 int RunServe(const ServeBenchOptions& options);  // bench_serve.cc
 

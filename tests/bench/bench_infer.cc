@@ -2,8 +2,10 @@
 // Run) next to PyTorch in the same invocation, one thread each
 // (docs/performance.md).
 //
-// Models: iris (configs/models/iris.wnm), the 784 MLP (fashion-mlp.wnm) and
-// the Fashion CNN (fashion-cnn.wnm), at batch 1 and 64, on random inputs
+// Models: iris (configs/models/iris.wnm), the 784 MLP (fashion-mlp.wnm),
+// the Fashion CNN (fashion-cnn.wnm), and the wide variants of the CNN and
+// the MLP for serving (fashion-cnn-wide.wnm, fashion-mlp-wide.wnm: PyTorch
+// has no twins of them), at batch 1 and 64, on random inputs
 // set once (the parameters are the model's initial ones: the values do not
 // change the work). A call is NNModel::Run on a context whose inputs are
 // set; each call is timed alone after a warm-up; p50 and p99 over `calls`
@@ -81,7 +83,9 @@ int RunInfer(const InferBenchOptions& o) {
   const std::pair<std::string, std::string> models[] = {
       {"iris", o.models + "/iris.wnm"},
       {"mlp784", o.models + "/fashion-mlp.wnm"},
-      {"cnn", o.models + "/fashion-cnn.wnm"}};
+      {"cnn", o.models + "/fashion-cnn.wnm"},
+      {"cnn-wide", o.models + "/fashion-cnn-wide.wnm"},
+      {"mlp-wide", o.models + "/fashion-mlp-wide.wnm"}};
   std::map<std::string, double> ours;  // p50 by "model/batch"
   for (const auto& [name, path] : models) {
     for (int64_t batch : {1, 64}) {

@@ -2,8 +2,10 @@
 //
 // Runs the daemon in this process (its store in a temporary folder, the
 // services on a free 127.0.0.1 port), trains the iris model (and, when the
-// Fashion-MNIST folder is there, the spec's 784-128-80-40-10 MLP for one
-// epoch) through SubmitJob, then calls webnnm.v1's Infer and KServe's
+// Fashion-MNIST folder is there, the spec's 784-128-80-40-10 MLP, the small
+// CNN and a wide MLP — 784-2048-2048-10, whose batch-1 run reads 23 MB of
+// weights: a model that dominates its calls — for one epoch each) through
+// SubmitJob, then calls webnnm.v1's Infer and KServe's
 // ModelInfer (typed and raw contents) at batch 1 over a real gRPC channel:
 // sequentially for latency (p50, p99) and from several client threads for
 // throughput. One JSON line per measurement.
@@ -214,18 +216,31 @@ int RunServe(const ServeBenchOptions& o) {
     std::vector<float> sample;
   };
   std::vector<Served> served;
-  std::string iris =
-      Train(*stub, o.models + "/iris.wnm", Upload(*stub, o.iris), 100);
-  if (!iris.empty()) served.push_back({"iris", iris, {6.7f, 3.0f, 5.2f, 2.3f}});
-  if (fs::is_directory(o.fashion)) {
-    const std::string fashion = Upload(*stub, o.fashion);  // once, for both
-    std::string mlp = Train(*stub, o.models + "/fashion-mlp.wnm", fashion, 1);
-    if (!mlp.empty()) {
-      served.push_back({"mlp784", mlp, std::vector<float>(784, 0.25f)});
+  auto wanted = [&](const std::string& name) {
+    return o.only.empty() ||
+           std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+  };
+  if (wanted("iris")) {
+    std::string iris =
+        Train(*stub, o.models + "/iris.wnm", Upload(*stub, o.iris), 100);
+    if (!iris.empty()) {
+      served.push_back({"iris", iris, {6.7f, 3.0f, 5.2f, 2.3f}});
     }
-    std::string cnn = Train(*stub, o.models + "/fashion-cnn.wnm", fashion, 1);
-    if (!cnn.empty()) {
-      served.push_back({"cnn", cnn, std::vector<float>(784, 0.25f)});
+  }
+  if (fs::is_directory(o.fashion) &&
+      (wanted("mlp784") || wanted("cnn") || wanted("mlp-wide"))) {
+    const std::string fashion = Upload(*stub, o.fashion);  // once, for all
+    // (model, file): each trained one epoch.
+    const std::pair<const char*, const char*> models[] = {
+        {"mlp784", "fashion-mlp.wnm"},
+        {"cnn", "fashion-cnn.wnm"},
+        {"mlp-wide", "fashion-mlp-wide.wnm"}};
+    for (const auto& [name, file] : models) {
+      if (!wanted(name)) continue;
+      std::string job = Train(*stub, o.models + "/" + file, fashion, 1);
+      if (!job.empty()) {
+        served.push_back({name, job, std::vector<float>(784, 0.25f)});
+      }
     }
   }
   if (served.empty()) {

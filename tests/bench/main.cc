@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
                    "Client threads of the throughput measurements (default "
                    "1 4 16)")
       ->check(CLI::Range(1, 256));
+  serve
+      ->add_option("--only", serve_options.only,
+                   "Serve only these models (default: iris mlp784 cnn "
+                   "mlp-wide)")
+      ->check(CLI::IsMember({"iris", "mlp784", "cnn", "mlp-wide"}));
   webnnm::bench::InferBenchOptions infer_options;
   infer_options.models = train_options.models;
   infer_options.pytorch_script =
@@ -83,7 +88,8 @@ int main(int argc, char** argv) {
   CLI::App* infer = app.add_subcommand(
       "infer",
       "In-process inference (NNModel Run: iris, the 784 MLP, the Fashion "
-      "CNN at batch 1 and 64) next to PyTorch, one thread each");
+      "CNN and wide variants of both at batch 1 and 64) next to PyTorch, "
+      "one thread each");
   infer
       ->add_option("--calls", infer_options.calls,
                    "Calls per measurement at batch 1 (an eighth at 64)")

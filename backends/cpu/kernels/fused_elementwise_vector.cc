@@ -418,9 +418,24 @@ InstructionFunction VectorInstruction(Code code) {
   return nullptr;
 }
 
-#else
+#else  // no AVX-512: the plain loops
 
-bool ExecuteVector(const Instruction&, float* const*, int64_t) { return false; }
+InstructionFunction VectorInstruction(Code) { return nullptr; }
+
+void FillRow(float* row, float v, int64_t n) { std::fill_n(row, n, v); }
+
+void GatherRow(float* row, const float* from, int64_t, const int32_t* index,
+               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) row[i] = from[index[i]];
+}
+
+void WidenBytes(float* row, const uint8_t* from, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) row[i] = from[i];
+}
+
+void NarrowBytes(uint8_t* to, const float* row, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) to[i] = static_cast<uint8_t>(row[i]);
+}
 
 #endif
 

@@ -299,6 +299,46 @@ TEST(Executable, TransposesReadOnlyByMatmulsAreFolded) {
   }
 }
 
+// A small weight gradient x^T dy (at most 16 results, x read down its
+// columns through the folded transpose: the small matmul's tile) sums each
+// result's products in order in double, rounded once — exactly as this
+// test does. Row 0 of x ends in 2^60 and -2^60 against rows of ones in
+// dy: in order the products before them are lost, in any other order not.
+TEST(Executable, SmallWeightGradientsSumInOrder) {
+  const int64_t batch = 16, in = 4, out = 3;
+  ir::GraphBuilder b;
+  ir::ValueId x = b.Input("x", F32({batch, in}));
+  ir::ValueId dy = b.Input("dy", F32({batch, out}));
+  ir::Attrs perm;
+  perm.Set("permutation", std::vector<int64_t>{1, 0});
+  ir::ValueId xt = (*b.Op(ir::OpKind::kTranspose, {x}, perm))[0];
+  b.Output("g", (*b.Op(ir::OpKind::kMatmul, {xt, dy}))[0]);
+  auto exe = Cpu()->Compile(b.Finish(), CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ(KernelsNamed(**exe, "transpose"), 0);
+  std::vector<float> xs = Pattern(batch * in, 0.37f);
+  std::vector<float> dys = Pattern(batch * out, 0.21f);
+  xs[(batch - 2) * in] = std::ldexp(1.0f, 60);
+  xs[(batch - 1) * in] = -std::ldexp(1.0f, 60);
+  for (int64_t j = 0; j < out; ++j) {
+    dys[(batch - 2) * out + j] = dys[(batch - 1) * out + j] = 1;
+  }
+  Write(**exe, "x", xs);
+  Write(**exe, "dy", dys);
+  ASSERT_TRUE((*exe)->Run().ok());
+  const std::vector<float> g = Read(**exe, "g");
+  ASSERT_EQ(g.size(), static_cast<size_t>(in * out));
+  for (int64_t i = 0; i < in; ++i) {
+    for (int64_t j = 0; j < out; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < batch; ++p) {
+        sum += static_cast<double>(xs[p * in + i]) * dys[p * out + j];
+      }
+      EXPECT_EQ(g[i * out + j], static_cast<float>(sum)) << i << "," << j;
+    }
+  }
+}
+
 // Transposes of the first two of four dimensions that only conv2d nodes
 // on the direct loops of a large filter read (a filter gradient's images
 // and dy) are not run either; nor are transposes that move only

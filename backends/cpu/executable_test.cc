@@ -339,6 +339,43 @@ TEST(Executable, SmallWeightGradientsSumInOrder) {
   }
 }
 
+// A small input gradient dy W^T (W of at most 16 values read whole
+// through the folded transpose: the small matmul's row tiles) sums each
+// result's products in order, exactly; dy's row 0 ends in 2^60 and -2^60
+// against W columns of ones, so another order would show.
+TEST(Executable, SmallInputGradientsSumInOrder) {
+  const int64_t batch = 16, in = 4, out = 3;
+  ir::GraphBuilder b;
+  ir::ValueId dy = b.Input("dy", F32({batch, out}));
+  ir::ValueId w = b.Input("w", F32({in, out}));
+  ir::Attrs perm;
+  perm.Set("permutation", std::vector<int64_t>{1, 0});
+  ir::ValueId wt = (*b.Op(ir::OpKind::kTranspose, {w}, perm))[0];
+  b.Output("dx", (*b.Op(ir::OpKind::kMatmul, {dy, wt}))[0]);
+  auto exe = Cpu()->Compile(b.Finish(), CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ(KernelsNamed(**exe, "transpose"), 0);
+  std::vector<float> dys = Pattern(batch * out, 0.37f);
+  std::vector<float> ws = Pattern(in * out, 0.21f);
+  dys[1] = std::ldexp(1.0f, 60);
+  dys[2] = -std::ldexp(1.0f, 60);
+  for (int64_t i = 0; i < in; ++i) ws[i * out + 1] = ws[i * out + 2] = 1;
+  Write(**exe, "dy", dys);
+  Write(**exe, "w", ws);
+  ASSERT_TRUE((*exe)->Run().ok());
+  const std::vector<float> dx = Read(**exe, "dx");
+  ASSERT_EQ(dx.size(), static_cast<size_t>(batch * in));
+  for (int64_t r = 0; r < batch; ++r) {
+    for (int64_t i = 0; i < in; ++i) {
+      double sum = 0;
+      for (int64_t p = 0; p < out; ++p) {
+        sum += static_cast<double>(dys[r * out + p]) * ws[i * out + p];
+      }
+      EXPECT_EQ(dx[r * in + i], static_cast<float>(sum)) << r << "," << i;
+    }
+  }
+}
+
 // Transposes of the first two of four dimensions that only conv2d nodes
 // on the direct loops of a large filter read (a filter gradient's images
 // and dy) are not run either; nor are transposes that move only

@@ -168,9 +168,13 @@ class SmallMatmulKernel : public Kernel {
     // weight gradient: a transposed batch times the gradients).
     tile_ = m_ * n_ <= 16 && m_ <= 8 && n_ <= 8 && m_ * n_ > 0 &&
             a_step_.first == 1 && b_step_.second == 1;
-    // a rows end to end and b rows contiguous, a few of each.
+    // a rows end to end, a few of each, and b's rows contiguous — or b
+    // (any layout) of at most 16 values, read whole (an input gradient
+    // times a transposed weight).
+    b_whole_ = b_step_.second != 1 && k_ * n_ <= 16;
     if (!tile_ && a_step_.first == k_ && a_step_.second == 1 &&
-        b_step_.second == 1 && n_ <= 8 && k_ <= 16 && n_ > 0 && k_ > 0) {
+        (b_step_.second == 1 || b_whole_) && n_ <= 8 && k_ <= 16 && n_ > 0 &&
+        k_ > 0) {
       row_tile_ = std::min(16 / n_, 16 / k_);
       if (row_tile_ < 2) row_tile_ = 0;  // a row at a time: Rows is faster
     }
@@ -179,7 +183,7 @@ class SmallMatmulKernel : public Kernel {
       const int64_t lanes = tile_ ? m_ * n_ : row_tile_ * n_;
       for (int64_t q = 0; q < lanes; ++q) {
         i[q] = tile_ ? q / n_ : q / n_ * k_;
-        j[q] = q % n_;
+        j[q] = row_tile_ > 0 && b_whole_ ? q % n_ * b_step_.second : q % n_;
       }
       for (int h = 0; h < 2; ++h) {
         tile_i_[h] = _mm512_load_si512(i + 8 * h);
@@ -302,6 +306,16 @@ class SmallMatmulKernel : public Kernel {
   // a[i][p] b[p][j], picked from them by permutations.
   void RowTiles(const float* a, const float* b, float* y) const {
     const __mmask8 n_lanes = static_cast<__mmask8>((1u << n_) - 1);
+    __m512d b_lo = _mm512_setzero_pd(), b_hi = _mm512_setzero_pd();
+    if (b_whole_) {  // b's k n values as stored, as doubles
+      const int64_t values = k_ * n_;
+      const __m512 all = _mm512_maskz_loadu_ps(
+          static_cast<__mmask16>(values >= 16 ? 0xffff : (1u << values) - 1),
+          b);
+      b_lo = _mm512_cvtps_pd(_mm512_castps512_ps256(all));
+      b_hi = _mm512_cvtps_pd(
+          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(all), 1)));
+    }
     for (int64_t i0 = 0; i0 < m_; i0 += row_tile_) {
       const int64_t rows = std::min(row_tile_, m_ - i0);
       const int64_t floats = rows * k_, count = rows * n_;
@@ -313,14 +327,19 @@ class SmallMatmulKernel : public Kernel {
           _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(block), 1)));
       __m512d acc[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
       for (int64_t p = 0; p < k_; ++p) {
-        const __m512d row = _mm512_cvtps_pd(
-            _mm256_maskz_loadu_ps(n_lanes, b + p * b_step_.first));
         const __m512i at = _mm512_set1_epi64(p);
+        const __m512i b_at = _mm512_set1_epi64(p * b_step_.first);
+        const __m512d row = b_whole_ ? _mm512_setzero_pd()
+                                     : _mm512_cvtps_pd(_mm256_maskz_loadu_ps(
+                                           n_lanes, b + p * b_step_.first));
         for (int h = 0; h < 2; ++h) {
           const __m512d x =
               _mm512_permutex2var_pd(lo, _mm512_add_epi64(tile_i_[h], at), hi);
-          acc[h] = _mm512_add_pd(
-              acc[h], _mm512_mul_pd(x, _mm512_permutexvar_pd(tile_j_[h], row)));
+          const __m512d w =
+              b_whole_ ? _mm512_permutex2var_pd(
+                             b_lo, _mm512_add_epi64(tile_j_[h], b_at), b_hi)
+                       : _mm512_permutexvar_pd(tile_j_[h], row);
+          acc[h] = _mm512_add_pd(acc[h], _mm512_mul_pd(x, w));
         }
       }
       float* out = y + i0 * n_;
@@ -337,8 +356,9 @@ class SmallMatmulKernel : public Kernel {
 
   bool tile_ = false;
   int64_t row_tile_ = 0;  // rows a RowTiles tile (0: not used)
-  // Lane q's i and j (Tile), or its offset i k in the a block and j
-  // (RowTiles).
+  bool b_whole_ = false;  // RowTiles picks b's values from all of them
+  // Lane q's i and j (Tile), or its offset i k in the a block and j (or,
+  // b read whole, j's offset in b) (RowTiles).
   __m512i tile_i_[2], tile_j_[2];
 #endif
 

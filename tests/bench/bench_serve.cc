@@ -22,11 +22,11 @@
 #include <nlohmann/json.hpp>
 
 #include "inference/grpc_predict_v2.grpc.pb.h"
+#include "proto/wire/sha256.h"
 #include "server/core/inference.h"
 #include "server/core/jobs.h"
 #include "server/rpc/kserve.h"
 #include "server/rpc/service.h"
-#include "proto/wire/sha256.h"
 #include "server/store/sqlite_store.h"
 #include "tests/bench/bench.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -176,6 +176,24 @@ nlohmann::ordered_json Report(const std::string& call, const std::string& model,
   return j;
 }
 
+// ServerLive on gRPC's callback API, answered on gRPC's own threads: the
+// floor of a call without the synchronous API's handler threads, to see
+// what the daemon's synchronous services cost in latency.
+class CallbackLive final
+    : public inference::GRPCInferenceService::WithCallbackMethod_ServerLive<
+          inference::GRPCInferenceService::Service> {
+ public:
+  grpc::ServerUnaryReactor* ServerLive(
+      grpc::CallbackServerContext* context,
+      const inference::ServerLiveRequest* /*request*/,
+      inference::ServerLiveResponse* response) override {
+    response->set_live(true);
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+};
+
 }  // namespace
 
 int RunServe(const ServeBenchOptions& o) {
@@ -255,6 +273,54 @@ int RunServe(const ServeBenchOptions& o) {
   };
   Measure(1, o.calls / 10, live);
   Report("ServerLive", "", 1, Measure(1, o.calls, live));
+  {
+    // The same call on the callback API (a server of its own), alternating
+    // with the synchronous one at each client count.
+    CallbackLive callback_live;
+    grpc::ServerBuilder callback_builder;
+    int callback_port = 0;
+    callback_builder.AddListeningPort(
+        "127.0.0.1:0", grpc::InsecureServerCredentials(), &callback_port);
+    callback_builder.RegisterService(&callback_live);
+    std::unique_ptr<grpc::Server> callback_server =
+        callback_builder.BuildAndStart();
+    if (callback_server) {
+      auto callback_stub = inference::GRPCInferenceService::NewStub(
+          grpc::CreateChannel("127.0.0.1:" + std::to_string(callback_port),
+                              grpc::InsecureChannelCredentials()));
+      auto callback_call = [&] {
+        grpc::ClientContext c;
+        inference::ServerLiveResponse r;
+        return callback_stub->ServerLive(&c, inference::ServerLiveRequest(), &r)
+            .ok();
+      };
+      Measure(1, o.calls / 10, callback_call);
+      for (int clients : o.clients) {
+        const int calls = std::max(1, o.calls / clients);
+        nlohmann::ordered_json sync =
+            Report("ServerLive", "", clients, Measure(clients, calls, live));
+        nlohmann::ordered_json callback =
+            Report("ServerLive(callback)", "", clients,
+                   Measure(clients, calls, callback_call));
+        nlohmann::ordered_json ratio;
+        ratio["bench"] = "serve";
+        ratio["call"] = "ServerLive";
+        ratio["clients"] = clients;
+        ratio["compare"] = "callback/sync";
+        ratio["p50Ratio"] =
+            sync["p50Us"].get<double>() > 0
+                ? callback["p50Us"].get<double>() / sync["p50Us"].get<double>()
+                : 0.0;
+        ratio["callsPerSecondRatio"] =
+            sync["callsPerSecond"].get<double>() > 0
+                ? callback["callsPerSecond"].get<double>() /
+                      sync["callsPerSecond"].get<double>()
+                : 0.0;
+        std::cout << ratio.dump() << std::endl;
+      }
+      callback_server->Shutdown();
+    }
+  }
   for (const Served& m : served) {
     v1::InferRequest infer;
     infer.set_job_id(m.job);

@@ -9,6 +9,11 @@
 // around in the unsigned type of their width. Reducing over no axes reduces
 // each element on its own (reduceL1 gives |x|, reduceSumSquare x^2, ...).
 // Accumulators are allocated when the kernel is made, never in Run().
+// Reductions along trailing axes (each result a contiguous row) or leading
+// ones (each a column) fold without the plan's walk, in the same order;
+// short float32 rows (a classifier's classes: argMax, log-sum-exp) and
+// float32 sums into a few columns (bias gradients) run on AVX-512, eight
+// or sixteen rows at a time, the same operations in the same order.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -58,7 +58,7 @@ class BroadcastPlan {
   BroadcastPlan(std::vector<int64_t> shape,
                 std::vector<std::vector<int64_t>> strides);
 
-  // Rows ForEachRow walks (0 for an empty shape).
+  // Rows ForEachRow walks (0 when there are no elements, 1 for a scalar).
   int64_t rows() const {
     return count_ == 0 || shape_.empty() ? (count_ == 0 ? 0 : 1)
                                          : count_ / shape_.back();

@@ -5,8 +5,11 @@
 // over the result, which starts as C broadcast. A float32 matmul with fewer
 // multiply-adds than CompileOptions::library_minimum_elements (and nothing
 // fused) runs on a plain loop instead: at such sizes oneDNN's per-call
-// overhead costs more than the arithmetic. Either operand may be read
-// transposed (KernelIO::transposed: a folded transpose).
+// overhead costs more than the arithmetic — each result summed in double,
+// its products in order, rounded once; with AVX-512, results of at most 16
+// values and tiles of short rows as vectors of doubles fed by permutations
+// (the same sums). Either operand may be read transposed
+// (KernelIO::transposed: a folded transpose).
 #include <algorithm>
 #include <optional>
 #include <string>

@@ -1,9 +1,13 @@
-// ExecuteVector: the fused element-wise program's instructions on AVX-512,
-// 16 floats a step, the last step masked. Each case computes lane by lane
-// what ExecuteScalar's expression computes (fused_elementwise.cc): the same
-// IEEE operations (no fused multiply-adds), the same comparisons with NaN
-// (ordered where the scalar operator is false on NaN, unordered for !=),
-// and the same choices of operand, so the results are the same bits.
+// VectorInstruction: each instruction of the fused element-wise program as
+// an AVX-512 function of its own, 16 floats a step, the last step masked;
+// and the moves of values into and out of the kernel's rows (FillRow,
+// GatherRow, WidenBytes, NarrowBytes) with vector stores. Each function
+// computes lane by lane what ExecuteScalar's expression computes
+// (fused_elementwise.cc): the same IEEE operations (no fused
+// multiply-adds), the same comparisons with NaN (ordered where the scalar
+// operator is false on NaN, unordered for !=), and the same choices of
+// operand, so the results are the same bits. Without AVX-512 (the plain
+// build) VectorInstruction gives nothing and the moves are loops.
 #include <algorithm>
 #include <cstdint>
 #include <limits>

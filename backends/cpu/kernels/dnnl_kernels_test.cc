@@ -17,8 +17,8 @@ namespace webnnm::backends::cpu {
 namespace {
 
 using testing::A;
-using testing::Random;
 using testing::Ran;
+using testing::Random;
 using testing::RunOnce;
 using testing::RunOptions;
 using testing::Tensor;

@@ -17,6 +17,7 @@
 #endif
 
 #include "backends/cpu/kernels/fused_elementwise_program.h"
+#include "backends/cpu/kernels/lanes_avx512.h"
 
 namespace webnnm::backends::cpu {
 
@@ -45,7 +46,7 @@ struct Steps {
         pc(at[in.c]),
         n(count),
         full(count / 16 * 16),
-        tail(static_cast<__mmask16>((1u << (count % 16)) - 1)) {}
+        tail(FirstLanes16(count % 16)) {}
 
   __m512 Load(const float* p, int64_t i, __mmask16 k, int bit) const {
     return k == 0xffff || (in.rows & bit) ? _mm512_loadu_ps(p + i)
@@ -310,20 +311,16 @@ void GatherRow(float* row, const float* from, int64_t from_count,
                const int32_t* index, int64_t n) {
   // A source of up to 32 floats (a broadcast row or column) in two
   // registers, picked from by permutations: gathers cost far more.
-  auto first = [](int64_t c) {
-    return c >= 16
-               ? __mmask16(0xffff)
-               : static_cast<__mmask16>((1u << std::max<int64_t>(c, 0)) - 1);
-  };
   const bool small = from_count <= 32;
-  const __m512 lo = small ? _mm512_maskz_loadu_ps(first(from_count), from)
-                          : _mm512_setzero_ps();
+  const __m512 lo = small
+                        ? _mm512_maskz_loadu_ps(FirstLanes16(from_count), from)
+                        : _mm512_setzero_ps();
   const __m512 hi =
       small && from_count > 16
-          ? _mm512_maskz_loadu_ps(first(from_count - 16), from + 16)
+          ? _mm512_maskz_loadu_ps(FirstLanes16(from_count - 16), from + 16)
           : _mm512_setzero_ps();
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 k = first(n - i);
+    const __mmask16 k = FirstLanes16(n - i);
     const __m512i at = _mm512_maskz_loadu_epi32(k, index + i);
     _mm512_storeu_ps(row + i, small ? _mm512_permutex2var_ps(lo, at, hi)
                                     : _mm512_mask_i32gather_ps(
@@ -333,9 +330,7 @@ void GatherRow(float* row, const float* from, int64_t from_count,
 
 void WidenBytes(float* row, const uint8_t* from, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 k = n - i >= 16
-                            ? __mmask16(0xffff)
-                            : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 k = FirstLanes16(n - i);
     const __m128i bytes = _mm_maskz_loadu_epi8(k, from + i);
     _mm512_storeu_ps(row + i, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes)));
   }
@@ -343,9 +338,7 @@ void WidenBytes(float* row, const uint8_t* from, int64_t n) {
 
 void NarrowBytes(uint8_t* to, const float* row, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 k = n - i >= 16
-                            ? __mmask16(0xffff)
-                            : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 k = FirstLanes16(n - i);
     // Truncated toward zero, the low byte kept: static_cast<uint8_t> of
     // the values 0..255 a register of bytes holds.
     _mm_mask_storeu_epi8(

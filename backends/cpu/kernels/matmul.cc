@@ -16,13 +16,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/lanes_avx512.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
 
@@ -279,8 +276,7 @@ class SmallMatmulKernel : public Kernel {
   // permutations — so that lane q sums exactly what Rows sums for (i, j).
   void Tile(const float* a, const float* b, float* y) const {
     __m512d acc[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
-    const __mmask8 m_lanes = static_cast<__mmask8>((1u << m_) - 1);
-    const __mmask8 n_lanes = static_cast<__mmask8>((1u << n_) - 1);
+    const __mmask8 m_lanes = FirstLanes8(m_), n_lanes = FirstLanes8(n_);
     for (int64_t p = 0; p < k_; ++p) {
       const __m512d column = _mm512_cvtps_pd(
           _mm256_maskz_loadu_ps(m_lanes, a + p * a_step_.second));
@@ -292,15 +288,7 @@ class SmallMatmulKernel : public Kernel {
                                   _mm512_permutexvar_pd(tile_j_[h], row)));
       }
     }
-    const int64_t count = m_ * n_;
-    _mm256_mask_storeu_ps(
-        y, static_cast<__mmask8>(count >= 8 ? 0xff : (1u << count) - 1),
-        _mm512_cvtpd_ps(acc[0]));
-    if (count > 8) {
-      _mm256_mask_storeu_ps(y + 8,
-                            static_cast<__mmask8>((1u << (count - 8)) - 1),
-                            _mm512_cvtpd_ps(acc[1]));
-    }
+    StoreNarrowed16(y, m_ * n_, acc[0], acc[1]);
   }
 
   // Rows at a time with the same sums (a small layer's forward matmul):
@@ -308,26 +296,13 @@ class SmallMatmulKernel : public Kernel {
   // of doubles; lane q = i n + j of the tile's result, to which each p adds
   // a[i][p] b[p][j], picked from them by permutations.
   void RowTiles(const float* a, const float* b, float* y) const {
-    const __mmask8 n_lanes = static_cast<__mmask8>((1u << n_) - 1);
+    const __mmask8 n_lanes = FirstLanes8(n_);
     __m512d b_lo = _mm512_setzero_pd(), b_hi = _mm512_setzero_pd();
-    if (b_whole_) {  // b's k n values as stored, as doubles
-      const int64_t values = k_ * n_;
-      const __m512 all = _mm512_maskz_loadu_ps(
-          static_cast<__mmask16>(values >= 16 ? 0xffff : (1u << values) - 1),
-          b);
-      b_lo = _mm512_cvtps_pd(_mm512_castps512_ps256(all));
-      b_hi = _mm512_cvtps_pd(
-          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(all), 1)));
-    }
+    if (b_whole_) WidenFloats16(b, k_ * n_, b_lo, b_hi);  // as stored
     for (int64_t i0 = 0; i0 < m_; i0 += row_tile_) {
       const int64_t rows = std::min(row_tile_, m_ - i0);
-      const int64_t floats = rows * k_, count = rows * n_;
-      const __m512 block = _mm512_maskz_loadu_ps(
-          static_cast<__mmask16>(floats >= 16 ? 0xffff : (1u << floats) - 1),
-          a + i0 * k_);
-      const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(block));
-      const __m512d hi = _mm512_cvtps_pd(
-          _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(block), 1)));
+      __m512d lo, hi;  // the tile's rows of a
+      WidenFloats16(a + i0 * k_, rows * k_, lo, hi);
       __m512d acc[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
       for (int64_t p = 0; p < k_; ++p) {
         const __m512i at = _mm512_set1_epi64(p);
@@ -345,15 +320,7 @@ class SmallMatmulKernel : public Kernel {
           acc[h] = _mm512_add_pd(acc[h], _mm512_mul_pd(x, w));
         }
       }
-      float* out = y + i0 * n_;
-      _mm256_mask_storeu_ps(
-          out, static_cast<__mmask8>(count >= 8 ? 0xff : (1u << count) - 1),
-          _mm512_cvtpd_ps(acc[0]));
-      if (count > 8) {
-        _mm256_mask_storeu_ps(out + 8,
-                              static_cast<__mmask8>((1u << (count - 8)) - 1),
-                              _mm512_cvtpd_ps(acc[1]));
-      }
+      StoreNarrowed16(y + i0 * n_, rows * n_, acc[0], acc[1]);
     }
   }
 

@@ -11,25 +11,24 @@
 // Accumulators are allocated when the kernel is made, never in Run().
 // Reductions along trailing axes (each result a contiguous row) or leading
 // ones (each a column) fold without the plan's walk, in the same order;
-// short float32 rows (a classifier's classes: argMax, log-sum-exp) and
-// float32 sums into a few columns (bias gradients) run on AVX-512, eight
-// or sixteen rows at a time, the same operations in the same order.
+// short float32 rows (a classifier's classes: argMax, log-sum-exp;
+// short_rows.h) and float32 sums into a few columns (bias gradients) run
+// on AVX-512, eight or sixteen rows at a time, the same operations in the
+// same order.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/exp_doubles.h"
 #include "backends/cpu/kernels/factories.h"
+#include "backends/cpu/kernels/lanes_avx512.h"
 #include "backends/cpu/kernels/shape_util.h"
+#include "backends/cpu/kernels/short_rows.h"
 #include "engine/base/float16.h"
 #include "engine/base/strings.h"
 
@@ -221,61 +220,6 @@ std::unique_ptr<Kernel> Reduction(const KernelIO& io,
       });
 }
 
-#if defined(__AVX512F__)
-// reduceLogSumExp over short contiguous float32 rows (a loss's classes),
-// eight rows at a time: lane r of value k holds row r's k-th element
-// (gathered), so that the maxima (MaxOf), shifts, differences and sums of
-// eight rows take one vector operation each, in the order of the scalar
-// loop below — the same bits; then each row's logarithm. `e`: the rows
-// rounded up to eight, times `n`; max, shift, sum: the rows rounded up.
-void LogSumExpShortRows(const float* x, float* y, int64_t rows, int64_t n,
-                        double* e, double* max, double* shift, double* sum) {
-  const __m256i lane =
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                         _mm256_set1_epi32(static_cast<int>(n)));
-  const __m512d infinity =
-      _mm512_set1_pd(std::numeric_limits<double>::infinity());
-  const int64_t blocks = (rows + 7) / 8;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t left = rows - b * 8;
-    const __mmask8 live =
-        left >= 8 ? __mmask8(0xff) : static_cast<__mmask8>((1u << left) - 1);
-    const float* base = x + b * 8 * n;
-    double* block = e + b * 8 * n;  // value k at block + 8 k
-    __m512d m = _mm512_set1_pd(-std::numeric_limits<double>::infinity());
-    for (int64_t k = 0; k < n; ++k) {
-      const __m512d v = _mm512_cvtps_pd(_mm256_mmask_i32gather_ps(
-          _mm256_setzero_ps(), live, lane, base + k, 4));
-      // MaxOf(m, v): v if NaN, else the larger (m on ties).
-      m = _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(m, v, _CMP_LT_OQ), v);
-      m = _mm512_mask_mov_pd(m, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), v);
-      _mm512_storeu_pd(block + 8 * k, v);
-    }
-    // An infinite or NaN maximum shifts by 0.
-    const __m512d sh = _mm512_maskz_mov_pd(
-        _mm512_cmp_pd_mask(_mm512_abs_pd(m), infinity, _CMP_LT_OQ), m);
-    for (int64_t k = 0; k < n; ++k) {
-      _mm512_storeu_pd(block + 8 * k,
-                       _mm512_sub_pd(_mm512_loadu_pd(block + 8 * k), sh));
-    }
-    _mm512_storeu_pd(max + b * 8, m);
-    _mm512_storeu_pd(shift + b * 8, sh);
-  }
-  ExpDoubles(e, blocks * 8 * n);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const double* block = e + b * 8 * n;
-    __m512d total = _mm512_setzero_pd();
-    for (int64_t k = 0; k < n; ++k) {
-      total = _mm512_add_pd(total, _mm512_loadu_pd(block + 8 * k));
-    }
-    _mm512_storeu_pd(sum + b * 8, total);
-  }
-  for (int64_t j = 0; j < rows; ++j) {
-    Put(y + j, std::isnan(max[j]) ? max[j] : shift[j] + std::log(sum[j]));
-  }
-}
-#endif
-
 // reduceLogSumExp: max + ln(sum e^(x - max)), the maximum found first.
 template <typename T>
 std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
@@ -291,7 +235,7 @@ std::unique_ptr<Kernel> LogSumExp(const KernelIO& io,
   if constexpr (std::is_same_v<T, float>) {
     if (rows && layout.per_out >= 1 && layout.per_out <= 16 && count >= 8) {
       const int64_t n = layout.per_out;
-      std::vector<double> e((count + 7) / 8 * 8 * n), max(count + 7),
+      std::vector<double> e(ShortRowsScratch(count, n)), max(count + 7),
           shift(count + 7), sum(count + 7);
       return MakeFunctionKernel([=]() mutable {
         LogSumExpShortRows(x, y, count, n, e.data(), max.data(), shift.data(),
@@ -398,7 +342,7 @@ std::unique_ptr<Kernel> SumColumns(const KernelIO& io,
   if (count < 2 || count > 8 || rows < 2) return nullptr;
   const float* x = reinterpret_cast<const float*>(io.in[0]);
   float* y = reinterpret_cast<float*>(io.out[0]);
-  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
+  const __mmask8 lanes = FirstLanes8(count);
   return MakeFunctionKernel([=]() {
     __m512d acc = _mm512_setzero_pd();
     for (int64_t r = 0; r < rows; ++r) {
@@ -508,47 +452,6 @@ inline bool Better(C v, C best) {
   }
   return better;
 }
-
-#if defined(__AVX512F__)
-// argMax/argMin along short contiguous float32 rows (a classifier's few
-// scores), 16 rows at a time: lane r reads row r's k-th value (a gather)
-// and keeps its best as Better does, so the indices are the same.
-template <bool kMax, typename I>
-void ArgShortRows(const float* x, I* y, int64_t rows, int64_t length) {
-  const __m512i lane = _mm512_mullo_epi32(
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-      _mm512_set1_epi32(static_cast<int>(length)));
-  const __m512 zero = _mm512_setzero_ps();
-  for (int64_t o = 0; o < rows; o += 16) {
-    const __mmask16 live = rows - o >= 16
-                               ? __mmask16(0xffff)
-                               : static_cast<__mmask16>((1u << (rows - o)) - 1);
-    const float* base = x + o * length;
-    __m512 best = _mm512_mask_i32gather_ps(zero, live, lane, base, 4);
-    __m512i at = _mm512_setzero_si512();
-    for (int64_t k = 1; k < length; ++k) {
-      const __m512 v = _mm512_mask_i32gather_ps(zero, live, lane, base + k, 4);
-      const __mmask16 better =
-          _mm512_cmp_ps_mask(v, best, kMax ? _CMP_GT_OQ : _CMP_LT_OQ) |
-          (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) &
-           _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q));
-      best = _mm512_mask_mov_ps(best, better, v);
-      at = _mm512_mask_mov_epi32(at, better,
-                                 _mm512_set1_epi32(static_cast<int>(k)));
-    }
-    if constexpr (sizeof(I) == 4) {
-      _mm512_mask_storeu_epi32(y + o, live, at);
-    } else {
-      _mm512_mask_storeu_epi64(
-          y + o, static_cast<__mmask8>(live),
-          _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
-      _mm512_mask_storeu_epi64(
-          y + o + 8, static_cast<__mmask8>(live >> 8),
-          _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
-    }
-  }
-}
-#endif
 
 template <typename T, typename I, bool kMax>
 std::unique_ptr<Kernel> ArgReduce(const KernelIO& io, AxisSplit s) {

@@ -7,15 +7,12 @@
 #include <cmath>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/exp_doubles.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
+#include "backends/cpu/kernels/short_rows.h"
 
 namespace webnnm::backends::cpu {
 namespace {
@@ -27,61 +24,6 @@ inline double FMax(double a, double b) {
   if (std::isnan(a)) return b;
   return a > b ? a : b;
 }
-
-#if defined(__AVX512F__)
-// FMax on eight lanes.
-inline __m512d FMax(__m512d a, __m512d b) {
-  __m512d r = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_GT_OQ), b, a);
-  return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q), a);
-}
-
-// SmallSoftmax over short contiguous rows (a classifier's few classes),
-// eight rows at a time: lane r of value k holds row r's k-th element
-// (gathered), so that the maxima, differences, sums and divisions of eight
-// rows take one vector operation each — the same operations in the same
-// order as the scalar loop, so the same bits. `e`: room for the rows
-// rounded up to eight, times `length`.
-void SoftmaxShortRows(const float* x, float* y, int64_t rows, int64_t length,
-                      double* e) {
-  const __m256i lane =
-      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                         _mm256_set1_epi32(static_cast<int>(length)));
-  const int64_t blocks = (rows + 7) / 8;
-  auto live = [rows](int64_t b) {
-    const int64_t left = rows - b * 8;
-    return left >= 8 ? __mmask8(0xff) : static_cast<__mmask8>((1u << left) - 1);
-  };
-  for (int64_t b = 0; b < blocks; ++b) {
-    const float* base = x + b * 8 * length;
-    double* block = e + b * 8 * length;  // value k at block + 8 k
-    __m512d max;
-    for (int64_t k = 0; k < length; ++k) {
-      const __m512d v = _mm512_cvtps_pd(_mm256_mmask_i32gather_ps(
-          _mm256_setzero_ps(), live(b), lane, base + k, 4));
-      max = k == 0 ? v : FMax(max, v);
-      _mm512_storeu_pd(block + 8 * k, v);
-    }
-    for (int64_t k = 0; k < length; ++k) {
-      _mm512_storeu_pd(block + 8 * k,
-                       _mm512_sub_pd(_mm512_loadu_pd(block + 8 * k), max));
-    }
-  }
-  ExpDoubles(e, blocks * 8 * length);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const double* block = e + b * 8 * length;
-    __m512d total = _mm512_setzero_pd();
-    for (int64_t k = 0; k < length; ++k) {
-      total = _mm512_add_pd(total, _mm512_loadu_pd(block + 8 * k));
-    }
-    float* out = y + b * 8 * length;
-    for (int64_t k = 0; k < length; ++k) {
-      const __m256 q =
-          _mm512_cvtpd_ps(_mm512_div_pd(_mm512_loadu_pd(block + 8 * k), total));
-      _mm256_mask_i32scatter_ps(out + k, live(b), lane, q, 4);
-    }
-  }
-}
-#endif
 
 // y = e^(x - max) / Σ e^(x - max) along `axis`, in double, rounded once.
 // The differences from each row's maximum are gathered first and
@@ -96,7 +38,7 @@ MadeKernel SmallSoftmax(const KernelIO& io, int axis) {
   // divisions run as one flat loop.
 #if defined(__AVX512F__)
   if (inner == 1 && length <= 16 && outer >= 8) {
-    std::vector<double> e((outer + 7) / 8 * 8 * length);
+    std::vector<double> e(ShortRowsScratch(outer, length));
     return MakeFunctionKernel(
         [=]() mutable { SoftmaxShortRows(x, y, outer, length, e.data()); });
   }

@@ -7,6 +7,7 @@
 #define WEBNNM_ENGINE_BASE_PHILOX_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace webnnm {
@@ -14,6 +15,13 @@ namespace webnnm {
 using PhiloxBlock = std::array<uint32_t, 4>;
 
 PhiloxBlock Philox4x32(PhiloxBlock counter, uint64_t key);
+
+// The blocks of n consecutive counters: out[i] = Philox4x32(counter with
+// word 0 + i (mod 2^32), key) for i < n — the same words, eight blocks at
+// a time where the CPU has AVX-512 (a shuffle draws one block per
+// element).
+void Philox4x32Run(PhiloxBlock counter, uint64_t key, PhiloxBlock* out,
+                   size_t n);
 
 // A float uniform in [0, 1) from 24 random bits.
 inline float UniformFloat(uint32_t bits) {

@@ -99,12 +99,21 @@ void StartMomenta(const std::vector<std::string>& trained, TrainState& state) {
 std::vector<int64_t> EpochOrder(const std::vector<int64_t>& samples,
                                 uint64_t seed, int epoch) {
   std::vector<int64_t> order = samples;
-  for (int64_t i = static_cast<int64_t>(order.size()) - 1; i > 0; --i) {
-    PhiloxBlock bits = Philox4x32(
-        {static_cast<uint32_t>(i), static_cast<uint32_t>(epoch), 0x5eed, 0},
-        seed);
-    int64_t j = static_cast<int64_t>(bits[0] % static_cast<uint32_t>(i + 1));
-    std::swap(order[i], order[j]);
+  // Fisher–Yates from the last element down: element i swaps with the one
+  // that word 0 of Philox block (i, epoch, 0x5eed, 0) draws; the blocks of
+  // a run of elements computed at once.
+  constexpr int64_t kRun = 256;
+  PhiloxBlock bits[kRun];
+  for (int64_t high = static_cast<int64_t>(order.size()) - 1; high > 0;
+       high -= kRun) {
+    const int64_t low = std::max<int64_t>(1, high - kRun + 1);
+    Philox4x32Run(
+        {static_cast<uint32_t>(low), static_cast<uint32_t>(epoch), 0x5eed, 0},
+        seed, bits, static_cast<size_t>(high - low + 1));
+    for (int64_t i = high; i >= low; --i) {
+      const int64_t j = bits[i - low][0] % static_cast<uint32_t>(i + 1);
+      std::swap(order[i], order[j]);
+    }
   }
   return order;
 }

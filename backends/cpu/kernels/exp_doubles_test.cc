@@ -1,5 +1,6 @@
-// ExpDoubles against std::exp: within two units in the last place, the
-// same floats when rounded, special values and array tails.
+// ExpDoubles against std::exp and LogDoubles against std::log: within two
+// units in the last place, the same floats when rounded, special values
+// and array tails.
 #include "backends/cpu/kernels/exp_doubles.h"
 
 #include <cmath>
@@ -60,6 +61,58 @@ TEST(ExpDoubles, SpecialValuesAndTails) {
       EXPECT_NEAR(v[i], std::exp(-0.37 * i), 4.5e-16) << n << " " << i;
     }
     EXPECT_EQ(v[n], -0.37 * n) << n;
+  }
+}
+
+TEST(LogDoubles, AgreesWithStdLogToTheLastPlaceOrTwo) {
+  std::vector<double> x;
+  // A log-sum-exp's sums of a row's exponentials, [1, 64], finely (and
+  // just above 1, where the logarithm is small), and the whole normal
+  // range coarsely.
+  for (int i = 0; i <= 400000; ++i) x.push_back(1.0 + 63.0 * i / 400000.0);
+  for (int i = 1; i <= 20000; ++i) x.push_back(1.0 + i * 1e-12);
+  for (int i = 0; i <= 20000; ++i) {
+    x.push_back(std::pow(10.0, -307.0 + 614.0 * i / 20000.0));
+  }
+  std::vector<double> got = x;
+  LogDoubles(got.data(), static_cast<int64_t>(got.size()));
+  int64_t float_mismatches = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = std::log(x[i]);
+    ASSERT_NEAR(got[i], want, 4.5e-16 * std::abs(want)) << "x = " << x[i];
+    float_mismatches += static_cast<float>(got[i]) != static_cast<float>(want);
+  }
+  // Rounded to float the two differ only within ~2^-28 of a boundary.
+  EXPECT_EQ(float_mismatches, 0);
+}
+
+TEST(LogDoubles, SpecialValuesAndTails) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x = {
+      0.0, -0.0,   inf,      -inf,  nan, -1.0,   1.0,  2.0,
+      0.5, 1e-310, 4.9e-324, 1e308, 3.0, 1.4999, 0.75, 2.2250738585072014e-308};
+  std::vector<double> got = x;
+  LogDoubles(got.data(), static_cast<int64_t>(got.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    SCOPED_TRACE(x[i]);
+    const double want = std::log(x[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i]));
+    } else if (std::isinf(want) || want == 0.0) {
+      EXPECT_EQ(got[i], want);
+    } else {
+      EXPECT_NEAR(got[i], want, 4.5e-16 * std::abs(want));
+    }
+  }
+  for (int n = 0; n <= 19; ++n) {
+    std::vector<double> v(n + 1);
+    for (int i = 0; i <= n; ++i) v[i] = 1.0 + 0.37 * i;
+    LogDoubles(v.data(), n);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(v[i], std::log(1.0 + 0.37 * i), 4.5e-16 * 4) << n << " " << i;
+    }
+    EXPECT_EQ(v[n], 1.0 + 0.37 * n) << "past the end, n = " << n;
   }
 }
 

@@ -105,9 +105,9 @@ void LogSumExpShortRows(const float* x, float* y, int64_t rows, int64_t length,
   for (int64_t b = 0; b < blocks; ++b) {
     _mm512_storeu_pd(sum + b * 8, RowSums(e + b * length * 8, length));
   }
+  LogDoubles(sum, rows);
   for (int64_t j = 0; j < rows; ++j) {
-    y[j] = static_cast<float>(std::isnan(max[j]) ? max[j]
-                                                 : shift[j] + std::log(sum[j]));
+    y[j] = static_cast<float>(std::isnan(max[j]) ? max[j] : shift[j] + sum[j]);
   }
 }
 

@@ -24,7 +24,8 @@ void SoftmaxShortRows(const float* x, float* y, int64_t rows, int64_t length,
                       double* e);
 
 // reduceLogSumExp of each row: y = max + ln(sum e^(x - max)), the maximum
-// as reduce.cc's MaxOf (NaN wins), shifted by 0 when infinite or NaN.
+// as reduce.cc's MaxOf (NaN wins), shifted by 0 when infinite or NaN; the
+// exponentials and logarithms eight at a time (ExpDoubles, LogDoubles).
 // `e`: ShortRowsScratch doubles; max, shift, sum: rows + 7 doubles each.
 void LogSumExpShortRows(const float* x, float* y, int64_t rows, int64_t length,
                         double* e, double* max, double* shift, double* sum);

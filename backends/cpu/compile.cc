@@ -362,6 +362,8 @@ absl::Status CpuExecutable::Compiler::MakeKernels() {
 absl::Status CpuExecutable::Compiler::KeepCarriedOutputs() {
   ASSIGN_OR_RETURN(exe_.carries_,
                    exe_.ResolveCarries(graph_, options_.carries));
+  exe_.carried_output_.assign(exe_.output_views_.size(), false);
+  for (const auto& [out, in] : exe_.carries_) exe_.carried_output_[out] = true;
   for (size_t out = 0; out < exe_.output_views_.size(); ++out) {
     for (const auto& [carried_out, in] : exe_.carries_) {
       if (exe_.output_views_[out].data() != exe_.input_views_[in].data() ||

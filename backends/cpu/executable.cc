@@ -32,9 +32,7 @@ CpuExecutable::Buffer CpuExecutable::Allocate(size_t bytes) {
 std::span<std::byte> CpuExecutable::input(size_t i) { return input_views_[i]; }
 
 std::span<const std::byte> CpuExecutable::output(size_t i) const {
-  for (const auto& [out, in] : carries_) {
-    if (out == static_cast<int>(i)) return {};
-  }
+  if (carried_output_[i]) return {};
   return output_views_[i];
 }
 

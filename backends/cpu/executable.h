@@ -62,6 +62,7 @@ class CpuExecutable : public Executable {
   // Carried (output, input) pairs: copied after each run unless the output
   // was computed in place (in_place_carries_ of them).
   std::vector<std::pair<int, int>> carries_;
+  std::vector<bool> carried_output_;  // by output: one of carries_'
   int in_place_carries_ = 0;
   // (input, own buffer of an output that is a carried input): copied
   // before the carries overwrite the input.

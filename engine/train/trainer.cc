@@ -11,6 +11,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "engine/train/buckets.h"
+#include "engine/train/evaluator.h"
 #include "engine/train/expert.h"
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"

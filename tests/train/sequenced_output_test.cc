@@ -17,6 +17,7 @@
 
 #include "backends/backend.h"
 #include "engine/check.h"
+#include "engine/train/evaluator.h"
 #include "engine/train/feeder.h"
 #include "engine/train/graphs.h"
 #include "engine/train/trainer.h"

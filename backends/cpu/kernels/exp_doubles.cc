@@ -71,32 +71,42 @@ __m512d LogPd(__m512d x) {
   return _mm512_fmadd_pd(k, _mm512_set1_pd(6.93147180369123816490e-01), small);
 }
 
+// v[i] = f(v[i]) for i < n, eight lanes at a time by `vector` (f on the
+// lanes `usable` accepts), the others by `scalar` (the C library's f).
+template <typename Usable, typename Vector, typename Scalar>
+void EightAtATime(double* v, int64_t n, Usable usable, Vector vector,
+                  Scalar scalar) {
+  for (int64_t i = 0; i < n; i += 8) {
+    const int64_t left = n - i;
+    const __mmask8 mask =
+        left >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << left) - 1);
+    const __m512d x = _mm512_maskz_loadu_pd(mask, v + i);
+    _mm512_mask_storeu_pd(v + i, mask, vector(x));
+    const __mmask8 odd = mask & ~usable(x);
+    if (odd != 0) {
+      alignas(64) double in[8];
+      _mm512_store_pd(in, x);
+      for (int j = 0; j < 8; ++j) {
+        if ((odd >> j) & 1) v[i + j] = scalar(in[j]);
+      }
+    }
+  }
+}
+
 #endif  // __AVX512F__
 
 }  // namespace
 
 void ExpDoubles(double* v, int64_t n) {
 #if defined(__AVX512F__)
+  // At most 700 in magnitude (not NaN).
   const __m512d limit = _mm512_set1_pd(700.0);
-  for (int64_t i = 0; i < n; i += 8) {
-    const int64_t left = n - i;
-    const __mmask8 mask =
-        left >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << left) - 1);
-    const __m512d x = _mm512_maskz_loadu_pd(mask, v + i);
-    // Not <= 700 in magnitude (NaNs included): std::exp.
-    const __mmask8 odd =
-        _mm512_mask_cmp_pd_mask(mask, _mm512_abs_pd(x), limit, _CMP_NLE_UQ);
-    if (odd != 0) {
-      alignas(64) double in[8];
-      _mm512_store_pd(in, x);
-      _mm512_mask_storeu_pd(v + i, mask, ExpPd(x));
-      for (int j = 0; j < 8; ++j) {
-        if ((odd >> j) & 1) v[i + j] = std::exp(in[j]);
-      }
-      continue;
-    }
-    _mm512_mask_storeu_pd(v + i, mask, ExpPd(x));
-  }
+  EightAtATime(
+      v, n,
+      [&](__m512d x) {
+        return _mm512_cmp_pd_mask(_mm512_abs_pd(x), limit, _CMP_LE_OQ);
+      },
+      ExpPd, [](double x) { return std::exp(x); });
 #else
   for (int64_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
 #endif
@@ -104,29 +114,16 @@ void ExpDoubles(double* v, int64_t n) {
 
 void LogDoubles(double* v, int64_t n) {
 #if defined(__AVX512F__)
+  // A positive normal number (not NaN).
   const __m512d smallest = _mm512_set1_pd(2.2250738585072014e-308);
   const __m512d infinity = _mm512_set1_pd(HUGE_VAL);
-  for (int64_t i = 0; i < n; i += 8) {
-    const int64_t left = n - i;
-    const __mmask8 mask =
-        left >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << left) - 1);
-    const __m512d x = _mm512_maskz_loadu_pd(mask, v + i);
-    // Not a positive normal number (NaNs included): std::log.
-    const __mmask8 normal =
-        _mm512_mask_cmp_pd_mask(mask, x, smallest, _CMP_GE_OQ) &
-        _mm512_cmp_pd_mask(x, infinity, _CMP_LT_OQ);
-    const __mmask8 odd = mask & ~normal;
-    if (odd != 0) {
-      alignas(64) double in[8];
-      _mm512_store_pd(in, x);
-      _mm512_mask_storeu_pd(v + i, mask, LogPd(x));
-      for (int j = 0; j < 8; ++j) {
-        if ((odd >> j) & 1) v[i + j] = std::log(in[j]);
-      }
-      continue;
-    }
-    _mm512_mask_storeu_pd(v + i, mask, LogPd(x));
-  }
+  EightAtATime(
+      v, n,
+      [&](__m512d x) {
+        return _mm512_cmp_pd_mask(x, smallest, _CMP_GE_OQ) &
+               _mm512_cmp_pd_mask(x, infinity, _CMP_LT_OQ);
+      },
+      LogPd, [](double x) { return std::log(x); });
 #else
   for (int64_t i = 0; i < n; ++i) v[i] = std::log(v[i]);
 #endif

@@ -20,9 +20,9 @@ constexpr uint32_t kBump1 = 0xBB67AE85;
 __attribute__((target("avx512f"))) void EightBlocks(PhiloxBlock counter,
                                                     uint64_t key,
                                                     PhiloxBlock* out) {
+  // 32-bit additions: word 0 wraps within its lane's low half.
   __m512i c0 = _mm512_add_epi32(_mm512_set1_epi64(counter[0]),
                                 _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-  c0 = _mm512_and_si512(c0, _mm512_set1_epi64(0xFFFFFFFF));  // wraps
   __m512i c1 = _mm512_set1_epi64(counter[1]);
   __m512i c2 = _mm512_set1_epi64(counter[2]);
   __m512i c3 = _mm512_set1_epi64(counter[3]);

@@ -23,7 +23,7 @@ TEST(Philox, KnownAnswers) {
 // A run of counters gives each counter's block — across the eight-block
 // vectors and the tail, and where word 0 wraps past 2^32.
 TEST(Philox, RunsGiveEachCountersBlock) {
-  for (uint32_t first : {0u, 5u, 0xfffffff0u}) {
+  for (uint32_t first : {0u, 5u, 0xfffffff0u, 0xfffffffcu}) {
     for (size_t n : {0, 1, 7, 8, 9, 17, 64, 100}) {
       const PhiloxBlock counter{first, 3, 0x5eed, 11};
       const uint64_t key = 0x0123456789abcdef ^ (n * 977);

@@ -185,8 +185,9 @@ absl::Status Feeder::Bind(backends::Executable& exe) {
   if (data_.ragged()) {
     step_mask_ = exe.FindInput(kStepMaskInput);
     if (step_mask_ < 0) {
-      return absl::InternalError("a graph for ragged sequences lacks the "
-                                 "step mask");
+      return absl::InternalError(
+          "a graph for ragged sequences lacks the "
+          "step mask");
     }
     step_mask_values_.assign(steps_ * batch_, 0.0f);
   }
@@ -392,18 +393,18 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
       const float* values = inputs[i] < 0
                                 ? data.features(0)
                                 : data.more_inputs()[inputs[i]].values.data();
-      RETURN_IF_ERROR(CheckIntegers(e.name, in.dtype, values, data.count(),
-                                    have_values));
+      RETURN_IF_ERROR(
+          CheckIntegers(e.name, in.dtype, values, data.count(), have_values));
     }
     if (StepsOf(in).sequenced) continue;
     int64_t width = 1;
     for (int64_t d : in.FeatureShape()) width *= d;
     if (width != have_values) {
-      return absl::InvalidArgumentError(StrCat(
-          "the model input '", e.name, "' has shape ",
-          ir::ShapeToString(in.FeatureShape()), " (", width,
-          " values) but the dataset's samples have ", have_values,
-          " features"));
+      return absl::InvalidArgumentError(
+          StrCat("the model input '", e.name, "' has shape ",
+                 ir::ShapeToString(in.FeatureShape()), " (", width,
+                 " values) but the dataset's samples have ", have_values,
+                 " features"));
     }
   }
   ASSIGN_OR_RETURN(std::vector<size_t> match, MatchTargets(data, specs));

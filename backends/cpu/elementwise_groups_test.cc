@@ -67,6 +67,11 @@ struct Net {
     Put(name, v.data(), v.size());
     return b.Input(name, Type(ir::DType::kUint8, shape));
   }
+  // One uint8 element of value v.
+  ir::ValueId Flag(const std::string& name, uint8_t v) {
+    Put(name, &v, 1);
+    return b.Input(name, Type(ir::DType::kUint8, {}));
+  }
   void Put(const std::string& name, const void* p, size_t bytes) {
     std::vector<std::byte>& d = data[name];
     d.resize(bytes);
@@ -177,6 +182,34 @@ TEST(ElementwiseGroups, LargeGroupsStreamOnEveryThread) {
     EXPECT_THAT(SameBitsFusedOrNot(net, threads),
                 ElementsAre("mul+add+mul+sub+where+where: C++ (6 operations "
                             "in one pass)"));
+  }
+}
+
+TEST(ElementwiseGroups, UpdatesAppliedOrNotMatchTheirOwnKernels) {
+  // The fused kernel drops wheres of a known one-element condition and
+  // joins products to their sums (kernels/fused_elementwise_program.h):
+  // sgdm with weight decay, nesterov and lion's blends, applied (1 or 255)
+  // or not, with a chosen value also stored for another reader.
+  for (uint8_t applied : {0, 1, 255}) {
+    SCOPED_TRACE(int(applied));
+    Net net;
+    ir::ValueId w = net.F("w", {37, 29}), g = net.F("g", {37, 29});
+    ir::ValueId m = net.F("m", {37, 29}), lr = net.F("lr", {});
+    ir::ValueId beta = net.F("beta", {}), decay = net.F("decay", {});
+    ir::ValueId apply = net.Flag("apply", applied);
+    ir::ValueId gd = net.Op("add", {g, net.Op("mul", {w, decay})});
+    ir::ValueId m2 = net.Op("add", {net.Op("mul", {m, beta}), gd});
+    ir::ValueId ahead = net.Op("add", {gd, net.Op("mul", {m2, beta})});
+    ir::ValueId w2 = net.Op("sub", {w, net.Op("mul", {ahead, lr})});
+    ir::ValueId blend =
+        net.Op("add", {net.Op("mul", {m, beta}), net.Op("mul", {g, decay})});
+    ir::ValueId w3 = net.Op("sub", {net.Op("mul", {blend, lr}), w});
+    net.b.Output("w2", net.Op("where", {apply, w2, w}));
+    net.b.Output("m2", net.Op("where", {apply, m2, m}));
+    net.OutputWithFollower("w3", net.Op("where", {apply, w3, w2}));
+    net.b.Output("blend", net.Op("where", {apply, m, blend}));
+    EXPECT_THAT(SameBitsFusedOrNot(net),
+                ElementsAre(HasSubstr("18 operations in one pass")));
   }
 }
 

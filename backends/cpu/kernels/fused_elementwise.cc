@@ -231,6 +231,23 @@ void ExecuteScalar(const Instruction& in, float* const* at, int64_t n) {
       WEBNNM_EACH(float(std::isinf(a[i])));
     case Code::kWhere:
       WEBNNM_EACH(a[i] != 0 ? b[i] : c[i]);
+      // The product its own statement: rounded before the sum (no
+      // contraction into a fused multiply-add).
+#define WEBNNM_PRODUCT_THEN(expression) \
+  for (int64_t i = 0; i < n; ++i) {     \
+    const float product = a[i] * b[i];  \
+    d[i] = (expression);                \
+  }                                     \
+  break
+    case Code::kMulAdd:
+      WEBNNM_PRODUCT_THEN(product + c[i]);
+    case Code::kAddMul:
+      WEBNNM_PRODUCT_THEN(c[i] + product);
+    case Code::kMulSub:
+      WEBNNM_PRODUCT_THEN(product - c[i]);
+    case Code::kSubMul:
+      WEBNNM_PRODUCT_THEN(c[i] - product);
+#undef WEBNNM_PRODUCT_THEN
 #undef WEBNNM_EACH
   }
 }
@@ -243,13 +260,17 @@ bool IsInPlace(const Register& g) {
   return g.data != nullptr && !g.one && g.gather.empty() && !g.byte;
 }
 
+// The most one-element where conditions a kernel specializes its program
+// for (2^3 programs at most); others are computed.
+constexpr size_t kMaxConditions = 3;
+
 class FusedElementwiseKernel : public Kernel {
  public:
   FusedElementwiseKernel(int64_t count, std::vector<Register> registers,
                          std::vector<Instruction> program)
       : count_(count),
+        operations_(program.size()),
         registers_(std::move(registers)),
-        program_(std::move(program)),
         rows_(registers_.size() * kBlock),
         at_(registers_.size()) {
     for (size_t r = 0; r < registers_.size(); ++r) {
@@ -265,23 +286,17 @@ class FusedElementwiseKernel : public Kernel {
         in_place_.push_back(r);
       }
     }
-    for (Instruction& in : program_) {
-      auto row = [&](int r) { return !IsInPlace(registers_[r]); };
-      in.rows = (row(in.dst) ? 1 : 0) | (row(in.a) ? 2 : 0) |
-                (row(in.b) ? 4 : 0) | (row(in.c) ? 8 : 0);
-      in.run = VectorInstruction(in.code);
-      if (in.run == nullptr) in.run = ExecuteScalar;
-    }
+    MakePrograms(program);
   }
 
   absl::Status Run() override {
     float** at = at_.data();
-    for (size_t r : ones_) {  // one value for every element
-      const Register& g = registers_[r];
-      const float v = g.byte ? float(*reinterpret_cast<uint8_t*>(g.data))
-                             : *reinterpret_cast<float*>(g.data);
-      FillRow(at[r], v, std::min(count_, kBlock));
+    for (size_t r : ones_) FillRow(at[r], One(r), std::min(count_, kBlock));
+    size_t variant = 0;  // by the value of each condition
+    for (size_t k = 0; k < conditions_.size(); ++k) {
+      if (One(conditions_[k]) != 0) variant |= size_t{1} << k;
     }
+    const std::vector<Instruction>& program = programs_[variant];
     for (int64_t base = 0; base < count_; base += kBlock) {
       const int64_t n = std::min(kBlock, count_ - base);
       for (size_t r : in_place_) {
@@ -302,7 +317,7 @@ class FusedElementwiseKernel : public Kernel {
         WidenBytes(at[r], reinterpret_cast<uint8_t*>(registers_[r].data) + base,
                    n);
       }
-      for (const Instruction& in : program_) in.run(in, at, n);
+      for (const Instruction& in : program) in.run(in, at, n);
       for (size_t r : byte_out_) {
         NarrowBytes(reinterpret_cast<uint8_t*>(registers_[r].data) + base,
                     at[r], n);
@@ -312,13 +327,62 @@ class FusedElementwiseKernel : public Kernel {
   }
 
   std::string implementation() const override {
-    return StrCat("C++ (", program_.size(), " operations in one pass)");
+    return StrCat("C++ (", operations_, " operations in one pass)");
   }
 
  private:
+  // The value of one-element register r for this run.
+  float One(size_t r) const {
+    const Register& g = registers_[r];
+    return g.byte ? float(*reinterpret_cast<const uint8_t*>(g.data))
+                  : *reinterpret_cast<const float*>(g.data);
+  }
+
+  // programs_: the members' program rewritten for each value of the
+  // one-element where conditions (fused_elementwise_program.h), each
+  // instruction with its function.
+  void MakePrograms(const std::vector<Instruction>& program) {
+    std::vector<RegisterFacts> facts(registers_.size());
+    for (size_t r = 0; r < registers_.size(); ++r) {
+      const Register& g = registers_[r];
+      facts[r].scratch = g.result && g.data == nullptr;
+      if (IsInPlace(g)) {
+        facts[r].begin = g.data;
+        facts[r].end = g.data + count_ * static_cast<int64_t>(sizeof(float));
+      }
+    }
+    for (const Instruction& in : program) {
+      if (in.code == Code::kWhere && registers_[in.a].one &&
+          conditions_.size() < kMaxConditions &&
+          std::find(conditions_.begin(), conditions_.end(), size_t(in.a)) ==
+              conditions_.end()) {
+        conditions_.push_back(in.a);
+      }
+    }
+    for (size_t variant = 0; variant < (size_t{1} << conditions_.size());
+         ++variant) {
+      std::vector<int> condition(registers_.size(), -1);
+      for (size_t k = 0; k < conditions_.size(); ++k) {
+        condition[conditions_[k]] = (variant >> k) & 1;
+      }
+      std::vector<Instruction> p = JoinMultiplyThenAdd(
+          SpecializeWheres(program, facts, condition), facts);
+      for (Instruction& in : p) {
+        auto row = [&](int r) { return !IsInPlace(registers_[r]); };
+        in.rows = (row(in.dst) ? 1 : 0) | (row(in.a) ? 2 : 0) |
+                  (row(in.b) ? 4 : 0) | (row(in.c) ? 8 : 0);
+        in.run = VectorInstruction(in.code);
+        if (in.run == nullptr) in.run = ExecuteScalar;
+      }
+      programs_.push_back(std::move(p));
+    }
+  }
+
   int64_t count_;
+  size_t operations_;  // the group's members
   std::vector<Register> registers_;
-  std::vector<Instruction> program_;
+  std::vector<size_t> conditions_;  // one-element registers wheres test
+  std::vector<std::vector<Instruction>> programs_;  // by their values
   std::vector<float> rows_;  // kBlock floats per register
   std::vector<float*> at_;   // where each register's block is
   std::vector<size_t> ones_, gathers_, byte_in_, byte_out_, in_place_;

@@ -21,6 +21,12 @@
 // read once a run, others through an index made when the kernel is.
 // uint8 values live in the registers as their float value (0 or 1 when an
 // operation made them) and are stored back as bytes.
+// The program is rewritten once per value of its one-element `where`
+// conditions (an optimizer's "apply this step" flag), and the run picks
+// its program by them: a decided where is dropped or becomes a copy, and a
+// product joined to the one sum or difference that reads it, so that an
+// sgdm update of eight operations runs as three passes over its rows
+// (fused_elementwise_program.h); stored results keep their bits.
 #ifndef WEBNNM_BACKENDS_CPU_KERNELS_FUSED_ELEMENTWISE_H_
 #define WEBNNM_BACKENDS_CPU_KERNELS_FUSED_ELEMENTWISE_H_
 

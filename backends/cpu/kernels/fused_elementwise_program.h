@@ -7,7 +7,9 @@
 #ifndef WEBNNM_BACKENDS_CPU_KERNELS_FUSED_ELEMENTWISE_PROGRAM_H_
 #define WEBNNM_BACKENDS_CPU_KERNELS_FUSED_ELEMENTWISE_PROGRAM_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace webnnm::backends::cpu {
 
@@ -43,7 +45,17 @@ enum class Code : uint8_t {
   kIsNaN,
   kIsInfinite,
   kWhere,
+  // A multiplication and the addition or subtraction that alone reads its
+  // product, as one instruction (rewrites below): each rounds as the two
+  // did (no fused multiply-add), the operands in their order.
+  kMulAdd,  // d = a·b + c
+  kAddMul,  // d = c + a·b
+  kMulSub,  // d = a·b − c
+  kSubMul,  // d = c − a·b
 };
+
+// How many of a, b, c an instruction of `code` reads.
+int OperandCount(Code code);
 
 struct Instruction {
   Code code;
@@ -66,6 +78,38 @@ void ExecuteScalar(const Instruction& in, float* const* at, int64_t n);
 // The AVX-512 function of `code`, chosen once per instruction when the
 // kernel is made (no dispatch per run); nullptr where the build has none.
 InstructionFunction VectorInstruction(Code code);
+
+// What the rewrites of a program need to know of one register.
+struct RegisterFacts {
+  // A row of the kernel's own that only the program reads (a member's
+  // result that nothing outside the group reads): its instruction may
+  // write it elsewhere, or not at all.
+  bool scratch = false;
+  // The tensor the register walks in place, as bytes [begin, end) (null:
+  // none); a result written earlier than before must not overlap a tensor
+  // read in between.
+  const std::byte* begin = nullptr;
+  const std::byte* end = nullptr;
+};
+
+// The program for runs in which the one-element condition register r of
+// every `where` holds `condition[r]` (0: false, 1: true, -1: not known,
+// the where kept): a where of known condition is dropped and the
+// instruction that computed its chosen value writes the where's register
+// instead (every read renamed), where that value is a scratch row and no
+// tensor read in between overlaps the where's; otherwise it becomes a
+// copy. The same bits in every register the kernel stores.
+std::vector<Instruction> SpecializeWheres(
+    std::vector<Instruction> program, const std::vector<RegisterFacts>& facts,
+    const std::vector<int>& condition);
+
+// The program with each multiplication whose product is a scratch row
+// read only by one later instruction, an addition or subtraction, joined
+// into it (kMulAdd, kAddMul, kMulSub, kSubMul) where no result written in
+// between shares memory with the product's operands: one pass over the
+// rows instead of two, the same bits.
+std::vector<Instruction> JoinMultiplyThenAdd(
+    std::vector<Instruction> program, const std::vector<RegisterFacts>& facts);
 
 // Moving values into and out of a register's row (which has room for a
 // whole vector past n), with vector stores where the build has AVX-512 so

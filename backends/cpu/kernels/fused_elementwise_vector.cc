@@ -295,6 +295,28 @@ void OpWhere(const Instruction& in, float* const* at, int64_t n) {
       _mm512_mask_mov_ps(LC, _mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ), LB));
 }
 
+// A product and a sum or difference, each rounded (two instructions, not
+// a fused multiply-add), the operands in the scalar expression's order.
+void OpMulAdd(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_add_ps(_mm512_mul_ps(LA, LB), LC));
+}
+
+void OpAddMul(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_add_ps(LC, _mm512_mul_ps(LA, LB)));
+}
+
+void OpMulSub(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_sub_ps(_mm512_mul_ps(LA, LB), LC));
+}
+
+void OpSubMul(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_sub_ps(LC, _mm512_mul_ps(LA, LB)));
+}
+
 #undef LA
 #undef LB
 #undef LC
@@ -411,6 +433,14 @@ InstructionFunction VectorInstruction(Code code) {
       return OpIsInfinite;
     case Code::kWhere:
       return OpWhere;
+    case Code::kMulAdd:
+      return OpMulAdd;
+    case Code::kAddMul:
+      return OpAddMul;
+    case Code::kMulSub:
+      return OpMulSub;
+    case Code::kSubMul:
+      return OpSubMul;
   }
   return nullptr;
 }

@@ -137,8 +137,11 @@ ReduceLayout MakeLayout(const std::vector<int64_t>& in,
 // Folds map(x) over the contiguous row px[0, n) into `a`: a row of at least
 // 2 * kLanes elements in kLanes independent partial results (starting from
 // `init`, combined into `a` in order, then the rest), so that the loop
-// vectorizes; a shorter row in order.
-inline constexpr int64_t kLanes = 8;
+// vectorizes; a shorter row in order. 32 lanes: four vectors of doubles,
+// whose additions overlap (8 lanes, one vector, waited on each addition's
+// latency: the sum of squares of the MLP's 100,352 gradients 10.1 → 5.1
+// µs; the tuned runs' results unchanged).
+inline constexpr int64_t kLanes = 32;
 template <typename T, typename A, typename Map, typename Combine>
 A FoldRow(const T* px, int64_t n, A a, A init, Map map, Combine combine) {
   int64_t i = 0;

@@ -135,28 +135,37 @@ ReduceLayout MakeLayout(const std::vector<int64_t>& in,
 }
 
 // Folds map(x) over the contiguous row px[0, n) into `a`: a row of at least
-// 2 * kLanes elements in kLanes independent partial results (starting from
+// 2 * Lanes elements in Lanes independent partial results (starting from
 // `init`, combined into `a` in order, then the rest), so that the loop
-// vectorizes; a shorter row in order. 32 lanes: four vectors of doubles,
-// whose additions overlap (8 lanes, one vector, waited on each addition's
-// latency: the sum of squares of the MLP's 100,352 gradients 10.1 → 5.1
-// µs; the tuned runs' results unchanged).
-inline constexpr int64_t kLanes = 32;
-template <typename T, typename A, typename Map, typename Combine>
-A FoldRow(const T* px, int64_t n, A a, A init, Map map, Combine combine) {
+// vectorizes; a shorter row in order.
+template <int64_t Lanes, typename T, typename A, typename Map, typename Combine>
+A FoldLanes(const T* px, int64_t n, A a, A init, Map map, Combine combine) {
   int64_t i = 0;
-  if (n >= 2 * kLanes) {
-    A lane[kLanes];
-    for (int64_t l = 0; l < kLanes; ++l) lane[l] = init;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) {
+  if (n >= 2 * Lanes) {
+    A lane[Lanes];
+    for (int64_t l = 0; l < Lanes; ++l) lane[l] = init;
+    for (; i + Lanes <= n; i += Lanes) {
+      for (int64_t l = 0; l < Lanes; ++l) {
         lane[l] = combine(lane[l], map(Load(px + i + l)));
       }
     }
-    for (int64_t l = 0; l < kLanes; ++l) a = combine(a, lane[l]);
+    for (int64_t l = 0; l < Lanes; ++l) a = combine(a, lane[l]);
   }
   for (; i < n; ++i) a = combine(a, map(Load(px + i)));
   return a;
+}
+
+// FoldLanes with 8 lanes (one vector of doubles), or 32 (four, whose
+// additions overlap) for rows of kLongRow elements or more: 8 lanes wait on
+// each addition's latency in a long row (the sum of squares of the MLP's
+// 100,352 gradients 10.1 µs, 5.1 with 32), 32 cost more than they save in
+// short ones (the CNN's bias gradient, rows of 121: 19 µs, 37 with 32).
+// The order is a function of n alone.
+inline constexpr int64_t kLongRow = 256;
+template <typename T, typename A, typename Map, typename Combine>
+A FoldRow(const T* px, int64_t n, A a, A init, Map map, Combine combine) {
+  return n >= kLongRow ? FoldLanes<32>(px, n, a, init, map, combine)
+                       : FoldLanes<8>(px, n, a, init, map, combine);
 }
 
 // acc[j] = combine(acc[j], map(x)) over every input element x reducing to j

@@ -1,5 +1,7 @@
 #include "server/core/infer_batcher.h"
 
+#include <algorithm>
+
 namespace webnnm::server {
 
 int64_t InferBatcher::QueuedRows() const {
@@ -39,22 +41,25 @@ InferBatcher::Arrival::~Arrival() {
   batcher_.arrived_.Signal();  // one fewer to wait for
 }
 
-absl::Status InferBatcher::Submit(Arrival& arrival, Call& call,
-                                  absl::Duration window, int64_t max_rows,
-                                  const RunBatch& run) {
-  absl::MutexLock lock(&mutex_);
+void InferBatcher::Queue(Arrival& arrival, Call& call) {
   queue_.push_back(&call);
   if (!arrival.queued_) {
     arrival.queued_ = true;
     --arriving_;
   }
   arrived_.Signal();  // a waiting leader looks again
-  while (!call.done) {
-    if (leading_) {
-      finished_.Wait(&mutex_);
-      continue;
+}
+
+void InferBatcher::Lead(const Call* mine, absl::Duration window,
+                        int64_t max_rows, const RunBatch& run) {
+  leading_ = true;
+  while (!queue_.empty()) {
+    // A queued synchronous call's caller waits and will lead next.
+    if (mine && mine->done &&
+        std::any_of(queue_.begin(), queue_.end(),
+                    [](const Call* c) { return !c->finished; })) {
+      break;
     }
-    leading_ = true;
     if (window > absl::ZeroDuration()) {
       const absl::Time deadline = absl::Now() + window;
       while (arriving_ > 0 && QueuedRows() < max_rows &&
@@ -64,15 +69,50 @@ absl::Status InferBatcher::Submit(Arrival& arrival, Call& call,
     std::vector<Call*> batch = TakeBatch(max_rows);
     mutex_.Unlock();
     const absl::Status status = run(batch);
-    mutex_.Lock();
+    // Asynchronous calls are finished here, unlocked (each may free its
+    // call); synchronous ones below, under the lock their callers wait on.
+    std::vector<Call*> waiting;
     for (Call* c : batch) {
+      if (c->finished) {
+        std::function<void(const absl::Status&)> finished =
+            std::move(c->finished);
+        finished(status);
+      } else {
+        waiting.push_back(c);
+      }
+    }
+    mutex_.Lock();
+    for (Call* c : waiting) {
       c->status = status;
       c->done = true;
     }
-    leading_ = false;
     finished_.SignalAll();
   }
+  leading_ = false;
+  finished_.SignalAll();  // a waiting caller may lead now
+}
+
+absl::Status InferBatcher::Submit(Arrival& arrival, Call& call,
+                                  absl::Duration window, int64_t max_rows,
+                                  const RunBatch& run) {
+  absl::MutexLock lock(&mutex_);
+  Queue(arrival, call);
+  while (!call.done) {
+    if (leading_) {
+      finished_.Wait(&mutex_);
+      continue;
+    }
+    Lead(&call, window, max_rows, run);
+  }
   return call.status;
+}
+
+void InferBatcher::SubmitAsync(Arrival& arrival, Call& call,
+                               absl::Duration window, int64_t max_rows,
+                               const RunBatch& run) {
+  absl::MutexLock lock(&mutex_);
+  Queue(arrival, call);
+  if (!leading_) Lead(nullptr, window, max_rows, run);
 }
 
 }  // namespace webnnm::server

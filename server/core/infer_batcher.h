@@ -13,6 +13,14 @@
 // with `run`, and wakes their callers; calls queued meanwhile form the
 // next batch. Every call is run exactly once; a batch's error is every
 // member's error.
+//
+// A call submitted asynchronously (SubmitAsync: gRPC's callback API, whose
+// handlers must not wait for one another) returns at once when a leader is
+// running; its `finished` is called, on the leader's thread, once its batch
+// ran. A leader keeps running batches while calls are queued, handing over
+// only to the waiting caller of a queued synchronous call, so that no
+// asynchronous call is left behind; a synchronous call is finished when
+// Submit returns, whoever ran it.
 #ifndef WEBNNM_SERVER_CORE_INFER_BATCHER_H_
 #define WEBNNM_SERVER_CORE_INFER_BATCHER_H_
 
@@ -37,6 +45,9 @@ class InferBatcher {
     void* payload = nullptr;  // the caller's request and result
     absl::Status status;
     bool done = false;
+    // SubmitAsync's: called with the batch's status once the call ran (the
+    // call is not touched after; it may free the call).
+    std::function<void(const absl::Status&)> finished = nullptr;
   };
   // Runs one batch (in queue order); its status becomes each call's.
   using RunBatch = std::function<absl::Status(const std::vector<Call*>&)>;
@@ -61,7 +72,23 @@ class InferBatcher {
   absl::Status Submit(Arrival& arrival, Call& call, absl::Duration window,
                       int64_t max_rows, const RunBatch& run);
 
+  // Queues `call` (its `arrival` ends; `call.finished` set) and returns: at
+  // once when another thread leads (it runs the call), else after running
+  // batches until none is left to run (this call among them). `call` must
+  // live until `finished` is called; `run` is this caller's while it
+  // leads (until SubmitAsync returns).
+  void SubmitAsync(Arrival& arrival, Call& call, absl::Duration window,
+                   int64_t max_rows, const RunBatch& run);
+
  private:
+  // Queues `call`, ending its arrival.
+  void Queue(Arrival& arrival, Call& call)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Leads: runs batches while calls are queued — a synchronous leader
+  // (`mine`) until its call is done and a queued synchronous call's caller
+  // can take over, or nothing is left.
+  void Lead(const Call* mine, absl::Duration window, int64_t max_rows,
+            const RunBatch& run) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The queued calls sharing the front's key, up to `max_rows` rows (at
   // least the front), removed from the queue.
   std::vector<Call*> TakeBatch(int64_t max_rows)

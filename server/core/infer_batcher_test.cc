@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 
 namespace webnnm::server {
@@ -167,6 +168,127 @@ TEST(InferBatcher, ABatchsErrorIsEveryMembersError) {
   EXPECT_EQ(results[1].code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(results[2].code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(p[1].ran + p[2].ran, 2);
+}
+
+// An asynchronous call: its payload and call, freed by `finished` (as the
+// server's calls are), which counts and records its status.
+struct AsyncCall {
+  Payload payload;
+  InferBatcher::Call call;
+};
+
+InferBatcher::Call* NewAsync(int in, std::atomic<int>& finished,
+                             std::vector<absl::Status>* statuses = nullptr,
+                             absl::Mutex* mutex = nullptr) {
+  auto* a = new AsyncCall{Payload{in}, {}};
+  a->call.payload = &a->payload;
+  a->call.finished = [a, &finished, statuses, mutex](const absl::Status& s) {
+    std::unique_ptr<AsyncCall> owned(a);
+    EXPECT_EQ(owned->payload.ran, 1);
+    EXPECT_EQ(owned->payload.out, owned->payload.in * 10);
+    if (statuses) {
+      absl::MutexLock lock(mutex);
+      statuses->push_back(s);
+    }
+    ++finished;
+  };
+  return &a->call;
+}
+
+// Runs each call once: out = in · 10.
+absl::Status TimesTen(const std::vector<InferBatcher::Call*>& b) {
+  for (auto* c : b) {
+    auto* p = static_cast<Payload*>(c->payload);
+    p->out = p->in * 10;
+    ++p->ran;
+  }
+  return absl::OkStatus();
+}
+
+TEST(InferBatcher, ALoneAsynchronousCallRunsBeforeSubmitReturns) {
+  InferBatcher batcher;
+  std::atomic<int> finished{0};
+  InferBatcher::Arrival arrival(batcher);
+  batcher.SubmitAsync(arrival, *NewAsync(4, finished), absl::Seconds(10), 64,
+                      TimesTen);
+  EXPECT_EQ(finished.load(), 1);  // no wait of 10 s: nothing on its way
+}
+
+TEST(InferBatcher, AsynchronousCallsQueueBehindALeaderAndReturnAtOnce) {
+  // While a batch runs, asynchronous calls return from SubmitAsync without
+  // running; the leader then runs them (as one batch) and finishes each.
+  InferBatcher batcher;
+  absl::Notification running, release;
+  std::vector<size_t> sizes;
+  std::thread::id leader;
+  std::atomic<int> finished{0};
+  auto run = [&](const std::vector<InferBatcher::Call*>& b) {
+    if (sizes.empty()) {
+      leader = std::this_thread::get_id();
+      running.Notify();
+      release.WaitForNotification();
+    }
+    EXPECT_EQ(std::this_thread::get_id(), leader);
+    sizes.push_back(b.size());
+    return TimesTen(b);
+  };
+  std::thread first([&] {
+    InferBatcher::Arrival arrival(batcher);
+    batcher.SubmitAsync(arrival, *NewAsync(1, finished), absl::ZeroDuration(),
+                        64, run);
+  });
+  running.WaitForNotification();
+  for (int i = 2; i <= 4; ++i) {
+    InferBatcher::Arrival arrival(batcher);
+    batcher.SubmitAsync(arrival, *NewAsync(i, finished), absl::ZeroDuration(),
+                        64, run);
+    EXPECT_EQ(finished.load(), 0);  // returned at once, not run
+  }
+  release.Notify();
+  first.join();
+  EXPECT_EQ(finished.load(), 4);
+  EXPECT_EQ(sizes, (std::vector<size_t>{1, 3}));
+}
+
+TEST(InferBatcher, SynchronousAndAsynchronousCallsAllRunOnce) {
+  // Threads mixing both kinds on one model: every asynchronous call is
+  // finished by the time all threads returned (none left in the queue),
+  // every synchronous one returned its own result, batches were shared.
+  InferBatcher batcher;
+  constexpr int kThreads = 6, kCalls = 60;
+  std::atomic<int> finished{0}, batches{0};
+  std::vector<absl::Status> statuses;
+  absl::Mutex mutex;
+  auto run = [&](const std::vector<InferBatcher::Call*>& b) {
+    ++batches;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return TimesTen(b);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < kCalls; ++k) {
+        InferBatcher::Arrival arrival(batcher);
+        if ((t + k) % 3 == 0) {
+          Payload p{t * 1000 + k};
+          InferBatcher::Call call{.rows = 1, .payload = &p};
+          EXPECT_TRUE(
+              batcher.Submit(arrival, call, absl::Microseconds(100), 8, run)
+                  .ok());
+          EXPECT_EQ(p.ran, 1);
+          EXPECT_EQ(p.out, p.in * 10);
+        } else {
+          batcher.SubmitAsync(
+              arrival, *NewAsync(t * 1000 + k, finished, &statuses, &mutex),
+              absl::Microseconds(100), 8, run);
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(finished.load(), kThreads * kCalls * 2 / 3);
+  for (const absl::Status& s : statuses) EXPECT_TRUE(s.ok());
+  EXPECT_LT(batches.load(), kThreads * kCalls);
 }
 
 }  // namespace

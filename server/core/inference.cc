@@ -376,11 +376,13 @@ absl::StatusOr<int64_t> CheckedBatch(const TensorSummary& d,
 
 }  // namespace
 
-absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
-    ServedModel& m, const std::vector<InferTensor>& inputs,
-    int64_t max_elements) {
-  // On its way from here: a batch forming with a window waits for it.
-  InferBatcher::Arrival arrival(m.batcher);
+namespace {
+
+// Checks the inputs against the model's and makes its call: the values in
+// the declared order, imputed and standardized as in training.
+absl::StatusOr<Prepared> Prepare(const ServedModel& m,
+                                 const std::vector<InferTensor>& inputs,
+                                 int64_t max_elements) {
   const std::vector<TensorSummary>& declared = m.summary.inputs;
   std::map<std::string, const InferTensor*> given;
   for (const InferTensor& t : inputs) {
@@ -478,24 +480,94 @@ absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
     }
     call.values.push_back(std::move(values));
   }
+  return call;
+}
+
+// Runs a batch of the batcher's calls (their payloads are Prepared).
+InferBatcher::RunBatch BatchRunner(ServedModel& m) {
+  return [&m](const std::vector<InferBatcher::Call*>& calls) {
+    std::vector<Prepared*> batch_calls;
+    for (InferBatcher::Call* c : calls) {
+      batch_calls.push_back(static_cast<Prepared*>(c->payload));
+    }
+    absl::MutexLock lock(&m.mutex);
+    return Execute(m, batch_calls);
+  };
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<InferTensor>> InferenceCache::Run(
+    ServedModel& m, const std::vector<InferTensor>& inputs,
+    int64_t max_elements) {
+  // On its way from here: a batch forming with a window waits for it.
+  InferBatcher::Arrival arrival(m.batcher);
+  ASSIGN_OR_RETURN(Prepared call, Prepare(m, inputs, max_elements));
   const int64_t window_us = m.batch_window_us.load();
   if (window_us < 0) {
     absl::MutexLock lock(&m.mutex);
     RETURN_IF_ERROR(Execute(m, {&call}));
     return std::move(call.outputs);
   }
-  InferBatcher::Call queued{.rows = batch, .key = steps, .payload = &call};
-  RETURN_IF_ERROR(m.batcher.Submit(
-      arrival, queued, absl::Microseconds(window_us), kMaxBatchRows,
-      [&m](const std::vector<InferBatcher::Call*>& calls) {
-        std::vector<Prepared*> batch_calls;
-        for (InferBatcher::Call* c : calls) {
-          batch_calls.push_back(static_cast<Prepared*>(c->payload));
-        }
-        absl::MutexLock lock(&m.mutex);
-        return Execute(m, batch_calls);
-      }));
+  InferBatcher::Call queued{
+      .rows = call.batch, .key = call.steps, .payload = &call};
+  RETURN_IF_ERROR(m.batcher.Submit(arrival, queued,
+                                   absl::Microseconds(window_us), kMaxBatchRows,
+                                   BatchRunner(m)));
   return std::move(call.outputs);
+}
+
+void InferenceCache::RunAsync(std::shared_ptr<ServedModel> model,
+                              const std::vector<InferTensor>& inputs,
+                              int64_t max_elements, InferDone done) {
+  // Kept while this thread may lead (the call's own copy goes with it).
+  const std::shared_ptr<ServedModel> keep = model;
+  ServedModel& m = *keep;
+  InferBatcher::Arrival arrival(m.batcher);
+  absl::StatusOr<Prepared> prepared = Prepare(m, inputs, max_elements);
+  if (!prepared.ok()) {
+    done(prepared.status());
+    return;
+  }
+  const int64_t window_us = m.batch_window_us.load();
+  if (window_us < 0) {
+    absl::Status status;
+    {
+      absl::MutexLock lock(&m.mutex);
+      status = Execute(m, {&*prepared});
+    }
+    if (status.ok()) {
+      done(std::move(prepared->outputs));
+    } else {
+      done(status);
+    }
+    return;
+  }
+  // The call's state until it ran: freed by `finished`, on whichever
+  // thread ran its batch (the model kept alive with it).
+  struct Pending {
+    std::shared_ptr<ServedModel> model;
+    Prepared call;
+    InferBatcher::Call queued;
+    InferDone done;
+  };
+  auto* p =
+      new Pending{std::move(model), *std::move(prepared), {}, std::move(done)};
+  p->queued =
+      InferBatcher::Call{.rows = p->call.batch,
+                         .key = p->call.steps,
+                         .payload = &p->call,
+                         .finished = [p](const absl::Status& status) {
+                           std::unique_ptr<Pending> owned(p);
+                           if (status.ok()) {
+                             owned->done(std::move(owned->call.outputs));
+                           } else {
+                             owned->done(status);
+                           }
+                         }};
+  const InferBatcher::RunBatch run = BatchRunner(m);  // while this leads
+  m.batcher.SubmitAsync(arrival, p->queued, absl::Microseconds(window_us),
+                        kMaxBatchRows, run);
 }
 
 void InferenceCache::SetBatchWindow(absl::Duration window) {

@@ -66,6 +66,16 @@ class InferenceCache {
   static absl::StatusOr<std::vector<InferTensor>> Run(
       ServedModel& model, const std::vector<InferTensor>& inputs,
       int64_t max_elements);
+  // Run for gRPC's callback API: checks the inputs and queues the call,
+  // then returns — at once when a batch is running on another thread,
+  // which then runs this call too; else after running batches here (this
+  // call's first: infer_batcher.h). `done` gets the outputs or the error,
+  // on whichever thread ran the call (before return for a bad input).
+  using InferDone =
+      std::function<void(absl::StatusOr<std::vector<InferTensor>>)>;
+  static void RunAsync(std::shared_ptr<ServedModel> model,
+                       const std::vector<InferTensor>& inputs,
+                       int64_t max_elements, InferDone done);
 
   static const ModelSummary& Summary(const ServedModel& model);
   static const std::vector<std::string>& Classes(const ServedModel& model);

@@ -86,7 +86,7 @@ absl::StatusOr<Principal> Tokens::AuthenticateHeader(
 }
 
 absl::StatusOr<Principal> Tokens::Authenticate(
-    const grpc::ServerContext& context) const {
+    const grpc::ServerContextBase& context) const {
   if (!enabled()) return Principal{"local", true};
   const auto& metadata = context.client_metadata();
   auto it = metadata.find("authorization");

@@ -37,8 +37,9 @@ class Tokens {
   bool enabled() const { return !tokens_.empty(); }
   size_t size() const { return tokens_.size(); }
   // UNAUTHENTICATED without a known bearer token (when enabled).
+  // (Either API's context: synchronous or callback.)
   absl::StatusOr<Principal> Authenticate(
-      const grpc::ServerContext& context) const;
+      const grpc::ServerContextBase& context) const;
   absl::StatusOr<Principal> AuthenticateHeader(std::string_view header) const;
 
  private:

@@ -90,7 +90,7 @@ grpc::Status KServeService::ServerMetadata(
 }
 
 absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
-    const grpc::ServerContext& context, const std::string& name,
+    const grpc::ServerContextBase& context, const std::string& name,
     const std::string& version) {
   absl::StatusOr<Principal> who = tokens_.Authenticate(context);
   if (!who.ok()) return who.status();
@@ -158,12 +158,47 @@ grpc::Status KServeService::ModelMetadata(
   return grpc::Status::OK;
 }
 
-grpc::Status KServeService::ModelInfer(
-    grpc::ServerContext* context, const inference::ModelInferRequest* request,
+grpc::ServerUnaryReactor* KServeService::ModelInfer(
+    grpc::CallbackServerContext* context,
+    const inference::ModelInferRequest* request,
     inference::ModelInferResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  PreparedInfer call;
+  if (grpc::Status s = PrepareModelInfer(*context, request, call); !s.ok()) {
+    reactor->Finish(s);
+    return reactor;
+  }
+  // Finished where the call runs: here, or on the thread running its batch.
+  InferenceCache::RunAsync(
+      std::move(call.model), call.inputs, limits_.max_infer_elements,
+      [reactor, request,
+       response](absl::StatusOr<std::vector<InferTensor>> outputs) {
+        reactor->Finish(RespondModelInfer(request, outputs, response));
+      });
+  return reactor;
+}
+
+grpc::Status KServeService::RunModelInfer(
+    const grpc::ServerContextBase& context,
+    const inference::ModelInferRequest* request,
+    inference::ModelInferResponse* response) {
+  PreparedInfer call;
+  if (grpc::Status s = PrepareModelInfer(context, request, call); !s.ok()) {
+    return s;
+  }
+  return RespondModelInfer(
+      request,
+      InferenceCache::Run(*call.model, call.inputs, limits_.max_infer_elements),
+      response);
+}
+
+grpc::Status KServeService::PrepareModelInfer(
+    const grpc::ServerContextBase& context,
+    const inference::ModelInferRequest* request, PreparedInfer& call) {
   absl::StatusOr<std::shared_ptr<ServedModel>> model =
-      Model(*context, request->model_name(), request->model_version());
+      Model(context, request->model_name(), request->model_version());
   if (!model.ok()) return ToGrpc(model.status());
+  call.model = *std::move(model);
   bool raw = request->raw_input_contents_size() > 0;
   if (raw && request->raw_input_contents_size() != request->inputs_size()) {
     return ToGrpc(absl::InvalidArgumentError(
@@ -195,9 +230,16 @@ grpc::Status KServeService::ModelInfer(
     inputs.push_back(
         {t.name(), {t.shape().begin(), t.shape().end()}, std::move(*values)});
   }
-  absl::StatusOr<std::vector<InferTensor>> outputs =
-      InferenceCache::Run(**model, inputs, limits_.max_infer_elements);
+  call.inputs = std::move(inputs);
+  return grpc::Status::OK;
+}
+
+grpc::Status KServeService::RespondModelInfer(
+    const inference::ModelInferRequest* request,
+    const absl::StatusOr<std::vector<InferTensor>>& outputs,
+    inference::ModelInferResponse* response) {
   if (!outputs.ok()) return ToGrpc(outputs.status());
+  const bool raw = request->raw_input_contents_size() > 0;
   std::set<std::string> wanted;
   for (const auto& o : request->outputs()) wanted.insert(o.name());
   for (const std::string& name : wanted) {

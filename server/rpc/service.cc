@@ -611,9 +611,42 @@ grpc::Status WebnnmService::GetMetrics(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
-                                  const v1::InferRequest* request,
-                                  v1::InferResponse* response) {
+grpc::ServerUnaryReactor* WebnnmService::Infer(
+    grpc::CallbackServerContext* context, const v1::InferRequest* request,
+    v1::InferResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  PreparedInfer call;
+  if (grpc::Status s = PrepareInfer(context, request, call); !s.ok()) {
+    reactor->Finish(s);
+    return reactor;
+  }
+  // Finished where the call runs: here, or on the thread running its batch.
+  std::shared_ptr<ServedModel> model = call.model;
+  InferenceCache::RunAsync(
+      std::move(call.model), call.inputs, limits_.max_infer_elements,
+      [reactor, response, model = std::move(model)](
+          absl::StatusOr<std::vector<InferTensor>> outputs) {
+        reactor->Finish(RespondInfer(*model, outputs, response));
+      });
+  return reactor;
+}
+
+grpc::Status WebnnmService::RunInfer(const grpc::ServerContextBase* context,
+                                     const v1::InferRequest* request,
+                                     v1::InferResponse* response) {
+  PreparedInfer call;
+  if (grpc::Status s = PrepareInfer(context, request, call); !s.ok()) {
+    return s;
+  }
+  return RespondInfer(
+      *call.model,
+      InferenceCache::Run(*call.model, call.inputs, limits_.max_infer_elements),
+      response);
+}
+
+grpc::Status WebnnmService::PrepareInfer(const grpc::ServerContextBase* context,
+                                         const v1::InferRequest* request,
+                                         PreparedInfer& call) {
   AUTHENTICATE(who);
   std::shared_ptr<ServedModel> model = inference_.Finished(
       request->job_id(),
@@ -632,6 +665,7 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
     if (!got.ok()) return ToGrpc(got.status());
     model = *std::move(got);
   }
+  call.model = std::move(model);
   std::vector<InferTensor> inputs;
   int64_t elements = 0;
   for (const v1::Tensor& t : request->inputs()) {
@@ -670,8 +704,14 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
         StrCat("the inputs have more than ", limits_.max_infer_elements,
                " elements (the daemon's limit)")));
   }
-  absl::StatusOr<std::vector<InferTensor>> outputs =
-      InferenceCache::Run(*model, inputs, limits_.max_infer_elements);
+  call.inputs = std::move(inputs);
+  return grpc::Status::OK;
+}
+
+grpc::Status WebnnmService::RespondInfer(
+    const ServedModel& model,
+    const absl::StatusOr<std::vector<InferTensor>>& outputs,
+    v1::InferResponse* response) {
   if (!outputs.ok()) return ToGrpc(outputs.status());
   for (const InferTensor& o : *outputs) {
     v1::Tensor* t = response->add_outputs();
@@ -680,7 +720,7 @@ grpc::Status WebnnmService::Infer(grpc::ServerContext* context,
     for (int64_t e : o.shape) t->add_shape(e);
     for (double v : o.values) t->add_values(v);
   }
-  for (const std::string& c : InferenceCache::Classes(*model)) {
+  for (const std::string& c : InferenceCache::Classes(model)) {
     response->add_classes(c);
   }
   return grpc::Status::OK;

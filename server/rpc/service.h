@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "engine/dag/dag.h"
 #include "engine/train/checkpoint.h"
+#include "server/core/inference.h"
 #include "server/core/jobs.h"
 #include "server/core/store.h"
 #include "server/rpc/auth.h"
@@ -38,9 +39,11 @@ struct Limits {
   int64_t max_open_upload_bytes = 1ll << 30;
 };
 
-class InferenceCache;
-
-class WebnnmService final : public v1::Webnnm::Service {
+// Infer runs on gRPC's callback API, its call queued on the model's batcher
+// without waiting (as KServe's ModelInfer: kserve.h); the other methods are
+// synchronous.
+class WebnnmService final
+    : public v1::Webnnm::WithCallbackMethod_Infer<v1::Webnnm::Service> {
  public:
   WebnnmService(Store& store, JobManager& jobs, const Tokens& tokens,
                 Limits limits, InferenceCache& inference);
@@ -93,9 +96,13 @@ class WebnnmService final : public v1::Webnnm::Service {
   grpc::Status ImportSnapshot(grpc::ServerContext* context,
                               const v1::ImportSnapshotRequest* request,
                               v1::ImportSnapshotResponse* response) override;
-  grpc::Status Infer(grpc::ServerContext* context,
-                     const v1::InferRequest* request,
-                     v1::InferResponse* response) override;
+  grpc::ServerUnaryReactor* Infer(grpc::CallbackServerContext* context,
+                                  const v1::InferRequest* request,
+                                  v1::InferResponse* response) override;
+  // Infer's work, all of it on the calling thread (tests, fuzzers).
+  grpc::Status RunInfer(const grpc::ServerContextBase* context,
+                        const v1::InferRequest* request,
+                        v1::InferResponse* response);
   grpc::Status Predict(grpc::ServerContext* context,
                        const v1::PredictRequest* request,
                        grpc::ServerWriter<v1::PredictChunk>* writer) override;
@@ -130,6 +137,19 @@ class WebnnmService final : public v1::Webnnm::Service {
                                    v1::UploadDatasetResponse* response);
   // Calls on one upload run one at a time (in this daemon).
   absl::Mutex& UploadLock(const std::string& id);
+  // Infer in two halves around the model's run: the caller's model and
+  // inputs, checked; the response from the outputs.
+  struct PreparedInfer {
+    std::shared_ptr<ServedModel> model;
+    std::vector<InferTensor> inputs;
+  };
+  grpc::Status PrepareInfer(const grpc::ServerContextBase* context,
+                            const v1::InferRequest* request,
+                            PreparedInfer& call);
+  static grpc::Status RespondInfer(
+      const ServedModel& model,
+      const absl::StatusOr<std::vector<InferTensor>>& outputs,
+      v1::InferResponse* response);
 
   Store& store_;
   JobManager& jobs_;

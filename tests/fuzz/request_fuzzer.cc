@@ -136,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!r.ParseFromArray(bytes, n)) return 0;
       if (r.job_id().empty()) r.set_job_id("j-iris");
       v1::InferResponse out;
-      Expect(w.service->Infer(&context, &r, &out));
+      Expect(w.service->RunInfer(&context, &r, &out));
       break;
     }
     case 3: {
@@ -180,7 +180,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!r.ParseFromArray(bytes, n)) return 0;
       if (r.model_name().empty()) r.set_model_name("j-iris");
       inference::ModelInferResponse out;
-      Expect(w.kserve->ModelInfer(&context, &r, &out));
+      Expect(w.kserve->RunModelInfer(context, &r, &out));
       break;
     }
   }

@@ -110,6 +110,9 @@ absl::Status InferBatcher::Submit(Arrival& arrival, Call& call,
 void InferBatcher::SubmitAsync(Arrival& arrival, Call& call,
                                absl::Duration window, int64_t max_rows,
                                const RunBatch& run) {
+  if (!call.finished) {  // an asynchronous call, always (nothing to call)
+    call.finished = [](const absl::Status&) {};
+  }
   absl::MutexLock lock(&mutex_);
   Queue(arrival, call);
   if (!leading_) Lead(nullptr, window, max_rows, run);

@@ -68,9 +68,12 @@ class InferBatcher {
   };
 
   // Queues `call` (its `arrival` ends) and returns once it ran, on this
-  // thread or another.
+  // thread or another — and, when this thread led, once no queued
+  // asynchronous call is left without a leader (it runs them too unless a
+  // queued synchronous call's caller can take over).
   absl::Status Submit(Arrival& arrival, Call& call, absl::Duration window,
-                      int64_t max_rows, const RunBatch& run);
+                      int64_t max_rows, const RunBatch& run)
+      ABSL_LOCKS_EXCLUDED(mutex_);
 
   // Queues `call` (its `arrival` ends; `call.finished` set) and returns: at
   // once when another thread leads (it runs the call), else after running
@@ -78,7 +81,8 @@ class InferBatcher {
   // live until `finished` is called; `run` is this caller's while it
   // leads (until SubmitAsync returns).
   void SubmitAsync(Arrival& arrival, Call& call, absl::Duration window,
-                   int64_t max_rows, const RunBatch& run);
+                   int64_t max_rows, const RunBatch& run)
+      ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   // Queues `call`, ending its arrival.

@@ -291,5 +291,58 @@ TEST(InferBatcher, SynchronousAndAsynchronousCallsAllRunOnce) {
   EXPECT_LT(batches.load(), kThreads * kCalls);
 }
 
+TEST(InferBatcher, ASynchronousLeaderHandsOverAndNoCallIsLeftBehind) {
+  // One call a batch (max_rows 1). A synchronous leader's batch is held
+  // while an asynchronous call, a synchronous one and another asynchronous
+  // one queue; once its own call ran, the leader hands over to the queued
+  // synchronous caller, which runs the rest: every call runs once.
+  InferBatcher batcher;
+  absl::Notification running, release;
+  std::atomic<int> finished{0}, batches{0};
+  auto run = [&](const std::vector<InferBatcher::Call*>& b) {
+    if (batches++ == 0) {
+      running.Notify();
+      release.WaitForNotification();
+    }
+    EXPECT_EQ(b.size(), 1u);
+    return TimesTen(b);
+  };
+  Payload mine{1}, other{2};
+  std::thread leader([&] {
+    InferBatcher::Call call{.payload = &mine};
+    InferBatcher::Arrival arrival(batcher);
+    EXPECT_TRUE(
+        batcher.Submit(arrival, call, absl::ZeroDuration(), 1, run).ok());
+  });
+  running.WaitForNotification();
+  {
+    InferBatcher::Arrival arrival(batcher);
+    batcher.SubmitAsync(arrival, *NewAsync(3, finished), absl::ZeroDuration(),
+                        1, run);
+  }
+  std::atomic<bool> queued{false};
+  std::thread second([&] {
+    InferBatcher::Call call{.payload = &other};
+    InferBatcher::Arrival arrival(batcher);
+    queued = true;
+    EXPECT_TRUE(
+        batcher.Submit(arrival, call, absl::ZeroDuration(), 1, run).ok());
+  });
+  while (!queued.load()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // queued
+  {
+    InferBatcher::Arrival arrival(batcher);
+    batcher.SubmitAsync(arrival, *NewAsync(4, finished), absl::ZeroDuration(),
+                        1, run);
+  }
+  release.Notify();
+  leader.join();
+  second.join();
+  EXPECT_EQ(mine.out, 10);
+  EXPECT_EQ(other.out, 20);
+  EXPECT_EQ(finished.load(), 2);  // both asynchronous calls, none left
+  EXPECT_EQ(batches.load(), 4);
+}
+
 }  // namespace
 }  // namespace webnnm::server

@@ -529,20 +529,12 @@ void InferenceCache::RunAsync(std::shared_ptr<ServedModel> model,
     done(prepared.status());
     return;
   }
+  // Without batching (a negative window) each call is a batch of its own,
+  // still queued: a handler never waits for another call's run.
   const int64_t window_us = m.batch_window_us.load();
-  if (window_us < 0) {
-    absl::Status status;
-    {
-      absl::MutexLock lock(&m.mutex);
-      status = Execute(m, {&*prepared});
-    }
-    if (status.ok()) {
-      done(std::move(prepared->outputs));
-    } else {
-      done(status);
-    }
-    return;
-  }
+  const absl::Duration window =
+      absl::Microseconds(std::max<int64_t>(0, window_us));
+  const int64_t max_rows = window_us < 0 ? 1 : kMaxBatchRows;
   // The call's state until it ran: freed by `finished`, on whichever
   // thread ran its batch (the model kept alive with it).
   struct Pending {
@@ -566,8 +558,7 @@ void InferenceCache::RunAsync(std::shared_ptr<ServedModel> model,
                            }
                          }};
   const InferBatcher::RunBatch run = BatchRunner(m);  // while this leads
-  m.batcher.SubmitAsync(arrival, p->queued, absl::Microseconds(window_us),
-                        kMaxBatchRows, run);
+  m.batcher.SubmitAsync(arrival, p->queued, window, max_rows, run);
 }
 
 void InferenceCache::SetBatchWindow(absl::Duration window) {

@@ -69,8 +69,11 @@ class InferenceCache {
   // Run for gRPC's callback API: checks the inputs and queues the call,
   // then returns — at once when a batch is running on another thread,
   // which then runs this call too; else after running batches here (this
-  // call's first: infer_batcher.h). `done` gets the outputs or the error,
-  // on whichever thread ran the call (before return for a bad input).
+  // call among them: infer_batcher.h; without batching, one call a
+  // batch). `done` gets the outputs or the error, on whichever thread ran
+  // the call (before return for a bad input). A leading handler keeps its
+  // gRPC thread while calls keep coming for its model: each busy model
+  // holds one of gRPC's callback threads.
   using InferDone =
       std::function<void(absl::StatusOr<std::vector<InferTensor>>)>;
   static void RunAsync(std::shared_ptr<ServedModel> model,

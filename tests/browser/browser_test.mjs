@@ -342,7 +342,12 @@ try {
   await page.goto(`http://${http}/#/job/${diverging}`);
   await page.waitForFunction(() => document.querySelector("#state")?.textContent === "FAILED", null, { timeout: 120000 });
   await page.waitForFunction(() => document.querySelector("#chart")?.dataset.note?.includes("diverged"));
-  check(!(await page.isDisabled("#resume")) && await page.isDisabled("#cancel"), "a failed job offers Resume, not Cancel");
+  // The buttons follow the state in the same render, or the next one on a
+  // loaded machine: wait (bounded) for them rather than look once.
+  const offers = await page.waitForFunction(
+    () => !document.querySelector("#resume")?.disabled && document.querySelector("#cancel")?.disabled === true,
+    null, { timeout: 10000 }).then(() => true, () => false);
+  check(offers, "a failed job offers Resume, not Cancel");
   await shot("diverged");
 } catch (e) {
   failures++;

@@ -231,8 +231,10 @@ void ExecuteScalar(const Instruction& in, float* const* at, int64_t n) {
       WEBNNM_EACH(float(std::isinf(a[i])));
     case Code::kWhere:
       WEBNNM_EACH(a[i] != 0 ? b[i] : c[i]);
-      // The product its own statement: rounded before the sum (no
-      // contraction into a fused multiply-add).
+      // The product rounded before the sum: the kernels are built without
+      // contraction (-ffp-contract=off, or the ISO default of a generic
+      // build), and the product is its own statement, which clang's
+      // default (contracting within one expression) leaves alone.
 #define WEBNNM_PRODUCT_THEN(expression) \
   for (int64_t i = 0; i < n; ++i) {     \
     const float product = a[i] * b[i];  \

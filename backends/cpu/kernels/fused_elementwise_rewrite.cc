@@ -14,7 +14,7 @@
 namespace webnnm::backends::cpu {
 
 int OperandCount(Code code) {
-  switch (code) {
+  switch (code) {  // every code: a new one must say how many it reads
     case Code::kLogicalNot:
     case Code::kAbs:
     case Code::kNeg:
@@ -31,15 +31,30 @@ int OperandCount(Code code) {
     case Code::kIsNaN:
     case Code::kIsInfinite:
       return 1;
+    case Code::kAdd:
+    case Code::kSub:
+    case Code::kMul:
+    case Code::kDiv:
+    case Code::kMax:
+    case Code::kMin:
+    case Code::kEqual:
+    case Code::kNotEqual:
+    case Code::kGreater:
+    case Code::kGreaterOrEqual:
+    case Code::kLesser:
+    case Code::kLesserOrEqual:
+    case Code::kLogicalAnd:
+    case Code::kLogicalOr:
+    case Code::kLogicalXor:
+      return 2;
     case Code::kWhere:
     case Code::kMulAdd:
     case Code::kAddMul:
     case Code::kMulSub:
     case Code::kSubMul:
       return 3;
-    default:
-      return 2;
   }
+  return 3;  // not reached
 }
 
 namespace {
@@ -125,10 +140,7 @@ std::vector<Instruction> JoinMultiplyThenAdd(
       continue;
     }
     size_t j = i + 1;  // the one reader
-    while (j < program.size() && program[j].a != product &&
-           program[j].b != product) {
-      ++j;
-    }
+    while (j < program.size() && Reads({program[j]}, product) == 0) ++j;
     const Instruction next = j < program.size() ? program[j] : mul;
     // The joined instruction reads the product's operands at j: no result
     // written in between may share a tensor's memory with them.
@@ -137,9 +149,10 @@ std::vector<Instruction> JoinMultiplyThenAdd(
       const RegisterFacts& written = facts[program[k].dst];
       clash |= Overlap(written, facts[mul.a]) || Overlap(written, facts[mul.b]);
     }
+    // An addition or subtraction reading the product once, as a or b.
     if (j == program.size() || clash ||
         (next.code != Code::kAdd && next.code != Code::kSub) ||
-        (next.a == product && next.b == product)) {
+        (next.a == product) == (next.b == product)) {
       ++i;
       continue;
     }

@@ -66,11 +66,16 @@ void ForEachOperand(Instruction& in, F&& f) {
   for (int k = 0; k < OperandCount(in.code); ++k) f(*slots[k]);
 }
 
+// How many times `in` reads register r; Reads: the whole program.
+int ReadsOf(Instruction in, int r) {
+  int reads = 0;
+  ForEachOperand(in, [&](int& x) { reads += x == r ? 1 : 0; });
+  return reads;
+}
+
 int Reads(const std::vector<Instruction>& program, int r) {
   int reads = 0;
-  for (Instruction in : program) {
-    ForEachOperand(in, [&](int& x) { reads += x == r ? 1 : 0; });
-  }
+  for (const Instruction& in : program) reads += ReadsOf(in, r);
   return reads;
 }
 
@@ -140,7 +145,7 @@ std::vector<Instruction> JoinMultiplyThenAdd(
       continue;
     }
     size_t j = i + 1;  // the one reader
-    while (j < program.size() && Reads({program[j]}, product) == 0) ++j;
+    while (j < program.size() && ReadsOf(program[j], product) == 0) ++j;
     const Instruction next = j < program.size() ? program[j] : mul;
     // The joined instruction reads the product's operands at j: no result
     // written in between may share a tensor's memory with them.

@@ -286,7 +286,8 @@ TEST(ElementwiseGroups, UnaryOperationsMatchTheirOwnKernels) {
       {"relu", {}},         {"sqrt", {}},     {"reciprocal", {}},
       {"softsign", {}},     {"floor", {}},    {"ceil", {}},
       {"identity", {}},     {"clamp", clamp}, {"clamp", {}},
-      {"leakyRelu", leaky}, {"isNaN", {}},    {"isInfinite", {}}};
+      {"leakyRelu", leaky}, {"isNaN", {}},    {"isInfinite", {}},
+      {"exp", {}},          {"sigmoid", {}}};
   for (const auto& [op, attrs] : ops) {
     SCOPED_TRACE(op);
     Net net;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "backends/cpu/kernels/exp_floats.h"
 #include "backends/cpu/kernels/fused_elementwise_program.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/status_macros.h"
@@ -91,6 +92,10 @@ std::optional<Signature> SignatureOf(const ir::Node& node) {
       return Signature{Code::kIsNaN, f, u, 1};
     case K::kIsInfinite:
       return Signature{Code::kIsInfinite, f, u, 1};
+    case K::kExp:
+      return Signature{Code::kExp, f, f, 1};
+    case K::kSigmoid:
+      return Signature{Code::kSigmoid, f, f, 1};
     case K::kWhere:
       return Signature{Code::kWhere, f, f, 3};
     case K::kCast:
@@ -229,6 +234,12 @@ void ExecuteScalar(const Instruction& in, float* const* at, int64_t n) {
       WEBNNM_EACH(float(std::isnan(a[i])));
     case Code::kIsInfinite:
       WEBNNM_EACH(float(std::isinf(a[i])));
+    case Code::kExp:
+      ExpFloats(a, d, n);
+      break;
+    case Code::kSigmoid:
+      SigmoidFloats(a, d, n);
+      break;
     case Code::kWhere:
       WEBNNM_EACH(a[i] != 0 ? b[i] : c[i]);
       // The product rounded before the sum: the kernels are built without

@@ -44,6 +44,8 @@ enum class Code : uint8_t {
   kLeakyRelu,
   kIsNaN,
   kIsInfinite,
+  kExp,      // std::exp, the same bits (exp_floats.h)
+  kSigmoid,  // 1 / (1 + std::exp(-a))
   kWhere,
   // A multiplication and the addition or subtraction that alone reads its
   // product, as one instruction (rewrites below): each rounds as the two

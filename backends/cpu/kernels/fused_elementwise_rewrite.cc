@@ -30,6 +30,8 @@ int OperandCount(Code code) {
     case Code::kLeakyRelu:
     case Code::kIsNaN:
     case Code::kIsInfinite:
+    case Code::kExp:
+    case Code::kSigmoid:
       return 1;
     case Code::kAdd:
     case Code::kSub:

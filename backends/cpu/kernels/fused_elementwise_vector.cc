@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/kernels/exp_floats.h"
 #include "backends/cpu/kernels/fused_elementwise_program.h"
 #include "backends/cpu/kernels/lanes_avx512.h"
 
@@ -295,6 +296,18 @@ void OpWhere(const Instruction& in, float* const* at, int64_t n) {
       _mm512_mask_mov_ps(LC, _mm512_cmp_ps_mask(LA, Zero(), _CMP_NEQ_UQ), LB));
 }
 
+// std::exp and the sigmoid written with it, lane for lane (exp_floats.h).
+void OpExp(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(ExpLanes16(LA));
+}
+
+void OpSigmoid(const Instruction& in, float* const* at, int64_t n) {
+  const Steps s(in, at, n);
+  WEBNNM_STEPS(_mm512_div_ps(
+      One(), _mm512_add_ps(One(), ExpLanes16(_mm512_xor_ps(LA, Sign())))));
+}
+
 // A product and a sum or difference, each rounded (two instructions, not
 // a fused multiply-add), the operands in the scalar expression's order.
 void OpMulAdd(const Instruction& in, float* const* at, int64_t n) {
@@ -433,6 +446,10 @@ InstructionFunction VectorInstruction(Code code) {
       return OpIsInfinite;
     case Code::kWhere:
       return OpWhere;
+    case Code::kExp:
+      return OpExp;
+    case Code::kSigmoid:
+      return OpSigmoid;
     case Code::kMulAdd:
       return OpMulAdd;
     case Code::kAddMul:

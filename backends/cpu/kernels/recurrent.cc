@@ -33,6 +33,7 @@
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
+#include "backends/cpu/kernels/exp_floats.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
@@ -72,7 +73,7 @@ void Activate(Activation a, float* p, int64_t n) {
       for (int64_t i = 0; i < n; ++i) p[i] = p[i] > 0.0f ? p[i] : 0.0f;
       break;
     case Activation::kSigmoid:
-      for (int64_t i = 0; i < n; ++i) p[i] = 1.0f / (1.0f + std::exp(-p[i]));
+      SigmoidFloats(p, p, n);
       break;
     case Activation::kTanh:
       for (int64_t i = 0; i < n; ++i) p[i] = std::tanh(p[i]);

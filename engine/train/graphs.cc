@@ -499,7 +499,9 @@ void StepBuilder::CollectTrained() {
 // The gradients of every trainable value, seeded with the loss scale.
 absl::Status StepBuilder::Backward() {
   CollectTrained();
-  std::vector<autodiff::Seed> seeds = {{total_, scale_}};
+  const ValueId seed =
+      config_.loss_scaling ? scale_ : ops_.ScalarLike(1, scale_);
+  std::vector<autodiff::Seed> seeds = {{total_, seed}};
   std::vector<ValueId> wrt;
   for (const Trained& t : trained_) wrt.push_back(t.value);
   ASSIGN_OR_RETURN(grads_,
@@ -512,8 +514,10 @@ absl::Status StepBuilder::Backward() {
 absl::Status StepBuilder::ScoutingOutputs() {
   ASSIGN_OR_RETURN(ValueId inverse, ops_.Unary(OpKind::kReciprocal, scale_));
   for (size_t i = 0; i < trained_.size(); ++i) {
-    ASSIGN_OR_RETURN(ValueId g32, ops_.Cast(grads_[i], DType::kFloat32));
-    ASSIGN_OR_RETURN(ValueId unscaled, ops_.Mul(g32, inverse));
+    ASSIGN_OR_RETURN(ValueId unscaled, ops_.Cast(grads_[i], DType::kFloat32));
+    if (config_.loss_scaling) {
+      ASSIGN_OR_RETURN(unscaled, ops_.Mul(unscaled, inverse));
+    }
     ASSIGN_OR_RETURN(ValueId sum, ops_.SumSquaresAll(unscaled));
     ASSIGN_OR_RETURN(ValueId norm, ops_.Unary(OpKind::kSqrt, sum));
     ops_.Output("gradNorm:" + trained_[i].name, norm);
@@ -570,14 +574,18 @@ absl::Status StepBuilder::SummedGradients() {
 
 // Unscale, regularize, the squared global norm and whether it is finite.
 absl::Status StepBuilder::UnscaleAndRegularize() {
-  ASSIGN_OR_RETURN(ValueId inverse_scale,
-                   ops_.Unary(OpKind::kReciprocal, scale_));
+  ValueId inverse_scale = ir::kNoValue;
+  if (config_.loss_scaling) {
+    ASSIGN_OR_RETURN(inverse_scale, ops_.Unary(OpKind::kReciprocal, scale_));
+  }
   ValueId square_sum = ir::kNoValue;
   for (size_t i = 0; i < trained_.size(); ++i) {
     ValueId w = trained_[i].value;
     DType dtype = ops_.type(w).dtype;
-    ASSIGN_OR_RETURN(ValueId unscale, ops_.Cast(inverse_scale, dtype));
-    ASSIGN_OR_RETURN(grads_[i], ops_.Mul(grads_[i], unscale));
+    if (config_.loss_scaling) {
+      ASSIGN_OR_RETURN(ValueId unscale, ops_.Cast(inverse_scale, dtype));
+      ASSIGN_OR_RETURN(grads_[i], ops_.Mul(grads_[i], unscale));
+    }
     if (trained_[i].weight && config_.lambda1 > 0) {
       ASSIGN_OR_RETURN(ValueId sign, ops_.Unary(OpKind::kSign, w));
       ASSIGN_OR_RETURN(ValueId l1, ops_.MulScalar(sign, config_.lambda1));

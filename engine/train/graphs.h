@@ -101,6 +101,11 @@ struct StepConfig {
   OptimizerParams optimizer_params;
   double lambda1 = 0, lambda2 = 0;  // on weights (not biases)
   Clipping clipping = Clipping::kOff;
+  // Dynamic loss scaling: the loss's gradient seeded with "in:scale" and
+  // every gradient multiplied by its reciprocal. Off, the graph never reads
+  // "in:scale" (the seed is 1, the gradients stay as they are: x·(1/1) is
+  // x to the bit), and a step costs a multiplication per parameter less.
+  bool loss_scaling = true;
   double clip_alpha = 0.99;
   double agc_lambda = 0.01;
   // Freeze multiplier per parameter name (absent: 1).

@@ -62,6 +62,7 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
   if (hyper.beta1) op.beta1 = *hyper.beta1;
   if (hyper.beta2) op.beta2 = *hyper.beta2;
   config.lrm = FreezeMultipliers(dag, hyper.freeze);
+  config.loss_scaling = hyper.gradient_scaling == GradientScaling::kOn;
   config.clip_alpha = hyper.clip_alpha;
   config.agc_lambda = hyper.agc_lambda;
   const Regularization r = hyper.regularization;

@@ -154,6 +154,47 @@ TEST(TrainingGraph, SkipsAStepWhoseGradientsOverflow) {
   EXPECT_EQ((*scaled)["finite"][0], 1);
 }
 
+// Without loss scaling the step never reads "in:scale" (a scale of 3
+// fed to it changes nothing) and takes the same steps, to the bit, as the
+// scaled graph fed a scale of 1: x·(1/1) is x.
+TEST(TrainingGraph, WithoutLossScalingTheSameStepsAndNoScale) {
+  for (Clipping clipping :
+       {Clipping::kOff, Clipping::kGlobal, Clipping::kAgc}) {
+    SCOPED_TRACE(static_cast<int>(clipping));
+    StepConfig scaled = LinearConfig();
+    scaled.clipping = clipping;
+    StepConfig plain = scaled;
+    plain.loss_scaling = false;
+    auto count_reciprocals = [](const StepConfig& config) {
+      CheckResult check = CheckModel("test.wnm", kLinear);
+      auto graph = BuildTrainingGraph(*check.dag, config);
+      EXPECT_TRUE(graph.ok()) << graph.status();
+      int n = 0;
+      if (graph.ok()) {
+        for (const ir::Node& node : graph->nodes()) {
+          n += !node.dead && node.kind == ir::NodeKind::kOp &&
+               node.op->kind == ir::OpKind::kReciprocal;
+        }
+      }
+      return n;
+    };
+    EXPECT_GT(count_reciprocals(scaled), 0);
+    EXPECT_EQ(count_reciprocals(plain), 0);
+    auto a = Make(scaled, kLinear);
+    auto b = Make(plain, kLinear);
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    for (int step = 0; step < 30; ++step) {
+      auto x = Step(*a, LinearBatch(step, 6), 0.05, /*scale=*/1);
+      auto y = Step(*b, LinearBatch(step, 6), 0.05, /*scale=*/3);
+      ASSERT_TRUE(x.ok()) << x.status();
+      ASSERT_TRUE(y.ok()) << y.status();
+      EXPECT_EQ((*x)["loss"], (*y)["loss"]) << "step " << step;
+    }
+    EXPECT_EQ(a->state, b->state);
+  }
+}
+
 TEST(TrainingGraph, EveryOptimizerAndClippingModeTrains) {
   for (OptimizerKind kind : {OptimizerKind::kLion, OptimizerKind::kRLion,
                              OptimizerKind::kNesterov, OptimizerKind::kSgdm}) {

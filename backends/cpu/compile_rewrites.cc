@@ -189,7 +189,9 @@ bool CpuExecutable::Compiler::MovesOnlyOnes(const ir::Node& node) const {
 // then lives until the last reader of the result. Not for a result a graph
 // output reads (its view would be an arena slot), nor an operand that lives
 // only in an element-wise group's registers or is a folded transpose, nor
-// a graph input's (a carried input may be updated in place).
+// a carried input's (updated in place during the run) or a shared one's
+// (another executable's buffer). Other inputs keep their bytes through a
+// run: a loss's mask reshaped for broadcasting reads it in place.
 void CpuExecutable::Compiler::PlanAliasedReshapes() {
   reshaped_from_.assign(graph_.num_values(), ir::kNoValue);
   if (!fusing()) return;
@@ -205,9 +207,17 @@ void CpuExecutable::Compiler::PlanAliasedReshapes() {
     ir::ValueId root = node.operands[0];
     if (reshaped_from_[root] != ir::kNoValue) root = reshaped_from_[root];
     const ir::NodeId producer = graph_.value(root).producer;
-    const ir::NodeKind kind = graph_.node(producer).kind;
+    const ir::Node& source = graph_.node(producer);
+    const ir::NodeKind kind = source.kind;
+    const bool fixed_input =
+        (kind == ir::NodeKind::kInput || kind == ir::NodeKind::kParameter) &&
+        SharedInputOf(source.name) == nullptr &&
+        std::none_of(
+            options_.carries.begin(), options_.carries.end(),
+            [&](const CarrySpec& c) { return c.input == source.name; });
     if (read_by_output_[out] || transposed_from_[root] != ir::kNoValue ||
-        (kind != ir::NodeKind::kOp && kind != ir::NodeKind::kConstant) ||
+        (kind != ir::NodeKind::kOp && kind != ir::NodeKind::kConstant &&
+         !fixed_input) ||
         (group_of_[producer] >= 0 && !stored_[root]) ||
         graph_.value(root).type.dtype != graph_.value(out).type.dtype) {
       continue;

@@ -502,9 +502,9 @@ TEST(Executable, ReluGradientsAfterPoolingGradientsRunInThem) {
 
 // Reshapes are not run: their results are their operands' buffers, and
 // those live until the results' last readers — also through a reshape of
-// a reshape and a transpose folded into a matmul — with the same values as
-// unfused, where every reshape copies. A reshape a graph output reads, or
-// of an input, still runs.
+// a reshape and a transpose folded into a matmul, and of an input — with
+// the same values as unfused, where every reshape copies. A reshape a graph
+// output reads still runs.
 TEST(Executable, ReshapesAreReadInPlace) {
   ir::GraphBuilder b;
   ir::ValueId x = b.Input("x", F32({4, 6}));
@@ -531,10 +531,12 @@ TEST(Executable, ReshapesAreReadInPlace) {
   b.Output("late", late);
   b.Output("flat", (*b.Op(ir::OpKind::kReshape, {late}, to_24))[0]);
   b.Output("input", (*b.Op(ir::OpKind::kReshape, {x}, to_24))[0]);
+  ir::ValueId x3x8 = (*b.Op(ir::OpKind::kReshape, {x}, to_3x8))[0];
+  b.Output("fromInput", (*b.Op(ir::OpKind::kAdd, {x3x8, a}))[0]);
   const ir::Graph graph = b.Finish();
   Compiled c = RewrittenAndPlain(graph);
   ASSERT_TRUE(c.rewritten && c.plain);
-  // The output's and the input's.
+  // The two graph outputs read: "flat" and "input".
   EXPECT_EQ(KernelsNamed(*c.rewritten, "reshape"), 2);
   std::vector<float> xs(24), ws(24);
   for (int i = 0; i < 24; ++i) {
@@ -546,8 +548,37 @@ TEST(Executable, ReshapesAreReadInPlace) {
     Write(*exe, "w", ws);
     ASSERT_TRUE(exe->Run().ok());
   }
-  for (const char* out : {"m", "v", "late", "flat", "input"}) {
+  for (const char* out : {"m", "v", "late", "flat", "input", "fromInput"}) {
     EXPECT_EQ(Read(*c.rewritten, out), Read(*c.plain, out)) << out;
+  }
+}
+
+// A carried input is updated in place during the run (the group computing
+// its new value writes its buffer): a reshape of it read after that still
+// copies it first, and reads the old values.
+TEST(Executable, ReshapesOfCarriedInputsStillCopy) {
+  ir::GraphBuilder b;
+  ir::ValueId s = b.Input("s", F32({2, 3}));
+  ir::Attrs to_6;
+  to_6.Set("newShape", std::vector<int64_t>{6});
+  ir::ValueId flat = (*b.Op(ir::OpKind::kReshape, {s}, to_6))[0];
+  ir::ValueId next = (*b.Op(ir::OpKind::kNeg, {s}))[0];
+  next = (*b.Op(ir::OpKind::kAbs, {next}))[0];
+  b.Output("new", next);
+  // Read after the new value is computed: the sum of the old values.
+  ir::Attrs all;
+  all.Set("axes", std::vector<int64_t>{0});
+  ir::ValueId total = (*b.Op(ir::OpKind::kReduceSum, {flat}, all))[0];
+  b.Output("total", total);
+  CompileOptions options;
+  options.carries = {{"new", "s"}};
+  Compiled c = RewrittenAndPlain(b.Finish(), options);
+  ASSERT_TRUE(c.rewritten && c.plain);
+  EXPECT_EQ(KernelsNamed(*c.rewritten, "reshape"), 1);
+  for (Executable* exe : {c.rewritten.get(), c.plain.get()}) {
+    Write(*exe, "s", {1, -2, 3, -4, 5, -6});
+    ASSERT_TRUE(exe->Run().ok());
+    EXPECT_THAT(Read(*exe, "total"), ElementsAre(-3));
   }
 }
 

@@ -220,7 +220,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuExecutable::Compiler::FuseChain(
     const ir::Node& link = graph_.node(l);
     FusedOp op{&link};
     if (link.operands.size() == 2) {
-      ir::ValueId other = link.operands[link.operands[0] == value];
+      op.value_second = link.operands[0] != value;
+      ir::ValueId other = link.operands[op.value_second ? 0 : 1];
       op.other_type = &graph_.value(other).type;
       op.other = address_[other];
     }

@@ -220,8 +220,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> CpuExecutable::Compiler::FuseChain(
     const ir::Node& link = graph_.node(l);
     FusedOp op{&link};
     if (link.operands.size() == 2) {
-      op.value_second = link.operands[0] != value;
-      ir::ValueId other = link.operands[op.value_second ? 0 : 1];
+      ir::ValueId other = link.operands[link.operands[0] == value];
       op.other_type = &graph_.value(other).type;
       op.other = address_[other];
     }

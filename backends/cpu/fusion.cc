@@ -1,27 +1,10 @@
 #include "backends/cpu/fusion.h"
 
 #include "backends/cpu/kernels/dnnl_kernels.h"
-#include "backends/cpu/kernels/result_epilogue.h"
 #include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {
-
-// A float32 matmul below oneDNN's minimum (its kernel a plain loop that
-// takes only the links ResultEpilogue runs).
-bool IsSmallMatmul(const ir::Graph& graph, const ir::Node& node,
-                   int64_t library_minimum_elements) {
-  if (node.kind != ir::NodeKind::kOp || node.op->kind != ir::OpKind::kMatmul) {
-    return false;
-  }
-  const ir::TensorType& y = graph.value(node.outputs[0]).type;
-  const ir::TensorType& a = graph.value(node.operands[0]).type;
-  const ir::TensorType& b = graph.value(node.operands[1]).type;
-  return !a.shape.empty() && y.dtype == ir::DType::kFloat32 &&
-         a.dtype == ir::DType::kFloat32 && b.dtype == ir::DType::kFloat32 &&
-         a.shape.size() >= 2 && b.shape.size() >= 2 &&
-         ElementCount(y.shape) * a.shape.back() < library_minimum_elements;
-}
 
 bool IsAnchor(const ir::Graph& graph, const ir::Node& node,
               int64_t library_minimum_elements) {
@@ -34,7 +17,8 @@ bool IsAnchor(const ir::Graph& graph, const ir::Node& node,
     return SingleChannelConv2dFuses(graph, node);
   }
   if (node.op->kind != ir::OpKind::kMatmul) return false;
-  if (IsSmallMatmul(graph, node, library_minimum_elements)) return true;
+  // A matmul too small for oneDNN runs on a plain loop without post-ops
+  // (kernels/matmul.cc); its links are better in an element-wise group.
   const ir::TensorType& y = graph.value(node.outputs[0]).type;
   const ir::TensorType& a = graph.value(node.operands[0]).type;
   if (a.shape.empty() ||
@@ -46,7 +30,7 @@ bool IsAnchor(const ir::Graph& graph, const ir::Node& node,
 
 // Whether `node` can follow a chain whose current value is `v`, given the
 // position of the anchor in the order and of every node.
-bool IsLink(const ir::Graph& graph, const ir::Node& anchor, bool small,
+bool IsLink(const ir::Graph& graph, const ir::Node& anchor,
             const ir::Node& node, ir::ValueId v, int anchor_position,
             const std::vector<int>& position) {
   if (node.kind != ir::NodeKind::kOp || node.outputs.size() != 1) return false;
@@ -57,12 +41,7 @@ bool IsLink(const ir::Graph& graph, const ir::Node& anchor, bool small,
       !SingleChannelConv2dLink(graph, node, v)) {
     return false;
   }
-  if (small) {
-    if (!ResultEpilogueTakes(graph, node, v)) return false;
-    if (node.operands.size() == 1) return true;  // relu
-  } else if (DnnlEltwiseFusible(node)) {
-    return node.operands[0] == v;
-  }
+  if (DnnlEltwiseFusible(node)) return node.operands[0] == v;
   switch (node.op->kind) {
     case ir::OpKind::kAdd:
     case ir::OpKind::kMul:
@@ -108,13 +87,12 @@ std::vector<FusionChain> PlanFusion(const ir::Graph& graph,
       continue;
     }
     FusionChain chain{id, {}};
-    const bool small = IsSmallMatmul(graph, anchor, library_minimum_elements);
     ir::ValueId v = anchor.outputs[0];
     while (static_cast<int>(chain.links.size()) < kMaxLinks &&
            readers[v].size() == 1) {
       ir::NodeId next = readers[v][0];
-      if (taken[next] || !IsLink(graph, anchor, small, graph.node(next), v,
-                                 position[id], position)) {
+      if (taken[next] ||
+          !IsLink(graph, anchor, graph.node(next), v, position[id], position)) {
         break;
       }
       chain.links.push_back(next);

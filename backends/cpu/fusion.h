@@ -7,10 +7,8 @@
 //
 // PlanFusion finds chains anchor → link 1 → link 2 ... (at most kMaxLinks)
 // where the anchor is a float32 matmul large enough for oneDNN (at least
-// `library_minimum_elements` multiply-adds), a smaller float32 matmul (its
-// links: those kernels/result_epilogue.h runs — a bias, relu — applied by
-// its plain loop) or a conv2d of one input channel (its links: relu and
-// adds of one value per channel), each value
+// `library_minimum_elements` multiply-adds) or a conv2d of one input
+// channel (its links: relu and adds of one value per channel), each value
 // along the chain is read by the next link only (not by a graph output or
 // any other node), and each link is
 //   - an activation oneDNN's eltwise computes (DnnlEltwiseFusible), or

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <map>
 
 #include <gmock/gmock.h>
@@ -202,55 +201,6 @@ TEST(Fusion, LeavesWhatWouldChangeTheResult) {
   for (const std::string& name : names) {
     EXPECT_EQ(name.substr(0, name.find(':')).find('+'), std::string::npos)
         << name;
-  }
-}
-
-// A matmul too small for oneDNN applies a bias (either side), a scalar or
-// same-shape operand and relu after its loop — the same bits as the
-// operations' own kernels, special values included — and leaves other
-// links (sigmoid) to kernels of their own.
-TEST(Fusion, ASmallMatmulTakesItsBiasAndReluOnItsLoop) {
-  auto build = [](Net& n) {
-    ir::ValueId x = n.In("x", {2, 5, 4}), w = n.In("w", {4, 3});
-    ir::ValueId bias = n.In("bias", {3}), s = n.In("s", {1}),
-                same = n.In("same", {2, 5, 3});
-    n.data["bias"] = {-0.0f, std::nanf(""), 0.5f};
-    n.data["x"][0] = -0.0f;
-    n.data["x"][5] = std::numeric_limits<float>::infinity();
-    ir::ValueId m = n.Op("matmul", {x, w});
-    n.b.Output("a", n.Op("relu", {n.Op("add", {bias, m})}));
-    ir::ValueId m2 = n.Op("matmul", {x, w});
-    n.b.Output("b", n.Op("sub", {n.Op("mul", {m2, s}), same}));
-    n.b.Output("c", n.Op("sigmoid", {n.Op("matmul", {x, w})}));
-  };
-  Net fused_net, plain_net;
-  build(fused_net);
-  build(plain_net);
-  auto compile = [](Net& n, bool fusion) {
-    auto backend = CreateBackend("cpu");
-    CompileOptions options;
-    options.fusion = fusion;
-    auto exe = (*backend)->Compile(n.b.Finish(), options);
-    EXPECT_TRUE(exe.ok()) << exe.status();
-    return std::move(*exe);
-  };
-  auto fused = compile(fused_net, true), plain = compile(plain_net, false);
-  EXPECT_THAT(fused->implementations(),
-              ElementsAre("matmul+add+relu: C++", "matmul+mul+sub: C++",
-                          "matmul: C++", ::testing::StartsWith("sigmoid")));
-  for (auto* exe : {fused.get(), plain.get()}) {
-    for (const auto& [name, values] : fused_net.data) {
-      int i = exe->FindInput(name);
-      ASSERT_GE(i, 0) << name;
-      std::memcpy(exe->input(i).data(), values.data(),
-                  values.size() * sizeof(float));
-    }
-    ASSERT_TRUE(exe->Run().ok());
-  }
-  for (size_t o = 0; o < fused->outputs().size(); ++o) {
-    std::span<const std::byte> a = fused->output(o), b = plain->output(o);
-    ASSERT_EQ(a.size(), b.size());
-    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << "output " << o;
   }
 }
 

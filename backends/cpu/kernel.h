@@ -27,7 +27,6 @@ struct FusedOp {
   const ir::Node* node = nullptr;
   const ir::TensorType* other_type = nullptr;
   const std::byte* other = nullptr;
-  bool value_second = false;  // the chain's value is operand 1, other 0
 };
 
 // What a factory sees of one node.

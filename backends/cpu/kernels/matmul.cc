@@ -3,13 +3,12 @@
 // operands are brought to the same rank with leading 1s. gemm folds alpha
 // into the primitive's output scale and beta * C into a sum post-operation
 // over the result, which starts as C broadcast. A float32 matmul with fewer
-// multiply-adds than CompileOptions::library_minimum_elements runs on a
-// plain loop instead: at such sizes oneDNN's per-call overhead costs more
-// than the arithmetic — each result summed in double, its products in
-// order, rounded once; with AVX-512, results of at most 16 values and
-// tiles of short rows as vectors of doubles fed by permutations (the same
-// sums); its fused links (a bias, relu) applied after (result_epilogue.h).
-// Either operand may be read transposed
+// multiply-adds than CompileOptions::library_minimum_elements (and nothing
+// fused) runs on a plain loop instead: at such sizes oneDNN's per-call
+// overhead costs more than the arithmetic — each result summed in double,
+// its products in order, rounded once; with AVX-512, results of at most 16
+// values and tiles of short rows as vectors of doubles fed by permutations
+// (the same sums). Either operand may be read transposed
 // (KernelIO::transposed: a folded transpose).
 #include <algorithm>
 #include <optional>
@@ -21,7 +20,6 @@
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/lanes_avx512.h"
-#include "backends/cpu/kernels/result_epilogue.h"
 #include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
 
@@ -119,17 +117,14 @@ class MatmulKernel : public Kernel {
 };
 
 // y[b] = a[b] x b[b] for tiny float32 operands of rank >= 2, batch
-// dimensions broadcast; sums in double, rounded once; then the fused links
-// (result_epilogue.h), if any.
+// dimensions broadcast; sums in double, rounded once.
 class SmallMatmulKernel : public Kernel {
  public:
   SmallMatmulKernel(const ir::TensorType& a, const ir::TensorType& b,
                     const ir::TensorType& y, const std::byte* a_data,
                     const std::byte* b_data, std::byte* y_data,
-                    bool a_transposed, bool b_transposed,
-                    std::optional<ResultEpilogue> epilogue)
-      : epilogue_(std::move(epilogue)),
-        a_(reinterpret_cast<const float*>(a_data)),
+                    bool a_transposed, bool b_transposed)
+      : a_(reinterpret_cast<const float*>(a_data)),
         b_(reinterpret_cast<const float*>(b_data)),
         y_(reinterpret_cast<float*>(y_data)) {
     const size_t rank = y.shape.size();
@@ -238,7 +233,6 @@ class SmallMatmulKernel : public Kernel {
       }
       y += m_ * n_;
     }
-    if (epilogue_) epilogue_->Apply(y_, y - y_);
     return absl::OkStatus();
   }
 
@@ -338,7 +332,6 @@ class SmallMatmulKernel : public Kernel {
   __m512i tile_i_[2], tile_j_[2];
 #endif
 
-  std::optional<ResultEpilogue> epilogue_;
   const float* a_;
   const float* b_;
   float* y_;
@@ -400,14 +393,10 @@ MadeKernel MakeMatmulKernel(const KernelIO& io) {
   const ir::TensorType& b = *io.in_types[1];
   const ir::TensorType& y = *io.out_types[0];
   if (SmallMatmul(io)) {
-    std::optional<ResultEpilogue> epilogue;
-    if (!io.fused.empty()) {
-      epilogue = ResultEpilogue::Make(io.fused, y);
-      if (!epilogue) return nullptr;  // unfused, the links run on their own
-    }
-    return std::make_unique<SmallMatmulKernel>(
-        a, b, y, io.in[0], io.in[1], io.out[0], io.is_transposed(0),
-        io.is_transposed(1), std::move(epilogue));
+    if (!io.fused.empty()) return nullptr;  // unfused, it runs on the loop
+    return std::make_unique<SmallMatmulKernel>(a, b, y, io.in[0], io.in[1],
+                                               io.out[0], io.is_transposed(0),
+                                               io.is_transposed(1));
   }
   size_t rank = y.shape.size();
   auto kernel = std::make_unique<MatmulKernel>(

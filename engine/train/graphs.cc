@@ -512,7 +512,10 @@ absl::Status StepBuilder::Backward() {
 
 // Scouting: each gradient's unscaled norm and the dead ratio.
 absl::Status StepBuilder::ScoutingOutputs() {
-  ASSIGN_OR_RETURN(ValueId inverse, ops_.Unary(OpKind::kReciprocal, scale_));
+  ValueId inverse = ir::kNoValue;
+  if (config_.loss_scaling) {
+    ASSIGN_OR_RETURN(inverse, ops_.Unary(OpKind::kReciprocal, scale_));
+  }
   for (size_t i = 0; i < trained_.size(); ++i) {
     ASSIGN_OR_RETURN(ValueId unscaled, ops_.Cast(grads_[i], DType::kFloat32));
     if (config_.loss_scaling) {

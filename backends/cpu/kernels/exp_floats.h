@@ -1,6 +1,6 @@
 // e^x over arrays of floats, the same bits as the C library's expf. The
-// kernels called std::exp once per element (the loss's exp, softmax-free
-// sigmoids of small tensors, the fused element-wise kernel); glibc's expf
+// kernels called std::exp once per element (the loss's exp, sigmoids of
+// small tensors, the fused element-wise kernel's codes); glibc's expf
 // (the algorithm of Arm's optimized routines: x·32/ln 2 = k + r, 2^(k/32)
 // from a table of 32, a cubic in r, all in double with fused multiply-adds
 // on machines that have them) vectorizes lane for lane, eight doubles at a

@@ -53,6 +53,22 @@ absl::Status JobManager::RequeueInterrupted(bool at_start) {
   return absl::OkStatus();
 }
 
+void JobManager::Beat(int busy) {
+  NodeRecord self;
+  self.name = options_.node;
+  self.address = options_.address;
+  self.version = options_.version;
+  self.started = started_;
+  self.workers = std::max(1, options_.workers);
+  self.busy = busy;
+  self.threads = options_.threads;
+  self.max_replicas = options_.collectives ? options_.max_replicas : 1;
+  if (absl::Status beat = store_.Heartbeat(self); !beat.ok()) {
+    std::cerr << "webnnmd: cannot record this daemon's heartbeat: "
+              << beat.message() << "\n";
+  }
+}
+
 void JobManager::KeepOnce() {
   std::map<std::string, Fence> running;
   {
@@ -86,19 +102,7 @@ void JobManager::KeepOnce() {
       lost_slots_.insert(id);
     }
   }
-  NodeRecord self;
-  self.name = options_.node;
-  self.address = options_.address;
-  self.version = options_.version;
-  self.started = started_;
-  self.workers = std::max(1, options_.workers);
-  self.busy = static_cast<int>(running.size() + slots.size());
-  self.threads = options_.threads;
-  self.max_replicas = options_.collectives ? options_.max_replicas : 1;
-  if (absl::Status beat = store_.Heartbeat(self); !beat.ok()) {
-    std::cerr << "webnnmd: cannot record this daemon's heartbeat: "
-              << beat.message() << "\n";
-  }
+  Beat(static_cast<int>(running.size() + slots.size()));
   if (absl::Status swept = RequeueInterrupted(/*at_start=*/false);
       !swept.ok()) {
     std::cerr << "webnnmd: cannot requeue interrupted jobs: " << swept.message()

@@ -72,6 +72,9 @@ absl::Status JobManager::Start() {
   }
   RETURN_IF_ERROR(CheckNodeName());
   RETURN_IF_ERROR(RequeueInterrupted(/*at_start=*/true));
+  // Listed among the live nodes before Start returns (before the daemon
+  // says it is ready), not at the keeper's first turn.
+  Beat(0);
   if (store_.Shared()) {
     store_.Listen([this](const StoreNotice& notice) { Heard(notice); });
   }

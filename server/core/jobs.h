@@ -186,6 +186,9 @@ class JobManager {
   // jobs (job_leases.cc).
   void Keep();
   void KeepOnce();
+  // Records this daemon (its name, address, workers, `busy` of them) in
+  // the store's list of live nodes.
+  void Beat(int busy);
   // Requeues what a dead daemon (or this one before it restarted) left
   // RUNNING; `at_start`: every job left RUNNING by a one-daemon store.
   absl::Status RequeueInterrupted(bool at_start);

@@ -114,6 +114,11 @@ class WebnnmService final
   // The job if the principal may see it (NotFound otherwise).
   absl::StatusOr<StoredJob> VisibleJob(const Principal& who,
                                        const std::string& id);
+  // The job if the principal may see it and it has a model to serve: a
+  // succeeded training job or an imported snapshot (FailedPrecondition
+  // otherwise).
+  absl::StatusOr<StoredJob> ServableJob(const Principal& who,
+                                        const std::string& id);
   // A submission as the job will run it (the model checks, the data fits
   // it, the labels are within limits): the model's name, or why not.
   absl::StatusOr<std::string> CheckSubmission(const Principal& who,

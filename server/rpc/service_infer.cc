@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "server/core/inference.h"
 #include "server/rpc/service.h"
@@ -46,6 +47,17 @@ grpc::Status WebnnmService::RunInfer(const grpc::ServerContextBase* context,
       response);
 }
 
+absl::StatusOr<StoredJob> WebnnmService::ServableJob(const Principal& who,
+                                                     const std::string& id) {
+  ASSIGN_OR_RETURN(StoredJob job, VisibleJob(who, id));
+  if (job.job.state != JobState::kSucceeded || job.job.kind == JobKind::kTest) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", id,
+               " is not a finished training job (or an imported snapshot)"));
+  }
+  return job;
+}
+
 grpc::Status WebnnmService::PrepareInfer(const grpc::ServerContextBase* context,
                                          const v1::InferRequest* request,
                                          PreparedInfer& call) {
@@ -54,14 +66,8 @@ grpc::Status WebnnmService::PrepareInfer(const grpc::ServerContextBase* context,
       request->job_id(),
       [&who](const std::string& owner) { return who.Owns(owner); });
   if (!model) {
-    absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
+    absl::StatusOr<StoredJob> job = ServableJob(who, request->job_id());
     if (!job.ok()) return ToGrpc(job.status());
-    if (job->job.state != JobState::kSucceeded ||
-        job->job.kind == JobKind::kTest) {
-      return ToGrpc(absl::FailedPreconditionError(
-          StrCat("job ", request->job_id(),
-                 " is not a finished training job (or an imported snapshot)")));
-    }
     absl::StatusOr<std::shared_ptr<ServedModel>> got =
         inference_.Get(store_, job->job);
     if (!got.ok()) return ToGrpc(got.status());

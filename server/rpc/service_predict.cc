@@ -46,14 +46,8 @@ grpc::Status WebnnmService::Predict(grpc::ServerContext* context,
                                     const v1::PredictRequest* request,
                                     grpc::ServerWriter<v1::PredictChunk>* writer) {
   AUTHENTICATE(who);
-  absl::StatusOr<StoredJob> job = VisibleJob(who, request->job_id());
+  absl::StatusOr<StoredJob> job = ServableJob(who, request->job_id());
   if (!job.ok()) return ToGrpc(job.status());
-  if (job->job.state != JobState::kSucceeded ||
-      job->job.kind == JobKind::kTest) {
-    return ToGrpc(absl::FailedPreconditionError(
-        StrCat("job ", request->job_id(),
-               " is not a finished training job (or an imported snapshot)")));
-  }
   if (request->format() != v1::PREDICT_FORMAT_CSV &&
       request->format() != v1::PREDICT_FORMAT_NPZ) {
     return ToGrpc(absl::InvalidArgumentError("format must be CSV or NPZ"));

@@ -233,9 +233,9 @@ absl::StatusOr<Case> BuildCase(const json& test, const ir::Limits& limits) {
     if (operand.value("constant", false)) {
       auto data = std::make_shared<ir::ConstantData>();
       // (assigned, not copied with memcpy: an empty constant has no data)
-      data->bytes.assign(reinterpret_cast<const uint8_t*>(bytes->data()),
-                         reinterpret_cast<const uint8_t*>(bytes->data()) +
-                             bytes->size());
+      data->bytes.assign(
+          reinterpret_cast<const uint8_t*>(bytes->data()),
+          reinterpret_cast<const uint8_t*>(bytes->data()) + bytes->size());
       absl::StatusOr<ir::ValueId> v = builder.Constant(name, *type, data);
       if (!v.ok()) return v.status();
       values[name] = *v;

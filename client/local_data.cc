@@ -32,11 +32,12 @@ void AddDataOptions(CLI::App& cmd, DataOptions& o, bool standardize) {
                                     "Never standardize the data");
     on->excludes(off);
     cmd.add_option("--impute", o.impute,
-                   "Fill missing CSV feature values (empty, NA, N/A, NaN) "
+                   "Fill missing CSV feature values (empty, NA, N/A, NaN, ?) "
                    "with the training subset's mean or median of each "
                    "feature, kept with the model for test and predict "
-                   "(default none: refused, naming the line and column)")
-        ->check(CLI::IsMember({"none", "mean", "median"}));
+                   "(default auto: the median when any is missing; none "
+                   "refuses them, naming the line and column)")
+        ->check(CLI::IsMember({"auto", "none", "mean", "median"}));
   }
 }
 

@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/check.h"
-#include "engine/train/dataset.h"
+#include "engine/data/dataset.h"
 #include "engine/train/hyperparameters.h"
 
 namespace webnnm::client {
@@ -27,12 +27,12 @@ struct DataOptions {
   std::string label;
   bool no_header = false;
   bool resize = false;  // --resize: image folders' images to the model's size
-  std::string split;  // empty: the default (70,15,15) or the snapshot's
+  std::string split;    // empty: the default (70,15,15) or the snapshot's
   bool standardize = false;     // --standardize
   bool no_standardize = false;  // --no-standardize
-  std::string impute = "none";  // --impute none|mean|median
+  std::string impute = "auto";  // --impute auto|none|mean|median
   train::ImputeMode impute_mode() const {
-    return train::ParseImputeMode(impute).value_or(train::ImputeMode::kNone);
+    return train::ParseImputeMode(impute).value_or(train::ImputeMode::kAuto);
   }
   // The tri-state the flags say (neither: the expert system decides).
   train::StandardizeMode standardize_mode() const {

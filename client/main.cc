@@ -14,6 +14,7 @@
 
 #include "client/check_report.h"
 #include "client/cli_meta.h"
+#include "client/init_command.h"
 #include "client/predict_command.h"
 #include "client/remote.h"
 #include "client/test_command.h"
@@ -76,6 +77,10 @@ int main(int argc, char** argv) {
       "check", "Parse a model, build its DAG and print a summary");
   check->add_option("FILE", check_file, "The model file (.wnm)")->required();
   check->fallthrough();
+
+  webnnm::client::InitOptions init_options;
+  CLI::App* init = webnnm::client::AddInitCommand(app, init_options);
+  init->fallthrough();
 
   webnnm::client::TrainOptions train_options;
   CLI::App* train = webnnm::client::AddTrainCommand(app, train_options);
@@ -147,6 +152,9 @@ int main(int argc, char** argv) {
     global.output = "json";
   }
   if (*check) return RunCheck(check_file, global);
+  if (*init) {
+    return webnnm::client::RunInit(init_options, global.output == "json");
+  }
   if (*train) {
     train_options.argv.assign(argv, argv + argc);
     if (!train_options.local) {

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backends/cpu/cpu_context.h"
 #include "engine/api/predict.h"
 #include "engine/api/predict_output.h"
+#include "engine/api/threads.h"
 
 namespace webnnm::client {
 namespace {
@@ -60,8 +60,7 @@ CLI::App* AddPredictCommand(CLI::App& app, PredictOptions& o) {
   cmd->add_flag("--local", o.local,
                 "Predict in this process (else the daemon predicts with the "
                 "job FILE's newest snapshot)");
-  cmd->add_option("--load", o.load,
-                  "The snapshot to predict with (--local)");
+  cmd->add_option("--load", o.load, "The snapshot to predict with (--local)");
   AddDataOptions(*cmd, o.data, /*standardize=*/false);
   AddResizeFlag(*cmd, o.data);
   cmd->add_option("--output", o.output,
@@ -86,7 +85,7 @@ int RunPredict(const PredictOptions& options, bool json) {
   absl::StatusOr<train::Hyperparameters> hyper =
       HyperparametersFromFlags(options.hyperparameters);
   if (!hyper.ok()) return Fail(hyper.status());
-  backends::cpu::ConfigureThreads(hyper->threads);
+  ConfigureComputeThreads(hyper->threads);
   LoadedModel model = LoadModel(options.file);
   if (model.exit_code != kExitOk) return model.exit_code;
   absl::StatusOr<train::ModelSnapshot> snapshot =

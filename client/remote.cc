@@ -18,8 +18,8 @@
 #include "client/remote_client.h"
 #include "client/terminal.h"
 #include "engine/base/strings.h"
+#include "engine/data/image_folder.h"
 #include "engine/train/hyperparameters_proto.h"
-#include "engine/train/image_folder.h"
 #include "proto/wire/names.h"
 #include "proto/wire/sha256.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
@@ -186,7 +186,7 @@ int Submit(Client& client, RemoteOptions& o, bool json, bool backend_given,
   data->set_standardize(o.train.data.standardize);
   data->set_standardization(
       static_cast<v1::Standardization>(o.train.data.standardize_mode()));
-  if (o.train.data.impute_mode() != train::ImputeMode::kNone) {
+  if (o.train.data.impute_mode() != train::ImputeMode::kAuto) {
     data->set_impute(o.train.data.impute);
   }
   data->set_resize(o.train.data.resize);

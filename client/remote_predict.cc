@@ -10,7 +10,7 @@
 
 #include "client/predict_command.h"
 #include "client/remote_client.h"
-#include "engine/train/csv.h"
+#include "engine/data/csv.h"
 
 namespace webnnm::client {
 namespace {

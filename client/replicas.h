@@ -1,5 +1,5 @@
 // `train --local --replicas N`: a data-parallel run of N processes on this
-// machine (engine/train/trainer.h, engine/dist/gloo_collective.h). The
+// machine (engine/train/trainer.h, engine/collectives/gloo_collective.h). The
 // process the user started is replica 0 — it reports, saves and tests as
 // any train --local does — and starts replicas 1..N-1 as copies of itself
 // (the same command with --replica-rank R and the rendezvous folder),
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/dist/gloo_collective.h"
+#include "engine/collectives/gloo_collective.h"
 
 namespace webnnm::client {
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backends/cpu/cpu_context.h"
 #include "client/metrics_json.h"
+#include "engine/api/threads.h"
 #include "engine/train/run.h"
 
 namespace webnnm::client {
@@ -80,7 +80,7 @@ int RunTest(const TestOptions& options, bool json) {
   absl::StatusOr<train::Hyperparameters> hyper =
       HyperparametersFromFlags(options.hyperparameters);
   if (!hyper.ok()) return Fail(hyper.status());
-  backends::cpu::ConfigureThreads(hyper->threads);
+  ConfigureComputeThreads(hyper->threads);
   absl::StatusOr<train::ModelSnapshot> snapshot =
       train::LoadModelSnapshot(options.load);
   if (!snapshot.ok()) return Fail(snapshot.status());

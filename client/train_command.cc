@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backends/cpu/cpu_context.h"
 #include "client/format.h"
 #include "client/metrics_json.h"
 #include "client/progress.h"
+#include "engine/api/threads.h"
 #include "engine/base/strings.h"
 #include "engine/train/run.h"
 
@@ -207,7 +207,7 @@ int RunTrain(const TrainOptions& options, bool json) {
       train::ResolveHyperparameters(*given);
   if (!hyper.ok()) return Fail(hyper.status());
   // Before anything touches OpenMP: passive waiting, the thread count.
-  backends::cpu::ConfigureThreads(hyper->threads);
+  ConfigureComputeThreads(hyper->threads);
   const int replicas = hyper->replicas;
   const ReplicaFlags& flags = options.replica;
   std::unique_ptr<Replicas> others;  // replica 0's: started first

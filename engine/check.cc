@@ -6,6 +6,7 @@
 
 #include "engine/lang/parser.h"
 #include "engine/model/build.h"
+#include "engine/model/prelude.h"
 
 namespace webnnm {
 namespace {
@@ -68,11 +69,24 @@ ModelSummary Summarize(const dag::Dag& dag) {
 
 CheckResult CheckModel(const std::string& file_name, std::string text,
                        const ir::Limits& limits) {
-  auto file = std::make_shared<SourceFile>(file_name, std::move(text));
+  // The model's text, then the prelude (model/prelude.h): each parsed on
+  // its own, the prelude's offsets placed after the model's, so that every
+  // range locates in the one file the diagnostics render.
+  const std::string_view prelude_text = model::PreludeText();
+  auto file = std::make_shared<SourceFile>(file_name, text,
+                                           model::kPreludeName, prelude_text);
   Diagnostics diagnostics(file);
   CheckResult result;
   result.name = Stem(file_name);
-  lang::Module module = lang::Parse(*file, diagnostics);
+  lang::Module module =
+      lang::Parse(SourceFile(file_name, std::move(text)), diagnostics);
+  if (!diagnostics.has_errors()) {
+    const SourceFile padded(
+        model::kPreludeName,
+        std::string(file->appended_at(), ' ') + std::string(prelude_text));
+    Diagnostics prelude_diagnostics(file);
+    model::AddPrelude(module, lang::Parse(padded, prelude_diagnostics));
+  }
   if (!diagnostics.has_errors()) {
     model::Model model = model::Build(module, diagnostics);
     if (model.name.empty()) model.name = result.name;

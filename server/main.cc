@@ -29,10 +29,10 @@
 
 #include "absl/synchronization/mutex.h"
 
-#include "backends/cpu/cpu_context.h"
+#include "engine/api/threads.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
-#include "engine/dist/gloo_collective.h"
+#include "engine/collectives/gloo_collective.h"
 #include "server/config.h"
 #include "server/core/daemon_metrics.h"
 #include "server/core/inference.h"
@@ -139,12 +139,13 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
 absl::Status LockDatabase(const std::string& database) {
   const std::string path = database + ".lock";
   std::error_code ec;
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  const std::filesystem::path folder =
+      std::filesystem::path(path).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return absl::FailedPreconditionError(
-        "cannot open " + path + ": " + std::strerror(errno));
+    return absl::FailedPreconditionError("cannot open " + path + ": " +
+                                         std::strerror(errno));
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char pid[32] = {};
@@ -194,8 +195,8 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
   }
   // Checked here, so that a key that does not fit its certificate (or the
   // two files swapped) is said as such, not as a listener that fails.
-  if (absl::Status tls = CheckTlsFiles(settings.tls_certificate,
-                                       settings.tls_private_key);
+  if (absl::Status tls =
+          CheckTlsFiles(settings.tls_certificate, settings.tls_private_key);
       !tls.ok()) {
     return tls;
   }
@@ -440,7 +441,7 @@ int main(int argc, char** argv) {
   // A browser that disconnects must not kill the daemon with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
   // Before anything touches OpenMP: passive waiting, the thread count.
-  webnnm::backends::cpu::ConfigureThreads(settings.jobs.threads);
+  webnnm::ConfigureComputeThreads(settings.jobs.threads);
 
   const bool cluster = pg::IsUri(settings.database);
   absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(settings, cluster);

@@ -4,11 +4,11 @@
 // Compiler (compiler.h).
 #include <algorithm>
 
+#include "backends/common/memory_plan.h"
 #include "backends/cpu/compiler.h"
 #include "backends/cpu/elementwise_groups.h"
 #include "backends/cpu/fusion.h"
 #include "backends/cpu/kernels/fused_elementwise.h"
-#include "backends/cpu/memory_plan.h"
 #include "engine/base/checked_math.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/fused_elementwise.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

@@ -5,7 +5,7 @@
 // constants, in the stages of a Compiler.
 #include <algorithm>
 
-#include "backends/cpu/memory_plan.h"
+#include "backends/common/memory_plan.h"
 #include "backends/vulkan/executable.h"
 #include "backends/vulkan/plan_node.h"
 #include "engine/base/checked_math.h"
@@ -140,7 +140,7 @@ absl::Status VulkanExecutable::Compiler::Lifetimes() {
 absl::Status VulkanExecutable::Compiler::Ranges() {
   range_.assign(graph_.num_values(), Range());
   std::vector<ir::ValueId> arena_values;
-  std::vector<cpu::Lifetime> lifetimes;
+  std::vector<Lifetime> lifetimes;
   uint64_t own = 0;
   for (ir::NodeId id : order_) {
     const ir::Node& node = graph_.node(id);
@@ -177,7 +177,7 @@ absl::Status VulkanExecutable::Compiler::Ranges() {
       own = AlignUp(own + 16, align_);
     }
   }
-  cpu::ArenaPlan plan = cpu::PlanArena(lifetimes, align_);
+  ArenaPlan plan = PlanArena(lifetimes, align_);
   for (size_t i = 0; i < arena_values.size(); ++i) {
     range_[arena_values[i]].offset = own + plan.offsets[i];
   }

@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
-#include "engine/train/dataset.h"
+#include "engine/data/dataset.h"
 #include "engine/train/run.h"
 #include "engine/train/state.h"
 #include "engine/train/trainer.h"

@@ -6,8 +6,8 @@
 #include "engine/api/nnmodel.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/data/image_folder.h"
 #include "engine/train/feeder.h"
-#include "engine/train/image_folder.h"
 #include "engine/train/metrics.h"
 #include "engine/train/sequence.h"
 #include "engine/train/trainer.h"
@@ -29,15 +29,16 @@ absl::StatusOr<train::Dataset> ReadFeatures(const PredictRequest& r) {
     // for training.
     if (r.dag->inputs.size() != 1 && !std::filesystem::is_directory(path) &&
         !train::IsImageArchive(path)) {
-      return absl::FailedPreconditionError(StrCat(
-          "a CSV file feeds a model with one input; this one has ",
-          r.dag->inputs.size(), " (an .npz archive feeds any)"));
+      return absl::FailedPreconditionError(
+          StrCat("a CSV file feeds a model with one input; this one has ",
+                 r.dag->inputs.size(), " (an .npz archive feeds any)"));
     }
     return train::ReadDataFor(*r.dag, r.source);
   }
   return train::LoadCsvFeatures(
       path, {.label = r.source.label.empty() ? r.snapshot->label_column
                                              : r.source.label,
+             .text = r.snapshot->text_encoding,
              .header = !r.source.no_header,
              .keep_missing = !r.snapshot->imputation.empty()});
 }
@@ -81,16 +82,16 @@ absl::StatusOr<std::vector<OutputReading>> Readings(const PredictRequest& r) {
 
 // Appends `rows` samples of `values` (rows of `steps` x `units`, maybe
 // more rows).
-void Append(OutputReading& o, const std::vector<double>& values,
-            int64_t rows) {
+void Append(OutputReading& o, const std::vector<double>& values, int64_t rows) {
   const int64_t units = o.out.units;
   const int64_t n = rows * o.out.steps;  // steps of all the rows
   std::vector<float> step(units);
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t u = 0; u < units; ++u) {
       double v = values[i * units + u];
-      if (o.back) v = v * o.back->stddev[u % o.back->stddev.size()] +
-                      o.back->mean[u % o.back->mean.size()];
+      if (o.back)
+        v = v * o.back->stddev[u % o.back->stddev.size()] +
+            o.back->mean[u % o.back->mean.size()];
       o.out.values.push_back(v);
       step[u] = static_cast<float>(values[i * units + u]);
     }
@@ -124,8 +125,8 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
   if (!steps.ok()) return Unsuited(steps.status());
   RETURN_IF_ERROR(Unsuited(data.ApplyImputation(r.snapshot->imputation)));
   if (!r.snapshot->standardization.empty()) {
-    RETURN_IF_ERROR(Unsuited(
-        data.ApplyStandardization(r.snapshot->standardization)));
+    RETURN_IF_ERROR(
+        Unsuited(data.ApplyStandardization(r.snapshot->standardization)));
   }
   RETURN_IF_ERROR(Unsuited(
       data.ApplyInputStandardizations(r.snapshot->input_standardization)));
@@ -147,8 +148,8 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
                                   ? r.snapshot->state.params
                                   : r.snapshot->state.best;
   RETURN_IF_ERROR(model->SetParameters(best));
-  const int64_t batch = std::min<int64_t>(r.batch, std::max<int64_t>(
-                                                       1, data.count()));
+  const int64_t batch =
+      std::min<int64_t>(r.batch, std::max<int64_t>(1, data.count()));
   ASSIGN_OR_RETURN(std::unique_ptr<Context> context, model->CreateContext());
   RETURN_IF_ERROR(context->SetBatchSize(batch));
   RETURN_IF_ERROR(context->SetSequenceLength(*steps));
@@ -165,15 +166,14 @@ absl::StatusOr<Predictions> Predict(const PredictRequest& r) {
       RETURN_IF_ERROR(Unsuited(context->SetStepLengths(lengths)));
     }
     for (size_t k = 0; k < dag.inputs.size(); ++k) {
-      const int64_t width = sources[k] < 0
-                                ? data.width()
-                                : data.more_inputs()[sources[k]].width;
+      const int64_t width =
+          sources[k] < 0 ? data.width() : data.more_inputs()[sources[k]].width;
       rows.assign(batch * width, 0.0);
       for (int64_t i = 0; i < n; ++i) {
-        const float* f =
-            sources[k] < 0 ? data.features(begin + i)
-                           : data.more_inputs()[sources[k]].values.data() +
-                                 (begin + i) * width;
+        const float* f = sources[k] < 0
+                             ? data.features(begin + i)
+                             : data.more_inputs()[sources[k]].values.data() +
+                                   (begin + i) * width;
         std::copy(f, f + width, rows.begin() + i * width);
       }
       RETURN_IF_ERROR(context->SetData(dag.inputs[k].name, rows));

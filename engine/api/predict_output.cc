@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/train/npz_write.h"
+#include "engine/data/npz_write.h"
 
 namespace webnnm {
 namespace {
@@ -58,8 +58,7 @@ std::vector<double> ClassProbabilities(const OutputPredictions& o, int64_t i) {
     const double p = o.values[i];
     return {1 - p, p};
   }
-  return {o.values.begin() + i * o.units,
-          o.values.begin() + (i + 1) * o.units};
+  return {o.values.begin() + i * o.units, o.values.begin() + (i + 1) * o.units};
 }
 
 std::string PredictionsCsv(const Predictions& p) {

@@ -79,8 +79,8 @@ void Diagnostics::Add(Severity severity, SourceRange range,
 
 LocatedDiagnostic Diagnostics::Locate(const Diagnostic& diagnostic) const {
   LineColumn at = file_->Locate(diagnostic.range.begin);
-  return {file_->name(), at.line, at.column, diagnostic.severity,
-          diagnostic.message};
+  return {file_->NameAt(diagnostic.range.begin), at.line, at.column,
+          diagnostic.severity, diagnostic.message};
 }
 
 std::vector<LocatedDiagnostic> Diagnostics::LocateAll() const {
@@ -93,9 +93,10 @@ std::vector<LocatedDiagnostic> Diagnostics::LocateAll() const {
 std::string Diagnostics::Render(const Diagnostic& diagnostic) const {
   LineColumn at = file_->Locate(diagnostic.range.begin);
   std::string out =
-      StrCat(file_->name(), ":", at.line, ":", at.column, ": ",
-             SeverityName(diagnostic.severity), ": ", diagnostic.message, "\n");
-  std::string_view line = file_->Line(at.line);
+      StrCat(file_->NameAt(diagnostic.range.begin), ":", at.line, ":",
+             at.column, ": ", SeverityName(diagnostic.severity), ": ",
+             diagnostic.message, "\n");
+  std::string_view line = file_->LineAt(diagnostic.range.begin);
   // The caret's byte in the line.
   int column = 1;
   size_t caret_at = 0;

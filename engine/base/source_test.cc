@@ -186,5 +186,26 @@ TEST(SourceRange, CoverSpansBothRanges) {
   EXPECT_NE((SourceRange{1, 2}), (SourceRange{1, 3}));
 }
 
+TEST(SourceFileAppended, OffsetsInTheAppendedTextLocateThere) {
+  // "a\nb" then the appended "x\nyz": lines count from 1 in each part.
+  SourceFile file("model.wnm", "a\nb", "prelude.wnm", "x\nyz");
+  EXPECT_EQ(file.text(), "a\nb\nx\nyz");
+  EXPECT_EQ(file.appended_at(), 4u);
+  EXPECT_EQ(file.NameAt(2), "model.wnm");
+  EXPECT_EQ(file.Locate(2).line, 2);
+  EXPECT_EQ(file.NameAt(4), "prelude.wnm");
+  EXPECT_EQ(file.Locate(4).line, 1);
+  EXPECT_EQ(file.Locate(7).line, 2);
+  EXPECT_EQ(file.Locate(7).column, 2);
+  EXPECT_EQ(file.LineAt(7), "yz");
+  EXPECT_EQ(file.LineAt(1), "a");
+}
+
+TEST(SourceFileAppended, AFileWithoutOneHasOneName) {
+  SourceFile file("m.wnm", "a\nb");
+  EXPECT_EQ(file.NameAt(3), "m.wnm");
+  EXPECT_EQ(file.Locate(3).line, 2);
+}
+
 }  // namespace
 }  // namespace webnnm

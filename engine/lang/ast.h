@@ -105,6 +105,8 @@ struct BlockProperty {
   ShapeSpec shape;            // input/output
   std::vector<Layer> layers;  // layers
   SourceRange range;
+  // From the prelude (model/prelude.h), not the user's text.
+  bool prelude = false;
 };
 
 // CONSTANT ::= name datatype? ( number | "shape" "=" SHAPE "data" "=" LIST )

@@ -112,6 +112,7 @@ void ModelBuilder::CollectBlocks() {
     if (inserted) {
       block.name = property.block;
       block.range = property.block_range;
+      block.prelude = property.prelude;
       block_order_.push_back(property.block);
     }
     const lang::BlockProperty*& slot =

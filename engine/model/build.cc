@@ -15,7 +15,8 @@ Model ModelBuilder::Run() {
   ResolveReferences();
   CheckSections();
   for (const std::string& name : block_order_) {
-    if (templates_.count(name) && !used_templates_.count(name)) {
+    if (templates_.count(name) && !used_templates_.count(name) &&
+        !blocks_[name].prelude) {
       diagnostics_.Warning(blocks_[name].range,
                            StrCat("block '", name, "' is never used"));
     }

@@ -28,6 +28,7 @@ struct Block {
   SourceRange range;
   const lang::BlockProperty* properties[kNumProperties] = {};
   std::set<std::string> macro_names;  // templates: names their layers use
+  bool prelude = false;  // a template of the prelude (model/prelude.h)
 
   const lang::BlockProperty* get(PropertyKind kind) const {
     return properties[static_cast<int>(kind)];

@@ -1,5 +1,6 @@
 #include "engine/train/checkpoint.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -7,6 +8,7 @@
 #include "engine/base/strings.h"
 #include "engine/train/hyperparameters_proto.h"
 #include "engine/train/loss.h"
+#include "engine/train/optimizer.h"
 #include "engine/train/snapshot.h"
 
 namespace webnnm::train {
@@ -66,6 +68,7 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   h.set_step(st.step);
   h.set_loss_scale(st.loss_scale);
   h.set_clean_steps(st.clean_steps);
+  h.set_optimizer_updates(st.optimizer_updates);
   h.set_clip_mu(st.clip_mu);
   h.set_clip_sigma(st.clip_sigma);
   h.set_clip_first(st.clip_first);
@@ -90,6 +93,16 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
   h.set_split(s.split);
   h.set_data_fingerprint(s.data_fingerprint);
   h.set_label_column(s.label_column);
+  for (const TextColumn& c : s.text_encoding.columns) {
+    v1::SnapshotTextColumn* out = h.add_text_columns();
+    out->set_name(c.name);
+    for (const std::string& category : c.categories) {
+      out->add_categories(category);
+    }
+  }
+  for (const std::string& d : s.text_encoding.dropped) {
+    h.add_dropped_columns(d);
+  }
   if (!s.imputation.empty()) h.set_impute(ImputeModeName(s.imputation.mode));
   for (const Decision& d : st.decisions) {
     v1::SnapshotDecision* out = h.add_decisions();
@@ -105,7 +118,13 @@ absl::StatusOr<std::string> EncodeModelSnapshot(const ModelSnapshot& s) {
     out->set_gamma(t.gamma);
   }
   AddTensors(kParam, st.params, s.shapes, file.tensors);
-  AddTensors(kMomentum, st.momenta, s.shapes, file.tensors);
+  // The optimizer's state: MomentumSlots tensors of each parameter's
+  // shape, stacked on a first axis when more than one (adam's m and v).
+  std::map<std::string, std::vector<int64_t>> state_shapes = s.shapes;
+  if (const int slots = MomentumSlots(st.hyper.optimizer); slots > 1) {
+    for (auto& [name, shape] : state_shapes) shape.insert(shape.begin(), slots);
+  }
+  AddTensors(kMomentum, st.momenta, state_shapes, file.tensors);
   AddTensors(kBest, st.best, s.shapes, file.tensors);
   for (const auto& [output, t] : s.target_standardization) {
     const auto n = static_cast<int64_t>(t.mean.size());
@@ -192,9 +211,9 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   }
   st.hyper = *std::move(hyper);
   if (h.epoch() < 0 || h.step() < 0 || h.clean_steps() < 0 ||
-      h.best_epoch() < 0 || h.epochs_since_best() < 0 ||
-      h.trained_samples() < 0 || !(h.loss_scale() >= 1) ||
-      !std::isfinite(h.loss_scale())) {
+      h.optimizer_updates() < 0 || h.best_epoch() < 0 ||
+      h.epochs_since_best() < 0 || h.trained_samples() < 0 ||
+      !(h.loss_scale() >= 1) || !std::isfinite(h.loss_scale())) {
     return absl::DataLossError(
         "not a valid snapshot: its progress counters are out of range");
   }
@@ -202,6 +221,7 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   st.step = h.step();
   st.loss_scale = h.loss_scale();
   st.clean_steps = h.clean_steps();
+  st.optimizer_updates = h.optimizer_updates();
   st.clip_mu = h.clip_mu();
   st.clip_sigma = h.clip_sigma();
   st.clip_first = h.clip_first();
@@ -255,6 +275,19 @@ absl::StatusOr<ModelSnapshot> DecodeModelSnapshot(std::string_view bytes) {
   s.split = h.split();
   s.data_fingerprint = h.data_fingerprint();
   s.label_column = h.label_column();
+  for (const v1::SnapshotTextColumn& c : h.text_columns()) {
+    TextColumn column{.name = c.name(),
+                      .categories = {c.categories().begin(),
+                                     c.categories().end()}};
+    if (!std::is_sorted(column.categories.begin(), column.categories.end())) {
+      return absl::DataLossError(StrCat(
+          "not a valid snapshot: the categories of the text column '",
+          c.name(), "' are not sorted"));
+    }
+    s.text_encoding.columns.push_back(std::move(column));
+  }
+  s.text_encoding.dropped = {h.dropped_columns().begin(),
+                             h.dropped_columns().end()};
   for (const v1::SnapshotDecision& d : h.decisions()) {
     st.decisions.push_back({d.what(), d.why()});
   }
@@ -326,8 +359,8 @@ absl::Status CheckSnapshotFits(const ModelSnapshot& s, const dag::Dag& dag) {
   for (const dag::Endpoint& o : dag.outputs) {
     optional[StrCat("uncertainty:", o.name)] = {};
   }
-  auto check = [&](const Params& params, std::string_view what,
-                   bool all) -> absl::Status {
+  auto check = [&](const Params& params, std::string_view what, bool all,
+                   int slots = 1) -> absl::Status {
     for (const auto& [name, values] : params) {
       const std::vector<int64_t>* shape = nullptr;
       if (auto it = shapes.find(name); it != shapes.end()) {
@@ -339,12 +372,13 @@ absl::Status CheckSnapshotFits(const ModelSnapshot& s, const dag::Dag& dag) {
             StrCat("the snapshot's ", what, " '", name,
                    "' is not a parameter of this model"));
       }
-      int64_t count = 1;
+      int64_t count = slots;
       for (int64_t d : *shape) count *= d;
       if (count != static_cast<int64_t>(values.size())) {
-        return absl::InvalidArgumentError(StrCat(
-            "the snapshot's ", what, " '", name, "' has ", values.size(),
-            " values; the model's has shape ", ir::ShapeToString(*shape)));
+        return absl::InvalidArgumentError(
+            StrCat("the snapshot's ", what, " '", name, "' has ", values.size(),
+                   " values; the model's has shape ", ir::ShapeToString(*shape),
+                   slots > 1 ? StrCat(" (", slots, " such tensors)") : ""));
       }
     }
     if (all) {
@@ -361,7 +395,8 @@ absl::Status CheckSnapshotFits(const ModelSnapshot& s, const dag::Dag& dag) {
   if (!s.state.params.empty()) {
     RETURN_IF_ERROR(check(s.state.params, "parameter", true));
   }
-  return check(s.state.momenta, "momentum", false);
+  return check(s.state.momenta, "momentum", false,
+               MomentumSlots(s.state.hyper.optimizer));
 }
 
 }  // namespace webnnm::train

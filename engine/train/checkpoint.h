@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
-#include "engine/train/dataset.h"
+#include "engine/data/dataset.h"
 #include "engine/train/state.h"
 
 namespace webnnm::train {
@@ -35,6 +35,8 @@ struct ModelSnapshot {
   Standardization standardization;
   // How missing feature values are filled (empty: they are refused).
   Imputation imputation;
+  // A CSV's text columns as one-hot features (empty: none).
+  TextEncoding text_encoding;
   // Regression outputs trained on standardized targets, by output name:
   // their predictions map back with these.
   std::map<std::string, Standardization> target_standardization;

@@ -1,7 +1,7 @@
 // The replicas of a data-parallel training run, as the trainer sees them:
 // `size` processes (or threads) that each take a share of every global
 // batch and sum what they computed. An implementation over Gloo's TCP
-// allreduce lives in engine/dist/ (gloo_collective.h); ThreadCollective,
+// allreduce lives in engine/collectives/ (gloo_collective.h); ThreadCollective,
 // below, joins threads of one process (for tests).
 //
 // Every replica must make the same calls in the same order (the trainer

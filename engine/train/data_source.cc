@@ -5,9 +5,9 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/data/image_folder.h"
+#include "engine/data/npz.h"
 #include "engine/train/feeder.h"
-#include "engine/train/image_folder.h"
-#include "engine/train/npz.h"
 #include "engine/train/sequence.h"
 #include "engine/train/trainer.h"
 
@@ -76,7 +76,6 @@ NpzSpec NpzSpecFor(const dag::Dag& dag) {
   return spec;
 }
 
-
 absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
                                            const DataSource& source) {
   RETURN_IF_ERROR(CheckSingleInputOutput(dag));
@@ -88,8 +87,8 @@ absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
         StrCat(source.path,
                IsImageArchive(source.path) ? " is a zipped image folder"
                                            : " is an image folder",
-               ", but the model input '",
-               input.name, "' takes no images: ", spec.status().message()));
+               ", but the model input '", input.name,
+               "' takes no images: ", spec.status().message()));
   }
   spec->resize = source.resize;
   if (source.max_bytes > 0) spec->max_bytes = source.max_bytes;
@@ -100,6 +99,18 @@ absl::StatusOr<Dataset> ReadImageFolderFor(const dag::Dag& dag,
 bool ReadsClasses(const dag::Dag& dag) {
   if (dag.outputs.empty()) return false;
   return OutputReadsClasses(dag, dag.outputs[0]);
+}
+
+LabelNeed LabelNeedFor(const dag::Dag& dag) {
+  LabelNeed need;
+  if (dag.outputs.empty()) return need;
+  const dag::Endpoint& out = dag.outputs[0];
+  need.output = out.name;
+  need.classification = OutputReadsClasses(dag, out);
+  const int64_t units = OutputWidth(dag, out.name);
+  // One sigmoid unit tells two classes apart.
+  need.classes = units == 1 ? 2 : units;
+  return need;
 }
 
 namespace {
@@ -141,6 +152,7 @@ absl::StatusOr<Dataset> ReadDataFor(const dag::Dag& dag,
   const std::string folder =
       std::filesystem::path(source.path).parent_path().string();
   if (folder.size() > 1) message = ReplaceAll(message, folder, source.shown_as);
+  if (IsLabelRefusal(read.status())) return LabelRefusal(message);
   return absl::Status(read.status().code(), message);
 }
 
@@ -150,8 +162,7 @@ absl::StatusOr<Dataset> ReadDataAsNamed(const dag::Dag& dag,
                                         const DataSource& source) {
   if (IsNpz(source.path)) {
     for (const dag::Endpoint& e : dag.outputs) {
-      RETURN_IF_ERROR(
-          ChooseLoss(dag, e.name, e.loss, nullptr).status());
+      RETURN_IF_ERROR(ChooseLoss(dag, e.name, e.loss, nullptr).status());
     }
     NpzSpec spec = NpzSpecFor(dag);
     if (source.max_bytes > 0) spec.max_bytes = source.max_bytes;
@@ -169,6 +180,8 @@ absl::StatusOr<Dataset> ReadDataAsNamed(const dag::Dag& dag,
   }
   return LoadCsv(source.path,
                  {.label = source.label,
+                  .choose_label = LabelNeedFor(dag),
+                  .text = source.text,
                   .header = !source.no_header,
                   .keep_missing = source.keep_missing},
                  ReadsClasses(dag));
@@ -182,8 +195,8 @@ absl::Status SplitData(Dataset& data, const DataSource& source,
     return absl::InvalidArgumentError("a split has three percentages");
   }
   // Only an IDX directory brings its own test subset (its t10k files).
-  const bool idx = std::filesystem::is_directory(source.path) &&
-                   !IsImageFolder(source.path);
+  const bool idx =
+      std::filesystem::is_directory(source.path) && !IsImageFolder(source.path);
   return data.Split(split[0], split[1], split[2], seed, /*fixed_test=*/idx);
 }
 

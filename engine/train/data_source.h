@@ -14,13 +14,14 @@
 #define WEBNNM_ENGINE_TRAIN_DATA_SOURCE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
-#include "engine/train/dataset.h"
-#include "engine/train/npz.h"
+#include "engine/data/dataset.h"
+#include "engine/data/npz.h"
 
 namespace webnnm::train {
 
@@ -28,8 +29,13 @@ struct DataSource {
   // A CSV file, an IDX directory, an image folder (or a .zip of one) or a
   // NumPy .npz file.
   std::string path;
-  std::string label;  // the CSV label column; empty: the last
+  // The CSV label column; empty: chosen for the model (label_column.h:
+  // the last column when it fits the output).
+  std::string label;
   bool no_header = false;
+  // CSV: the text columns' encoding of a trained model (snapshots); nullopt
+  // for a new run, which chooses it from the file.
+  std::optional<TextEncoding> text;
   // CSV: missing feature values become NaN (to impute, dataset.h) instead
   // of an error.
   bool keep_missing = false;
@@ -64,6 +70,10 @@ absl::Status CheckSingleInputOutput(const dag::Dag& dag);
 // classification loss or its output activation softmax or sigmoid) rather
 // than as regression targets.
 bool ReadsClasses(const dag::Dag& dag);
+
+// What the model's first output asks of a CSV label column (label_column.h:
+// its classes, or numbers), for choosing the column when none is named.
+LabelNeed LabelNeedFor(const dag::Dag& dag);
 
 // Reads the data (NotFound for a missing path; InvalidArgument with file
 // and line for bad data), unsplit. With `source.shown_as`, the errors name

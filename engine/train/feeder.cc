@@ -400,11 +400,19 @@ absl::Status CheckShapes(const dag::Dag& dag, const Dataset& data,
     int64_t width = 1;
     for (int64_t d : in.FeatureShape()) width *= d;
     if (width != have_values) {
+      // A CSV's text columns count a feature a category.
+      std::string encoded;
+      const TextEncoding& text = data.text_encoding();
+      if (inputs[i] < 0 && !text.columns.empty()) {
+        encoded = StrCat(" (with its text columns one-hot: ",
+                         DescribeTextEncoding(text), ")");
+      }
       return absl::InvalidArgumentError(
           StrCat("the model input '", e.name, "' has shape ",
                  ir::ShapeToString(in.FeatureShape()), " (", width,
                  " values) but the dataset's samples have ", have_values,
-                 " features"));
+                 " features", encoded,
+                 "; webnnmctl init --dataset writes a model that fits"));
     }
   }
   ASSIGN_OR_RETURN(std::vector<size_t> match, MatchTargets(data, specs));

@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
+#include "engine/data/dataset.h"
 #include "engine/train/collective.h"
-#include "engine/train/dataset.h"
 #include "engine/train/graphs.h"
 #include "engine/train/state.h"
 

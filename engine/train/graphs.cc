@@ -400,6 +400,8 @@ class StepBuilder {
   ValueId mask_ = ir::kNoValue, lr_ = ir::kNoValue, scale_ = ir::kNoValue;
   ValueId clip_mu_ = ir::kNoValue, clip_sigma_ = ir::kNoValue;
   ValueId clip_k_ = ir::kNoValue, clip_first_ = ir::kNoValue;
+  // Adam's bias corrections (adam and adamw only).
+  ValueId adam_bias1_ = ir::kNoValue, adam_bias2_sqrt_ = ir::kNoValue;
   std::vector<RunningUpdate> running_;
   ValueId total_ = ir::kNoValue;
   std::vector<std::pair<std::string, ValueId>> weights_;  // uncertainty s_i
@@ -420,6 +422,11 @@ absl::Status StepBuilder::Inputs() {
   clip_sigma_ = ops_.Input("in:clipSigma", Scalar32());
   clip_k_ = ops_.Input("in:clipK", Scalar32());
   clip_first_ = ops_.Input("in:clipFirst", Scalar32());
+  if (IsAdam(config_.optimizer) && !config_.scouting &&
+      config_.part != StepPart::kGradients) {
+    adam_bias1_ = ops_.Input("in:adamBias1", Scalar32());
+    adam_bias2_sqrt_ = ops_.Input("in:adamBias2Sqrt", Scalar32());
+  }
   return absl::OkStatus();
 }
 
@@ -553,8 +560,9 @@ absl::Status StepBuilder::SummedGradients() {
   CollectTrained();  // reads the forward graph (which layer is final)
   // Everything of the forward pass goes: what follows reads only the
   // parameters, the step's scalars and the inputs added below.
-  const std::set<ValueId> kept = {lr_,         scale_,  clip_mu_,
-                                  clip_sigma_, clip_k_, clip_first_};
+  const std::set<ValueId> kept = {lr_,         scale_,          clip_mu_,
+                                  clip_sigma_, clip_k_,         clip_first_,
+                                  adam_bias1_, adam_bias2_sqrt_};
   std::set<ValueId> weights;
   for (const auto& [name, s] : weights_) weights.insert(s);
   for (ir::NodeId id = 0; id < graph_.num_nodes(); ++id) {
@@ -665,15 +673,23 @@ absl::Status StepBuilder::Clip() {
   return absl::OkStatus();
 }
 
-// Each trainable value's update and its momentum's.
+// Each trainable value's update and its optimizer state's (MomentumSlots
+// tensors of its shape, stacked on a first axis when more than one).
 absl::Status StepBuilder::Optimize() {
+  const int slots = MomentumSlots(config_.optimizer);
   for (size_t i = 0; i < trained_.size(); ++i) {
     const Trained& t = trained_[i];
-    ValueId m = ops_.Input("momentum:" + t.name, ops_.type(t.value));
-    ASSIGN_OR_RETURN(ValueId step_lr, ops_.Cast(lr_, ops_.type(t.value).dtype));
+    TensorType state_type = ops_.type(t.value);
+    if (slots > 1) {
+      state_type.shape.insert(state_type.shape.begin(), slots);
+    }
+    ValueId m = ops_.Input("momentum:" + t.name, state_type);
+    UpdateScalars scalars{.adam_bias1 = adam_bias1_,
+                          .adam_bias2_sqrt = adam_bias2_sqrt_};
+    ASSIGN_OR_RETURN(scalars.lr, ops_.Cast(lr_, ops_.type(t.value).dtype));
     ASSIGN_OR_RETURN(
         Update u, BuildUpdate(ops_, config_.optimizer, config_.optimizer_params,
-                              t.value, m, grads_[i], step_lr, t.lrm, finite_));
+                              t.value, m, grads_[i], scalars, t.lrm, finite_));
     ValueId updated = u.weight;
     if (t.name.starts_with("uncertainty:")) {
       // s_i stays within [kUncertaintyMin, kUncertaintyMax]: a task whose

@@ -21,11 +21,11 @@ namespace {
   WEBNNM_ACCESS(member, HyperValue(int64_t{h.member}), \
                 h.member = static_cast<int>(std::get<int64_t>(v)))
 // An integer whose 0 in the struct means 'auto' (the expert system's).
-#define WEBNNM_AUTO_INT(member)                                          \
-  WEBNNM_ACCESS(member,                                                  \
-                h.member == 0 ? std::nullopt                             \
-                              : std::optional<HyperValue>(               \
-                                    HyperValue(int64_t{h.member})),      \
+#define WEBNNM_AUTO_INT(member)                                     \
+  WEBNNM_ACCESS(member,                                             \
+                h.member == 0 ? std::nullopt                        \
+                              : std::optional<HyperValue>(          \
+                                    HyperValue(int64_t{h.member})), \
                 h.member = static_cast<int>(std::get<int64_t>(v)))
 #define WEBNNM_REAL(member) \
   WEBNNM_ACCESS(member, HyperValue(h.member), h.member = std::get<double>(v))
@@ -89,9 +89,10 @@ const std::vector<HyperparameterInfo> kTable = {
          h.loss_weights = *ParseLossWeights(std::get<std::string>(v)))},
     {.name = "optimizer",
      .type = HyperType::kChoice,
-     .default_text = "rlion",
-     .choices = {"lion", "rlion", "nesterov", "sgdm"},
-     .doc = "the learning-rate optimizer",
+     .default_text = "auto",
+     .choices = {"auto", "lion", "rlion", "nesterov", "sgdm", "adam", "adamw"},
+     .doc = "the learning-rate optimizer; auto: the recipe for the model's "
+            "architecture (adam and adamw are beyond the specification)",
      WEBNNM_CHOICE(optimizer, OptimizerKind)},
     {.name = "weightDecay",
      .type = HyperType::kReal,
@@ -111,14 +112,16 @@ const std::vector<HyperparameterInfo> kTable = {
      .type = HyperType::kReal,
      .default_text = "the optimizer's",
      .max = 1,
-     .doc = "interpolation of lion and rlion",
+     .doc = "interpolation of lion and rlion; the first moment's decay of "
+            "adam and adamw",
      .optional = true,
      WEBNNM_OPTIONAL_REAL(beta1)},
     {.name = "beta2",
      .type = HyperType::kReal,
      .default_text = "the optimizer's",
      .max = 1,
-     .doc = "momentum decay of lion and rlion",
+     .doc = "momentum decay of lion and rlion; the second moment's decay of "
+            "adam and adamw",
      .optional = true,
      WEBNNM_OPTIONAL_REAL(beta2)},
     {.name = "freeze",
@@ -229,6 +232,14 @@ const std::vector<HyperparameterInfo> kTable = {
             "training stops at the first epoch boundary after it",
      .optional = true,
      WEBNNM_OPTIONAL_REAL(time_budget)},
+    {.name = "epsilon",
+     .type = HyperType::kReal,
+     .default_text = "the optimizer's",
+     .max = 1,
+     .min_exclusive = true,
+     .doc = "the term adam and adamw add to the second moment's root",
+     .optional = true,
+     WEBNNM_OPTIONAL_REAL(epsilon)},
 };
 
 #undef WEBNNM_ACCESS

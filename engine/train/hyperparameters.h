@@ -29,19 +29,30 @@
 
 namespace webnnm::train {
 
-enum class OptimizerKind { kLion, kRLion, kNesterov, kSgdm };
+// kAuto: the expert system's recipe chooses (expert/recipes.h); code that
+// builds a step without it (MakeStepConfig) takes rlion for it.
+enum class OptimizerKind {
+  kAuto,
+  kLion,
+  kRLion,
+  kNesterov,
+  kSgdm,
+  kAdam,
+  kAdamW
+};
 enum class Regularization { kAuto, kL1, kL2, kL1L2, kOff };
 enum class OptimizeFor { kSize, kEdge };
 enum class GradientScaling { kAuto, kOn, kOff };
 enum class GradientClipping { kAuto, kGlobal, kAgc, kOff };
 
 // The specification's training hyperparameters (names as there), plus
-// seed, threads, replicas, batchSize, clipAlpha, agcLambda and timeBudget.
-// Every member has the table's default; 'auto' is an unset optional or a 0
-// where 0 is no valid value (epochs, patience, batchSize), and the optimizer's
-// defaults stand behind weightDecay, momentumFactor, beta1 and beta2. After
-// the expert system (Advise) nothing is auto but lr, which training's range
-// test resolves.
+// threads, replicas, batchSize, clipAlpha, agcLambda, timeBudget and
+// epsilon (Adam's).
+// Every member has the table's default; 'auto' is an unset optional, a 0
+// where 0 is no valid value (epochs, patience, batchSize) or the optimizer's
+// kAuto, and the optimizer's defaults stand behind weightDecay,
+// momentumFactor, beta1, beta2 and epsilon. After the expert system (Advise)
+// nothing is auto but lr, which training's range test resolves.
 struct Hyperparameters {
   int epochs = 0;            // 0: auto (a budget that fits the data)
   std::optional<double> lr;  // unset: auto (a range test)
@@ -49,8 +60,8 @@ struct Hyperparameters {
   int seeds = 100;
   int patience = 0;  // 0: auto (500 with given epochs, else fits the budget)
   std::vector<double> loss_weights;  // empty: 'auto'
-  OptimizerKind optimizer = OptimizerKind::kRLion;
-  std::optional<double> weight_decay, momentum_factor, beta1, beta2;
+  OptimizerKind optimizer = OptimizerKind::kAuto;
+  std::optional<double> weight_decay, momentum_factor, beta1, beta2, epsilon;
   double freeze = 0;
   Regularization regularization = Regularization::kAuto;
   double lambda1 = 0, lambda2 = 0;
@@ -106,7 +117,7 @@ struct HyperparameterInfo {
 };
 
 // Every hyperparameter, in the specification's order (then seed, threads,
-// replicas, batchSize, clipAlpha, agcLambda, timeBudget).
+// replicas, batchSize, clipAlpha, agcLambda, timeBudget, epsilon).
 std::span<const HyperparameterInfo> HyperparameterTable();
 // The entry named `name` (the spec's spelling), or null.
 const HyperparameterInfo* FindHyperparameter(std::string_view name);

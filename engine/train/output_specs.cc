@@ -7,7 +7,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
-#include "engine/train/label_advice.h"
+#include "engine/expert/label_advice.h"
 #include "engine/train/trainer.h"
 
 namespace webnnm::train {

@@ -100,12 +100,7 @@ absl::Status StepRunner::BindSplit(const SplitPlan& plan, const dag::Dag& dag,
     b.count = u.inputs()[b.in].byte_size / sizeof(float);
     running_.push_back(b);
   }
-  lr_in_ = u.FindInput("in:lr");
-  scale_in_ = u.FindInput("in:scale");
-  mu_in_ = u.FindInput("in:clipMu");
-  sigma_in_ = u.FindInput("in:clipSigma");
-  k_in_ = u.FindInput("in:clipK");
-  first_in_ = u.FindInput("in:clipFirst");
+  BindScalars(config);
   finite_out_ = u.FindOutput("finite");
   mu_out_ = u.FindOutput("clipMu");
   sigma_out_ = u.FindOutput("clipSigma");
@@ -202,15 +197,7 @@ absl::StatusOr<StepRunner::Result> StepRunner::SplitStep(
       at += b.count;
     }
   }
-  const float scalars[6] = {static_cast<float>(lr),
-                            scale,
-                            state.clip_mu,
-                            state.clip_sigma,
-                            state.step < 15 ? 4.0f : 2.0f,
-                            state.clip_first ? 1.0f : 0.0f};
-  const int inputs[6] = {lr_in_,    scale_in_, mu_in_,
-                         sigma_in_, k_in_,     first_in_};
-  for (int i = 0; i < 6; ++i) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
+  WriteScalars(lr, scale, state);
   RETURN_IF_ERROR(exe_->Run());
   const bool applied = AfterUpdate(scaling, growth_interval, state);
   RETURN_IF_ERROR(ShareParameters());

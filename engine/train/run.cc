@@ -1,5 +1,6 @@
 #include "engine/train/run.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/base/status_macros.h"
@@ -22,10 +23,15 @@ absl::Status NameTheData(const absl::Status& status, const std::string& path,
       message.replace(at, path.size(), name);
     }
   }
-  return absl::Status(status.code() == absl::StatusCode::kNotFound
-                          ? absl::StatusCode::kNotFound
-                          : absl::StatusCode::kFailedPrecondition,
-                      message);
+  // A refused label column is a usage error (label_column.h).
+  absl::Status named(status.code() == absl::StatusCode::kNotFound
+                         ? absl::StatusCode::kNotFound
+                     : IsLabelRefusal(status)
+                         ? absl::StatusCode::kInvalidArgument
+                         : absl::StatusCode::kFailedPrecondition,
+                     message);
+  if (IsLabelRefusal(status)) named = LabelRefusal(message);
+  return named;
 }
 
 }  // namespace
@@ -174,6 +180,12 @@ absl::Status Run::LoadData() {
     if (split_.empty()) split_ = kDefaultSplit;
     ASSIGN_OR_RETURN(std::vector<double> split, ParseSplit(split_));
     DataSource source = spec_.source;
+    // A snapshot's run reads the label column it was trained on.
+    if (source.label.empty() && spec_.snapshot != nullptr) {
+      source.label = spec_.snapshot->label_column;
+    }
+    // ... and encodes its text columns as it did.
+    if (spec_.snapshot != nullptr) source.text = spec_.snapshot->text_encoding;
     // A snapshot's run fills missing values only as it did.
     source.keep_missing = spec_.snapshot != nullptr
                               ? !spec_.snapshot->imputation.empty()
@@ -185,6 +197,7 @@ absl::Status Run::LoadData() {
       return NameTheData(read.status(), spec_.source.path, spec_.dataset_name);
     }
     owned_ = *std::move(read);
+    if (spec_.snapshot == nullptr) LabelDecision();
     absl::Status split_status =
         SplitData(*owned_, spec_.source, split, hyper_.seed);
     if (!split_status.ok()) {
@@ -220,6 +233,41 @@ absl::Status Run::LoadData() {
   return absl::OkStatus();
 }
 
+void Run::LabelDecision() {
+  const Dataset& d = *owned_;
+  if (d.label_column().empty()) return;
+  std::string labels;
+  if (d.classification()) {
+    labels = DescribeClasses(d.classes());
+  } else {
+    float lo = 0, hi = 0;
+    for (int64_t i = 0; i < d.count(); ++i) {
+      const float v = d.target(i)[0];
+      lo = i == 0 ? v : std::min(lo, v);
+      hi = i == 0 ? v : std::max(hi, v);
+    }
+    labels = StrCat("values from ", FormatNumber(lo), " to ", FormatNumber(hi));
+  }
+  decisions_.push_back({StrCat("label column '", d.label_column(), "'"),
+                        StrCat(d.label_why(), ": ", labels)});
+  for (const std::string& w : d.label_warnings()) warnings_.push_back(w);
+  const TextEncoding& text = d.text_encoding();
+  if (!text.empty()) {
+    int64_t features = 0;
+    for (const TextColumn& c : text.columns) features += c.categories.size();
+    decisions_.push_back(
+        {text.columns.empty()
+             ? StrCat("leave out ", text.dropped.size(), " text column",
+                      text.dropped.size() == 1 ? "" : "s")
+             : StrCat("one-hot encode ", text.columns.size(), " text column",
+                      text.columns.size() == 1 ? "" : "s"),
+         StrCat("text columns become one feature per category (",
+                features, " features; another value or a missing one gives "
+                "zeros): ",
+                DescribeTextEncoding(text))});
+  }
+}
+
 absl::Status Run::Impute() {
   if (owned_ == std::nullopt) return absl::OkStatus();  // the caller's data
   const std::vector<int64_t> missing = owned_->MissingPerFeature();
@@ -236,17 +284,24 @@ absl::Status Run::Impute() {
     return absl::OkStatus();
   }
   if (spec_.impute == ImputeMode::kNone) return absl::OkStatus();
-  owned_->Impute(spec_.impute);
+  // auto: the median, when anything is missing.
+  const bool automatic = spec_.impute == ImputeMode::kAuto;
+  if (automatic && total == 0) return absl::OkStatus();
+  const ImputeMode mode = automatic ? ImputeMode::kMedian : spec_.impute;
+  owned_->Impute(mode);
   std::string why =
       total == 0 ? "no feature value is missing; the statistics are kept for "
                    "the files tested and predicted later"
                  : StrCat(total, " missing values in ", features,
                           features == 1 ? " feature" : " features",
                           " filled with the training subset's ",
-                          ImputeModeName(spec_.impute),
-                          " of each feature's present values");
-  decisions_.push_back(
-      {StrCat("impute ", ImputeModeName(spec_.impute)), why});
+                          ImputeModeName(mode),
+                          " of each feature's present values",
+                          automatic ? " (the default; --impute mean takes "
+                                      "the mean, --impute none refuses "
+                                      "missing values)"
+                                    : "");
+  decisions_.push_back({StrCat("impute ", ImputeModeName(mode)), why});
   return absl::OkStatus();
 }
 
@@ -311,12 +366,15 @@ absl::StatusOr<TrainResult> Run::Train(const TrainCallbacks& callbacks,
       spec_.snapshot != nullptr ? &spec_.snapshot->state : nullptr;
   if (callbacks.warning && resume == nullptr) {  // a resumed run told them
     for (const std::string& w : spec_.model_warnings) callbacks.warning(w);
+    for (const std::string& w : warnings_) callbacks.warning(w);
   }
   ASSIGN_OR_RETURN(TrainResult result,
                    train::Train(*spec_.dag, *data_, hyper_, *backend_,
                                 callbacks, resume, collective));
   result.decisions.insert(result.decisions.begin(), decisions_.begin(),
                           decisions_.end());
+  result.warnings.insert(result.warnings.begin(), warnings_.begin(),
+                         warnings_.end());
   result.warnings.insert(result.warnings.begin(), spec_.model_warnings.begin(),
                          spec_.model_warnings.end());
   if (callbacks.test && result.test.samples > 0) callbacks.test(result.test);
@@ -347,6 +405,8 @@ absl::StatusOr<Preview> Run::PreviewTraining() const {
                    train::PreviewTraining(*spec_.dag, hyper_, data_));
   preview.decisions.insert(preview.decisions.begin(), decisions_.begin(),
                            decisions_.end());
+  preview.warnings.insert(preview.warnings.begin(), warnings_.begin(),
+                          warnings_.end());
   return preview;
 }
 
@@ -361,6 +421,7 @@ ModelSnapshot Run::Snapshot(const TrainState& state) const {
   s.split = split_;
   s.data_fingerprint = fingerprint_;
   s.label_column = data_->label_column();
+  s.text_encoding = data_->text_encoding();
   s.standardization = data_->standardization();
   s.input_standardization = data_->InputStandardizations();
   s.imputation = data_->imputation();

@@ -39,10 +39,10 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
+#include "engine/data/dataset.h"
+#include "engine/expert/expert.h"
 #include "engine/train/checkpoint.h"
 #include "engine/train/data_source.h"
-#include "engine/train/dataset.h"
-#include "engine/train/expert.h"
 #include "engine/train/trainer.h"
 
 namespace webnnm::train {
@@ -76,9 +76,10 @@ struct RunSpec {
   // (AdviseStandardization), or as asked.
   StandardizeMode standardize = StandardizeMode::kAuto;
   // Fill a CSV file's missing feature values in a new run (dataset.h; a
-  // decision): kNone refuses them. A snapshot's imputation applies to the
-  // data of a resumed run, a test and a prediction, whatever this says.
-  ImputeMode impute = ImputeMode::kNone;
+  // decision): kAuto with the median when there are any, kNone refuses
+  // them. A snapshot's imputation applies to the data of a resumed run, a
+  // test and a prediction, whatever this says.
+  ImputeMode impute = ImputeMode::kAuto;
   // Training: the hyperparameters of a new run; a resumed run keeps its
   // own but `threads` and what `given` changes. Testing: `threads`, and
   // `batch_size` when `test_batch_size` is set.
@@ -134,6 +135,9 @@ class Run {
  private:
   explicit Run(const RunSpec& spec) : spec_(spec) {}
   absl::Status FitSnapshot();
+  // A new run's decision naming the label column and what it holds (the
+  // classes, or the range of values), and the warnings of its choice.
+  void LabelDecision();
   // A resumed run's changes (spec_.given, split, standardize) over the
   // snapshot's hyperparameters in hyper_, or the refusal.
   absl::Status ApplyResumeChanges();
@@ -152,6 +156,7 @@ class Run {
   std::optional<Dataset> owned_;  // read here
   const Dataset* data_ = nullptr;
   std::vector<Decision> decisions_;
+  std::vector<std::string> warnings_;  // preparing's (the label's choice)
   uint64_t fingerprint_ = 0;  // of the data (kTrain)
   std::unique_ptr<backends::Backend> owned_backend_;
   backends::Backend* backend_ = nullptr;

@@ -13,8 +13,8 @@
 
 #include "absl/status/statusor.h"
 #include "engine/dag/dag.h"
+#include "engine/data/dataset.h"
 #include "engine/ir/tensor_type.h"
-#include "engine/train/dataset.h"
 
 namespace webnnm::train {
 

@@ -60,6 +60,9 @@ struct TrainState {
   // Dynamic loss scaling.
   double loss_scale = 1;
   int64_t clean_steps = 0;
+  // Updates applied since the optimizer's state (momenta) was zero: adam's
+  // bias corrections count them.
+  int64_t optimizer_updates = 0;
   // Global-norm clipping statistics.
   float clip_mu = 0, clip_sigma = 0;
   bool clip_first = true;

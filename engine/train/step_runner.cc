@@ -77,12 +77,7 @@ absl::StatusOr<StepRunner> StepRunner::Make(
               exe.FindOutput("new:" + node.name)};
     if (b.in >= 0 && b.out >= 0) r.running_.push_back(b);
   }
-  r.lr_in_ = exe.FindInput("in:lr");
-  r.scale_in_ = exe.FindInput("in:scale");
-  r.mu_in_ = exe.FindInput("in:clipMu");
-  r.sigma_in_ = exe.FindInput("in:clipSigma");
-  r.k_in_ = exe.FindInput("in:clipK");
-  r.first_in_ = exe.FindInput("in:clipFirst");
+  r.BindScalars(config);
   r.loss_out_ = exe.FindOutput("loss");
   r.finite_out_ = exe.FindOutput("finite");
   r.mu_out_ = exe.FindOutput("clipMu");
@@ -157,6 +152,43 @@ absl::Status StepRunner::Store(TrainState& state) {
   return absl::OkStatus();
 }
 
+void StepRunner::BindScalars(const StepConfig& config) {
+  const backends::Executable& exe = *exe_;
+  lr_in_ = exe.FindInput("in:lr");
+  scale_in_ = exe.FindInput("in:scale");
+  mu_in_ = exe.FindInput("in:clipMu");
+  sigma_in_ = exe.FindInput("in:clipSigma");
+  k_in_ = exe.FindInput("in:clipK");
+  first_in_ = exe.FindInput("in:clipFirst");
+  adam_bias1_in_ = exe.FindInput("in:adamBias1");
+  adam_bias2_in_ = exe.FindInput("in:adamBias2Sqrt");
+  optimizer_params_ = config.optimizer_params;
+}
+
+void StepRunner::WriteScalars(double lr, float scale, const TrainState& state) {
+  const float scalars[6] = {static_cast<float>(lr),
+                            scale,
+                            state.clip_mu,
+                            state.clip_sigma,
+                            state.step < 15 ? 4.0f : 2.0f,
+                            state.clip_first ? 1.0f : 0.0f};
+  const int inputs[6] = {lr_in_,    scale_in_, mu_in_,
+                         sigma_in_, k_in_,     first_in_};
+  for (int i = 0; i < 6; ++i) {
+    if (inputs[i] >= 0) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
+  }
+  if (adam_bias1_in_ >= 0 && adam_bias2_in_ >= 0) {
+    // The update about to run is the optimizer's (updates + 1)-th since
+    // its moments were zero.
+    const AdamBiasValues bias =
+        AdamBias(optimizer_params_, state.optimizer_updates + 1);
+    const float b1 = static_cast<float>(bias.bias1);
+    const float b2 = static_cast<float>(bias.bias2_sqrt);
+    WriteFloats(*exe_, adam_bias1_in_, &b1, 1);
+    WriteFloats(*exe_, adam_bias2_in_, &b2, 1);
+  }
+}
+
 bool StepRunner::AfterUpdate(bool scaling, int growth_interval,
                              TrainState& state) {
   ++state.step;
@@ -172,6 +204,7 @@ bool StepRunner::AfterUpdate(bool scaling, int growth_interval,
   state.clip_mu = ReadScalar(*exe_, mu_out_);
   state.clip_sigma = ReadScalar(*exe_, sigma_out_);
   state.clip_first = false;
+  ++state.optimizer_updates;
   if (scaling && ++state.clean_steps >= growth_interval) {
     state.loss_scale *= 2;
     state.clean_steps = 0;
@@ -189,15 +222,7 @@ absl::StatusOr<StepRunner::Result> StepRunner::Step(
     return SplitStep(samples, begin, lr, scaling, growth_interval, state, stop);
   }
   RETURN_IF_ERROR(feeder_->Fill(*exe_, samples, begin));
-  const float scalars[6] = {static_cast<float>(lr),
-                            static_cast<float>(state.loss_scale),
-                            state.clip_mu,
-                            state.clip_sigma,
-                            state.step < 15 ? 4.0f : 2.0f,
-                            state.clip_first ? 1.0f : 0.0f};
-  const int inputs[6] = {lr_in_,    scale_in_, mu_in_,
-                         sigma_in_, k_in_,     first_in_};
-  for (int i = 0; i < 6; ++i) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
+  WriteScalars(lr, static_cast<float>(state.loss_scale), state);
   RETURN_IF_ERROR(exe_->Run());
   if (!AfterUpdate(scaling, growth_interval, state)) {
     return Result{std::nan(""), {}};

@@ -40,8 +40,8 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
+#include "engine/data/dataset.h"
 #include "engine/train/collective.h"
-#include "engine/train/dataset.h"
 #include "engine/train/feeder.h"
 #include "engine/train/graphs.h"
 #include "engine/train/state.h"
@@ -161,12 +161,19 @@ class StepRunner {
   // After a run of the update: the skipped step's scale, or the clipping
   // and scale state of an applied one (false: skipped).
   bool AfterUpdate(bool scaling, int growth_interval, TrainState& state);
+  // Finds the update executable's per-step scalar inputs (exe_'s), and
+  // writes them for a step at `lr` with gradient scale `scale` from
+  // `state` (the clipping statistics, adam's bias corrections): what every
+  // way of running a step feeds its update.
+  void BindScalars(const StepConfig& config);
+  void WriteScalars(double lr, float scale, const TrainState& state);
   std::unique_ptr<backends::Executable> exe_;
   std::unique_ptr<Feeder> feeder_;
   std::vector<Binding> trained_;  // with momenta
   std::vector<Binding> running_;  // batch normalization's statistics
   int lr_in_ = -1, scale_in_ = -1, mu_in_ = -1, sigma_in_ = -1, k_in_ = -1,
-      first_in_ = -1;
+      first_in_ = -1, adam_bias1_in_ = -1, adam_bias2_in_ = -1;
+  OptimizerParams optimizer_params_;  // adam's betas
   int loss_out_ = -1, finite_out_ = -1, mu_out_ = -1, sigma_out_ = -1;
   std::vector<int> correct_out_;  // per output; -1: regression
   std::vector<int> scored_out_;   // per output; -1: regression

@@ -161,15 +161,7 @@ absl::StatusOr<StepRunner::Result> StepRunner::ThreadedStep(
       if (scored_out_[k] >= 0) scored[k] += ReadScalar(g, scored_out_[k]);
     }
   }
-  const float scalars[6] = {static_cast<float>(lr),
-                            scale,
-                            state.clip_mu,
-                            state.clip_sigma,
-                            state.step < 15 ? 4.0f : 2.0f,
-                            state.clip_first ? 1.0f : 0.0f};
-  const int inputs[6] = {lr_in_,    scale_in_, mu_in_,
-                         sigma_in_, k_in_,     first_in_};
-  for (int i = 0; i < 6; ++i) WriteFloats(*exe_, inputs[i], &scalars[i], 1);
+  WriteScalars(lr, scale, state);
   RETURN_IF_ERROR(exe_->Run());
   if (!AfterUpdate(scaling, growth_interval, state)) {
     return Result{std::nan(""), {}};

@@ -10,16 +10,17 @@
 #include "engine/base/philox.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/expert/expert.h"
+#include "engine/expert/label_advice.h"
+#include "engine/expert/loss_tuning.h"
+#include "engine/expert/lr_finder.h"
+#include "engine/expert/recipes.h"
+#include "engine/expert/scout.h"
 #include "engine/train/buckets.h"
 #include "engine/train/evaluator.h"
-#include "engine/train/expert.h"
 #include "engine/train/feeder.h"
 #include "engine/train/freeze.h"
 #include "engine/train/init.h"
-#include "engine/train/label_advice.h"
-#include "engine/train/loss_tuning.h"
-#include "engine/train/range_test.h"
-#include "engine/train/scout.h"
 #include "engine/train/step_runner.h"
 
 namespace webnnm::train {
@@ -53,14 +54,19 @@ absl::StatusOr<StepConfig> MakeStepConfig(const dag::Dag& dag,
   config.batch = hyper.batch_size;
   config.outputs = specs;
   config.uncertainty_weights = uncertainty;
-  config.optimizer = hyper.optimizer;
-  config.optimizer_params = DefaultOptimizerParams(hyper.optimizer);
+  // An 'auto' optimizer that no expert system resolved: rlion, the
+  // specification's default.
+  config.optimizer = hyper.optimizer == OptimizerKind::kAuto
+                         ? OptimizerKind::kRLion
+                         : hyper.optimizer;
+  config.optimizer_params = DefaultOptimizerParams(config.optimizer);
   OptimizerParams& op = config.optimizer_params;
   if (hyper.lr) op.lr = *hyper.lr;
   if (hyper.weight_decay) op.weight_decay = *hyper.weight_decay;
   if (hyper.momentum_factor) op.momentum = *hyper.momentum_factor;
   if (hyper.beta1) op.beta1 = *hyper.beta1;
   if (hyper.beta2) op.beta2 = *hyper.beta2;
+  if (hyper.epsilon) op.epsilon = *hyper.epsilon;
   config.lrm = FreezeMultipliers(dag, hyper.freeze);
   config.loss_scaling = hyper.gradient_scaling == GradientScaling::kOn;
   config.clip_alpha = hyper.clip_alpha;
@@ -87,13 +93,16 @@ bool CanRestart(const TrainState& state) {
          state.restarts + 1 < static_cast<int>(state.scout_ranking.size());
 }
 
-// Zero momenta for everything the step trains; learned uncertainty weights
-// start at s = 0 (weight 1/2 each).
+// Zero optimizer state (MomentumSlots tensors of each parameter's size) for
+// everything the step trains; learned uncertainty weights start at s = 0
+// (weight 1/2 each).
 void StartMomenta(const std::vector<std::string>& trained, TrainState& state) {
+  const size_t slots = MomentumSlots(state.hyper.optimizer);
   for (const std::string& name : trained) {
     if (!state.params.count(name)) state.params[name] = {0.0f};
-    state.momenta[name].assign(state.params[name].size(), 0.0f);
+    state.momenta[name].assign(slots * state.params[name].size(), 0.0f);
   }
+  state.optimizer_updates = 0;
 }
 
 // The seeded shuffle of the training samples for a 1-based epoch (a
@@ -241,6 +250,8 @@ class TrainingLoop {
   bool warned_dead_ = false;
   // What the user left to the expert system (a new run).
   bool auto_epochs_ = false, auto_patience_ = false;
+  // The epochs run by this call (not diverged), in order.
+  std::vector<EpochReport> history_;
   // Seconds a step takes, when measured before training (a range test).
   std::optional<double> seconds_per_step_;
   Clock::time_point tick_ = Clock::now();
@@ -290,8 +301,12 @@ absl::Status TrainingLoop::Start(const Hyperparameters& hyper_in,
   for (const std::string& w : advice.warnings) Warn(w);
   if (absl::StatusOr<std::vector<size_t>> match = MatchTargets(data_, specs_);
       match.ok()) {
-    for (std::string& w : ClassBalanceWarnings(data_, specs_, *match)) {
-      Warn(std::move(w));
+    // A class a step over tokens (a language model, a tagger) always has
+    // skewed classes: focal loss is not what it needs (recipes.h).
+    if (!ArchitectureOf(dag_).token_classes) {
+      for (std::string& w : ClassBalanceWarnings(data_, specs_, *match)) {
+        Warn(std::move(w));
+      }
     }
     for (std::string& w : LabelSampleWarnings(dag_, data_, specs_, *match)) {
       Warn(std::move(w));
@@ -763,6 +778,7 @@ absl::Status TrainingLoop::Epochs() {
     }
     ASSIGN_OR_RETURN(bool diverged, Diverged(report, good));
     if (diverged) continue;
+    history_.push_back(report);
     if (callbacks_.epoch) callbacks_.epoch(report);
     stopped = EarlyStop(score, report);
     Tick();
@@ -788,6 +804,9 @@ absl::StatusOr<TrainResult> TrainingLoop::Finish() {
   if (std::optional<std::string> w =
           AdviseMoreEpochs(state_.best_epoch, state_.epoch, state_.hyper.epochs,
                            !data_.subset(Subset::kValidation).empty())) {
+    Warn(*std::move(w));
+  }
+  if (std::optional<std::string> w = AdviseOverfitting(history_)) {
     Warn(*std::move(w));
   }
   state_.decisions = result_.decisions;

@@ -1,6 +1,7 @@
 #include "server/core/data_cache.h"
 
 #include "engine/base/strings.h"
+#include "engine/train/feeder.h"
 
 namespace webnnm::server {
 namespace {
@@ -31,7 +32,19 @@ absl::StatusOr<train::Dataset> DataCache::Read(
                   dag.graph.value(dag.graph.node(e.node).outputs[0])
                       .type.ToString());
   }
-  for (const dag::Endpoint& e : dag.outputs) key += StrCat("\n>", e.name);
+  // The outputs' shapes: a CSV's label column is chosen for the first one.
+  for (const dag::Endpoint& e : dag.outputs) {
+    key += StrCat("\n>", e.name, " ", train::OutputWidth(dag, e.name));
+  }
+  // A trained model's encoding of a CSV's text columns.
+  if (source.text) {
+    key += "\ntext";
+    for (const train::TextColumn& c : source.text->columns) {
+      key += StrCat("\n", c.name, ":", c.categories.size());
+      for (const std::string& v : c.categories) key += StrCat("\t", v);
+    }
+    for (const std::string& d : source.text->dropped) key += "\n-" + d;
+  }
   {
     absl::MutexLock lock(&mutex_);
     auto it = entries_.find(key);

@@ -21,8 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "engine/dag/dag.h"
+#include "engine/data/dataset.h"
 #include "engine/train/data_source.h"
-#include "engine/train/dataset.h"
 
 namespace webnnm::server {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "engine/train/dataset.h"
+#include "engine/data/dataset.h"
 #include "engine/train/hyperparameters.h"
 #include "engine/train/state.h"
 #include "engine/train/trainer.h"
@@ -65,7 +65,7 @@ struct DataSpec {
   bool no_header = false;
   std::string split;  // "": the default or the snapshot's
   train::StandardizeMode standardize = train::StandardizeMode::kAuto;
-  train::ImputeMode impute = train::ImputeMode::kNone;
+  train::ImputeMode impute = train::ImputeMode::kAuto;
   bool resize = false;  // image datasets: resize to the model's size
 };
 
@@ -148,7 +148,7 @@ struct Job {
   // Why a queued job waits (a data-parallel job: for daemons), as its
   // last WARNING said; cleared when it is claimed.
   std::string waiting;
-  std::string name;        // what the user calls it (default: the model's name)
+  std::string name;  // what the user calls it (default: the model's name)
   std::map<std::string, std::string> tags;
   std::string note;
 };

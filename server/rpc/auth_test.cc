@@ -90,7 +90,8 @@ TEST(Hyperparameters, DefaultsAndChecks) {
   absl::StatusOr<train::Hyperparameters> r = ResolveJobHyperparameters(train::ValuesFromProto(h), 2);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->epochs, 0);  // auto: the expert system's
-  EXPECT_EQ(r->optimizer, train::OptimizerKind::kRLion);
+  // auto: the expert system's recipe for the model.
+  EXPECT_EQ(r->optimizer, train::OptimizerKind::kAuto);
   EXPECT_EQ(r->threads, 2);
   h.set_threads(8);
   h.set_optimizer("sgdm");
@@ -100,7 +101,11 @@ TEST(Hyperparameters, DefaultsAndChecks) {
   EXPECT_EQ(r->threads, 2);
   EXPECT_EQ(r->optimizer, train::OptimizerKind::kSgdm);
   EXPECT_EQ(*r->lr, 0.05);
-  h.set_optimizer("adam");
+  h.set_optimizer("adamw");
+  r = ResolveJobHyperparameters(train::ValuesFromProto(h), 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->optimizer, train::OptimizerKind::kAdamW);
+  h.set_optimizer("adagrad");
   r = ResolveJobHyperparameters(train::ValuesFromProto(h), 1);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()),

@@ -166,7 +166,8 @@ v1::DataSpec ToProto(const DataSpec& d) {
   out.set_split(d.split);
   out.set_standardization(static_cast<v1::Standardization>(d.standardize));
   out.set_standardize(d.standardize == train::StandardizeMode::kOn);
-  if (d.impute != train::ImputeMode::kNone) {
+  // Absent: auto (the default).
+  if (d.impute != train::ImputeMode::kAuto) {
     out.set_impute(train::ImputeModeName(d.impute));
   }
   out.set_resize(d.resize);
@@ -184,9 +185,10 @@ DataSpec FromProto(const v1::DataSpec& d) {
               ? static_cast<train::StandardizeMode>(d.standardization())
           : d.standardize() ? train::StandardizeMode::kOn
                             : train::StandardizeMode::kAuto,
-      // Checked on submission (CheckImpute); unknown reads as none.
+      // Checked on submission (CheckImpute); absent (or unknown) reads as
+      // auto.
       .impute =
-          train::ParseImputeMode(d.impute()).value_or(train::ImputeMode::kNone),
+          train::ParseImputeMode(d.impute()).value_or(train::ImputeMode::kAuto),
       .resize = d.resize()};
 }
 
@@ -411,6 +413,9 @@ v1::Hyperparameters ShownHyperparameters(const train::Hyperparameters& h) {
   if (!shown.momentum_factor) shown.momentum_factor = defaults.momentum;
   if (!shown.beta1) shown.beta1 = defaults.beta1;
   if (!shown.beta2) shown.beta2 = defaults.beta2;
+  if (!shown.epsilon && train::IsAdam(h.optimizer)) {
+    shown.epsilon = defaults.epsilon;
+  }
   if (shown.warmup_epochs == 0) {
     shown.warmup_epochs = std::max(1, static_cast<int>(h.epochs * 0.05));
   }

@@ -43,13 +43,14 @@ std::string NewId(std::string_view prefix) {
 
 namespace {
 
-// A data request's impute: "", mean, median or none.
+// A data request's impute: "" (auto), auto, mean, median or none.
 absl::Status CheckImpute(const std::string& impute) {
   if (impute.empty() || train::ParseImputeMode(impute)) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      StrCat("data.impute must be mean, median or none, not '", impute, "'"));
+      StrCat("data.impute must be auto, mean, median or none, not '", impute,
+             "'"));
 }
 
 }  // namespace

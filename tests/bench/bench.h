@@ -66,6 +66,25 @@ struct DefaultsBenchOptions {
 };
 int RunDefaults(const DefaultsBenchOptions& options);  // bench_defaults.cc
 
+// The benchmark of real data sets (bench_suite.cc, tests/bench/suite).
+struct SuiteBenchOptions {
+  std::string manifest;        // tests/bench/suite/suite.json
+  std::string data;            // where the CSV files are (made when missing)
+  std::string make_script;     // scripts/make-suite-datasets
+  std::string sklearn_script;  // tests/bench/suite_sklearn.py
+  std::string half;            // fitting, held-out; "": both
+  std::string only;            // comma-separated set names; "": every set
+  int seeds = 5;
+  bool sklearn = true;
+  // Our side's hyperparameters (NAME, VALUE as flags take them): for
+  // measuring a rule before it is one; the defaults run with none.
+  std::vector<std::pair<std::string, std::string>> hyperparameters;
+  // The starter model's hidden layers (layers < 0: its own rule).
+  int starter_layers = -1;
+  int64_t starter_width = 64;
+};
+int RunSuite(const SuiteBenchOptions& options);
+
 }  // namespace webnnm::bench
 
 #endif  // WEBNNM_TESTS_BENCH_BENCH_H_

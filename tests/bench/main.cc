@@ -12,7 +12,7 @@
 
 #include "absl/synchronization/mutex.h"
 
-#include "backends/cpu/cpu_context.h"
+#include "engine/api/threads.h"
 #include "tests/bench/bench.h"
 
 int main(int argc, char** argv) {
@@ -119,6 +119,34 @@ int main(int argc, char** argv) {
   defaults->add_flag("--no-sklearn", no_sklearn, "Measure WebNNM only");
   defaults->add_option("--sklearn-script", defaults_options.sklearn_script,
                        "The scikit-learn side");
+  bool suite = false;
+  defaults->add_flag("--suite", suite,
+                     "The benchmark of real data sets (tests/bench/suite): "
+                     "starter models, seeds 1-5, next to scikit-learn's MLP "
+                     "and HistGradientBoosting defaults on the same rows");
+  webnnm::bench::SuiteBenchOptions suite_options;
+  suite_options.manifest = WEBNNM_SOURCE_DIR "/tests/bench/suite/suite.json";
+  suite_options.make_script = WEBNNM_SOURCE_DIR "/scripts/make-suite-datasets";
+  suite_options.sklearn_script =
+      WEBNNM_SOURCE_DIR "/tests/bench/suite_sklearn.py";
+  suite_options.data = "suite-data";
+  defaults->add_option("--half", suite_options.half,
+                       "--suite: one half (fitting or held-out)")
+      ->check(CLI::IsMember({"fitting", "held-out"}));
+  defaults->add_option("--suite-data", suite_options.data,
+                       "--suite: the folder of its CSV files (made by "
+                       "scripts/make-suite-datasets when missing)");
+  defaults->add_option("--seeds", suite_options.seeds,
+                       "--suite: split seeds 1..N")
+      ->check(CLI::Range(1, 100));
+  std::vector<std::string> suite_hyper;
+  defaults->add_option("--hyper", suite_hyper,
+                       "--suite: NAME=VALUE for our side (measuring a rule "
+                       "before it is one)");
+  std::string starter_shape;
+  defaults->add_option("--starter", starter_shape,
+                       "--suite: the starter models' hidden layers as "
+                       "LAYERSxWIDTH (measuring another rule)");
   bool no_pytorch = false;
   train->add_flag("--no-pytorch", no_pytorch, "Measure WebNNM only");
   try {
@@ -130,28 +158,50 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (*ops) {
-    webnnm::backends::cpu::ConfigureThreads(threads);
+    webnnm::ConfigureComputeThreads(threads);
     return webnnm::bench::RunOps(threads, backend);
   }
   if (*train) {
-    webnnm::backends::cpu::ConfigureThreads(threads);
+    webnnm::ConfigureComputeThreads(threads);
     train_options.threads = threads;
     train_options.pytorch = !no_pytorch;
     train_options.backend = backend;
     return webnnm::bench::RunTrain(train_options);
   }
   if (*defaults) {
-    webnnm::backends::cpu::ConfigureThreads(1);
+    webnnm::ConfigureComputeThreads(1);
     defaults_options.sklearn = !no_sklearn;
-    return webnnm::bench::RunDefaults(defaults_options);
+    if (!suite) return webnnm::bench::RunDefaults(defaults_options);
+    suite_options.sklearn = !no_sklearn;
+    suite_options.only = defaults_options.only;
+    for (const std::string& h : suite_hyper) {
+      const size_t eq = h.find('=');
+      if (eq == std::string::npos) {
+        std::cerr << "webnnm-bench: --hyper takes NAME=VALUE, not " << h
+                  << "\n";
+        return 2;
+      }
+      suite_options.hyperparameters.emplace_back(h.substr(0, eq),
+                                                 h.substr(eq + 1));
+    }
+    if (!starter_shape.empty()) {
+      const size_t x = starter_shape.find('x');
+      if (x == std::string::npos) {
+        std::cerr << "webnnm-bench: --starter takes LAYERSxWIDTH\n";
+        return 2;
+      }
+      suite_options.starter_layers = std::stoi(starter_shape.substr(0, x));
+      suite_options.starter_width = std::stoll(starter_shape.substr(x + 1));
+    }
+    return webnnm::bench::RunSuite(suite_options);
   }
   if (*infer) {
-    webnnm::backends::cpu::ConfigureThreads(1);
+    webnnm::ConfigureComputeThreads(1);
     infer_options.pytorch = !infer_no_pytorch;
     return webnnm::bench::RunInfer(infer_options);
   }
   if (*serve) {
-    webnnm::backends::cpu::ConfigureThreads(1);
+    webnnm::ConfigureComputeThreads(1);
     return webnnm::bench::RunServe(serve_options);
   }
   return 2;

@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
 #include "engine/dag/dag.h"
+#include "engine/data/dataset.h"
 #include "engine/ir/graph.h"
-#include "engine/train/dataset.h"
 
 namespace webnnm::bench {
 

@@ -214,13 +214,20 @@ class TrainErrors(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn(f"{data}:3:", err)
 
-    def test_non_numeric_feature(self):
-        data = write("a,b,c,d,species\n1,2,3,x,s\n", ".csv")
+    def test_text_feature_counts_a_feature_a_category(self):
+        # A text column is one-hot encoded: 'd' becomes 2 features, so the
+        # samples have 5 where iris's model takes 4; the error says why.
+        rows = ["a,b,c,d,species"] + [
+            f"{i},{i % 3},{i % 5},{'xy'[i % 2]},{'pqr'[i % 3]}"
+            for i in range(30)]
+        data = write("\n".join(rows) + "\n", ".csv")
         code, _, err = run("train", "--local",
                            os.path.join(CONFIGS, "models", "iris.wnm"),
                            "--dataset", data)
         self.assertEqual(code, 1)
-        self.assertIn(f"{data}:2: column 'd' holds 'x', not a number", err)
+        self.assertIn("the dataset's samples have 5 features (with its text "
+                      "columns one-hot: 'd' (2 categories: x, y))", err)
+        self.assertIn("webnnmctl init", err)
 
     def test_shape_mismatch_names_both_shapes(self):
         code, _, err = run("train", "--local",
@@ -259,7 +266,7 @@ class TrainErrors(unittest.TestCase):
         self.assertEqual(run("train", "--local", model, "--dataset", dataset,
                              "--name", "x")[0], 2)
         self.assertEqual(run("train", "--local", model, "--dataset", dataset,
-                             "--optimizer", "adam")[0], 2)
+                             "--optimizer", "adagrad")[0], 2)
         self.assertEqual(run("train", "--local", "/nonexistent.wnm",
                              "--dataset", dataset)[0], 2)
 
@@ -605,9 +612,11 @@ def write_npz(path, arrays):
 
 
 class Impute(unittest.TestCase):
-    """Missing CSV values: refused by default with file, line and column;
-    `--impute mean|median` fills them from the training subset, a decision
-    kept with the model that `test` and `predict` apply to their files."""
+    """Missing CSV values: filled by default (auto: the training subset's
+    median, a decision); refused with `--impute none`, naming file, line and
+    column; `--impute mean|median` fills them from the training subset, a
+    decision kept with the model that `test` and `predict` apply to their
+    files."""
 
     def test_refused_then_imputed_and_kept(self):
         model = write(REGRESSION_MODEL, ".wnm")
@@ -621,10 +630,19 @@ class Impute(unittest.TestCase):
             lines.append(f"{fa},{fb},{y}")
         data = write("\n".join(lines) + "\n", ".csv")
         code, out, err = run("train", "--local", model, "--dataset", data,
-                             "--epochs", "2")
+                             "--epochs", "2", "--impute", "none")
         self.assertEqual(code, 1, err)
         self.assertIn(":5: column 'a' is missing a value ('')", err)
         self.assertIn("--impute", err)
+        # With no flag: the median, a decision saying how to choose otherwise.
+        code, out, err = run("-o", "json", "train", "--local", model,
+                             "--dataset", data, "--epochs", "2")
+        self.assertEqual(code, 0, err)
+        auto = [d for d in json.loads(out.splitlines()[-1])["decisions"]
+                if d["what"] == "impute median"]
+        self.assertEqual(len(auto), 1)
+        self.assertIn("20 missing values in 2 features", auto[0]["why"])
+        self.assertIn("--impute none refuses", auto[0]["why"])
         self.assertEqual(run("train", "--local", model, "--dataset", data,
                              "--impute", "mode")[0], 2)
         snapshot = tempfile.mktemp(suffix=".wnms")

@@ -231,7 +231,7 @@ class OtherClients(Temp):
         self.assertEqual(len(bad.decisions), 0)
         bad = stub.CheckModel(pb.CheckModelRequest(
             model_text=model, hyperparameters=hp.Hyperparameters(
-                optimizer="adam")), timeout=30)
+                optimizer="adagrad")), timeout=30)
         self.assertIn("optimizer", bad.preview_error)
         self.assertEqual(d.stop(), 0)
 

@@ -774,7 +774,7 @@ class BadInput(Temp):
         self.assertEqual(code, grpc.StatusCode.NOT_FOUND)
         code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
             model_text="x", hyperparameters=hyperparameters_pb2.Hyperparameters(
-                optimizer="adam"), data=webnnm_pb2.DataSpec(dataset_id="d")))
+                optimizer="adagrad"), data=webnnm_pb2.DataSpec(dataset_id="d")))
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("optimizer", details)
         # 40 errors: the refusal's message (metadata) holds the first 10

@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/train/dataset.h"
+#include "engine/data/dataset.h"
 
 namespace {
 
@@ -57,7 +57,8 @@ void WriteBomb(const fs::path& path, std::string_view bytes) {
     claimed = 1;
     for (int i = 0; i < rank && 4 + 4 * i + 4 <= static_cast<int>(bytes.size());
          ++i) {
-      const auto* d = reinterpret_cast<const uint8_t*>(bytes.data() + 4 + 4 * i);
+      const auto* d =
+          reinterpret_cast<const uint8_t*>(bytes.data() + 4 + 4 * i);
       int64_t n = (int64_t{d[0]} << 24) | (d[1] << 16) | (d[2] << 8) | d[3];
       claimed = std::min<int64_t>(claimed * std::max<int64_t>(n, 1), 16 << 20);
     }

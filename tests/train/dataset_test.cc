@@ -13,8 +13,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/train/csv.h"
-#include "engine/train/dataset.h"
+#include "engine/data/csv.h"
+#include "engine/data/dataset.h"
 
 namespace webnnm::train {
 namespace {
@@ -93,9 +93,54 @@ TEST(CsvDataset, LabelColumnByNameAndNoHeader) {
               HasSubstr("no column 'c9' (columns: c0, c1, c2)"));
 }
 
+TEST(CsvDataset, TextColumnsBecomeOneHotFeaturesInTheirPlace) {
+  // 'port' is text (3 categories), 'name' a different text in every row
+  // (left out), 'fare' numbers; the label last.
+  std::string rows = "fare,port,name,survived\n";
+  const char* ports[] = {"S", "C", "Q", "S"};
+  for (int i = 0; i < 40; ++i) {
+    rows += std::to_string(i) + "," + (i == 5 ? "" : ports[i % 4]) +
+            ",person" + std::to_string(i) + "," + (i % 2 ? "yes" : "no") +
+            "\n";
+  }
+  const std::string path = Write("text.csv", rows);
+  auto d = LoadCsv(path, {}, /*classification=*/true);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->width(), 4);  // fare, port=C, port=Q, port=S
+  const TextEncoding& e = d->text_encoding();
+  ASSERT_EQ(e.columns.size(), 1u);
+  EXPECT_EQ(e.columns[0].name, "port");
+  EXPECT_EQ(e.columns[0].categories, (std::vector<std::string>{"C", "Q", "S"}));
+  EXPECT_EQ(e.dropped, (std::vector<std::string>{"name"}));
+  const float* row1 = d->features(1);  // fare 1, port C
+  EXPECT_EQ(std::vector<float>(row1, row1 + 4),
+            (std::vector<float>{1, 1, 0, 0}));
+  const float* row5 = d->features(5);  // port missing: zeros
+  EXPECT_EQ(std::vector<float>(row5, row5 + 4),
+            (std::vector<float>{5, 0, 0, 0}));
+  EXPECT_THAT(DescribeTextEncoding(e),
+              HasSubstr("'port' (3 categories: C, Q, S); left out 'name'"));
+  // A model's encoding reads another file alike: an unknown category
+  // gives zeros; a column it encodes must be there.
+  const std::string later =
+      Write("later.csv", "fare,port,name\n7,Z,x\n8,Q,y\n");
+  auto p = LoadCsvFeatures(later, {.text = e});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->width(), 4);
+  EXPECT_EQ(std::vector<float>(p->features(0), p->features(0) + 4),
+            (std::vector<float>{7, 0, 0, 0}));
+  EXPECT_EQ(std::vector<float>(p->features(1), p->features(1) + 4),
+            (std::vector<float>{8, 0, 1, 0}));
+  auto gone = LoadCsvFeatures(Write("noport.csv", "fare,name\n7,x\n"),
+                              {.text = e});
+  ASSERT_FALSE(gone.ok());
+  EXPECT_THAT(std::string(gone.status().message()), HasSubstr("no column 'port'"));
+}
+
 TEST(CsvDataset, BadDataNamesFileAndLine) {
   std::string path = Write("bad.csv", "x,y\n1,2\nabc,3\n");
-  auto d = LoadCsv(path, {}, false);
+  // A model's encoding (no text column): its numbers must be numbers.
+  auto d = LoadCsv(path, {.text = TextEncoding{}}, false);
   ASSERT_FALSE(d.ok());
   EXPECT_THAT(std::string(d.status().message()),
               HasSubstr("bad.csv:3: column 'x' holds 'abc', not a number"));
@@ -116,20 +161,22 @@ TEST(CsvDataset, MissingValuesAreRefusedOrKeptToImpute) {
   EXPECT_TRUE(IsMissingField("N/A"));
   EXPECT_FALSE(IsMissingField("0"));
   EXPECT_FALSE(IsMissingField("nana"));
+  EXPECT_TRUE(IsMissingField("?"));  // as many public data sets mark them
+  EXPECT_FALSE(IsMissingField("??"));
   const std::string path =
       Write("missing.csv", "x,z,y\n1,10,a\nNA,20,b\n3,,a\n8,40,b\n");
   auto refused = LoadCsv(path, {}, true);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(),
               HasSubstr("missing.csv:3: column 'x' is missing a value "
-                        "('NA'); train with --impute mean or median"));
+                        "('NA'); train with --impute auto, mean or median"));
   auto label = LoadCsv(Write("nolabel.csv", "x,y\n1,a\n2,\n"),
                        {.keep_missing = true}, true);
   // NA may be a class (North America); an unlabelled file predicts.
   EXPECT_TRUE(LoadCsv(Write("na.csv", "x,y\n1,NA\n2,EU\n"), {}, true).ok());
-  EXPECT_TRUE(LoadCsvFeatures(Write("blank.csv", "x,y\n1,\n2,\n"),
-                              {.label = "y"})
-                  .ok());
+  EXPECT_TRUE(
+      LoadCsvFeatures(Write("blank.csv", "x,y\n1,\n2,\n"), {.label = "y"})
+          .ok());
   EXPECT_THAT(label.status().message(),
               HasSubstr("nolabel.csv:3: the label column 'y' is missing a "
                         "value"));
@@ -159,8 +206,7 @@ TEST(CsvDataset, MissingValuesAreRefusedOrKeptToImpute) {
   auto other = LoadCsv(path, {.keep_missing = true}, true);
   ASSERT_TRUE(other->ApplyImputation(median.imputation()).ok());
   EXPECT_FLOAT_EQ(other->features(1)[0], 3.0f);
-  EXPECT_FALSE(
-      other->ApplyImputation({ImputeMode::kMean, {1.0f}}).ok());
+  EXPECT_FALSE(other->ApplyImputation({ImputeMode::kMean, {1.0f}}).ok());
   EXPECT_EQ(ParseImputeMode("median"), ImputeMode::kMedian);
   EXPECT_EQ(ParseImputeMode("mode"), std::nullopt);
 }
@@ -280,8 +326,8 @@ TEST(IdxDataset, AGzipBombIsRefusedFromItsHeader) {
   // limit: refused before the data is read.
   WriteIdx(dir + "/train-images-idx3-ubyte", {4000, 32, 32},
            std::vector<uint8_t>(4000 * 32 * 32), true);
-  WriteIdx(dir + "/train-labels-idx1-ubyte", {4000},
-           std::vector<uint8_t>(4000), true);
+  WriteIdx(dir + "/train-labels-idx1-ubyte", {4000}, std::vector<uint8_t>(4000),
+           true);
   WriteIdx(dir + "/t10k-images-idx3-ubyte", {2, 32, 32},
            std::vector<uint8_t>(2 * 32 * 32), true);
   WriteIdx(dir + "/t10k-labels-idx1-ubyte", {2}, {0, 1}, true);

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/check.h"
-#include "engine/train/expert.h"
+#include "engine/expert/expert.h"
 #include "engine/train/trainer.h"
 #include "tests/train/synthetic_data.h"
 
@@ -368,6 +368,56 @@ TEST(AdviseMoreEpochs, OnlyWhenTheLastOfAllEpochsWasTheBest) {
   EXPECT_EQ(AdviseMoreEpochs(12, 12, 20, true), std::nullopt);  // stopped
   EXPECT_EQ(AdviseMoreEpochs(20, 20, 20, false), std::nullopt);
   EXPECT_EQ(AdviseMoreEpochs(1, 1, 1, true), std::nullopt);
+}
+
+// Epoch reports with the given training and validation losses.
+std::vector<EpochReport> History(const std::vector<double>& train,
+                                 const std::vector<double>& validation) {
+  std::vector<EpochReport> h;
+  for (size_t i = 0; i < train.size(); ++i) {
+    EpochReport r;
+    r.epoch = static_cast<int>(i) + 1;
+    r.train_loss = train[i];
+    r.validation_loss = validation[i];
+    h.push_back(r);
+  }
+  return h;
+}
+
+TEST(AdviseOverfitting, ValidationRisingForAQuarterWhileTrainingFalls) {
+  // Best at epoch 3 (0.30); then 0.36 at epoch 8 (5 of 8 epochs rising)
+  // while the training loss falls from 0.28 to 0.10.
+  auto w = AdviseOverfitting(
+      History({0.9, 0.5, 0.28, 0.2, 0.16, 0.13, 0.11, 0.10},
+              {0.8, 0.45, 0.30, 0.31, 0.32, 0.33, 0.35, 0.36}));
+  ASSERT_TRUE(w);
+  EXPECT_THAT(*w, HasSubstr("overfitting: the validation loss rose from 0.3 "
+                            "at epoch 3 to 0.36 at epoch 8"));
+  EXPECT_THAT(*w, HasSubstr("training loss fell from 0.28 to 0.1"));
+  EXPECT_THAT(*w, HasSubstr("--weight-decay"));
+}
+
+TEST(AdviseOverfitting, SilentWhileValidationFollowsOrBarelyRises) {
+  // Still improving.
+  EXPECT_EQ(AdviseOverfitting(History({0.9, 0.5, 0.3, 0.2, 0.15},
+                                      {0.8, 0.5, 0.35, 0.3, 0.29})),
+            std::nullopt);
+  // Rising, but for less than a quarter of the epochs.
+  EXPECT_EQ(AdviseOverfitting(History({0.9, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.1},
+                                      {0.9, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.4})),
+            std::nullopt);
+  // Rising by less than 10%.
+  EXPECT_EQ(AdviseOverfitting(History({0.9, 0.5, 0.3, 0.2, 0.15, 0.1},
+                                      {0.8, 0.5, 0.30, 0.31, 0.31, 0.32})),
+            std::nullopt);
+  // Negative losses (learned uncertainty weights): by their size.
+  EXPECT_EQ(AdviseOverfitting(History({-1.5, -1.9, -1.95, -1.97, -1.98, -1.99},
+                                      {-1.5, -1.82, -1.81, -1.80, -1.79, -1.78})),
+            std::nullopt);
+  // Both rising: no overfitting (the rate, or noise).
+  EXPECT_EQ(AdviseOverfitting(History({0.9, 0.5, 0.3, 0.5, 0.6, 0.7},
+                                      {0.8, 0.5, 0.30, 0.4, 0.5, 0.6})),
+            std::nullopt);
 }
 
 TEST(Advise, LossMismatchesAndFeatureScaleAreWarnings) {

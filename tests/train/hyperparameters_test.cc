@@ -89,9 +89,10 @@ TEST(Hyperparameters, RefusesBadValuesNamingTheField) {
       {"beta1", 2.0, "hyperparameter beta1: 2 is outside [0, 1]"},
       {"scale", 0.0, "hyperparameter scale: 0 is outside (0, 1e+30]"},
       {"lambda1", -1.0, "hyperparameter lambda1: -1 is outside [0, 100]"},
-      {"optimizer", std::string("adam"),
-       "hyperparameter optimizer: 'adam' is not one of lion, rlion, "
-       "nesterov, sgdm"},
+      {"optimizer", std::string("adagrad"),
+       "hyperparameter optimizer: 'adagrad' is not one of auto, lion, rlion, "
+       "nesterov, sgdm, adam, adamw"},
+      {"epsilon", 0.0, "hyperparameter epsilon: 0 is outside (0, 1]"},
       {"lossWeights", std::string("1,-2"),
        "hyperparameter lossWeights: takes 'auto' or one non-negative weight "
        "per output, comma-separated; not '1,-2'"},

@@ -4,15 +4,15 @@
 // sample layouts, class and file order, sizes and --resize, corrupt files,
 // image bombs and bad folders refused by name; the spec read off a model's
 // input, ReadDataFor's dispatch and split, and a short training run.
-#include "engine/train/image_folder.h"
-#include "engine/train/npz_write.h"
+#include "engine/data/image_folder.h"
+#include "engine/data/npz_write.h"
 
 // clang-format off: jpeglib.h needs <cstdio> first.
-#include <csetjmp>
-#include <cstdio>
 #include <jpeglib.h>
 #include <png.h>
 #include <zlib.h>
+#include <csetjmp>
+#include <cstdio>
 // clang-format on
 
 #include <filesystem>
@@ -37,8 +37,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // PNG rows of `samples` (interleaved, row-major) packed at `depth` bits.
-std::vector<std::vector<png_byte>> PngRows(int width, int height,
-                                           int channels, int depth,
+std::vector<std::vector<png_byte>> PngRows(int width, int height, int channels,
+                                           int depth,
                                            const std::vector<int>& samples) {
   std::vector<std::vector<png_byte>> rows(height);
   const int per_row = width * channels;
@@ -61,15 +61,15 @@ std::vector<std::vector<png_byte>> PngRows(int width, int height,
 }
 
 // Writes a PNG; false when libpng fails (it longjmps here).
-bool WritePng(const fs::path& path, int width, int height, int color,
-              int depth, const std::vector<int>& samples,
+bool WritePng(const fs::path& path, int width, int height, int color, int depth,
+              const std::vector<int>& samples,
               const std::vector<png_color>& palette = {},
               bool interlaced = false) {
-  const int channels = color == PNG_COLOR_TYPE_GRAY          ? 1
-                       : color == PNG_COLOR_TYPE_PALETTE     ? 1
-                       : color == PNG_COLOR_TYPE_GRAY_ALPHA  ? 2
-                       : color == PNG_COLOR_TYPE_RGB         ? 3
-                                                             : 4;
+  const int channels = color == PNG_COLOR_TYPE_GRAY         ? 1
+                       : color == PNG_COLOR_TYPE_PALETTE    ? 1
+                       : color == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+                       : color == PNG_COLOR_TYPE_RGB        ? 3
+                                                            : 4;
   std::vector<std::vector<png_byte>> rows =
       PngRows(width, height, channels, depth, samples);
   std::vector<png_bytep> pointers;
@@ -196,24 +196,24 @@ TEST_F(ImageFolderTest, EveryPngKindInBothChannelCountsAndLayouts) {
   // 2x1 images: pixel 0 and pixel 1.
   const std::vector<int> rgb = {255, 0, 10, 20, 40, 60};
   ASSERT_TRUE(WritePng(File("a", "rgb.png"), 2, 1, PNG_COLOR_TYPE_RGB, 8, rgb));
-  ASSERT_TRUE(WritePng(File("a", "rgba.png"), 2, 1, PNG_COLOR_TYPE_RGB_ALPHA,
-                       8, {255, 0, 10, 7, 20, 40, 60, 200}));
+  ASSERT_TRUE(WritePng(File("a", "rgba.png"), 2, 1, PNG_COLOR_TYPE_RGB_ALPHA, 8,
+                       {255, 0, 10, 7, 20, 40, 60, 200}));
   ASSERT_TRUE(WritePng(File("a", "sixteen.png"), 2, 1, PNG_COLOR_TYPE_GRAY, 16,
                        {0, 65535 / 5}));
   ASSERT_TRUE(WritePng(File("b", "palette.png"), 2, 1, PNG_COLOR_TYPE_PALETTE,
                        8, {1, 0}, {{1, 2, 3}, {255, 0, 10}}));
-  ASSERT_TRUE(WritePng(File("b", "one-bit.png"), 2, 1, PNG_COLOR_TYPE_GRAY, 1,
-                       {1, 0}));
-  ASSERT_TRUE(WritePng(File("b", "two.png"), 2, 1, PNG_COLOR_TYPE_GRAY_ALPHA,
-                       8, {9, 255, 90, 0}, {}, /*interlaced=*/true));
+  ASSERT_TRUE(
+      WritePng(File("b", "one-bit.png"), 2, 1, PNG_COLOR_TYPE_GRAY, 1, {1, 0}));
+  ASSERT_TRUE(WritePng(File("b", "two.png"), 2, 1, PNG_COLOR_TYPE_GRAY_ALPHA, 8,
+                       {9, 255, 90, 0}, {}, /*interlaced=*/true));
   auto f = [](int v) { return v / 255.0f; };
   auto luma = [](double r, double g, double b) {
     return static_cast<float>((0.299 * r + 0.587 * g + 0.114 * b) / 255);
   };
 
   // RGB, channels first: C, H, W.
-  absl::StatusOr<Dataset> d = LoadImageFolder(
-      dir_.string(), {.channels = 3, .height = 1, .width = 2});
+  absl::StatusOr<Dataset> d =
+      LoadImageFolder(dir_.string(), {.channels = 3, .height = 1, .width = 2});
   ASSERT_TRUE(d.ok()) << d.status();
   // a: rgb, rgba, sixteen; b: one-bit, palette, two (sorted names).
   ASSERT_EQ(d->count(), 6);
@@ -226,13 +226,13 @@ TEST_F(ImageFolderTest, EveryPngKindInBothChannelCountsAndLayouts) {
   EXPECT_THAT(Sample(*d, 3), ElementsAre(1, 0, 1, 0, 1, 0));
   EXPECT_THAT(Sample(*d, 4),
               ElementsAre(f(255), f(1), f(0), f(2), f(10), f(3)));
-  EXPECT_THAT(Sample(*d, 5), ElementsAre(f(9), f(90), f(9), f(90), f(9), f(90)));
+  EXPECT_THAT(Sample(*d, 5),
+              ElementsAre(f(9), f(90), f(9), f(90), f(9), f(90)));
 
   // RGB, channels last: H, W, C.
-  d = LoadImageFolder(dir_.string(), {.channels = 3,
-                                      .height = 1,
-                                      .width = 2,
-                                      .channels_last = true});
+  d = LoadImageFolder(
+      dir_.string(),
+      {.channels = 3, .height = 1, .width = 2, .channels_last = true});
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(Sample(*d, 0),
               ElementsAre(f(255), f(0), f(10), f(20), f(40), f(60)));
@@ -250,7 +250,8 @@ TEST_F(ImageFolderTest, EveryPngKindInBothChannelCountsAndLayouts) {
 
 TEST_F(ImageFolderTest, JpegsLoadWithinTheirLoss) {
   std::vector<unsigned char> gray, rgb;
-  for (int i = 0; i < 64; ++i) gray.push_back(static_cast<unsigned char>(40 + i));
+  for (int i = 0; i < 64; ++i)
+    gray.push_back(static_cast<unsigned char>(40 + i));
   for (int i = 0; i < 64; ++i) rgb.insert(rgb.end(), {200, 100, 50});
   ASSERT_TRUE(WriteJpeg(File("gray", "g.jpg"), 8, 8, 1, gray));
   ASSERT_TRUE(WriteJpeg(File("rgb", "c.JPEG"), 8, 8, 3, rgb));
@@ -287,19 +288,20 @@ TEST_F(ImageFolderTest, ClassesAndFilesInSortedOrderOthersIgnored) {
   EXPECT_THAT(Labels(*d), ElementsAre(0, 0, 1, 2));
   std::vector<float> first;
   for (int64_t i = 0; i < d->count(); ++i) first.push_back(d->features(i)[0]);
-  EXPECT_THAT(first, ElementsAre(1 / 255.0f, 2 / 255.0f, 4 / 255.0f,
-                                 3 / 255.0f));
+  EXPECT_THAT(first,
+              ElementsAre(1 / 255.0f, 2 / 255.0f, 4 / 255.0f, 3 / 255.0f));
 }
 
 TEST_F(ImageFolderTest, AnotherSizeIsRefusedUnlessResized) {
   Gray2x2("a", "ok.png", {0, 0, 0, 0});
-  ASSERT_TRUE(WritePng(File("b", "wide.png"), 2, 1, PNG_COLOR_TYPE_GRAY, 8,
-                       {0, 255}));
+  ASSERT_TRUE(
+      WritePng(File("b", "wide.png"), 2, 1, PNG_COLOR_TYPE_GRAY, 8, {0, 255}));
   absl::StatusOr<Dataset> d = LoadImageFolder(dir_.string(), Gray(2, 4));
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   // The first file in order is the 2x2 one.
-  EXPECT_THAT(d.status().message(), HasSubstr((dir_ / "a" / "ok.png").string()));
+  EXPECT_THAT(d.status().message(),
+              HasSubstr((dir_ / "a" / "ok.png").string()));
   EXPECT_THAT(d.status().message(), HasSubstr("is 2x2 (width x height)"));
   EXPECT_THAT(d.status().message(), HasSubstr("the model takes 4x2"));
 
@@ -314,11 +316,11 @@ TEST_F(ImageFolderTest, AnotherSizeIsRefusedUnlessResized) {
   EXPECT_THAT(Sample(*d, 1),
               ElementsAre(0, 0.25f, 0.75f, 1, 0, 0.25f, 0.75f, 1));
   // Shrinking: 4x4 to 2x2 averages each 2x2 block's centre.
-  ASSERT_TRUE(WritePng(File("c", "big.png"), 4, 4, PNG_COLOR_TYPE_GRAY, 8,
-                       {0, 0, 255, 255, 0, 0, 255, 255, 51, 51, 102, 102, 51,
-                        51, 102, 102}));
-  d = LoadImageFolder(dir_.string(), {.channels = 1, .height = 2, .width = 2,
-                                      .resize = true});
+  ASSERT_TRUE(WritePng(
+      File("c", "big.png"), 4, 4, PNG_COLOR_TYPE_GRAY, 8,
+      {0, 0, 255, 255, 0, 0, 255, 255, 51, 51, 102, 102, 51, 51, 102, 102}));
+  d = LoadImageFolder(dir_.string(),
+                      {.channels = 1, .height = 2, .width = 2, .resize = true});
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(Sample(*d, 2), ElementsAre(0, 1, 0.2f, 0.4f));
 }
@@ -326,8 +328,8 @@ TEST_F(ImageFolderTest, AnotherSizeIsRefusedUnlessResized) {
 TEST_F(ImageFolderTest, CorruptFilesAreRefusedByName) {
   std::vector<int> noise;
   for (int i = 0; i < 256; ++i) noise.push_back((i * 97) % 256);
-  ASSERT_TRUE(WritePng(File("a", "whole.png"), 16, 16, PNG_COLOR_TYPE_GRAY, 8,
-                       noise));
+  ASSERT_TRUE(
+      WritePng(File("a", "whole.png"), 16, 16, PNG_COLOR_TYPE_GRAY, 8, noise));
   const std::string png = ReadBytes(dir_ / "a" / "whole.png");
   std::vector<unsigned char> pixels(256 * 3);
   for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = (i * 31) % 256;
@@ -367,16 +369,19 @@ std::string Bomb(const std::string& png, uint32_t width, uint32_t height) {
     out[16 + i] = static_cast<char>(width >> (24 - 8 * i));
     out[20 + i] = static_cast<char>(height >> (24 - 8 * i));
   }
-  const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(out.data() + 12), 17);
-  for (int i = 0; i < 4; ++i) out[29 + i] = static_cast<char>(crc >> (24 - 8 * i));
+  const uLong crc =
+      crc32(0, reinterpret_cast<const Bytef*>(out.data() + 12), 17);
+  for (int i = 0; i < 4; ++i)
+    out[29 + i] = static_cast<char>(crc >> (24 - 8 * i));
   return out;
 }
 
 TEST_F(ImageFolderTest, ImageBombsAreRefusedBeforeDecoding) {
   Gray2x2("a", "ok.png", {0, 0, 0, 0});
-  ASSERT_TRUE(WritePng(File("b", "one.png"), 1, 1, PNG_COLOR_TYPE_GRAY, 8, {7}));
-  const std::string bomb = Bomb(ReadBytes(dir_ / "b" / "one.png"), 100000,
-                                100000);
+  ASSERT_TRUE(
+      WritePng(File("b", "one.png"), 1, 1, PNG_COLOR_TYPE_GRAY, 8, {7}));
+  const std::string bomb =
+      Bomb(ReadBytes(dir_ / "b" / "one.png"), 100000, 100000);
   WriteBytes(dir_ / "b" / "one.png", bomb);
   for (bool resize : {false, true}) {
     ImageFolderSpec spec = Gray(2, 2);
@@ -416,9 +421,9 @@ TEST_F(ImageFolderTest, FoldersThatAreNoImageFolderAreRefused) {
   std::ofstream(File("text", "a.txt")) << "x";
   d = LoadImageFolder(dir, Gray(2, 2));
   ASSERT_FALSE(d.ok());
-  EXPECT_THAT(d.status().message(),
-              HasSubstr((dir_ / "text").string() +
-                        ": no .png, .jpg or .jpeg files"));
+  EXPECT_THAT(
+      d.status().message(),
+      HasSubstr((dir_ / "text").string() + ": no .png, .jpg or .jpeg files"));
   d = LoadImageFolder((dir_ / "missing").string(), Gray(2, 2));
   EXPECT_EQ(d.status().code(), absl::StatusCode::kNotFound);
 }
@@ -492,8 +497,8 @@ void TwoHalves(const fs::path& dir, int per_class) {
           v.push_back(bright ? 195 + noise : noise);
         }
       }
-      ASSERT_TRUE(WritePng(dir / cls / ("img" + std::to_string(n) + ".png"),
-                           8, 8, PNG_COLOR_TYPE_GRAY, 8, v));
+      ASSERT_TRUE(WritePng(dir / cls / ("img" + std::to_string(n) + ".png"), 8,
+                           8, PNG_COLOR_TYPE_GRAY, 8, v));
     }
   }
 }
@@ -570,9 +575,9 @@ TEST_F(ImageFolderTest, AZippedImageFolderReadsAsTheFolder) {
   std::vector<std::pair<std::string, std::string>> files;
   for (const char* cls : {"left", "right"}) {
     for (const auto& e : fs::directory_iterator(folder / cls)) {
-      files.emplace_back(StrCat("halves/", cls, "/",
-                                e.path().filename().string()),
-                         ReadBytes(e.path()));
+      files.emplace_back(
+          StrCat("halves/", cls, "/", e.path().filename().string()),
+          ReadBytes(e.path()));
     }
   }
   // With what macOS and editors leave beside the images.
@@ -593,15 +598,13 @@ TEST_F(ImageFolderTest, AZippedImageFolderReadsAsTheFolder) {
   read = ReadDataFor(*check.dag, {.path = archive.string()});
   EXPECT_THAT(read.status().message(), HasSubstr("halves.zip:a/x.png"));
   WriteBytes(archive, *EncodeZip({{"a/x.png", "1"}}));
-  EXPECT_THAT(ReadDataFor(*check.dag, {.path = archive.string()})
-                  .status()
-                  .message(),
-              HasSubstr("one class folder ('a')"));
+  EXPECT_THAT(
+      ReadDataFor(*check.dag, {.path = archive.string()}).status().message(),
+      HasSubstr("one class folder ('a')"));
   WriteBytes(archive, "not a zip");
-  EXPECT_THAT(ReadDataFor(*check.dag, {.path = archive.string()})
-                  .status()
-                  .message(),
-              HasSubstr("not a zip archive"));
+  EXPECT_THAT(
+      ReadDataFor(*check.dag, {.path = archive.string()}).status().message(),
+      HasSubstr("not a zip archive"));
 }
 
 TEST_F(ImageFolderTest, ReadDataForRefusesAModelWithoutAnImageInput) {

@@ -2,7 +2,7 @@
 // then); a sample of regression targets warns of what the output cannot
 // reach or what looks like class ids; probability rows get KLD and the
 // loss decision says what the labels are.
-#include "engine/train/label_advice.h"
+#include "engine/expert/label_advice.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

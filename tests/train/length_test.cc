@@ -7,8 +7,8 @@
 
 #include "backends/backend.h"
 #include "engine/check.h"
+#include "engine/expert/expert.h"
 #include "engine/train/data_source.h"
-#include "engine/train/expert.h"
 #include "engine/train/trainer.h"
 
 namespace webnnm::train {
@@ -62,17 +62,16 @@ TEST(AutoLength, SizedByTheTrainingSet) {
   EXPECT_EQ(large.resolved.epochs, 10);
   EXPECT_EQ(large.resolved.patience, 10);
   // A regression's batches are larger (its targets' noise), up to 64.
-  const OutputSpec mse{.name = "model",
-                       .loss = LossKind::kMeanSquaredError};
-  EXPECT_EQ(Advise(iris.dag, p, Hyperparameters{}, mse, 1.0, 265)
-                .resolved.batch_size,
-            64);
+  const OutputSpec mse{.name = "model", .loss = LossKind::kMeanSquaredError};
+  EXPECT_EQ(
+      Advise(iris.dag, p, Hyperparameters{}, mse, 1.0, 265).resolved.batch_size,
+      64);
   EXPECT_EQ(Advise(iris.dag, p, Hyperparameters{}, mse, 1.0, 45000)
                 .resolved.batch_size,
             64);
-  EXPECT_EQ(Advise(iris.dag, p, Hyperparameters{}, cce, 1.0, 265)
-                .resolved.batch_size,
-            16);
+  EXPECT_EQ(
+      Advise(iris.dag, p, Hyperparameters{}, cce, 1.0, 265).resolved.batch_size,
+      16);
   // Given values stay; given epochs keep the spec's patience of 500.
   Hyperparameters given;
   given.epochs = 7;
@@ -106,8 +105,8 @@ TEST(AutoLength, TheRangeTestChoosesTheLearningRate) {
   // the same run with the chosen lr given ends identically.
   Hyperparameters fixed = h;
   fixed.lr = r->state.hyper.lr;
-  absl::StatusOr<TrainResult> same = Train(iris.dag, iris.data, fixed,
-                                           **backend);
+  absl::StatusOr<TrainResult> same =
+      Train(iris.dag, iris.data, fixed, **backend);
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_EQ(same->state.params, r->state.params);
   EXPECT_EQ(Find(same->decisions, "lr "), nullptr);

@@ -220,7 +220,8 @@ TEST(Optimizer, OneUpdateMatchesTheFormulas) {
     ir::Limits limits;
     ir::GraphRewriter rewriter(graph, limits);
     ir::GraphOps ops(rewriter, "test");
-    auto u = BuildUpdate(ops, kind, p, w, m, grad, rate, lrm, ir::kNoValue);
+    auto u = BuildUpdate(ops, kind, p, w, m, grad, UpdateScalars{.lr = rate},
+                         lrm, ir::kNoValue);
     ASSERT_TRUE(u.ok()) << u.status();
     ops.Output("w", u->weight);
     ops.Output("m", u->momentum);
@@ -253,6 +254,8 @@ TEST(Optimizer, OneUpdateMatchesTheFormulas) {
         w1 = w0 - lr * lrm * m1;
         break;
       }
+      default:
+        break;
     }
     EXPECT_NEAR((*values)["w"][0], w1, 1e-6) << OptimizerName(kind);
     EXPECT_NEAR((*values)["m"][0], m1, 1e-6) << OptimizerName(kind);

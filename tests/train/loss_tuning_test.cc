@@ -3,7 +3,7 @@
 // on the case made for it, silent otherwise, with its numbers; the errors'
 // moments as the scouting graph measures them; and a training run that
 // switches to Huber, tests with it and keeps it in its snapshot.
-#include "engine/train/loss_tuning.h"
+#include "engine/expert/loss_tuning.h"
 
 #include <cmath>
 #include <string>

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/check.h"
+#include "engine/expert/expert.h"
 #include "engine/train/checkpoint.h"
-#include "engine/train/expert.h"
 #include "engine/train/trainer.h"
 #include "tests/train/synthetic_data.h"
 
@@ -253,15 +253,14 @@ TEST(MultiInput, EveryFloatInputIsStandardizedAndTheStatisticsKept) {
   // A snapshot's statistics give the same values on the raw data.
   ASSERT_TRUE(copy.ApplyInputStandardizations(kept).ok());
   EXPECT_EQ(copy.more_inputs()[0].values, scaled.more_inputs()[0].values);
-  EXPECT_THAT(std::string(copy.ApplyInputStandardizations(
-                                  {{"sound", kept.at("right")}})
-                              .message()),
-              HasSubstr("standardizes the input 'sound', which the data does "
-                        "not feed"));
+  EXPECT_THAT(
+      std::string(copy.ApplyInputStandardizations({{"sound", kept.at("right")}})
+                      .message()),
+      HasSubstr("standardizes the input 'sound', which the data does "
+                "not feed"));
   // And the model trains on it.
   auto backend = backends::CreateBackend("cpu");
-  absl::StatusOr<TrainResult> r =
-      Train(*check.dag, scaled, Quick(), **backend);
+  absl::StatusOr<TrainResult> r = Train(*check.dag, scaled, Quick(), **backend);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_GE(*r->test.accuracy, 0.9);
 }

@@ -2,7 +2,7 @@
 // stored and deflate-compressed .npz archives written here with libzip;
 // inputs and outputs by name (x and y for a model's only ones), sequences,
 // integer inputs kept exact, and every refusal named.
-#include "engine/train/npz.h"
+#include "engine/data/npz.h"
 
 #include <zip.h>
 
@@ -34,9 +34,9 @@ std::string Npy(const std::string& descr, const std::vector<int64_t>& shape,
                 const std::vector<double>& values, bool fortran = false) {
   std::string dims;
   for (int64_t d : shape) dims += std::to_string(d) + ", ";
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': " +
-                       (fortran ? "True" : "False") + ", 'shape': (" + dims +
-                       "), }";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': (" + dims + "), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::string out = "\x93NUMPY";
@@ -88,8 +88,7 @@ class NpzTest : public ::testing::Test {
       const zip_int64_t i =
           zip_file_add(z, (name + ".npy").c_str(), s, ZIP_FL_OVERWRITE);
       EXPECT_GE(i, 0);
-      zip_set_file_compression(z, i, stored ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
-                               0);
+      zip_set_file_compression(z, i, stored ? ZIP_CM_STORE : ZIP_CM_DEFLATE, 0);
     }
     EXPECT_EQ(zip_close(z), 0);
     return path;
@@ -101,9 +100,8 @@ class NpzTest : public ::testing::Test {
 
 NpzSpec OneInOneOut(int64_t width, bool classification = true) {
   return {.inputs = {{.name = "model", .step_values = width}},
-          .outputs = {{.name = "model",
-                       .classification = classification,
-                       .units = 3}}};
+          .outputs = {
+              {.name = "model", .classification = classification, .units = 3}}};
 }
 
 TEST_F(NpzTest, EveryNumericDtypeIsReadExactly) {
@@ -111,10 +109,9 @@ TEST_F(NpzTest, EveryNumericDtypeIsReadExactly) {
   for (const char* descr : {"<f2", "<f4", "<f8", "|i1", "<i2", "<i4", "<i8",
                             "|u1", "<u2", "<u4", "<u8"}) {
     for (bool stored : {false, true}) {
-      const std::string path =
-          Write({{"x", Npy(descr, {3, 2}, values)},
-                 {"y", Npy("<i8", {3}, {0, 2, 1})}},
-                stored);
+      const std::string path = Write({{"x", Npy(descr, {3, 2}, values)},
+                                      {"y", Npy("<i8", {3}, {0, 2, 1})}},
+                                     stored);
       absl::StatusOr<Dataset> d = LoadNpz(path, OneInOneOut(2));
       ASSERT_TRUE(d.ok()) << descr << ": " << d.status();
       EXPECT_EQ(d->count(), 3);
@@ -181,18 +178,18 @@ TEST_F(NpzTest, RefusalsNameTheArray) {
       HasSubstr("Fortran order is not supported"));
   EXPECT_THAT(message({{"x", Npy("<c8", {2, 2}, {})}, {"y", y}}),
               HasSubstr("dtype '<c8' is not supported"));
-  EXPECT_THAT(message({{"x", Npy("<f4", {2, 3}, {1, 2, 3, 4, 5, 6})},
-                       {"y", y}}),
-              HasSubstr("the input 'model' has 3 values a sample (shape [2, "
-                        "3]), but the model takes 2"));
-  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
-                       {"y", y}}),
-              HasSubstr("the output 'model' has 2 samples, the others 3"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f4", {2, 3}, {1, 2, 3, 4, 5, 6})}, {"y", y}}),
+      HasSubstr("the input 'model' has 3 values a sample (shape [2, "
+                "3]), but the model takes 2"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})}, {"y", y}}),
+      HasSubstr("the output 'model' has 2 samples, the others 3"));
   EXPECT_THAT(message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})}}),
               HasSubstr("no array 'model_target' or 'y' (arrays: x)"));
-  EXPECT_THAT(message({{"x", Npy("<i8", {2, 2}, {1, 2, 3, 1 << 25})},
-                       {"y", y}}),
-              HasSubstr("integers beyond 2^24 do not stay exact"));
+  EXPECT_THAT(
+      message({{"x", Npy("<i8", {2, 2}, {1, 2, 3, 1 << 25})}, {"y", y}}),
+      HasSubstr("integers beyond 2^24 do not stay exact"));
   EXPECT_THAT(message({{"x", Npy("<f4", {2, 2}, {1, 2, 3, 4})},
                        {"y", Npy("<f4", {2}, {0.5, 1})}}),
               HasSubstr("a classification output takes integer or bool"));
@@ -206,24 +203,22 @@ TEST_F(NpzTest, RefusalsNameTheArray) {
   std::ofstream(text) << "a,b\n1,2\n";
   EXPECT_THAT(LoadNpz(text, OneInOneOut(2)).status().message(),
               HasSubstr("not a NumPy .npz archive"));
-  EXPECT_TRUE(absl::IsNotFound(
-      LoadNpz((dir_ / "none.npz"), OneInOneOut(2)).status()));
+  EXPECT_TRUE(
+      absl::IsNotFound(LoadNpz((dir_ / "none.npz"), OneInOneOut(2)).status()));
 }
 
 // Ragged sequences: `<name>_lengths` (or x_lengths) gives each sample's
 // real steps; the padding is zeroed whatever the file holds.
 TEST_F(NpzTest, RaggedSequencesReadTheirLengths) {
-  NpzSpec spec{.inputs = {{.name = "model", .step_values = 2,
-                           .sequenced = true}},
-               .outputs = {{.name = "model", .classification = true,
-                            .units = 2}}};
+  NpzSpec spec{
+      .inputs = {{.name = "model", .step_values = 2, .sequenced = true}},
+      .outputs = {{.name = "model", .classification = true, .units = 2}}};
   const std::string x =
       Npy("<f4", {2, 3, 2}, {1, 2, 3, 4, 9, 9, 5, 6, 9, 9, 9, 9});
   const std::string y = Npy("<i8", {2}, {0, 1});
-  absl::StatusOr<Dataset> d =
-      LoadNpz(Write({{"x", x}, {"x_lengths", Npy("<i4", {2}, {2, 1})},
-                     {"y", y}}),
-              spec);
+  absl::StatusOr<Dataset> d = LoadNpz(
+      Write({{"x", x}, {"x_lengths", Npy("<i4", {2}, {2, 1})}, {"y", y}}),
+      spec);
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_TRUE(d->ragged());
   EXPECT_THAT(d->lengths(), ElementsAre(2, 1));
@@ -233,9 +228,10 @@ TEST_F(NpzTest, RaggedSequencesReadTheirLengths) {
   EXPECT_THAT(std::vector<float>(d->features(1), d->features(1) + 6),
               ElementsAre(5, 6, 0, 0, 0, 0));
   // By the input's name too; no lengths: not ragged.
-  d = LoadNpz(Write({{"model", x}, {"model_lengths", Npy("<u1", {2}, {3, 3})},
-                     {"y", y}}),
-              spec);
+  d = LoadNpz(
+      Write(
+          {{"model", x}, {"model_lengths", Npy("<u1", {2}, {3, 3})}, {"y", y}}),
+      spec);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(d->lengths(), ElementsAre(3, 3));
   d = LoadNpz(Write({{"x", x}, {"y", y}}), spec);
@@ -418,10 +414,11 @@ dense:layers matmul(w), add(b), activation();
   EXPECT_THAT(std::vector<float>(d->features(0), d->features(0) + 4),
               ElementsAre(7, -3, 100, 4));
   EXPECT_EQ(d->more_inputs()[0].input, "model");
-  EXPECT_TRUE(CheckShapes(*check.dag, *d,
-                          {OutputSpec{.name = "model",
-                                      .loss = LossKind::kCategoricalCrossEntropy}})
-                  .ok());
+  EXPECT_TRUE(
+      CheckShapes(*check.dag, *d,
+                  {OutputSpec{.name = "model",
+                              .loss = LossKind::kCategoricalCrossEntropy}})
+          .ok());
   // Without <name>_target the input's array is not taken for the labels.
   arrays = features;
   d = ReadDataFor(*check.dag, {.path = Write(arrays)});

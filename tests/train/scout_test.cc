@@ -2,7 +2,7 @@
 // network replaced by the next scouted start (iris with five scouting
 // seeds, where the first choice's relu units all die in the warmup), also
 // across a snapshot.
-#include "engine/train/scout.h"
+#include "engine/expert/scout.h"
 
 #include <algorithm>
 #include <set>

@@ -116,6 +116,34 @@ TEST(Snapshot, RoundTripsEveryField) {
   EXPECT_EQ(back->shapes.at("w"), (std::vector<int64_t>{2, 3}));
 }
 
+TEST(Snapshot, KeepsTextColumnsAndAdamsStackedState) {
+  ModelSnapshot s = Sample();
+  s.text_encoding.columns = {{.name = "sex", .categories = {"f", "m"}},
+                             {.name = "port", .categories = {"C", "Q", "S"}}};
+  s.text_encoding.dropped = {"name"};
+  s.state.hyper.optimizer = OptimizerKind::kAdamW;
+  s.state.hyper.epsilon = 1e-6;
+  // adam's m and v: two tensors of each parameter's shape, stacked.
+  s.state.momenta = {{"w", std::vector<float>(12, 0.5f)},
+                     {"b", std::vector<float>(4, 0.25f)}};
+  s.state.optimizer_updates = 41;
+  absl::StatusOr<std::string> bytes = EncodeModelSnapshot(s);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<ModelSnapshot> back = DecodeModelSnapshot(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->text_encoding, s.text_encoding);
+  EXPECT_EQ(back->state.hyper.optimizer, OptimizerKind::kAdamW);
+  EXPECT_EQ(back->state.hyper.epsilon, 1e-6);
+  EXPECT_EQ(back->state.momenta, s.state.momenta);
+  EXPECT_EQ(back->state.optimizer_updates, 41);
+  // Unsorted categories are a damaged snapshot.
+  s.text_encoding.columns[1].categories = {"S", "C"};
+  bytes = EncodeModelSnapshot(s);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(DecodeModelSnapshot(*bytes).status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
 TEST(Snapshot, AlignsTheTensors) {
   absl::StatusOr<SnapshotFile> file =
       DecodeSnapshot(*EncodeModelSnapshot(Sample()));

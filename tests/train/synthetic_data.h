@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/train/dataset.h"
+#include "engine/data/dataset.h"
 
 namespace webnnm::train::testing {
 

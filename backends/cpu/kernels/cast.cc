@@ -11,10 +11,10 @@
 #include <limits>
 #include <type_traits>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

@@ -9,11 +9,11 @@
 // in oneDNN runs as a direct loop instead.
 #include <unordered_map>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::cpu {

@@ -17,11 +17,11 @@
 #include <optional>
 #include <unordered_map>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

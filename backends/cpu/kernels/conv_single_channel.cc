@@ -16,8 +16,8 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {
@@ -217,10 +217,10 @@ class SingleChannelConvKernel : public Kernel {
   const float* f_;
   const float* b_;
   float* y_;
-  int64_t ph_, pw_;            // the padded image's size
-  std::vector<float> padded_;  // one padded image (zero border), if padded
-  std::vector<float> wide_;    // one output channel, rows pw_ wide
-  std::vector<float> taps_;    // one output channel's filter, row-major
+  int64_t ph_, pw_;              // the padded image's size
+  std::vector<float> padded_;    // one padded image (zero border), if padded
+  std::vector<float> wide_;      // one output channel, rows pw_ wide
+  std::vector<float> taps_;      // one output channel's filter, row-major
   std::vector<float> all_taps_;  // every output channel's, o-major
   std::vector<Link> links_;
 };

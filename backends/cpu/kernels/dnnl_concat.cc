@@ -2,9 +2,9 @@
 // viewed as a [outer, slab bytes] uint8 matrix (outer = product of the
 // dimensions before the axis) and the matrices are joined along their
 // columns, which moves the bytes exactly as the C++ kernel does.
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 

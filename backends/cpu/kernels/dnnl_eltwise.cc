@@ -6,9 +6,9 @@
 // uses erfc), and log (oneDNN's gives log(1) = -1.4e-6).
 #include <optional>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

@@ -2,9 +2,9 @@
 // over trailing axes in increasing order, on oneDNN's batch and layer
 // normalization primitives (float32, and float16 through float32). Layer
 // normalization over other axes and instanceNormalization stay in C++.
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

@@ -3,9 +3,9 @@
 // counts in the average (pooling_avg_exclude_padding). Windows without any
 // tap inside the input (our C++ kernel gives 0) stay in C++, as do
 // maxPool2d (oneDNN does not propagate NaN through max) and l2Pool2d.
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

@@ -8,9 +8,9 @@
 // subtracted first) and reductions over no axes.
 #include <optional>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

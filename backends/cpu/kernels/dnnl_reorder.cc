@@ -3,9 +3,9 @@
 // arrives unchanged): the result's dimensions read through the input's
 // permuted strides. float16, the 8-byte types and int4/uint4 stay on the
 // C++ strided copy.
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 

@@ -4,9 +4,9 @@
 // two onto N and C, by strides over our buffer. Its coordinates are WebNN's
 // half-pixel centres with the factor output / input size. Nearest-neighbour
 // stays in C++: oneDNN rounds ties up, WebNN down.
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/dnnl_util.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 

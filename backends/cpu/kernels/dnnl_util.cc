@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "backends/cpu/kernels/shape_util.h"
+#include "backends/common/shape_util.h"
 
 namespace webnnm::backends::cpu {
 

@@ -7,9 +7,9 @@
 #include <limits>
 #include <optional>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernels/exp_floats.h"
 #include "backends/cpu/kernels/fused_elementwise_program.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 

@@ -6,9 +6,9 @@
 // as raw bytes of ir::RuntimeElementSize.
 #include <cstring>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "backends/cpu/kernels/strided_copy.h"
 #include "engine/base/strings.h"
 

@@ -16,11 +16,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/lanes_avx512.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::cpu {

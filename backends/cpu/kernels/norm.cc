@@ -4,10 +4,10 @@
 // double precision (two passes). C++ loops over a [outer, C, inner] view.
 #include <cmath>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 
 namespace webnnm::backends::cpu {
 namespace {

@@ -14,10 +14,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/float16.h"
 #include "engine/base/strings.h"
 

@@ -2,10 +2,10 @@
 // the operation's stream on run `step` comes from counter (i / 4, stream,
 // step), keyed by the executable's seed (Executable::SetRandomState), so a
 // run is reproducible from (seed, step) alone.
+#include "backends/common/shape_util.h"
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/philox.h"
 
 namespace webnnm::backends::cpu {

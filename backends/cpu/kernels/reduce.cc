@@ -21,13 +21,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/exp_doubles.h"
 #include "backends/cpu/kernels/factories.h"
 #include "backends/cpu/kernels/lanes_avx512.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "backends/cpu/kernels/short_rows.h"
 #include "engine/base/float16.h"
 #include "engine/base/strings.h"

@@ -16,11 +16,11 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/element.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/dnnl_kernels.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::backends::cpu {

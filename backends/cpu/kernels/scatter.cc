@@ -5,9 +5,9 @@
 // updates land on one position the later one (in row-major order) wins.
 #include <cstring>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/kernel.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "backends/cpu/kernels/strided_copy.h"
 #include "engine/base/strings.h"
 

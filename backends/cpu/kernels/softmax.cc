@@ -7,11 +7,11 @@
 #include <cmath>
 #include <vector>
 
+#include "backends/common/shape_util.h"
 #include "backends/cpu/cpu_context.h"
 #include "backends/cpu/kernels/dnnl_util.h"
 #include "backends/cpu/kernels/exp_doubles.h"
 #include "backends/cpu/kernels/factories.h"
-#include "backends/cpu/kernels/shape_util.h"
 #include "backends/cpu/kernels/short_rows.h"
 
 namespace webnnm::backends::cpu {

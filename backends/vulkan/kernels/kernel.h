@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "backends/cpu/kernels/shape_util.h"
+#include "backends/common/shape_util.h"
 #include "backends/vulkan/shaders.h"
 #include "engine/ir/graph.h"
 #include "engine/ir/limits.h"
@@ -76,7 +76,7 @@ static_assert(ir::Limits{}.max_rank <= kMaxRank,
               "the shaders take fewer dimensions than a graph may have");
 // Unimplemented (naming the rank) above `most` dimensions.
 absl::Status CheckRank(size_t rank, int most = kMaxRank);
-// cpu::BroadcastStrides (right-aligned; 0 where the operand is broadcast)
+// BroadcastStrides (right-aligned; 0 where the operand is broadcast)
 // padded with 0 to kMaxRank, as the shaders' push constants take them.
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& out);
@@ -119,10 +119,10 @@ inline uint32_t ElementWords(ir::DType dtype) {
 }
 // Workgroups for a grid-stride loop over `n` elements, `size` per group.
 uint32_t GridGroups(int64_t n, uint32_t size, uint32_t max_groups);
-// Row-major strides and element counts: the CPU backend's index arithmetic.
-using cpu::Strides;
+// Row-major strides and element counts: the index arithmetic both backends
+// share (backends/common/shape_util.h).
 inline int64_t Count(const std::vector<int64_t>& shape) {
-  return cpu::ElementCount(shape);
+  return ElementCount(shape);
 }
 
 // The family planners (one file each).

@@ -187,7 +187,7 @@ Walk FoldDims(const Walk& walk) {
 
 std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& shape,
                                       const std::vector<int64_t>& out) {
-  std::vector<int64_t> strides = cpu::BroadcastStrides(shape, out);
+  std::vector<int64_t> strides = backends::BroadcastStrides(shape, out);
   strides.resize(std::max<size_t>(strides.size(), kMaxRank), 0);
   return strides;
 }

@@ -1,5 +1,5 @@
 // quantizeLinear and dequantizeLinear (quantize.comp), with the CPU
-// backend's blockwise broadcast of scale and zeroPoint (cpu::BlockLayout).
+// backend's blockwise broadcast of scale and zeroPoint (BlockLayout).
 #include "backends/vulkan/kernels/kernel.h"
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -45,8 +45,8 @@ absl::StatusOr<std::vector<Dispatch>> PlanQuantize(const OpIO& io) {
   const std::vector<int64_t>& in = io.in_types[0]->shape;
   RETURN_IF_ERROR(CheckRank(in.size()));
   const int rank = static_cast<int>(in.size());
-  ASSIGN_OR_RETURN(cpu::BlockLayout layout,
-                   cpu::MakeBlockLayout(in, io.in_types[1]->shape));
+  ASSIGN_OR_RETURN(BlockLayout layout,
+                   MakeBlockLayout(in, io.in_types[1]->shape));
   const std::vector<int64_t>& block = layout.block;
   const std::vector<int64_t>& pstride = layout.pstride;
   const ir::DType qtype =

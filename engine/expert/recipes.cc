@@ -1,0 +1,95 @@
+#include "engine/expert/recipes.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/base/strings.h"
+#include "engine/ir/op_def.h"
+#include "engine/train/graphs.h"
+
+namespace webnnm::train {
+namespace {
+
+// Whether `output` is sequenced (a value a step) and classified.
+bool TokenClasses(const dag::Dag& dag, const dag::Endpoint& output) {
+  const ir::Node& node = dag.graph.node(output.node);
+  if (node.operands.empty()) return false;
+  const std::vector<int64_t>& shape =
+      dag.graph.value(node.operands[0]).type.shape;
+  const bool sequenced =
+      std::find(shape.begin(), shape.end(), ir::kSequenceDim) != shape.end();
+  const OutputActivation a = ActivationOf(dag, output.name);
+  return sequenced && (a == OutputActivation::kSoftmax ||
+                       a == OutputActivation::kLogSoftmax);
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+}  // namespace
+
+Architecture ArchitectureOf(const dag::Dag& dag) {
+  Architecture a;
+  for (const dag::LayerInfo& layer : dag.layers) {
+    if (layer.op == "attend") a.attention = true;
+    if (layer.op == "embedding") a.embedding = true;
+  }
+  for (const ir::Node& node : dag.graph.nodes()) {
+    if (node.kind != ir::NodeKind::kOp || node.dead) continue;
+    switch (node.op->kind) {
+      case ir::OpKind::kLstm:
+      case ir::OpKind::kLstmCell:
+      case ir::OpKind::kGru:
+      case ir::OpKind::kGruCell:
+        a.recurrence = true;
+        break;
+      case ir::OpKind::kConv2d:
+      case ir::OpKind::kConvTranspose2d:
+        a.convolution = true;
+        break;
+      default:
+        break;
+    }
+    if (node.op->category == ir::OpCategory::kNormalization) {
+      a.normalization = true;
+    }
+  }
+  for (const dag::Endpoint& output : dag.outputs) {
+    if (a.embedding && TokenClasses(dag, output)) a.token_classes = true;
+  }
+  return a;
+}
+
+Recipe ChooseRecipe(const Architecture& a) {
+  std::vector<std::string> parts;
+  if (a.attention) parts.push_back("attention");
+  if (a.normalization) parts.push_back("normalization");
+  if (a.recurrence) parts.push_back("recurrence");
+  if (a.convolution) parts.push_back("convolution");
+  if (a.embedding) parts.push_back("embeddings");
+  if (a.token_classes) parts.push_back("a class a step over tokens");
+  Recipe r;
+  r.matched = parts.empty() ? "dense layers only" : Join(parts);
+  if (a.attention) {
+    r.name = "transformer";
+    r.optimizer = OptimizerKind::kAdamW;
+    r.weight_decay = 0.1;
+    r.why =
+        "attention trains best with AdamW, as transformers are trained "
+        "(nanoGPT, BERT), and a weight decay of 0.1";
+    return r;
+  }
+  r.name = a.recurrence     ? "recurrent"
+           : a.convolution ? "convolutional"
+                           : "dense";
+  r.optimizer = OptimizerKind::kRLion;
+  r.why =
+      "rlion is the optimizer the automatic rate, length and batch size were "
+      "measured with on dense, convolutional and recurrent networks";
+  return r;
+}
+
+}  // namespace webnnm::train

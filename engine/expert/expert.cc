@@ -411,7 +411,8 @@ void AdviseLossWeights(Context& c) {
 void AdviseRecipe(Context& c) {
   Hyperparameters& h = c.h();
   if (h.optimizer != OptimizerKind::kAuto) return;
-  const Recipe recipe = ChooseRecipe(ArchitectureOf(c.dag));
+  const Recipe recipe = ChooseRecipe(ArchitectureOf(c.dag), c.training_samples,
+                                     c.profile.parameters);
   h.optimizer = recipe.optimizer;
   std::string decay;
   if (recipe.weight_decay && !h.weight_decay) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
 
 namespace webnnm::train {
 namespace {
@@ -19,6 +20,8 @@ constexpr double kSmoothing = 0.95;
 constexpr size_t kUntrusted = 10;
 // The sweep stops once the smoothed loss exceeds its minimum this often.
 constexpr double kRunaway = 4;
+// The steepest descent is measured over this many steps either side.
+constexpr size_t kSlopeWindow = 10;
 
 }  // namespace
 
@@ -74,7 +77,79 @@ RangeTestResult ChooseLearningRate(const std::vector<double>& rates,
   if (!any) r.best_lr = range.lo;
   r.divisor = divisor;
   r.lr = std::max(range.lo, r.best_lr / divisor);
+  r.rates = rates;
+  r.losses = losses;
+  // The steepest descent of the smoothed curve before its minimum.
+  std::vector<double> smoothed;
+  average = 0;
+  for (size_t i = 0; i < rates.size() && i < losses.size(); ++i) {
+    if (!std::isfinite(losses[i])) break;
+    average = kSmoothing * average + (1 - kSmoothing) * losses[i];
+    smoothed.push_back(average /
+                       (1 - std::pow(kSmoothing, static_cast<double>(i + 1))));
+  }
+  double steepest = 0;
+  for (size_t i = kUntrusted + kSlopeWindow; i + kSlopeWindow < smoothed.size();
+       ++i) {
+    if (rates[i] >= r.best_lr) break;
+    const double run = std::log(rates[i + kSlopeWindow]) -
+                       std::log(rates[i - kSlopeWindow]);
+    const double slope =
+        (smoothed[i + kSlopeWindow] - smoothed[i - kSlopeWindow]) / run;
+    if (slope < steepest) {
+      steepest = slope;
+      r.steep_lr = rates[i];
+    }
+  }
+  // A minimum after which the loss ran away is one, wherever it is.
+  r.at_edge = any && !r.diverged && r.best_lr >= range.hi / 2;
+  if (r.at_edge && r.steep_lr > 0 && r.steep_lr < r.lr) {
+    r.lr = std::max(range.lo, r.steep_lr);
+  }
   return r;
+}
+
+Decision RangeTestDecision(const RangeTestResult& r, OptimizerKind optimizer,
+                           double sweep_epochs) {
+  std::string chosen;
+  if (r.at_edge && r.lr == std::max(r.lo, r.steep_lr) &&
+      r.lr < r.best_lr / r.divisor) {
+    chosen = StrCat("it was still falling at the top of the trial, so the "
+                    "rate where it fell fastest, ",
+                    FormatNumber(r.lr), ", is the maximum of the schedule");
+  } else {
+    chosen = StrCat(
+        "a whole run needs less than the trial's best, so that divided by ",
+        FormatNumber(r.divisor),
+        " is the maximum of the schedule (the trial spanned ",
+        FormatNumber(sweep_epochs),
+        " epochs of the training set: the divisor is that within ",
+        FormatNumber(kFewestDivisor), "..", FormatNumber(kMostDivisor), ")");
+  }
+  return {StrCat("lr ", FormatNumber(r.lr), " for ", OptimizerName(optimizer)),
+          StrCat("the learning rate, from a short trial (a range test): the "
+                 "rate grew from ",
+                 FormatNumber(r.lo), " to ", FormatNumber(r.hi), " over ",
+                 r.steps, " steps from the scouted start",
+                 "; the smoothed loss fell from ", FormatNumber(r.first_loss),
+                 " to its lowest, ", FormatNumber(r.best_loss), ", at ",
+                 FormatNumber(r.best_lr),
+                 r.diverged ? " and then ran away" : "", "; ", chosen,
+                 ". Give --lr to choose the rate yourself")};
+}
+
+std::string RangeTestEdgeWarning(const RangeTestResult& r) {
+  return StrCat(
+      "the learning-rate trial found no rate too high: its loss was still "
+      "falling at the top of its sweep (lowest, ",
+      FormatNumber(r.best_loss), ", at ", FormatNumber(r.best_lr),
+      " of up to ", FormatNumber(r.hi),
+      "), which on a small set often means it memorized the rows it saw "
+      "again and again; the run takes ",
+      FormatNumber(r.lr),
+      ". If the validation loss rises early or the run diverges, give a "
+      "lower --lr (such as ",
+      FormatNumber(r.lr / 10), ")");
 }
 
 absl::StatusOr<RangeTestResult> RunRangeTest(StepRunner& step,

@@ -11,6 +11,17 @@
 // the rate where it is lowest, divided by RangeDivisor() of the epochs the
 // sweep spans, but never below `lo`. The sweep stops at a non-finite loss
 // or once the smoothed loss is 4 times its minimum.
+//
+// Checked where it is suspect: a minimum at the sweep's top (within a
+// factor of 2 of `hi`, the loss never running away: it still fell there,
+// and the minimum says nothing of where it would rise) is no minimum to
+// divide: the rate is then the one where the smoothed loss fell fastest
+// (the steepest descent), when that is lower, and the result says so
+// (at_edge) for a warning. Measured and left out (docs/training.md): more
+// batch orders on every sweep (their curves averaged, or the median of
+// their choices) and, at the edge, a second sweep 100 times higher — each
+// trained worse on the suite's fitting half or on the shipped sets than
+// one sweep.
 #ifndef WEBNNM_ENGINE_EXPERT_LR_FINDER_H_
 #define WEBNNM_ENGINE_EXPERT_LR_FINDER_H_
 
@@ -55,7 +66,18 @@ struct RangeTestResult {
   double lr = 0;          // the choice
   bool diverged = false;  // stopped when the loss ran away
   double seconds_per_step = 0;
+  bool at_edge = false;   // the minimum within a factor of 2 of hi
+  double steep_lr = 0;    // where the smoothed loss fell fastest
+  // The curve the rule read: each step's rate and raw loss.
+  std::vector<double> rates, losses;
 };
+
+// The decision a range test makes (its numbers, in words a newcomer
+// reads), and the warning when its minimum was at the sweep's top.
+Decision RangeTestDecision(const RangeTestResult& r, OptimizerKind optimizer,
+                           double sweep_epochs);
+std::string RangeTestEdgeWarning(const RangeTestResult& r);
+
 
 // The choice for a sweep's rates and raw batch losses (NaN or inf ends the
 // curve). Fills everything but steps and seconds_per_step.

@@ -1,6 +1,7 @@
 #include "engine/expert/recipes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "engine/base/strings.h"
@@ -63,7 +64,15 @@ Architecture ArchitectureOf(const dag::Dag& dag) {
   return a;
 }
 
-Recipe ChooseRecipe(const Architecture& a) {
+double DenseWeightDecay(int64_t training_samples) {
+  const double n = static_cast<double>(std::max<int64_t>(1, training_samples));
+  return std::clamp(kDenseDecayScale / std::sqrt(n), kLeastDenseDecay,
+                    kMostDenseDecay);
+}
+
+Recipe ChooseRecipe(const Architecture& a,
+                    std::optional<int64_t> training_samples,
+                    int64_t parameters) {
   std::vector<std::string> parts;
   if (a.attention) parts.push_back("attention");
   if (a.normalization) parts.push_back("normalization");
@@ -82,13 +91,34 @@ Recipe ChooseRecipe(const Architecture& a) {
         "(nanoGPT, BERT), and a weight decay of 0.1";
     return r;
   }
-  r.name = a.recurrence     ? "recurrent"
+  const int64_t n = training_samples.value_or(0);
+  const bool dense = !a.recurrence && !a.convolution && !a.embedding;
+  const bool wide =
+      n > 0 && static_cast<double>(parameters) >= kWideCapacity * n;
+  if (dense && wide) {
+    r.name = "wide dense";
+    r.optimizer = OptimizerKind::kAdamW;
+    r.weight_decay = DenseWeightDecay(n);
+    r.why = StrCat(
+        "the model has ", FormatNumber(static_cast<double>(parameters) / n),
+        " parameters a training sample (", parameters, " for ", n,
+        "): enough to memorize the set, so AdamW with a weight decay that "
+        "holds the weights back, ",
+        FormatNumber(*r.weight_decay),
+        " (10 / sqrt(samples), within 0.01..1)");
+    return r;
+  }
+  r.name = a.recurrence    ? "recurrent"
            : a.convolution ? "convolutional"
+           : a.embedding   ? "embedding"
                            : "dense";
   r.optimizer = OptimizerKind::kRLion;
-  r.why =
+  r.why = StrCat(
+      dense ? StrCat("the model has fewer than ", kWideCapacity,
+                     " parameters a training sample; ")
+            : "",
       "rlion is the optimizer the automatic rate, length and batch size were "
-      "measured with on dense, convolutional and recurrent networks";
+      "measured with on such networks");
   return r;
 }
 

@@ -57,13 +57,15 @@ struct StarterModel {
 absl::StatusOr<StarterModel> WriteStarterModel(const std::string& path,
                                                const StarterOptions& options);
 
-// The hidden layers' width for `training_rows` rows of `features` features
-// (a power of two from 16 to 256) and how many hidden layers: what the
-// rules measured on the benchmark suite's fitting half (docs/training.md).
+// The hidden layers for `training_rows` rows of `features` features: one
+// of 256 relu units below kDeepRows training rows, two above — measured on
+// the benchmark suite's fitting half with the dense recipe
+// (docs/training.md).
 struct StarterShape {
-  int64_t width = 64;
-  int layers = 2;
+  int64_t width = 256;
+  int layers = 1;
 };
+inline constexpr int64_t kDeepRows = 5000;
 StarterShape StarterWidth(int64_t training_rows, int64_t features,
                           int64_t outputs);
 

@@ -210,8 +210,9 @@ class TrainingLoop {
   // The step for batches padded to `steps` (ragged sequences), holding
   // the current parameters: moved over from the active step when another.
   absl::StatusOr<StepRunner*> StepFor(int64_t steps);
-  // Epoch orders from epoch 1 on, concatenated: at least `samples` long.
-  std::vector<int64_t> TrialOrder(int64_t samples) const;
+  // Epoch orders from epoch 1 (or, for the k-th of several trials, a
+  // later one) on, concatenated: at least `samples` long.
+  std::vector<int64_t> TrialOrder(int64_t samples, int k = 0) const;
   // Restarts a dead network from the next scouted candidate (or warns once
   // when none is left).
   absl::Status CheckAlive(int epoch);
@@ -424,9 +425,12 @@ absl::StatusOr<StepRunner*> TrainingLoop::StepFor(int64_t steps) {
   return next;
 }
 
-std::vector<int64_t> TrainingLoop::TrialOrder(int64_t samples) const {
+std::vector<int64_t> TrainingLoop::TrialOrder(int64_t samples, int k) const {
   std::vector<int64_t> order;
-  for (int epoch = 1; static_cast<int64_t>(order.size()) < samples; ++epoch) {
+  // Trial k draws the orders of epochs from 1 + 1000 k on (a training run
+  // reaches them rarely, and the trials none of the same).
+  for (int epoch = 1 + 1000 * k; static_cast<int64_t>(order.size()) < samples;
+       ++epoch) {
     std::vector<int64_t> more =
         EpochOrder(data_.subset(Subset::kTraining), state_.hyper.seed, epoch);
     order.insert(order.end(), more.begin(), more.end());
@@ -439,33 +443,20 @@ absl::Status TrainingLoop::RangeTest() {
   if (hyper.lr) return absl::OkStatus();
   const RateRange range = RangeFor(hyper.optimizer);
   const int steps = kRangeTestSteps;
+  const int64_t samples = static_cast<int64_t>(steps) * hyper.batch_size;
   const double sweep_epochs =
-      static_cast<double>(steps) * hyper.batch_size /
+      static_cast<double>(samples) /
       std::max<int64_t>(1, data_.subset(Subset::kTraining).size());
   RETURN_IF_ERROR(LoadStep());
   ASSIGN_OR_RETURN(
       RangeTestResult r,
-      RunRangeTest(*step_, state_,
-                   TrialOrder(static_cast<int64_t>(steps) * hyper.batch_size),
-                   hyper.batch_size, steps, range, RangeDivisor(sweep_epochs),
-                   scaling_));
+      RunRangeTest(*step_, state_, TrialOrder(samples), hyper.batch_size,
+                   steps, range, RangeDivisor(sweep_epochs), scaling_));
   seconds_per_step_ = r.seconds_per_step;
   hyper.lr = r.lr;
   config_->optimizer_params.lr = r.lr;
-  Decide({StrCat("lr ", FormatNumber(r.lr), " for ",
-                 OptimizerName(hyper.optimizer)),
-          StrCat("a range test over ", FormatNumber(r.lo), "..",
-                 FormatNumber(r.hi), " on ", r.steps,
-                 " steps from the scouted start: the smoothed loss fell from ",
-                 FormatNumber(r.first_loss), " to its lowest, ",
-                 FormatNumber(r.best_loss), ", at ", FormatNumber(r.best_lr),
-                 r.diverged ? " and then ran away" : "", "; that divided by ",
-                 FormatNumber(r.divisor),
-                 " is the maximum of the schedule (the sweep spanned ",
-                 FormatNumber(sweep_epochs),
-                 " epochs of the training set: the divisor is that within ",
-                 FormatNumber(kFewestDivisor), "..", FormatNumber(kMostDivisor),
-                 ")")});
+  Decide(RangeTestDecision(r, hyper.optimizer, sweep_epochs));
+  if (r.at_edge) Warn(RangeTestEdgeWarning(r));
   return absl::OkStatus();
 }
 

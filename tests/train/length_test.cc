@@ -94,10 +94,23 @@ TEST(AutoLength, TheRangeTestChoosesTheLearningRate) {
   const Decision* lr = Find(r->decisions, "lr ");
   ASSERT_NE(lr, nullptr);
   EXPECT_THAT(lr->what, HasSubstr("for rlion"));
-  EXPECT_THAT(lr->why, HasSubstr("a range test over 1e-05..1 on 200 steps"));
+  EXPECT_THAT(lr->why, HasSubstr("a range test"));
+  EXPECT_THAT(lr->why, HasSubstr("from 1e-05 to 1 over 200 steps"));
   // 200 steps of 16 over iris's 105 training rows: about 30 epochs, so a
-  // tenth of the minimum's rate.
-  EXPECT_THAT(lr->why, HasSubstr("that divided by 10 is the maximum"));
+  // tenth of the minimum's rate — unless the minimum was at the sweep's
+  // top (the loss never ran away): then the steepest descent's rate, and a
+  // warning says so.
+  const bool at_edge =
+      lr->why.find("still falling at the top") != std::string::npos;
+  if (at_edge) {
+    bool warned = false;
+    for (const std::string& w : r->warnings) {
+      warned |= w.find("found no rate too high") != std::string::npos;
+    }
+    EXPECT_TRUE(warned);
+  } else {
+    EXPECT_THAT(lr->why, HasSubstr("that divided by 10 is the maximum"));
+  }
   ASSERT_TRUE(r->state.hyper.lr.has_value());
   EXPECT_GE(*r->state.hyper.lr, 1e-5);
   EXPECT_LE(*r->state.hyper.lr, 0.1 * (1 + 1e-9));

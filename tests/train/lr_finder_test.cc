@@ -40,6 +40,37 @@ TEST(RangeTest, ChoosesTheSmoothedMinimumOverTheDivisor) {
   EXPECT_LT(r.best_loss, 0.8);
 }
 
+TEST(RangeTest, AMinimumAtTheTopTakesTheSteepestDescentAndSaysSo) {
+  const RateRange range{.lo = 1e-5, .hi = 1};
+  const std::vector<double> rates = Rates(kRangeTestSteps, range);
+  // The loss falls fastest around step 80 (about 1e-3) and is still
+  // falling, slowly, at the top: no rate was too high.
+  std::vector<double> losses;
+  for (int k = 0; k < kRangeTestSteps; ++k) {
+    losses.push_back(1.0 / (1.0 + std::exp((k - 80) / 8.0)) + 0.2 -
+                     0.0005 * k);
+  }
+  RangeTestResult r = ChooseLearningRate(rates, losses, range, 10);
+  EXPECT_FALSE(r.diverged);
+  EXPECT_TRUE(r.at_edge);
+  EXPECT_GE(r.best_lr, range.hi / 2);
+  EXPECT_GT(r.steep_lr, rates[70]);
+  EXPECT_LT(r.steep_lr, rates[100]);  // the smoothing lags a few steps
+  EXPECT_DOUBLE_EQ(r.lr, r.steep_lr);  // not best_lr / 10, about 0.1
+  const Decision d = RangeTestDecision(r, OptimizerKind::kRLion, 30);
+  EXPECT_NE(d.why.find("still falling at the top"), std::string::npos)
+      << d.why;
+  const std::string w = RangeTestEdgeWarning(r);
+  EXPECT_NE(w.find("found no rate too high"), std::string::npos) << w;
+  EXPECT_NE(w.find("of up to 1"), std::string::npos) << w;
+  // A minimum at the top after which the loss ran away is a minimum.
+  losses.back() = NAN;
+  RangeTestResult ran = ChooseLearningRate(rates, losses, range, 10);
+  EXPECT_TRUE(ran.diverged);
+  EXPECT_FALSE(ran.at_edge);
+  EXPECT_DOUBLE_EQ(ran.lr, ran.best_lr / 10);
+}
+
 TEST(RangeTest, ANonFiniteLossEndsTheCurve) {
   const RateRange range{.lo = 1e-4, .hi = 10};
   const std::vector<double> rates = Rates(50, range);

@@ -99,7 +99,10 @@ Json DataJson(const v1::DataSpec& d) {
   Json out;
   out["datasetId"] =
       d.dataset_id().empty() ? Json(nullptr) : Json(d.dataset_id());
-  out["label"] = d.label().empty() ? Json(nullptr) : Json(d.label());
+  // The column read: given, or chosen for the model at submission.
+  const std::string& label = d.label().empty() ? d.chosen_label() : d.label();
+  out["label"] = label.empty() ? Json(nullptr) : Json(label);
+  out["labelChosen"] = d.label().empty() && !d.chosen_label().empty();
   out["header"] = !d.no_header();
   out["split"] = d.split().empty() ? Json("70,15,15") : Json(d.split());
   std::string standardization = "auto";
@@ -109,7 +112,7 @@ Json DataJson(const v1::DataSpec& d) {
     standardization = "off";
   }
   out["standardization"] = standardization;
-  out["impute"] = d.impute().empty() ? Json("none") : Json(d.impute());
+  out["impute"] = d.impute().empty() ? Json("auto") : Json(d.impute());
   out["resize"] = d.resize();
   return out;
 }

@@ -179,6 +179,17 @@ absl::StatusOr<LabelChoice> ChooseLabelColumn(
         ", and the last column '", names[last],
         "' does not: give --label with one of them"));
   }
+  // The last column holds a label's kind of values (text, or a few whole
+  // numbers) but not the output's number of classes: say that plainly.
+  const ColumnFacts& l = facts[last];
+  if (need.classification && !l.missing && l.distinct > 1 &&
+      (!l.numeric || l.distinct <= 20)) {
+    return LabelRefusal(StrCat(
+        "the label column '", names[last], "' (the last) holds ", l.distinct,
+        " classes but the output '", need.output, "' tells ", need.classes,
+        " apart: give the output ", l.distinct, " units, or name the label "
+        "column with --label"));
+  }
   std::string seen;
   for (size_t k = 0; k < columns && k < 12; ++k) {
     seen += StrCat(k ? ", " : "", "'", names[k], "' ",

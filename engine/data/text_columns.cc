@@ -28,17 +28,18 @@ TextEncoding ChooseTextEncoding(
   for (size_t k = 0; k < names.size(); ++k) {
     if (k >= feature.size() || !feature[k]) continue;
     std::map<std::string, int64_t> counts;
-    bool text = false;
-    int64_t present = 0;
+    int64_t present = 0, words = 0;
     for (const std::vector<std::string>& row : rows) {
       const std::string& v = row[k];
       if (IsMissingField(v)) continue;
       ++present;
       double number;
-      if (!text && !ParseCsvNumber(v, number)) text = true;
+      if (!ParseCsvNumber(v, number)) ++words;
       ++counts[v];
     }
-    if (!text) continue;
+    // Mostly numbers: a number column with a few bad values (reading it
+    // says where).
+    if (2 * words < present || words == 0) continue;
     if (counts.size() > kMostCategories &&
         static_cast<int64_t>(counts.size()) * 2 > present) {
       encoding.dropped.push_back(names[k]);

@@ -2,7 +2,9 @@
 // a category, in its place among the columns — a newcomer's CSV (sex,
 // embarked, "yes"/"no") trains without preparing it first.
 //
-// A feature column is text when any of its present values is not a number.
+// A feature column is text when at least half of its present values are
+// not numbers (a column of numbers with a few words in it is a number
+// column with bad values, which reading it refuses naming the first).
 // Its categories are its most frequent values (at most kMostCategories;
 // ties by name), in sorted order; a value that is not one of them, or
 // missing, gives zeros. A text column holding a different value in most

@@ -207,7 +207,9 @@ void AdviseScaling(Context& c) {
         on ? StrCat(profile.heavy_float16, " of ", profile.heavy,
                     " heavy operations run in float16, whose "
                     "gradients underflow without scaling")
-           : StrCat("all ", profile.heavy, " heavy operations run in float32"));
+           : StrCat("all ", profile.heavy,
+                    " heavy operations run in float32, whose small gradients "
+                    "need no scaling up"));
   } else if (h.gradient_scaling == GradientScaling::kOff &&
              profile.heavy_float16 > 0) {
     c.Warn(
@@ -236,16 +238,19 @@ void AdviseClipping(Context& c) {
                     "normalizer-free networks that need adaptive clipping"));
   } else if (shallow) {
     c.Decide("gradient clipping off",
-             StrCat("depth ", profile.depth,
-                    ": too shallow for gradients to explode, and clipping "
-                    "would only slow learning"));
+             StrCat("the model is ", profile.depth,
+                    " heavy layers deep: too shallow for its gradients to "
+                    "explode, and clipping would only slow learning"));
   } else {
     c.Decide("gradient clipping global norm",
-             StrCat("depth ", profile.depth,
+             StrCat("a step whose gradients are far larger than usual is "
+                    "scaled down, which keeps training stable: the model is ",
+                    profile.depth, " heavy layers deep",
                     profile.recurrent       ? " with recurrent layers"
                     : profile.normalization ? " with normalization"
-                                            : " (not deep)",
-                    ": the global norm against its rolling mean"));
+                                            : "",
+                    "; the limit is the gradients' rolling mean size plus "
+                    "twice their spread"));
   }
 }
 
@@ -442,13 +447,15 @@ void AdviseLength(Context& c) {
       h.batch_size = std::clamp(1 << static_cast<int>(std::lround(ideal)),
                                 kSmallestBatch, largest);
       c.Decide(StrCat("batch size ", h.batch_size),
-               StrCat(n, " training samples: ",
-                      (n + h.batch_size - 1) / h.batch_size,
-                      " steps an epoch, the power of two nearest n / ", steps,
-                      " in [", kSmallestBatch, ", ", largest, "]",
+               StrCat("samples a training step, so that a pass over the ",
+                      n, " training samples takes ",
+                      (n + h.batch_size - 1) / h.batch_size, " steps",
                       regression ? " (regression: larger batches average the "
                                    "targets' noise)"
-                                 : ""));
+                                 : "",
+                      "; the power of two nearest n / ", steps, " within ",
+                      kSmallestBatch, "..", largest,
+                      "; --batch-size sets it"));
     } else {
       h.batch_size = 32;  // nothing to size it by
     }
@@ -465,12 +472,14 @@ void AdviseLength(Context& c) {
       const int64_t steps = static_cast<int64_t>(h.epochs) *
                             ((n + h.batch_size - 1) / h.batch_size);
       c.Decide(StrCat("epochs ", h.epochs, " (", steps, " steps)"),
-               StrCat("a budget that fits ", n,
-                      " training samples: ", kEpochsAtReference,
-                      " epochs at 45,000, more as the set "
-                      "is smaller (10·(45000 / n)^0.6, within ",
-                      kFewestEpochs, "..", kMostEpochs,
-                      "); the validation loss stops it earlier"));
+               StrCat("passes over the training data, at most: a small set "
+                      "needs many and a large one few, so ", n,
+                      " training samples get ", h.epochs,
+                      "; the run stops earlier when the validation loss "
+                      "stops improving; --epochs sets it (",
+                      kEpochsAtReference, " at 45,000 samples, growing as "
+                      "the set shrinks: 10·(45000 / n)^0.6 within ",
+                      kFewestEpochs, "..", kMostEpochs, ")"));
     } else {
       h.epochs = 20;  // the specification's
     }
@@ -479,10 +488,21 @@ void AdviseLength(Context& c) {
     h.patience = auto_epochs ? std::max(10, h.epochs / 4) : 500;
     if (auto_epochs) {
       c.Decide(StrCat("patience ", h.patience),
-               StrCat("a quarter of the ", h.epochs,
-                      " epochs planned (at least 10): a run whose validation "
-                      "loss stopped improving ends early"));
+               StrCat("a run whose validation loss has not improved for ",
+                      h.patience,
+                      " epochs ends there: a quarter of the ", h.epochs,
+                      " planned (at least 10); --patience sets it"));
     }
+  }
+  if (h.warmup_epochs == 0 && h.epochs > 0) {
+    const int warmup = std::max(1, static_cast<int>(0.05 * h.epochs));
+    c.Decide(StrCat("warmup ", warmup, warmup == 1 ? " epoch" : " epochs"),
+             StrCat("the learning rate rises from 0 to its maximum over the "
+                    "first ",
+                    warmup, warmup == 1 ? " epoch" : " epochs",
+                    " and then falls along a cosine to 0 at the last: "
+                    "warmupEpochs 0 (the default) means 5% of the epochs, at "
+                    "least 1; --warmup-epochs sets it"));
   }
 }
 
@@ -750,16 +770,23 @@ bool ShouldStandardize(const Dataset& data, StandardizeMode mode,
   if (mean <= 1 && spread >= 0.25 && spread <= 4) {
     decisions.push_back(
         {StrCat(features, " left as they are"),
-         StrCat("already near unit scale on the training subset (mean |μ| ",
-                Fixed(mean), ", RMS of σ ", Fixed(spread), ")")});
+         StrCat("they are near mean 0 and spread 1 already on the training "
+                "subset, as training wants them (their means average ",
+                Fixed(mean), " in size, their spreads ", Fixed(spread),
+                "; mean |μ| and RMS of σ); --standardize rescales them "
+                "anyway")});
     return false;
   }
   decisions.push_back(
       {StrCat("standardize the ", features),
-       StrCat("far from unit scale on the training subset (mean |μ| ",
-              Fixed(mean), ", RMS of σ ", Fixed(spread),
-              "); the training subset's mean and standard deviation are "
-              "kept with the model")});
+       StrCat("rescale each feature to mean 0 and spread 1, which trains "
+              "faster and better: on the training subset these are far from "
+              "that (their means average ",
+              Fixed(mean), " in size, their spreads ", Fixed(spread),
+              "; mean |μ| and RMS of σ); the training subset's means and "
+              "spreads are kept with the model and applied again to what "
+              "it tests and predicts; --no-standardize keeps the raw "
+              "values")});
   return true;
 }
 

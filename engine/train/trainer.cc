@@ -557,9 +557,15 @@ absl::Status TrainingLoop::Scout() {
     if (callbacks_.scout) callbacks_.scout(report);
     Decide({StrCat("start from scouting seed ", report.chosen, " of ",
                    hyper.seeds),
-            StrCat("the best health score on a first batch: loss ", report.loss,
-                   ", gradient ratio ", report.gradient_ratio, ", dead ratio ",
-                   report.dead_ratio)});
+            StrCat("of ", hyper.seeds,
+                   " random starting points tried on a first batch, the "
+                   "healthiest: its gradients reach the first layer about as "
+                   "strongly as the last, and few units are dead (loss ",
+                   FormatNumber(report.loss), ", gradient ratio ",
+                   FormatNumber(report.gradient_ratio),
+                   " between the first and last layers, dead ratio ",
+                   FormatNumber(report.dead_ratio),
+                   "; the health score); --seeds sets how many are tried")});
   }
   state_.params =
       chosen ? CandidateParameters(dag_, hyper.seed, *chosen, first_layer_,

@@ -61,7 +61,10 @@ bool IsFinished(JobState state);
 // Which data a job reads, and how.
 struct DataSpec {
   std::string dataset_id;
-  std::string label;  // CSV label column ("": the last)
+  std::string label;  // CSV label column ("": chosen for the model)
+  // The label column chosen at submission when `label` was empty (shown by
+  // get; never read from a request).
+  std::string chosen_label;
   bool no_header = false;
   std::string split;  // "": the default or the snapshot's
   train::StandardizeMode standardize = train::StandardizeMode::kAuto;

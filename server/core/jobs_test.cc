@@ -367,10 +367,13 @@ TEST_F(JobsTest, ASubmissionsDatasetIsReadOnce) {
   StartManager();
   CheckResult check = CheckModel("iris.wnm", ReadText(kModel));
   ASSERT_TRUE(check.ok);
+  // As SubmitJob reads it: missing values kept to impute (the default,
+  // auto).
   train::DataSource source{
       .path =
           (fs::path(store_->DatasetFolder(std::string(64, 'a'))) / "iris.csv")
-              .string()};
+              .string(),
+      .keep_missing = true};
   absl::StatusOr<train::Dataset> checked =
       jobs_->data().Read(*check.dag, source);  // as SubmitJob does
   ASSERT_TRUE(checked.ok()) << checked.status();

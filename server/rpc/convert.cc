@@ -171,6 +171,7 @@ v1::DataSpec ToProto(const DataSpec& d) {
     out.set_impute(train::ImputeModeName(d.impute));
   }
   out.set_resize(d.resize);
+  out.set_chosen_label(d.chosen_label);
   return out;
 }
 
@@ -178,6 +179,7 @@ DataSpec FromProto(const v1::DataSpec& d) {
   return {
       .dataset_id = d.dataset_id(),
       .label = d.label(),
+      .chosen_label = d.chosen_label(),
       .no_header = d.no_header(),
       .split = d.split(),
       .standardize =

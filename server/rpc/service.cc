@@ -139,7 +139,7 @@ grpc::Status WebnnmService::CheckModel(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-absl::StatusOr<std::string> WebnnmService::CheckSubmission(
+absl::StatusOr<WebnnmService::Admitted> WebnnmService::CheckSubmission(
     const Principal& who, const JobRequest& request) {
   RETURN_IF_ERROR(CheckLabels(request.name, request.tags, request.note));
   ASSIGN_OR_RETURN(train::Hyperparameters hyper,
@@ -220,7 +220,8 @@ absl::StatusOr<std::string> WebnnmService::CheckSubmission(
   if (!run.ok()) return absl::InvalidArgumentError(run.status().message());
   // As the job will check it: classes, features, loss weights.
   RETURN_IF_ERROR((*run)->CheckDataFits());
-  return check.name;
+  return Admitted{.model_name = check.name,
+                  .label = (*run)->data().label_column()};
 }
 
 absl::StatusOr<train::ModelSnapshot> WebnnmService::TestedSnapshot(
@@ -300,11 +301,16 @@ grpc::Status WebnnmService::SubmitJob(grpc::ServerContext* context,
       return grpc::Status::OK;
     }
   }
-  absl::StatusOr<std::string> model_name = CheckSubmission(who, submitted);
-  if (!model_name.ok()) return ToGrpc(model_name.status());
+  absl::StatusOr<Admitted> admitted = CheckSubmission(who, submitted);
+  if (!admitted.ok()) return ToGrpc(admitted.status());
+  // The label column the data is read with, chosen now when none was
+  // named: `get` shows it (the job chooses it again, alike).
+  submitted.data.chosen_label =
+      submitted.data.label.empty() ? admitted->label : "";
+  const std::string& model_name = admitted->model_name;
   Job job;
-  job.model_name = *model_name;
-  job.name = submitted.name.empty() ? *model_name : submitted.name;
+  job.model_name = model_name;
+  job.name = submitted.name.empty() ? model_name : submitted.name;
   job.tags = submitted.tags;
   job.note = submitted.note;
   job.id = NewId("j");

@@ -54,6 +54,9 @@ class WebnnmService final
   grpc::Status CheckModel(grpc::ServerContext* context,
                           const v1::CheckModelRequest* request,
                           v1::CheckModelResponse* response) override;
+  grpc::Status InitModel(grpc::ServerContext* context,
+                         const v1::InitModelRequest* request,
+                         v1::InitModelResponse* response) override;
   grpc::Status SubmitJob(grpc::ServerContext* context,
                          const v1::SubmitJobRequest* request,
                          v1::SubmitJobResponse* response) override;
@@ -121,8 +124,14 @@ class WebnnmService final
                                         const std::string& id);
   // A submission as the job will run it (the model checks, the data fits
   // it, the labels are within limits): the model's name, or why not.
-  absl::StatusOr<std::string> CheckSubmission(const Principal& who,
-                                              const JobRequest& request);
+  // What admission learned of a submission: the model's name, and the
+  // label column its data will be read with (a CSV's, chosen for the
+  // model when the request named none; "" otherwise).
+  struct Admitted {
+    std::string model_name, label;
+  };
+  absl::StatusOr<Admitted> CheckSubmission(const Principal& who,
+                                           const JobRequest& request);
   // The snapshot a TEST job tests: the newest of the job it names, if the
   // principal may see that job.
   absl::StatusOr<train::ModelSnapshot> TestedSnapshot(

@@ -173,7 +173,24 @@ try {
   // Fields validated in the page: a word in a number field says so, and
   // nothing is sent; the choices are lists.
   const options = await page.$$eval("#h-optimizer option", (o) => o.map((x) => x.value));
-  check(["lion", "rlion", "nesterov", "sgdm"].every((o) => options.includes(o)), "the optimizer is a choice");
+  check(["lion", "rlion", "nesterov", "sgdm", "adam", "adamw"].every((o) => options.includes(o)) &&
+        (await page.getAttribute("#h-optimizer", "data-default")) === "auto", "the optimizer is a choice, auto by default");
+  check((await page.textContent("#impute option")).startsWith("auto"), "missing values are imputed by default");
+
+  // The label field lists the picked dataset's columns; a starter model is
+  // written for the dataset, and checked.
+  await page.selectOption("#dataset", "");
+  await page.selectOption("#dataset", irisId);
+  await page.waitForFunction(() => document.querySelectorAll("#label option").length > 1);
+  const columns = await page.$$eval("#label option", (o) => o.map((x) => x.value));
+  check(columns[0] === "" && columns.includes("species") && columns.includes("sepal_length"),
+    "the label field is a list of the dataset's columns");
+  const written = await page.inputValue("#model");
+  await page.click("#starter");
+  await page.waitForFunction(() => document.querySelector("#model").value.includes("model:input shape=[4];"));
+  await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("the model checks"));
+  check((await page.inputValue("#model")).includes("written by webnnmctl init"), "a starter model for the dataset");
+  await page.fill("#model", written);
   check((await page.$$eval("#h-regularization option", (o) => o.map((x) => x.value))).includes("L1+L2"),
     "regularization is a choice");
   await page.fill("#h-epochs", "abc");
@@ -196,7 +213,8 @@ try {
   await page.fill("#model", readFileSync(join(source, "configs/models/fashion-mlp.wnm"), "utf8"));
   await page.selectOption("#h-optimizer", "");
   await page.click("#preview");
-  await page.waitForFunction(() => document.querySelector("#h-optimizer").dataset.resolved === "rlion");
+  // The recipe for a wide dense model on 60 images: AdamW.
+  await page.waitForFunction(() => document.querySelector("#h-optimizer").dataset.resolved === "adamw");
   check(!(await page.textContent("#status")).includes("no preview"), "the daemon reads the uploaded IDX dataset for the preview");
 
   // Submit iris, watch the chart until the job succeeds.

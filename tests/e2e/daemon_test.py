@@ -230,6 +230,63 @@ class Lifecycle(Temp):
         self.assertEqual(d.stop(), 0)
 
 
+    def test_a_starter_model_and_the_label_chosen_for_a_newcomers_csv(self):
+        # The species first: no --label. InitModel writes a model for the
+        # uploaded file; the job's label is the one chosen, shown by get.
+        rows = ["species,sepal_length,sepal_width,petal_length,petal_width"]
+        with open(config("datasets", "iris.csv")) as f:
+            for line in f.read().splitlines()[1:]:
+                v = line.split(",")
+                rows.append(",".join([v[-1]] + v[:-1]))
+        path = os.path.join(self.dir, "flowers.csv")
+        with open(path, "w") as f:
+            f.write("\n".join(rows) + "\n")
+        d = self.daemon()
+        code, out, err = d.ctl("dataset", "upload", path, "-o", "json")
+        self.assertEqual(code, 0, err)
+        dataset = json.loads(out)["datasetId"]
+        import grpc
+        from webnnm.v1 import webnnm_pb2, webnnm_pb2_grpc
+        stub = webnnm_pb2_grpc.WebnnmStub(d.channel())
+        # Named like a label nowhere: the starter takes the last column
+        # unless told; told, it writes three classes of species.
+        started = stub.InitModel(webnnm_pb2.InitModelRequest(
+            dataset_id=dataset, label="species"), timeout=60)
+        self.assertEqual(started.label, "species")
+        self.assertIn("model:output shape=[3];", started.model_text)
+        self.assertIn("flowers.csv", started.model_text)
+        self.assertTrue(any("3 classes" in n for n in started.notes))
+        checked = stub.CheckModel(webnnm_pb2.CheckModelRequest(
+            model_text=started.model_text), timeout=60)
+        self.assertTrue(checked.ok)
+        model = os.path.join(self.dir, "flowers.wnm")
+        with open(model, "w") as f:
+            f.write(started.model_text)
+        job = self.submit(d, model, "--dataset", dataset, "--epochs", "20",
+                          "--seeds", "3")
+        got = self.get(d, job)
+        self.assertEqual(got["data"]["label"], "species")
+        self.assertTrue(got["data"]["labelChosen"])
+        code, _, err = d.ctl("watch", job)
+        self.assertEqual(code, 0, err)
+        got = self.get(d, job)
+        label = [x for x in got["decisions"]
+                 if x["what"] == "label column 'species'"]
+        self.assertEqual(len(label), 1, got["decisions"])
+        self.assertGreater(got["testAccuracy"], 0.8)
+        # No such dataset: NOT_FOUND; data it cannot model: INVALID_ARGUMENT
+        # naming the dataset, not the daemon's folder.
+        with self.assertRaises(grpc.RpcError) as e:
+            stub.InitModel(webnnm_pb2.InitModelRequest(dataset_id="d-none"),
+                           timeout=60)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.NOT_FOUND)
+        with self.assertRaises(grpc.RpcError) as e:
+            stub.InitModel(webnnm_pb2.InitModelRequest(
+                dataset_id=dataset, label="nosuch"), timeout=60)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("flowers.csv: no column 'nosuch'", e.exception.details())
+        self.assertEqual(d.stop(), 0)
+
     def test_a_regression_job_predicts_in_the_targets_units(self):
         # y = 1000 + 50a - 30b: the linear output trains on standardized
         # targets, and infer and the test's metrics are in y's units.
@@ -808,7 +865,7 @@ class BadInput(Temp):
         code, details = status(stub.SubmitJob, webnnm_pb2.SubmitJobRequest(
             model_text="x", data=bad_impute))
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
-        self.assertIn("data.impute must be mean, median or none, not 'mode'",
+        self.assertIn("data.impute must be auto, mean, median or none, not 'mode'",
                       details)
         code, details = status(stub.CheckModel, webnnm_pb2.CheckModelRequest(
             model_text="x", data=bad_impute))

@@ -157,7 +157,9 @@ class Runs(Temp):
         self.assertNotEqual(hyper["regularization"], "auto")
         self.assertNotEqual(hyper["gradientClipping"], "auto")
         self.assertEqual(got["data"]["split"], "60,20,20")
-        self.assertIsNone(got["data"]["label"])
+        # No --label: the column chosen for the model, and that it was.
+        self.assertEqual(got["data"]["label"], "species")
+        self.assertTrue(got["data"]["labelChosen"])
         self.assertTrue(got["data"]["header"])
         self.assertEqual(got["dataset"]["name"], "iris.csv")
         self.assertEqual(got["dataset"]["format"], "CSV")
@@ -180,7 +182,10 @@ class Runs(Temp):
         self.assertEqual(shown["data"]["split"], "60,20,20")
         self.assertTrue(shown["dataset"].startswith("iris.csv (CSV, "))
         self.assertEqual(shown["model"], got["modelText"])
-        self.assertTrue(shown["decisions"][0].startswith("standardize"))
+        # Preparing's decisions first: the label column, the scaling.
+        self.assertTrue(shown["decisions"][0].startswith(
+            "label column 'species'"))
+        self.assertTrue(shown["decisions"][1].startswith("standardize"))
         self.assertIn("model: |", out)
 
         # metrics: aligned columns (numbers right-aligned).

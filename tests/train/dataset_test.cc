@@ -137,6 +137,20 @@ TEST(CsvDataset, TextColumnsBecomeOneHotFeaturesInTheirPlace) {
   EXPECT_THAT(std::string(gone.status().message()), HasSubstr("no column 'port'"));
 }
 
+TEST(CsvDataset, ANumberColumnWithAFewWordsIsANumberColumnWithBadValues) {
+  // One word among numbers: a typo, refused where it is — not a text column
+  // of 40 categories.
+  std::string rows = "x,y\n";
+  for (int i = 0; i < 40; ++i) {
+    rows += (i == 7 ? std::string("abc") : std::to_string(i)) + "," +
+            (i % 2 ? "a" : "b") + "\n";
+  }
+  auto d = LoadCsv(Write("typo.csv", rows), {}, true);
+  ASSERT_FALSE(d.ok());
+  EXPECT_THAT(std::string(d.status().message()),
+              HasSubstr("typo.csv:9: column 'x' holds 'abc', not a number"));
+}
+
 TEST(CsvDataset, BadDataNamesFileAndLine) {
   std::string path = Write("bad.csv", "x,y\n1,2\nabc,3\n");
   // A model's encoding (no text column): its numbers must be numbers.

@@ -3,6 +3,7 @@
 // used silently.
 #include "engine/data/label_column.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -69,15 +70,31 @@ TEST(LabelColumn, SeveralCandidatesAreRefusedByName) {
 }
 
 TEST(LabelColumn, NoCandidateIsRefusedSayingWhatEachColumnHolds) {
+  // Measurements with many values each: no column has classes.
   Rows rows;
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < 24; ++i) {
     rows.push_back({std::to_string(0.5 * i), std::to_string(1.5 * i)});
   }
   auto c = ChooseLabelColumn({"u", "v"}, rows, Classes(3));
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(std::string(c.status().message()),
               HasSubstr("no column can be the label"));
-  EXPECT_THAT(std::string(c.status().message()), HasSubstr("'u' 12 values"));
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("'u' 24 values"));
+}
+
+TEST(LabelColumn, ALastColumnOfOtherClassesSaysSo) {
+  // Iris's species for an output of 2 units: the plain reason.
+  auto c = ChooseLabelColumn({"a", "b", "c", "species"}, [] {
+    Rows rows = SpeciesFirst();
+    for (auto& r : rows) std::rotate(r.begin(), r.begin() + 1, r.end());
+    return rows;
+  }(), Classes(2));
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(IsLabelRefusal(c.status()));
+  EXPECT_THAT(std::string(c.status().message()),
+              HasSubstr("the label column 'species' (the last) holds 3 classes "
+                        "but the output 'model' tells 2 apart: give the output "
+                        "3 units"));
 }
 
 TEST(LabelColumn, FewerClassesThanUnitsWarns) {

@@ -180,7 +180,7 @@ function parametersTable(job) {
   const data = [
     ["dataset", job.dataset ? `${job.dataset.name} (${job.datasetId})` : job.datasetId || "–"],
     ["rows × columns", job.dataset?.rows !== undefined ? `${job.dataset.rows} × ${job.dataset.columns}` : "–"],
-    ["label", d.label || "(the last column)"], ["split", d.split || "70,15,15"],
+    ["label", d.label || (d.chosenLabel ? `${d.chosenLabel} (chosen for the model)` : "(chosen for the model)")], ["split", d.split || "70,15,15"],
     ["duration", duration(jobSeconds(job))],
   ].map(([k, v]) => html`<tr><td>${k}</td><td class="mono" colspan="2">${v}</td></tr>`).join("");
   return html`<div class="scroll"><table class="params"><thead><tr><th>parameter</th><th>value</th><th></th></tr></thead>
@@ -543,7 +543,8 @@ async function showCompare(ids) {
 // After a preview, each field shows what the job would train with (a
 // number's placeholder, a choice's first option).
 const hyperFields = [
-  ["epochs", "int", "auto"], ["optimizer", "choice", "rlion", ["lion", "rlion", "nesterov", "sgdm"]],
+  ["epochs", "int", "auto"],
+  ["optimizer", "choice", "auto", ["lion", "rlion", "nesterov", "sgdm", "adam", "adamw"]],
   ["lr", "float", "auto"], ["batchSize", "int", "auto"], ["seeds", "int", 100],
   ["patience", "int", "auto"], ["seed", "bigint", 1], ["warmupEpochs", "int", ""],
   ["weightDecay", "float", ""], ["regularization", "choice", "auto", ["auto", "L1", "L2", "L1+L2", "off"]],
@@ -551,6 +552,7 @@ const hyperFields = [
   ["gradientClipping", "choice", "auto", ["auto", "global", "agc", "off"]],
   ["gradientScaling", "choice", "auto", ["auto", "on", "off"]],
   ["lossWeights", "text", "auto"], ["freeze", "float", 0], ["timeBudget", "float", "none"],
+  ["epsilon", "float", "the optimizer's"],
 ];
 
 // Why a field's text is not a value of its type, or "".
@@ -588,11 +590,13 @@ async function showNew() {
           html`<option value="${d.datasetId}">${d.name} (${d.datasetId})</option>`).join(""))}</select></p>
         <p>or upload a CSV file, a NumPy .npz, a .zip of an image folder (a folder per class), or the four files of an IDX dataset:
           <input id="file" type="file" multiple></p>
+        <p><button id="starter" disabled>Write a starter model for this dataset</button>
+          <span class="muted">(replaces the model text)</span></p>
         <div class="fields">
-          <label>label column<input id="label"></label>
+          <label>label column<select id="label"><option value="">(chosen for the model)</option></select></label>
           <label>split<input id="split" placeholder="70,15,15"><small class="field-error" id="e-split"></small></label>
           <label>standardize<input id="standardize" type="checkbox"></label>
-          <label>impute<select id="impute"><option value="">none</option><option>mean</option><option>median</option></select></label>
+          <label>impute<select id="impute"><option value="">auto (the median, when any is missing)</option><option>none</option><option>mean</option><option>median</option></select></label>
           <label>resize images<input id="resize" type="checkbox"></label>
         </div>
         <h3>Hyperparameters</h3>
@@ -607,7 +611,9 @@ async function showNew() {
     $("#marks").scrollTop = $("#gutter").scrollTop = model.scrollTop;
     $("#marks").scrollLeft = model.scrollLeft;
   };
-  $("#file").onchange = () => guard(() => uploadPicked());
+  $("#file").onchange = () => guard(async () => { await uploadPicked(); await datasetPicked(); });
+  $("#dataset").onchange = () => guard(() => datasetPicked());
+  $("#starter").onclick = () => guard(() => writeStarter());
   // Numbers are checked as they are typed, beside their field.
   for (const [name, type] of hyperFields) {
     if (type === "choice" || type === "text") continue;
@@ -628,6 +634,33 @@ async function showNew() {
   $("#preview").onclick = () => checkModel();
   $("#submit").onclick = () => submit();
   markDiagnostics([]);
+}
+
+// A dataset picked (or uploaded): its header's columns become the label
+// field's choices, and a starter model can be written for it.
+async function datasetPicked() {
+  const id = $("#dataset").value;
+  $("#starter").disabled = !id;
+  const label = $("#label");
+  label.innerHTML = html`<option value="">(chosen for the model)</option>`;
+  if (!id) return;
+  const { datasets } = await api.listDatasets({});
+  const picked = datasets.find((d) => d.datasetId === id);
+  for (const column of picked?.header ?? []) {
+    label.insertAdjacentHTML("beforeend", html`<option>${column}</option>`);
+  }
+}
+
+// The daemon's starter model for the picked dataset (InitModel), in the
+// editor, then checked.
+async function writeStarter() {
+  const id = $("#dataset").value;
+  if (!id) throw new Error("pick or upload a dataset first");
+  const answer = await api.initModel({ datasetId: id, label: $("#label").value });
+  $("#model").value = answer.modelText;
+  markDiagnostics([]);
+  status(`a starter model: ${answer.notes.join("; ")}`);
+  await checkModel();
 }
 
 // Line numbers beside the editor and, behind its text, the lines and

@@ -12,6 +12,10 @@
 // SIGPIPE: Gloo writes to its sockets without MSG_NOSIGNAL, and a write to
 // a replica that died must fail the call (EPIPE), not kill this one.
 //
+// Destroying it closes its connections at once, and Gloo then fails a
+// peer's receive still in progress, though its data came: a run ends with
+// Done() (collective.h) on every replica first, as Train() does.
+//
 // Thread-safety: one thread uses a GlooCollective at a time.
 #ifndef WEBNNM_ENGINE_COLLECTIVES_GLOO_COLLECTIVE_H_
 #define WEBNNM_ENGINE_COLLECTIVES_GLOO_COLLECTIVE_H_

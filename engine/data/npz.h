@@ -52,6 +52,10 @@ struct NpyArray {
 // `name` names the array in errors.
 absl::StatusOr<NpyArray> ParseNpy(std::string_view bytes,
                                   const std::string& name);
+// The same from the array's header alone (its kind and shape; no values):
+// `bytes` may stop after the header.
+absl::StatusOr<NpyArray> ParseNpyHeader(std::string_view bytes,
+                                        const std::string& name);
 
 // What LoadNpz reads for a model.
 struct NpzSpec {

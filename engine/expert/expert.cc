@@ -7,19 +7,14 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
+#include "engine/expert/format.h"
+#include "engine/expert/recipes.h"
 #include "engine/ir/op_def.h"
 #include "engine/train/feeder.h"
-#include "engine/expert/recipes.h"
 #include "engine/train/optimizer.h"
 
 namespace webnnm::train {
 namespace {
-
-bool Heavy(const ir::Node& node) {
-  return node.kind == ir::NodeKind::kOp &&
-         (node.op->category == ir::OpCategory::kMatrix ||
-          node.op->category == ir::OpCategory::kConvolution);
-}
 
 // Below this many training samples a set counts as small for the
 // regularization heuristic.
@@ -51,85 +46,7 @@ constexpr int kMostEpochs = 1000;
 // parameter travel: trained weights are commonly of order 0.1 to 1.
 constexpr double kLeastTravel = 1.0;
 
-std::string Fixed(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", v);
-  return buffer;
-}
-
 }  // namespace
-
-DagProfile Profile(const dag::Dag& dag) {
-  DagProfile p;
-  const ir::Graph& g = dag.graph;
-  absl::StatusOr<std::vector<ir::NodeId>> order = g.TopologicalOrder();
-  if (!order.ok()) return p;
-  std::vector<int> depth(g.num_values(), 0);
-  std::set<std::string> vulnerable;
-  for (ir::NodeId id : *order) {
-    const ir::Node& node = g.node(id);
-    if (node.kind == ir::NodeKind::kParameter && node.parameter.trainable) {
-      int64_t n = 1;
-      for (int64_t d : g.value(node.outputs[0]).type.shape) n *= d;
-      p.parameters += n;
-    }
-    if (node.kind == ir::NodeKind::kInput) {
-      int64_t n = 1;
-      for (int64_t d : g.value(node.outputs[0]).type.FeatureShape()) n *= d;
-      p.input_size = std::max(p.input_size, n);
-    }
-    if (node.kind != ir::NodeKind::kOp) continue;
-    int d = 0;
-    for (ir::ValueId v : node.operands) {
-      if (v != ir::kNoValue) d = std::max(d, depth[v]);
-    }
-    const ir::TensorType& out = g.value(node.outputs[0]).type;
-    bool f16 = out.dtype == ir::DType::kFloat16;
-    if (Heavy(node)) {
-      ++d;
-      ++p.heavy;
-      if (f16) ++p.heavy_float16;
-      for (ir::ValueId v : node.operands) {
-        if (f16 || v == ir::kNoValue) continue;
-        const ir::Node& producer = g.node(g.value(v).producer);
-        if (producer.kind != ir::NodeKind::kParameter ||
-            !producer.parameter.trainable) {
-          continue;
-        }
-        int64_t n = 1;
-        for (int64_t s : g.value(v).type.shape) n *= s;
-        p.heavy_float32_parameters += n;
-      }
-      int64_t width = 1;
-      for (int64_t s : out.FeatureShape()) width *= s;
-      p.width = std::max(p.width, width);
-    }
-    if (node.op->category == ir::OpCategory::kNormalization) {
-      p.normalization = true;
-    }
-    switch (node.op->kind) {
-      case ir::OpKind::kLstm:
-      case ir::OpKind::kLstmCell:
-      case ir::OpKind::kGru:
-      case ir::OpKind::kGruCell:
-        p.recurrent = true;
-        break;
-      default:
-        break;
-    }
-    if (f16) ++p.float16_ops;
-    if (node.op->kind == ir::OpKind::kRandomUniform) ++p.dropout;
-    if (f16 && ir::OverflowsFloat16(*node.op)) {
-      vulnerable.insert(node.op->name);
-    }
-    for (ir::ValueId v : node.outputs) depth[v] = d;
-    p.depth = std::max(p.depth, d);
-  }
-  p.dropout_density =
-      p.heavy > 0 ? static_cast<double>(p.dropout) / p.heavy : 0.0;
-  p.float16_vulnerable.assign(vulnerable.begin(), vulnerable.end());
-  return p;
-}
 
 namespace {
 
@@ -424,10 +341,10 @@ void AdviseRecipe(Context& c) {
     h.weight_decay = recipe.weight_decay;
     decay = StrCat(", weight decay ", FormatNumber(*recipe.weight_decay));
   }
-  c.Decide(StrCat("optimizer ", OptimizerName(h.optimizer), decay),
-           StrCat("the ", recipe.name, " recipe: the model has ",
-                  recipe.matched, "; ", recipe.why,
-                  " (give --optimizer to choose another)"));
+  c.Decide(
+      StrCat("optimizer ", OptimizerName(h.optimizer), decay),
+      StrCat("the ", recipe.name, " recipe: the model has ", recipe.matched,
+             "; ", recipe.why, " (give --optimizer to choose another)"));
 }
 
 // Batch size, epochs and patience left 'auto': sized by the training set,
@@ -447,15 +364,14 @@ void AdviseLength(Context& c) {
       h.batch_size = std::clamp(1 << static_cast<int>(std::lround(ideal)),
                                 kSmallestBatch, largest);
       c.Decide(StrCat("batch size ", h.batch_size),
-               StrCat("samples a training step, so that a pass over the ",
-                      n, " training samples takes ",
+               StrCat("samples a training step, so that a pass over the ", n,
+                      " training samples takes ",
                       (n + h.batch_size - 1) / h.batch_size, " steps",
                       regression ? " (regression: larger batches average the "
                                    "targets' noise)"
                                  : "",
                       "; the power of two nearest n / ", steps, " within ",
-                      kSmallestBatch, "..", largest,
-                      "; --batch-size sets it"));
+                      kSmallestBatch, "..", largest, "; --batch-size sets it"));
     } else {
       h.batch_size = 32;  // nothing to size it by
     }
@@ -473,11 +389,12 @@ void AdviseLength(Context& c) {
                             ((n + h.batch_size - 1) / h.batch_size);
       c.Decide(StrCat("epochs ", h.epochs, " (", steps, " steps)"),
                StrCat("passes over the training data, at most: a small set "
-                      "needs many and a large one few, so ", n,
-                      " training samples get ", h.epochs,
+                      "needs many and a large one few, so ",
+                      n, " training samples get ", h.epochs,
                       "; the run stops earlier when the validation loss "
                       "stops improving; --epochs sets it (",
-                      kEpochsAtReference, " at 45,000 samples, growing as "
+                      kEpochsAtReference,
+                      " at 45,000 samples, growing as "
                       "the set shrinks: 10·(45000 / n)^0.6 within ",
                       kFewestEpochs, "..", kMostEpochs, ")"));
     } else {
@@ -489,9 +406,8 @@ void AdviseLength(Context& c) {
     if (auto_epochs) {
       c.Decide(StrCat("patience ", h.patience),
                StrCat("a run whose validation loss has not improved for ",
-                      h.patience,
-                      " epochs ends there: a quarter of the ", h.epochs,
-                      " planned (at least 10); --patience sets it"));
+                      h.patience, " epochs ends there: a quarter of the ",
+                      h.epochs, " planned (at least 10); --patience sets it"));
     }
   }
   if (h.warmup_epochs == 0 && h.epochs > 0) {
@@ -614,235 +530,6 @@ Advice Advise(const dag::Dag& dag, const DagProfile& profile,
   AdviseStepBudget(c);
   AdviseFeatureScale(c);
   return advice;
-}
-
-std::optional<std::string> AdviseMoreEpochs(int best_epoch, int epochs_run,
-                                            int epochs, bool validated) {
-  if (!validated || epochs < 2 || epochs_run < epochs ||
-      best_epoch != epochs_run) {
-    return std::nullopt;
-  }
-  return StrCat("the validation loss was still falling at the last epoch (",
-                epochs_run,
-                " is the best): more epochs would likely train further");
-}
-
-std::optional<std::string> AdviseOverfitting(
-    const std::vector<EpochReport>& history) {
-  if (history.size() < 4) return std::nullopt;
-  size_t best = 0;
-  for (size_t i = 0; i < history.size(); ++i) {
-    if (!history[i].validation_loss) return std::nullopt;
-    if (*history[i].validation_loss < *history[best].validation_loss) best = i;
-  }
-  const EpochReport& at = history[best];
-  const EpochReport& last = history.back();
-  const size_t since = history.size() - 1 - best;
-  if (4 * since < history.size()) return std::nullopt;
-  const double low = *at.validation_loss, now = *last.validation_loss;
-  // Relative to the values' size: losses may be negative (learned
-  // uncertainty weights).
-  const double rise = now - low, fall = at.train_loss - last.train_loss;
-  if (!(rise >= (kOverfitRise - 1) * std::fabs(low) && rise > 0) ||
-      !(fall >= (1 - kOverfitFall) * std::fabs(at.train_loss) && fall > 0)) {
-    return std::nullopt;
-  }
-  return StrCat(
-      "overfitting: the validation loss rose from ", Fixed(low), " at epoch ",
-      at.epoch, " to ", Fixed(now), " at epoch ", last.epoch,
-      " while the training loss fell from ", Fixed(at.train_loss), " to ",
-      Fixed(last.train_loss),
-      ": the model learns the training rows rather than the task. Epoch ",
-      at.epoch,
-      "'s parameters are the ones kept and tested. To generalize better: "
-      "regularize (--weight-decay, or dropout layers), use a smaller model or "
-      "a lower --lr, or train on more data");
-}
-
-std::optional<double> FeatureRms(const Dataset& data) {
-  const std::vector<int64_t>& train = data.subset(Subset::kTraining);
-  if (train.empty() || data.width() == 0) return std::nullopt;
-  double sum = 0;
-  int64_t n = 0;
-  for (size_t i = 0; i < train.size() && i < 1000; ++i) {
-    const float* f = data.features(train[i]);
-    for (int64_t k = 0; k < data.width(); ++k) sum += double{f[k]} * f[k];
-    n += data.width();
-  }
-  return std::sqrt(sum / static_cast<double>(n));
-}
-
-namespace {
-
-// The op of the last layer of an output's section ("" when it has none).
-std::string LastOp(const dag::Dag& dag, const std::string& output) {
-  for (auto it = dag.layers.rbegin(); it != dag.layers.rend(); ++it) {
-    if (it->section == output) return it->op;
-  }
-  return "";
-}
-
-// Whether an output's values are unbounded: its last layer is linear (or
-// piecewise linear both ways), so standardized targets suit it.
-bool Unbounded(const dag::Dag& dag, const std::string& output) {
-  static const std::set<std::string> kLinear = {
-      "",       "identity",       "add",       "sub",   "mul",     "matmul",
-      "gemm",   "linear",         "leakyRelu", "prelu", "reshape", "concat",
-      "conv2d", "convTranspose2d"};
-  return kLinear.count(LastOp(dag, output)) > 0;
-}
-
-// The features' distance from unit scale on the training subset: the mean
-// of |μ| over features, and the RMS of σ over the features that vary.
-// `values` holds width values a sample.
-std::pair<double, double> Scale(const Dataset& data, const float* values,
-                                int64_t width) {
-  const std::vector<int64_t>& train = data.subset(Subset::kTraining);
-  std::vector<double> sum(width, 0), squares(width, 0);
-  for (int64_t i : train) {
-    const float* f = values + i * width;
-    for (int64_t k = 0; k < width; ++k) {
-      sum[k] += f[k];
-      squares[k] += double{f[k]} * f[k];
-    }
-  }
-  const double n = std::max<double>(1, static_cast<double>(train.size()));
-  double mean = 0, variance = 0;
-  int varying = 0;
-  for (int64_t k = 0; k < width; ++k) {
-    const double m = sum[k] / n;
-    const double v = std::max(0.0, squares[k] / n - m * m);
-    mean += std::fabs(m);
-    if (v > 1e-12) {
-      variance += v;
-      ++varying;
-    }
-  }
-  return {width > 0 ? mean / static_cast<double>(width) : 0,
-          varying > 0 ? std::sqrt(variance / varying) : 1};
-}
-
-// Whether the model input `name` has a sequence dimension.
-bool Sequenced(const dag::Dag& dag, const std::string& name) {
-  for (const dag::Endpoint& e : dag.inputs) {
-    if (e.name != name) continue;
-    for (int64_t d :
-         dag.graph.value(dag.graph.node(e.node).outputs[0]).type.shape) {
-      if (d == ir::kSequenceDim) return true;
-    }
-  }
-  return false;
-}
-
-// The data type of the model input `name` (float32 when not found).
-ir::DType InputType(const dag::Dag& dag, const std::string& name) {
-  for (const dag::Endpoint& e : dag.inputs) {
-    if (e.name == name) {
-      return dag.graph.value(dag.graph.node(e.node).outputs[0]).type.dtype;
-    }
-  }
-  return ir::DType::kFloat32;
-}
-
-// Whether to standardize one input's features (`values`, width a sample)
-// as `mode` asks, with the decision; `named`: the input's name to say
-// (models with several inputs), else "".
-bool ShouldStandardize(const Dataset& data, StandardizeMode mode,
-                       ir::DType type, const float* values, int64_t width,
-                       const std::string& named,
-                       std::vector<Decision>& decisions) {
-  const std::string features =
-      named.empty() ? "features" : StrCat("features of '", named, "'");
-  if (type != ir::DType::kFloat32 && type != ir::DType::kFloat16) {
-    decisions.push_back({StrCat(features, " left as they are"),
-                         StrCat("the input takes integers (token ids or "
-                                "pixels), which are never standardized")});
-    return false;
-  }
-  if (mode == StandardizeMode::kOn) return true;
-  const auto [mean, spread] = Scale(data, values, width);
-  if (!std::isfinite(mean) || !std::isfinite(spread)) {
-    decisions.push_back({StrCat(features, " left as they are"),
-                         "they hold values that are not finite (missing "
-                         "values are imputed in the first input only)"});
-    return false;
-  }
-  if (mean <= 1 && spread >= 0.25 && spread <= 4) {
-    decisions.push_back(
-        {StrCat(features, " left as they are"),
-         StrCat("they are near mean 0 and spread 1 already on the training "
-                "subset, as training wants them (their means average ",
-                Fixed(mean), " in size, their spreads ", Fixed(spread),
-                "; mean |μ| and RMS of σ); --standardize rescales them "
-                "anyway")});
-    return false;
-  }
-  decisions.push_back(
-      {StrCat("standardize the ", features),
-       StrCat("rescale each feature to mean 0 and spread 1, which trains "
-              "faster and better: on the training subset these are far from "
-              "that (their means average ",
-              Fixed(mean), " in size, their spreads ", Fixed(spread),
-              "; mean |μ| and RMS of σ); the training subset's means and "
-              "spreads are kept with the model and applied again to what "
-              "it tests and predicts; --no-standardize keeps the raw "
-              "values")});
-  return true;
-}
-
-}  // namespace
-
-std::vector<Decision> AdviseStandardization(Dataset& data, StandardizeMode mode,
-                                            const dag::Dag& dag) {
-  std::vector<Decision> decisions;
-  if (mode == StandardizeMode::kOff) return decisions;
-  const bool several = !data.more_inputs().empty();
-  const std::string first = !data.first_input().empty() ? data.first_input()
-                            : dag.inputs.empty()        ? ""
-                                                        : dag.inputs[0].name;
-  if (data.count() > 0 &&
-      ShouldStandardize(data, mode, InputType(dag, first), data.features(0),
-                        data.width(), several ? first : "", decisions)) {
-    data.Standardize();
-  }
-  for (size_t k = 0; k < data.more_inputs().size(); ++k) {
-    const Features& f = data.more_inputs()[k];
-    if (data.ragged() && Sequenced(dag, f.input)) {
-      // Its padding would count in the statistics and stop being zeros.
-      decisions.push_back(
-          {StrCat("features of '", f.input, "' left as they are"),
-           "a ragged dataset standardizes its first input's sequence only "
-           "(the lengths say where that one's padding begins)"});
-      continue;
-    }
-    if (ShouldStandardize(data, mode, InputType(dag, f.input), f.values.data(),
-                          f.width, f.input, decisions)) {
-      if (absl::Status s = data.StandardizeInput(k); !s.ok()) {
-        decisions.back() = {
-            StrCat("features of '", f.input, "' left as they are"),
-            std::string(s.message())};
-      }
-    }
-  }
-  // Regression targets of unbounded outputs train standardized.
-  for (size_t k = 0; k < data.targets().size(); ++k) {
-    const Targets& t = data.targets()[k];
-    const std::string output = t.output.empty() && !dag.outputs.empty()
-                                   ? dag.outputs[0].name
-                                   : t.output;
-    if (t.classification || !Unbounded(dag, output)) continue;
-    data.StandardizeTargets(k);
-    const Standardization& s = data.targets()[k].standardization;
-    decisions.push_back(
-        {StrCat("standardize the targets of '", output, "'"),
-         StrCat("a regression output without a bounding activation trains "
-                "best on targets of unit scale (mean ",
-                Fixed(s.mean.empty() ? 0 : s.mean[0]), ", σ ",
-                Fixed(s.stddev.empty() ? 1 : s.stddev[0]),
-                s.mean.size() > 1 ? ", first unit" : "",
-                "); its predictions are mapped back to the original units")});
-  }
-  return decisions;
 }
 
 absl::StatusOr<Preview> PreviewTraining(const dag::Dag& dag,

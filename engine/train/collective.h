@@ -8,7 +8,8 @@
 // does: it calls them at the same points of the same loop); a call fails
 // (Unavailable, naming the replica when it can) when a replica is gone or
 // does not answer within the implementation's timeout, and the run then
-// fails on every replica.
+// fails on every replica. A run that went well ends with Done() on every
+// replica before any closes its connections.
 #ifndef WEBNNM_ENGINE_TRAIN_COLLECTIVE_H_
 #define WEBNNM_ENGINE_TRAIN_COLLECTIVE_H_
 
@@ -35,6 +36,16 @@ class Collective {
   absl::Status Broadcast(std::span<double> data);
   // Whether any replica says `yes`.
   absl::StatusOr<bool> Any(bool yes);
+  // The end of a run that went well, each replica's last call: returns
+  // once every replica has returned from its other calls (an allreduce of
+  // nothing: its sum needs every replica's part). A replica that closed
+  // its connections as soon as its own last sum returned could cut short
+  // another's, still reading its last message: Gloo fails a receive whose
+  // peer hung up even when the data had come ("Connection closed by
+  // peer"). Done's own error is that same cut (or a replica gone after
+  // its last sum): every replica has all its results by then, so it is
+  // no error of the run, and the caller may drop it.
+  absl::Status Done();
 };
 
 // `size` threads of one process, each holding its own ThreadCollective of

@@ -122,7 +122,9 @@ struct TrainCallbacks {
 // budget) are agreed: all replicas stop where one does. Callbacks need be
 // given on one replica only. Batch normalization trains on each replica's
 // share (as PyTorch's DDP without SyncBatchNorm), its running statistics
-// averaged; dropout draws each replica's own masks.
+// averaged; dropout draws each replica's own masks. A run that went well
+// ends with the collective's Done(), so the caller may close the collective
+// as soon as Train() returns.
 absl::StatusOr<TrainResult> Train(const dag::Dag& dag, const Dataset& dataset,
                                   const Hyperparameters& hyper,
                                   backends::Backend& backend,

@@ -5,14 +5,19 @@
 #include "server/core/jobs.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "engine/base/strings.h"
 #include "engine/check.h"
 #include "engine/train/checkpoint.h"
@@ -23,6 +28,19 @@ namespace webnnm::server {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Whether `condition` holds within `timeout`: looked at every few
+// milliseconds (the stores here tell no one of a change), and once more
+// when the time is up.
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds timeout = std::chrono::minutes(1)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
 
 TEST(Labels, GlobsMatchAsShellsDo) {
   EXPECT_TRUE(GlobMatch("*", ""));
@@ -129,10 +147,18 @@ class JobsTest : public ::testing::Test {
           if (!made) made = train::ThreadCollective::MakeHub(p.size);
           hub = made;
           ++arrived_[claim];
+          hubs_changed_.SignalAll();
         }
-        for (int i = 0; i < 6000; ++i) {
+        const absl::Time deadline = absl::Now() + absl::Minutes(1);
+        while (true) {
           {
+            // Woken by every arrival; at least every 10 ms to ask give_up
+            // (the store's answer: no notice of it comes here).
             absl::MutexLock lock(&hubs_mutex_);
+            if (arrived_[claim] != p.size) {
+              hubs_changed_.WaitWithTimeout(&hubs_mutex_,
+                                            absl::Milliseconds(10));
+            }
             if (arrived_[claim] == p.size) {
               return std::make_unique<train::ThreadCollective>(hub, p.rank);
             }
@@ -140,9 +166,10 @@ class JobsTest : public ::testing::Test {
           if (std::string why = give_up(); !why.empty()) {
             return absl::UnavailableError(why);
           }
-          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          if (absl::Now() >= deadline) {
+            return absl::UnavailableError("the rendezvous timed out");
+          }
         }
-        return absl::UnavailableError("the rendezvous timed out");
       };
     }
     auto jobs = std::make_unique<JobManager>(*store_, std::move(options));
@@ -150,6 +177,7 @@ class JobsTest : public ::testing::Test {
     return jobs;
   }
   absl::Mutex hubs_mutex_;
+  absl::CondVar hubs_changed_;  // a replica arrived
   std::map<std::pair<std::string, int>,
            std::shared_ptr<train::ThreadCollective::Hub>>
       hubs_ ABSL_GUARDED_BY(hubs_mutex_);
@@ -181,11 +209,7 @@ class JobsTest : public ::testing::Test {
   // Waits (at most a minute) until the job satisfies `done`.
   bool WaitFor(const std::string& id,
                const std::function<bool(const Job&)>& done) {
-    for (int i = 0; i < 6000; ++i) {
-      if (done(Get(id))) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
+    return Eventually([&] { return done(Get(id)); });
   }
   bool WaitForState(const std::string& id, JobState state) {
     return WaitFor(id, [&](const Job& j) { return j.state == state; });
@@ -413,9 +437,8 @@ TEST_F(JobsTest, ACancelElsewhereEndsTheLeaseAndTheRunWritesNoMore) {
                   .ok());
   const int64_t last = Get(id).last_seq;
   // The keeper's renewal finds the claim gone: the run stops at a step.
-  for (int i = 0; i < 500 && jobs_->Busy() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  EXPECT_TRUE(Eventually([&] { return jobs_->Busy() == 0; },
+                         std::chrono::seconds(10)));
   EXPECT_EQ(jobs_->Busy(), 0);
   EXPECT_EQ(Get(id).state, JobState::kCancelled);
   EXPECT_EQ(Get(id).last_seq, last);  // nothing written after the cancel
@@ -527,7 +550,14 @@ TEST_F(JobsTest, AYoungerDataParallelClaimGivesWayToAnOlderOne) {
               {.id = "old", .principal = "ann", .kind = JobKind::kTrain},
               request)
           .ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The young job is created a millisecond later at least: the store
+  // orders jobs by their creation's milliseconds.
+  const auto millis = [](Time t) {
+    return std::chrono::time_point_cast<std::chrono::milliseconds>(t);
+  };
+  const Time old_created = Get("old").created.value();
+  ASSERT_TRUE(
+      Eventually([&] { return millis(Now()) > millis(old_created); }));
   ASSERT_TRUE(
       store_
           ->CreateJob(
@@ -564,14 +594,15 @@ TEST_F(JobsTest, AYoungerDataParallelClaimGivesWayToAnOlderOne) {
   EXPECT_TRUE(said);
   EXPECT_EQ(Get("young").crash_restarts, 0);  // free of charge
   // a's worker arrives at the old job's rendezvous as its rank 1.
-  auto arrivals = [&] {
+  {
     absl::MutexLock lock(&hubs_mutex_);
-    return arrived_[{"old", x.attempt}];
-  };
-  for (int i = 0; i < 1000 && arrivals() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::pair<std::string, int> old_claim{"old", x.attempt};
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (arrived_[old_claim] == 0 &&
+           !hubs_changed_.WaitWithDeadline(&hubs_mutex_, deadline)) {
+    }
+    EXPECT_EQ(arrived_[old_claim], 1);
   }
-  EXPECT_EQ(arrivals(), 1);
   // x gives the old job up: a's wait there ends (its slot is over), and
   // with a second daemon the young job runs to its end.
   ASSERT_TRUE(store_
@@ -617,7 +648,27 @@ TEST_F(JobsTest, AJobThatNeedsMoreDaemonsWaitsSayingSo) {
   const int said = warnings();
   EXPECT_LE(said, 2);  // (one daemon alone may have said it first)
   EXPECT_EQ(Events("three").back().warning, two);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  // Each daemon looks again (about every second), just after its
+  // heartbeat: once a daemon's heartbeat has moved three times since, two
+  // whole looks of it came after the count.
+  std::map<std::string, std::optional<Time>> seen;
+  std::map<std::string, int> beats;
+  auto beat = [&] {
+    absl::StatusOr<std::vector<NodeRecord>> nodes =
+        store_->ListNodes(std::chrono::minutes(1));
+    if (!nodes.ok()) return;
+    for (const NodeRecord& n : *nodes) {
+      if (seen.count(n.name) && seen[n.name] != n.seen) ++beats[n.name];
+      seen[n.name] = n.seen;
+    }
+  };
+  beat();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        beat();
+        return beats["a"] >= 3 && beats["b"] >= 3;
+      },
+      std::chrono::seconds(30)));
   EXPECT_EQ(warnings(), said);  // once a change, not at every look (two)
 }
 

@@ -2,8 +2,10 @@
 // (SQLite, in memory, and PostgreSQL on a private server started for the
 // test), and what only the SQLite or the PostgreSQL store does (schemas,
 // WAL, reopening, notices and content shared by daemons).
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -11,6 +13,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "server/core/memory_store.h"
 #include "server/store/postgres_store.h"
 #include "server/store/sqlite_store.h"
@@ -21,6 +26,20 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
+
+// Whether `condition` holds within `timeout`: looked at every few
+// milliseconds, and once more when the time is up. For what only the
+// passing of time brings about (a lease running out), seen as the store
+// sees it.
+bool Eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
 
 Job NewJob(const std::string& id, const std::string& who, int64_t seconds) {
   Job job;
@@ -423,7 +442,10 @@ TEST_P(StoreContract, ClaimsTakeTheOldestQueuedJobOnceAndFenceItsWrites) {
       store->Update("j1", nullptr, {}, nullptr, Fenced("j1", {"a", 1}))
           .status()));
   // A lease that is not renewed runs out.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(Eventually([&] {
+    absl::StatusOr<std::vector<StoredJob>> now = store->ExpiredJobs("");
+    return now.ok() && !now->empty();
+  }));
   std::vector<StoredJob> expired = *store->ExpiredJobs("");
   ASSERT_EQ(expired.size(), 1u);
   EXPECT_EQ(expired[0].job.id, "j1");
@@ -634,7 +656,12 @@ TEST_P(StoreContract, UploadsAreCappedAppendedInOrderAndExpire) {
   brief.idle_timeout = std::chrono::seconds(1);
   EXPECT_TRUE(store->BeginUpload(upload("u6", "ann", 10), brief).ok());
   EXPECT_EQ(*store->OpenUploads(caps), 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  // Counting the open uploads does not touch u6 (a GetUpload would renew
+  // its lease): it is gone once the count drops.
+  EXPECT_TRUE(Eventually([&] {
+    absl::StatusOr<int> open = store->OpenUploads(caps);
+    return open.ok() && *open == 1;
+  }));
   EXPECT_FALSE(*store->GetUpload("ann", "u6", UploadRecord::kDataset, brief));
   EXPECT_EQ(*store->OpenUploads(caps), 1);  // bob's u5
 }
@@ -697,7 +724,11 @@ TEST_P(StoreContract, NodesAreListedWithTheJobsTheyRun) {
   ASSERT_TRUE(store->RemoveNode("b").ok());
   EXPECT_EQ(store->ListNodes(std::chrono::seconds(10))->size(), 1u);
   // Not seen within the window: not listed.
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_TRUE(Eventually([&] {
+    absl::StatusOr<std::vector<NodeRecord>> recent =
+        store->ListNodes(std::chrono::milliseconds(5));
+    return recent.ok() && recent->empty();
+  }));
   EXPECT_TRUE(store->ListNodes(std::chrono::milliseconds(5))->empty());
 }
 
@@ -800,27 +831,39 @@ TEST_F(PostgresStoreTest, NoticesReachTheOtherDaemons) {
   auto a = Open("a"), b = Open("b");
   ASSERT_TRUE(a && b);
   absl::Mutex mutex;
+  absl::CondVar told;
   std::vector<StoreNotice> heard;
   b->Listen([&](const StoreNotice& n) {
     absl::MutexLock lock(&mutex);
     heard.push_back(n);
+    told.SignalAll();
   });
-  auto wait_for = [&](StoreNotice::Kind kind) -> std::optional<StoreNotice> {
-    for (int i = 0; i < 100; ++i) {
-      {
-        absl::MutexLock lock(&mutex);
-        for (const StoreNotice& n : heard) {
-          if (n.kind == kind) return n;
-        }
+  // The first notice of `kind` about job `id` heard (within `timeout`).
+  auto wait_for = [&](StoreNotice::Kind kind, const std::string& id,
+                      absl::Duration timeout = absl::Seconds(5))
+      -> std::optional<StoreNotice> {
+    const absl::Time deadline = absl::Now() + timeout;
+    absl::MutexLock lock(&mutex);
+    bool timed_out = false;
+    while (true) {
+      for (const StoreNotice& n : heard) {
+        if (n.kind == kind && n.job_id == id) return n;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (timed_out) return std::nullopt;
+      timed_out = told.WaitWithDeadline(&mutex, deadline);
     }
-    return std::nullopt;
   };
-  // The listener listens a moment after Listen returns.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The listener listens a moment after Listen returns: once it hears a
+  // probe (sent again until it does), it hears what follows.
+  std::optional<StoreNotice> probe;
+  for (int i = 0; i < 100 && !probe; ++i) {
+    a->PublishProgress("probe", {.epoch = 1});
+    probe = wait_for(StoreNotice::Kind::kProgress, "probe",
+                     absl::Milliseconds(100));
+  }
+  ASSERT_TRUE(probe) << "b's listener never listened";
   ASSERT_TRUE(a->CreateJob(NewJob("j", "ann", 1), {}).ok());
-  std::optional<StoreNotice> job = wait_for(StoreNotice::Kind::kJob);
+  std::optional<StoreNotice> job = wait_for(StoreNotice::Kind::kJob, "j");
   ASSERT_TRUE(job);
   EXPECT_EQ(job->job_id, "j");
   a->PublishProgress("j", {.epoch = 2,
@@ -829,14 +872,16 @@ TEST_F(PostgresStoreTest, NoticesReachTheOtherDaemons) {
                            .steps = 9,
                            .rows = 448,
                            .seconds = 1.5});
-  std::optional<StoreNotice> progress = wait_for(StoreNotice::Kind::kProgress);
+  std::optional<StoreNotice> progress =
+      wait_for(StoreNotice::Kind::kProgress, "j");
   ASSERT_TRUE(progress);
   EXPECT_EQ(progress->progress.epoch, 2);
   EXPECT_EQ(progress->progress.steps, 9);
   EXPECT_EQ(progress->progress.rows, 448);
   EXPECT_EQ(progress->progress.seconds, 1.5);
   ASSERT_TRUE(a->DeleteJob("j").ok());
-  std::optional<StoreNotice> deleted = wait_for(StoreNotice::Kind::kDeleted);
+  std::optional<StoreNotice> deleted =
+      wait_for(StoreNotice::Kind::kDeleted, "j");
   ASSERT_TRUE(deleted);
   EXPECT_EQ(deleted->job_id, "j");
 }

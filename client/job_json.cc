@@ -10,7 +10,7 @@
 #include "client/metrics_json.h"
 #include "engine/train/hyperparameters.h"
 #include "engine/train/hyperparameters_proto.h"
-#include "proto/wire/metrics.h"
+#include "proto/convert/metrics.h"
 #include "proto/wire/names.h"
 
 namespace webnnm::client {

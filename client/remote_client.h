@@ -55,9 +55,19 @@ class Client {
 
 // The dataset `arg` names: a file or folder (uploaded unless the daemon
 // has its content), else the id of a dataset the daemon holds; 0 or the
-// exit code (remote.cc).
+// exit code (remote_datasets.cc, as the two below).
 int ResolveDataset(Client& client, const std::string& arg, bool quiet,
                    v1::Dataset* out);
+// Uploads a CSV file, an IDX folder, an .npz archive or an image folder or
+// .zip as dataset `name` ("": the file's) unless the daemon has its
+// content; 0 and `out` set, or the exit code after saying why.
+int UploadDataset(Client& client, const std::string& path,
+                  const std::string& name, bool quiet, v1::Dataset* out);
+// The daemon's dataset whose id is `arg`, else the one whose id starts
+// with it: 0 and `out` set; 2 after saying why not (an ambiguous prefix
+// lists the matches; `missing` says what no match means).
+int FindDatasetById(Client& client, const std::string& arg,
+                    const std::string& missing, v1::Dataset* out);
 
 // The job `id` names: itself when the daemon knows it, else the one job
 // whose id starts with it (docker's habit). Returns 0 (and sets `id`), or

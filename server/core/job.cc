@@ -3,12 +3,25 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <random>
 
+#include "absl/synchronization/mutex.h"
 #include "engine/base/strings.h"
 
 namespace webnnm::server {
 
 Time Now() { return std::chrono::system_clock::now(); }
+
+std::string NewId(std::string_view prefix) {
+  static absl::Mutex mutex(absl::kConstInit);
+  static std::mt19937_64 generator(std::random_device{}());  // under mutex
+  absl::MutexLock lock(&mutex);
+  static const char kHex[] = "0123456789abcdef";
+  std::string id(prefix);
+  uint64_t bits = generator();
+  for (int i = 0; i < 12; ++i) id += kHex[(bits >> (4 * i)) & 15];
+  return id;
+}
 
 const char* StateName(JobState state) {
   switch (state) {

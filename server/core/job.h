@@ -1,6 +1,6 @@
 // The daemon's core types: jobs, what they were asked to do, their events
 // and datasets, in the engine's types (hyperparameters, decisions, epoch
-// reports). The RPC edge converts them to and from webnnm.v1 (rpc/convert.h);
+// reports). The RPC edge converts them to and from webnnm.v1 (server/convert/convert.h);
 // the core never sees a protobuf.
 //
 // The enums' values equal webnnm.v1's, so a conversion is a cast.
@@ -25,6 +25,9 @@ namespace webnnm::server {
 
 using Time = std::chrono::system_clock::time_point;
 Time Now();
+// A new random id: `prefix` and 12 hex digits ("j3f…" jobs, "d…"
+// datasets, "u…" uploads).
+std::string NewId(std::string_view prefix);
 
 enum class JobKind { kUnspecified = 0, kTrain = 1, kTest = 2, kImport = 3 };
 enum class JobState {

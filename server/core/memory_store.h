@@ -16,7 +16,7 @@
 
 namespace webnnm::server {
 
-class MemoryStore final : public LocalStore {
+class MemoryStore : public LocalStore {
  public:
   // `shared`: it says it is shared (Shared()), so that job managers on it
   // behave as daemons of a cluster do (tests of leases; no notices).

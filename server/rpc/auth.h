@@ -14,16 +14,9 @@
 #include <grpcpp/server_context.h>
 
 #include "absl/status/statusor.h"
+#include "server/core/principal.h"
 
 namespace webnnm::server {
-
-struct Principal {
-  std::string name;
-  bool admin = false;
-  // The owner filter for the store: empty (everything) for an admin.
-  std::string Filter() const { return admin ? std::string() : name; }
-  bool Owns(const std::string& owner) const { return admin || owner == name; }
-};
 
 class Tokens {
  public:

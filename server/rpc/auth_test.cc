@@ -5,7 +5,7 @@
 #include "server/core/job.h"
 #include "server/rpc/auth.h"
 #include "engine/train/hyperparameters_proto.h"
-#include "server/rpc/convert.h"
+#include "server/convert/convert.h"
 
 namespace webnnm::server {
 namespace {

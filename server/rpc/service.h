@@ -1,6 +1,7 @@
-// The webnnm.v1.Webnnm service: a thin adapter from gRPC to the store
-// (store.h), the job manager (jobs.h) and the engine (checking models,
-// inference). Every call authenticates first (auth.h); another principal's
+// The webnnm.v1.Webnnm service: an adapter from gRPC to the core. Each
+// method authenticates, converts the request (server/convert), makes one
+// call of the core (admission.h, uploads.h, access.h, watch.h, serving.h,
+// the store, the job manager) and converts its answer. Every call authenticates first (auth.h); another principal's
 // job or dataset is NOT_FOUND. Errors map to gRPC codes: a model that does
 // not check and bad arguments are INVALID_ARGUMENT, limits are
 // RESOURCE_EXHAUSTED, wrong states FAILED_PRECONDITION.
@@ -13,31 +14,16 @@
 #include <memory>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
-#include "engine/dag/dag.h"
-#include "engine/train/checkpoint.h"
+#include "server/core/admission.h"
 #include "server/core/inference.h"
 #include "server/core/jobs.h"
+#include "server/core/limits.h"
 #include "server/core/store.h"
+#include "server/core/uploads.h"
 #include "server/rpc/auth.h"
 #include "webnnm/v1/webnnm.grpc.pb.h"
 
 namespace webnnm::server {
-
-struct Limits {
-  int64_t max_model_bytes = 1 << 20;
-  int64_t max_dataset_bytes = 256ll << 20;
-  int64_t max_chunk_bytes = 1 << 20;  // one upload call's data
-  int max_queued_jobs = 100;          // per principal
-  int64_t max_infer_elements = 16 << 20;
-  int64_t max_snapshot_bytes = 1ll << 30;
-  // Uploads: unfinished ones are deleted after this idle time; open
-  // (unfinished) uploads per principal, and the bytes they announce.
-  std::chrono::seconds upload_idle_timeout{3600};
-  int max_open_uploads = 8;
-  int64_t max_open_upload_bytes = 1ll << 30;
-};
 
 // Infer runs on gRPC's callback API, its call queued on the model's batcher
 // without waiting (as KServe's ModelInfer: kserve.h); the other methods are
@@ -49,7 +35,7 @@ class WebnnmService final
                 Limits limits, InferenceCache& inference);
 
   // Dataset uploads begun and not yet finished (expired ones dropped).
-  int UploadsInProgress();
+  int UploadsInProgress() { return uploads_.InProgress(); }
 
   grpc::Status CheckModel(grpc::ServerContext* context,
                           const v1::CheckModelRequest* request,
@@ -114,43 +100,6 @@ class WebnnmService final
                          v1::ListNodesResponse* response) override;
 
  private:
-  // The job if the principal may see it (NotFound otherwise).
-  absl::StatusOr<StoredJob> VisibleJob(const Principal& who,
-                                       const std::string& id);
-  // The job if the principal may see it and it has a model to serve: a
-  // succeeded training job or an imported snapshot (FailedPrecondition
-  // otherwise).
-  absl::StatusOr<StoredJob> ServableJob(const Principal& who,
-                                        const std::string& id);
-  // A submission as the job will run it (the model checks, the data fits
-  // it, the labels are within limits): the model's name, or why not.
-  // What admission learned of a submission: the model's name, and the
-  // label column its data will be read with (a CSV's, chosen for the
-  // model when the request named none; "" otherwise).
-  struct Admitted {
-    std::string model_name, label;
-  };
-  absl::StatusOr<Admitted> CheckSubmission(const Principal& who,
-                                           const JobRequest& request);
-  // The snapshot a TEST job tests: the newest of the job it names, if the
-  // principal may see that job.
-  absl::StatusOr<train::ModelSnapshot> TestedSnapshot(
-      const Principal& who, const JobRequest& request);
-  // Fills the response's decisions, warnings and resolved hyperparameters
-  // with what training `dag` on the request's data would decide (its
-  // preview_error when the data or hyperparameters do not do).
-  void Preview(const Principal& who, const v1::CheckModelRequest& request,
-               const dag::Dag& dag, v1::CheckModelResponse& response);
-  // Uploads (datasets and snapshots) are the store's: what bounds them,
-  // and the principal's upload `id` of `kind` (NotFound otherwise).
-  UploadCaps Caps() const;
-  absl::StatusOr<UploadRecord> FindUpload(const Principal& who,
-                                          const std::string& id, int kind);
-  grpc::Status FinishDatasetUpload(const Principal& who, const std::string& id,
-                                   UploadRecord& upload,
-                                   v1::UploadDatasetResponse* response);
-  // Calls on one upload run one at a time (in this daemon).
-  absl::Mutex& UploadLock(const std::string& id);
   // Infer in two halves around the model's run: the caller's model and
   // inputs, checked; the response from the outputs.
   struct PreparedInfer {
@@ -169,16 +118,12 @@ class WebnnmService final
   JobManager& jobs_;
   const Tokens& tokens_;
   const Limits limits_;
-  static constexpr int kUploadLocks = 32;
-  absl::Mutex upload_locks_[kUploadLocks];
-  // Held while a dataset's files and record are stored or deleted, so that
-  // a deletion never removes files an upload has just recorded.
-  absl::Mutex dataset_files_mutex_;
   InferenceCache& inference_;
+  Admission admission_;
+  Uploads uploads_;
 };
 
 grpc::Status ToGrpc(const absl::Status& status);
-std::string NewId(std::string_view prefix);
 
 }  // namespace webnnm::server
 

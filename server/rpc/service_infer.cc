@@ -9,6 +9,7 @@
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
 #include "server/core/inference.h"
+#include "server/core/serving.h"
 #include "server/rpc/service.h"
 #include "server/rpc/service_internal.h"
 
@@ -47,72 +48,67 @@ grpc::Status WebnnmService::RunInfer(const grpc::ServerContextBase* context,
       response);
 }
 
-absl::StatusOr<StoredJob> WebnnmService::ServableJob(const Principal& who,
-                                                     const std::string& id) {
-  ASSIGN_OR_RETURN(StoredJob job, VisibleJob(who, id));
-  if (job.job.state != JobState::kSucceeded || job.job.kind == JobKind::kTest) {
-    return absl::FailedPreconditionError(
-        StrCat("job ", id,
-               " is not a finished training job (or an imported snapshot)"));
+namespace {
+
+// The call's inputs as the model takes them: each one's values or raw
+// bytes (of its data_type) decoded; at most `max_elements` in all.
+absl::StatusOr<std::vector<InferTensor>> Inputs(
+    const v1::InferRequest& request, int64_t max_elements) {
+  std::vector<InferTensor> inputs;
+  int64_t elements = 0;
+  for (const v1::Tensor& t : request.inputs()) {
+    InferTensor in{t.name(), {t.shape().begin(), t.shape().end()}, {}};
+    const std::string type = t.data_type().empty() ? "float32" : t.data_type();
+    if (!t.raw().empty() && t.values_size() > 0) {
+      return absl::InvalidArgumentError(
+          StrCat("input '", t.name(), "': give its values or raw, not both"));
+    }
+    // The type names the values' type (raw: their encoding): a numeric
+    // one. (Decoding no bytes checks the name alone.)
+    if (absl::Status known = DecodeRaw(type, "").status(); !known.ok()) {
+      return absl::InvalidArgumentError(StrCat(
+          "input '", t.name(), "': data_type '", type.substr(0, 40),
+          "' is not a numeric type (float32, float16, float64, int8..int64, "
+          "uint8..uint64, bool)"));
+    }
+    if (!t.raw().empty()) {
+      absl::StatusOr<std::vector<double>> values = DecodeRaw(type, t.raw());
+      if (!values.ok()) {
+        return absl::InvalidArgumentError(
+            StrCat("input '", t.name(), "': ", values.status().message()));
+      }
+      elements += static_cast<int64_t>(values->size());
+      if (elements > max_elements) break;
+      in.values = std::move(*values);
+    } else {
+      elements += t.values_size();
+      if (elements > max_elements) break;
+      in.values.assign(t.values().begin(), t.values().end());
+    }
+    inputs.push_back(std::move(in));
   }
-  return job;
+  if (elements > max_elements) {
+    return absl::ResourceExhaustedError(
+        StrCat("the inputs have more than ", max_elements,
+               " elements (the daemon's limit)"));
+  }
+  return inputs;
 }
+
+}  // namespace
 
 grpc::Status WebnnmService::PrepareInfer(const grpc::ServerContextBase* context,
                                          const v1::InferRequest* request,
                                          PreparedInfer& call) {
   AUTHENTICATE(who);
-  std::shared_ptr<ServedModel> model = inference_.Finished(
-      request->job_id(),
-      [&who](const std::string& owner) { return who.Owns(owner); });
-  if (!model) {
-    absl::StatusOr<StoredJob> job = ServableJob(who, request->job_id());
-    if (!job.ok()) return ToGrpc(job.status());
-    absl::StatusOr<std::shared_ptr<ServedModel>> got =
-        inference_.Get(store_, job->job);
-    if (!got.ok()) return ToGrpc(got.status());
-    model = *std::move(got);
-  }
-  call.model = std::move(model);
-  std::vector<InferTensor> inputs;
-  int64_t elements = 0;
-  for (const v1::Tensor& t : request->inputs()) {
-    InferTensor in{t.name(), {t.shape().begin(), t.shape().end()}, {}};
-    const std::string type = t.data_type().empty() ? "float32" : t.data_type();
-    if (!t.raw().empty() && t.values_size() > 0) {
-      return ToGrpc(absl::InvalidArgumentError(
-          StrCat("input '", t.name(), "': give its values or raw, not both")));
-    }
-    // The type names the values' type (raw: their encoding): a numeric
-    // one. (Decoding no bytes checks the name alone.)
-    if (absl::Status known = DecodeRaw(type, "").status(); !known.ok()) {
-      return ToGrpc(absl::InvalidArgumentError(StrCat(
-          "input '", t.name(), "': data_type '", type.substr(0, 40),
-          "' is not a numeric type (float32, float16, float64, int8..int64, "
-          "uint8..uint64, bool)")));
-    }
-    if (!t.raw().empty()) {
-      absl::StatusOr<std::vector<double>> values = DecodeRaw(type, t.raw());
-      if (!values.ok()) {
-        return ToGrpc(absl::InvalidArgumentError(
-            StrCat("input '", t.name(), "': ", values.status().message())));
-      }
-      elements += static_cast<int64_t>(values->size());
-      if (elements > limits_.max_infer_elements) break;
-      in.values = std::move(*values);
-    } else {
-      elements += t.values_size();
-      if (elements > limits_.max_infer_elements) break;
-      in.values.assign(t.values().begin(), t.values().end());
-    }
-    inputs.push_back(std::move(in));
-  }
-  if (elements > limits_.max_infer_elements) {
-    return ToGrpc(absl::ResourceExhaustedError(
-        StrCat("the inputs have more than ", limits_.max_infer_elements,
-               " elements (the daemon's limit)")));
-  }
-  call.inputs = std::move(inputs);
+  absl::StatusOr<std::shared_ptr<ServedModel>> model =
+      ServedModelOf(inference_, store_, who, request->job_id());
+  if (!model.ok()) return ToGrpc(model.status());
+  call.model = *std::move(model);
+  absl::StatusOr<std::vector<InferTensor>> inputs =
+      Inputs(*request, limits_.max_infer_elements);
+  if (!inputs.ok()) return ToGrpc(inputs.status());
+  call.inputs = *std::move(inputs);
   return grpc::Status::OK;
 }
 

@@ -11,7 +11,7 @@
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
-#include "server/rpc/convert.h"
+#include "server/convert/convert.h"
 #include "server/store/postgres_internal.h"
 
 namespace webnnm::server {

@@ -5,7 +5,7 @@
 // survives a power loss), a busy timeout, foreign keys, and a schema version
 // (PRAGMA user_version) with migrations run in a transaction at open. One
 // connection, serialized by a mutex. A job is kept as its webnnm.v1.Job
-// message (rpc/convert.h: the wire format is the storage format) plus the
+// message (server/convert/convert.h: the wire format is the storage format) plus the
 // columns that calls filter on; events are numbered per job in the same
 // transaction as the job change they report, so a watcher resuming from a
 // sequence number misses nothing. An EPOCH event also writes its metrics

@@ -6,7 +6,10 @@ every function body defined at namespace or class scope (a block whose
 declaration has a parameter list and no `=`), and reports those longer
 than LIMIT lines, signature included. Exits 1 when there is one.
 
-usage: function_length.py LIMIT ROOT FOLDER...
+With --only REGEX, only functions whose declaration matches REGEX count
+(the RPC edge's handlers: --only 'WebnnmService::' with a limit of 40).
+
+usage: function_length.py [--only REGEX] LIMIT ROOT FOLDER...
 """
 import os
 import re
@@ -125,6 +128,10 @@ def functions(text):
 
 
 def main(argv):
+    only = None
+    if len(argv) > 2 and argv[1] == "--only":
+        only = re.compile(argv[2])
+        argv = argv[:1] + argv[3:]
     limit, root, folders = int(argv[1]), argv[2], argv[3:]
     long = []
     for folder in folders:
@@ -135,6 +142,8 @@ def main(argv):
                 path = os.path.join(dirpath, name)
                 with open(path, encoding="utf-8", errors="replace") as f:
                     for first, last, what in functions(f.read()):
+                        if only and not only.search(what):
+                            continue
                         if last - first + 1 > limit:
                             long.append((last - first + 1,
                                          os.path.relpath(path, root), first,

@@ -60,21 +60,29 @@ RULES = {
                      "backends/backend.h", "backends/cpu"],
     "backends/vulkan": ["engine/base", "engine/ir", "backends/common",
                         "backends/backend.h", "backends/vulkan"],
-    # The wire formats shared by the daemon and the client.
+    # The wire formats shared by the daemon and the client; the engine's
+    # types as messages above both (proto/convert).
     "proto/wire": ["engine/base", "proto/wire", "webnnm/v1"],
+    "proto/convert": ["engine/base", "engine/train", "proto/convert",
+                      "proto/wire", "webnnm/v1"],
     # The daemon: core below store and rpc; main.cc and config.* on top.
     "server": ["server", "engine", "backends", "proto", "webnnm/v1",
                "inference"],
     "server/core": ["engine", "backends/backend.h", "server/core",
+                    "proto/wire/sha256.h", "proto/wire/dataset_files.h",
                     "webnnm/v1"],
+    # Core types as messages, for the edge and the stores alike.
+    "server/convert": ["server/convert", "server/core", "engine", "proto",
+                       "webnnm/v1"],
     "server/store": ["server/store", "server/core", "server/convert",
-                     "engine", "proto/wire", "webnnm/v1"],
+                     "engine", "proto/wire", "proto/convert", "webnnm/v1"],
     "server/rpc": ["server", "engine", "proto", "backends/backend.h",
                    "webnnm/v1", "inference"],
     # The client: the engine's API and what it reports, never a backend.
     "client": ["client", "engine/api", "engine/base", "engine/check.h",
                "engine/collectives", "engine/dag", "engine/data",
-               "engine/expert", "engine/train", "proto/wire", "webnnm/v1",
+               "engine/expert", "engine/train", "proto/wire", "proto/convert",
+               "webnnm/v1",
                "inference"],
 }
 

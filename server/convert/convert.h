@@ -1,9 +1,9 @@
-// The RPC edge's conversions between webnnm.v1 messages and the core's
-// types (core/job.h), both ways; the SQLite store keeps its rows as these
-// messages too (store/sqlite_store.h), so the wire format is the storage
-// format.
-#ifndef WEBNNM_SERVER_RPC_CONVERT_H_
-#define WEBNNM_SERVER_RPC_CONVERT_H_
+// The conversions between webnnm.v1 messages and the core's types
+// (core/job.h), both ways: what the RPC edge (server/rpc) answers with, and
+// what the stores (server/store) keep their rows as — the wire format is
+// the storage format. Neither owns this module; both use it.
+#ifndef WEBNNM_SERVER_CONVERT_CONVERT_H_
+#define WEBNNM_SERVER_CONVERT_CONVERT_H_
 
 #include "google/protobuf/timestamp.pb.h"
 #include "server/core/job.h"
@@ -42,4 +42,4 @@ inline v1::JobKind ToProto(JobKind k) { return static_cast<v1::JobKind>(k); }
 
 }  // namespace webnnm::server
 
-#endif  // WEBNNM_SERVER_RPC_CONVERT_H_
+#endif  // WEBNNM_SERVER_CONVERT_CONVERT_H_

@@ -1,10 +1,10 @@
-#include "server/rpc/convert.h"
+#include "server/convert/convert.h"
 
 #include <algorithm>
 
 #include "engine/train/hyperparameters_proto.h"
 #include "engine/train/optimizer.h"
-#include "proto/wire/metrics.h"
+#include "proto/convert/metrics.h"
 
 namespace webnnm::server {
 namespace {

@@ -1,7 +1,7 @@
 // A test's metrics (engine/train/metrics.h) as webnnm.v1.OutputMetrics and
 // back: what webnnmd sends and webnnmctl prints.
-#ifndef WEBNNM_PROTO_WIRE_METRICS_H_
-#define WEBNNM_PROTO_WIRE_METRICS_H_
+#ifndef WEBNNM_PROTO_CONVERT_METRICS_H_
+#define WEBNNM_PROTO_CONVERT_METRICS_H_
 
 #include <string>
 #include <utility>
@@ -9,6 +9,8 @@
 #include "engine/train/metrics.h"
 #include "webnnm/v1/webnnm.pb.h"
 
+// (In proto/convert: the engine's types as messages, above both; the wire
+// itself knows nothing of the engine.)
 namespace webnnm::wire {
 
 v1::OutputMetrics ToProto(const std::string& name,
@@ -18,4 +20,4 @@ std::pair<std::string, train::OutputMetrics> FromProto(
 
 }  // namespace webnnm::wire
 
-#endif  // WEBNNM_PROTO_WIRE_METRICS_H_
+#endif  // WEBNNM_PROTO_CONVERT_METRICS_H_

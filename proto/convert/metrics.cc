@@ -1,4 +1,4 @@
-#include "proto/wire/metrics.h"
+#include "proto/convert/metrics.h"
 
 namespace webnnm::wire {
 

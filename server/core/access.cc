@@ -1,0 +1,123 @@
+#include "server/core/access.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+#include "engine/base/status_macros.h"
+#include "engine/base/strings.h"
+#include "engine/train/snapshot.h"
+
+namespace webnnm::server {
+
+absl::StatusOr<StoredJob> VisibleJob(Store& store, const Principal& who,
+                                     const std::string& id) {
+  if (id.empty()) return absl::InvalidArgumentError("no job id given");
+  ASSIGN_OR_RETURN(std::optional<StoredJob> stored, store.GetJob(id));
+  if (!stored || !who.Owns(stored->job.principal)) {
+    return absl::NotFoundError(StrCat("no job ", id));
+  }
+  return *stored;
+}
+
+absl::StatusOr<StoredJob> ServableJob(Store& store, const Principal& who,
+                                      const std::string& id) {
+  ASSIGN_OR_RETURN(StoredJob job, VisibleJob(store, who, id));
+  if (job.job.state != JobState::kSucceeded || job.job.kind == JobKind::kTest) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", id,
+               " is not a finished training job (or an imported snapshot)"));
+  }
+  return job;
+}
+
+absl::StatusOr<std::string> ExportedSnapshot(Store& store,
+                                             const Principal& who,
+                                             const std::string& id) {
+  RETURN_IF_ERROR(VisibleJob(store, who, id).status());
+  ASSIGN_OR_RETURN(std::optional<SnapshotBlob> blob, store.LatestSnapshot(id));
+  if (!blob) {
+    return absl::FailedPreconditionError(
+        StrCat("job ", id, " has no snapshot yet"));
+  }
+  // A stored snapshot that no longer verifies is not served: the client
+  // would import a damaged model.
+  if (absl::Status verified = train::DecodeSnapshot(blob->bytes).status();
+      !verified.ok()) {
+    return absl::DataLossError(StrCat("the stored snapshot of job ", id,
+                                      " is damaged: ", verified.message()));
+  }
+  return std::move(blob->bytes);
+}
+
+namespace {
+
+// Whether a listing shows `job` (jobs from before names go by their
+// model's name).
+bool Wanted(const JobQuery& query, const Job& job) {
+  const std::string& name = job.name.empty() ? job.model_name : job.name;
+  if (!query.name.empty() && !GlobMatch(query.name, name)) return false;
+  for (const auto& [key, value] : query.tags) {
+    auto it = job.tags.find(key);
+    if (it == job.tags.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<JobPage> ListJobPage(Store& store, const Principal& who,
+                                    const JobQuery& query) {
+  const int size =
+      query.page_size <= 0 ? 50 : std::min(query.page_size, 1000);
+  int64_t offset = 0;
+  if (!query.page_token.empty()) {
+    char* end = nullptr;
+    offset = std::strtoll(query.page_token.c_str(), &end, 10);
+    if (*end != '\0' || offset < 0) {
+      return absl::InvalidArgumentError("bad page token");
+    }
+  }
+  // With tags or a name to match, the store's jobs are read in batches
+  // until a page is full; the token stays an offset in the store's list.
+  const bool filtered = !query.tags.empty() || !query.name.empty();
+  const int batch = filtered ? 1000 : size + 1;
+  JobPage page;
+  for (int64_t at = offset;; at += batch) {
+    ASSIGN_OR_RETURN(std::vector<Job> jobs,
+                     store.ListJobs(who.Filter(), query.state, at, batch));
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (!Wanted(query, jobs[i])) continue;
+      if (static_cast<int>(page.jobs.size()) == size) {  // a next page
+        page.next_page = std::to_string(at + static_cast<int64_t>(i));
+        return page;
+      }
+      page.jobs.push_back(std::move(jobs[i]));
+    }
+    if (static_cast<int>(jobs.size()) < batch) break;
+  }
+  return page;
+}
+
+absl::StatusOr<std::vector<NodeRecord>> VisibleNodes(Store& store,
+                                                     JobManager& jobs,
+                                                     const Principal& who) {
+  // Live: seen within a lease (a dead daemon's jobs are requeued then).
+  ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes,
+                   store.ListNodes(std::max(
+                       jobs.lease(), std::chrono::milliseconds(5000))));
+  // Whose the running jobs are: the caller sees only its own.
+  std::map<std::string, std::string> owner;
+  ASSIGN_OR_RETURN(std::vector<Job> running,
+                   store.ListJobs("", JobState::kRunning, 0, 100000));
+  for (const Job& j : running) owner[j.id] = j.principal;
+  for (NodeRecord& n : nodes) {
+    std::erase_if(n.running, [&](const std::string& id) {
+      auto it = owner.find(id);
+      return it == owner.end() || !who.Owns(it->second);
+    });
+  }
+  return nodes;
+}
+
+}  // namespace webnnm::server

@@ -1,0 +1,62 @@
+// What a principal may see: its own jobs, datasets and nodes' running jobs
+// (an admin: everyone's). Another principal's job is NotFound, never told
+// apart from none. The RPC edge's read calls are these, converted.
+#ifndef WEBNNM_SERVER_CORE_ACCESS_H_
+#define WEBNNM_SERVER_CORE_ACCESS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/core/job.h"
+#include "server/core/jobs.h"
+#include "server/core/principal.h"
+#include "server/core/store.h"
+
+namespace webnnm::server {
+
+// The job `id` if `who` may see it; NotFound "no job ID" otherwise,
+// InvalidArgument for "".
+absl::StatusOr<StoredJob> VisibleJob(Store& store, const Principal& who,
+                                     const std::string& id);
+
+// The job if `who` may see it and it has a model to serve: a succeeded
+// training job or an imported snapshot (FailedPrecondition otherwise).
+absl::StatusOr<StoredJob> ServableJob(Store& store, const Principal& who,
+                                      const std::string& id);
+
+// The newest snapshot of a job `who` may see, verified (its checksum, its
+// table): FailedPrecondition without one, DataLoss when it is damaged.
+absl::StatusOr<std::string> ExportedSnapshot(Store& store,
+                                             const Principal& who,
+                                             const std::string& id);
+
+// Which jobs a listing shows, and from where.
+struct JobQuery {
+  JobState state = JobState::kUnspecified;  // kUnspecified: any
+  std::string name;                         // a glob; "": any
+  std::map<std::string, std::string> tags;  // every one must match
+  int page_size = 0;                        // <= 0: 50; at most 1000
+  std::string page_token;                   // "" or a previous next_page
+};
+struct JobPage {
+  std::vector<Job> jobs;
+  std::string next_page;  // "" on the last page
+};
+// A page of `who`'s jobs, newest first (InvalidArgument for a bad token).
+absl::StatusOr<JobPage> ListJobPage(Store& store, const Principal& who,
+                                    const JobQuery& query);
+
+// The live daemons (seen within a lease, at least 5 s), each listing only
+// the running jobs `who` may see.
+absl::StatusOr<std::vector<NodeRecord>> VisibleNodes(Store& store,
+                                                     JobManager& jobs,
+                                                     const Principal& who);
+
+}  // namespace webnnm::server
+
+#endif  // WEBNNM_SERVER_CORE_ACCESS_H_

@@ -18,6 +18,7 @@
 #include "server/core/access.h"
 #include "server/core/job_log.h"
 #include "server/core/memory_store.h"
+#include "server/core/testing/test_files.h"
 
 namespace webnnm::server {
 namespace {
@@ -25,15 +26,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr char kIris[] = WEBNNM_SOURCE_DIR "/configs/datasets/iris.csv";
-constexpr char kModel[] = WEBNNM_SOURCE_DIR "/configs/models/iris.wnm";
-
-std::string ReadText(const char* path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_files::kIris;
+using testing_files::kModel;
+using testing_files::ReadText;
 
 // A store whose first lookup of an idempotency key finds nothing and, in
 // that moment, lets another call with the same key create its job: the

@@ -20,6 +20,7 @@
 #include "proto/wire/sha256.h"
 #include "server/core/admission.h"
 #include "server/core/memory_store.h"
+#include "server/core/testing/test_files.h"
 
 namespace webnnm::server {
 namespace {
@@ -27,15 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr char kIris[] = WEBNNM_SOURCE_DIR "/configs/datasets/iris.csv";
-constexpr char kModel[] = WEBNNM_SOURCE_DIR "/configs/models/iris.wnm";
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_files::kIris;
+using testing_files::kModel;
+using testing_files::ReadText;
 
 class UploadsTest : public ::testing::Test {
  protected:

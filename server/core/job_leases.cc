@@ -43,6 +43,13 @@ absl::Status JobManager::RequeueInterrupted(bool at_start) {
   ASSIGN_OR_RETURN(std::vector<StoredJob> expired,
                    store_.ExpiredJobs(at_start ? options_.node : ""));
   for (const StoredJob& stored : expired) {
+    // This daemon's own stop released it (the keeper's last turn may run
+    // while the workers stop): another daemon, or this one's next start,
+    // takes it up; requeued here, its stop would read as a requeue.
+    if (!at_start && stored.job.node == options_.node &&
+        stored.job.stopped_with_daemon) {
+      continue;
+    }
     Fence dead{.node = stored.job.node, .attempt = stored.job.attempt};
     dead.expired = !(at_start && stored.job.node == options_.node);
     absl::Status requeued = Requeue(stored, Fenced(stored.job.id, dead));

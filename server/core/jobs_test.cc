@@ -485,6 +485,34 @@ TEST_F(JobsTest, AStoppedDaemonsJobGoesOnAtOnceOnAnotherToTheSameEnd) {
   EXPECT_EQ(Final(whole).state.params, Final(moved).state.params);
 }
 
+TEST_F(JobsTest, TheKeeperLeavesAJobItsOwnStopReleasedForAnother) {
+  // As a daemon stops, its keeper may take one more turn after a worker
+  // released its job: that job is the next daemon's, not requeued here.
+  ShareTheStore();
+  const std::string busy = Submit("busy", 100000, /*patience=*/100000);
+  auto a = Daemon("a", std::chrono::milliseconds(600));  // turns every 200 ms
+  ASSERT_TRUE(WaitFor(busy, [](const Job& j) { return j.epoch >= 1; }));
+  const std::string left = Submit("left", 30);
+  // What a's stop leaves of a job it ran (its one worker is busy).
+  auto claimed = store_->ClaimJob("a", std::chrono::milliseconds(600), nullptr,
+                                  {StateEvent(JobState::kRunning)});
+  ASSERT_TRUE(claimed.ok() && *claimed && (**claimed).job.id == left);
+  ASSERT_TRUE(
+      store_->Update(left, [](Job& j) { j.stopped_with_daemon = true; }, {})
+          .ok());
+  ASSERT_TRUE(store_
+                  ->ReleaseLease(left, Fence{.node = "a",
+                                             .attempt = (**claimed).job.attempt})
+                  .ok());
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // five turns
+  EXPECT_EQ(Get(left).state, JobState::kRunning);
+  auto b = Daemon("b", std::chrono::milliseconds(600));
+  ASSERT_TRUE(WaitForState(left, JobState::kSucceeded)) << Get(left).error;
+  EXPECT_EQ(Get(left).node, "b");
+  EXPECT_EQ(Get(left).crash_restarts, 0);
+  ASSERT_TRUE(a->Cancel(busy).ok());
+}
+
 TEST_F(JobsTest, ADataParallelJobRunsOnTwoDaemonsAsOneRun) {
   ShareTheStore();
   // Two replicas: rank 0 on one daemon, rank 1 on the other.

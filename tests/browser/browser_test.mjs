@@ -187,9 +187,14 @@ try {
     "the label field is a list of the dataset's columns");
   const written = await page.inputValue("#model");
   await page.click("#starter");
-  await page.waitForFunction(() => document.querySelector("#model").value.includes("model:input shape=[4];"));
+  // The iris model in the editor has the same input line: wait for the
+  // starter's own header (the first CI failure was this race).
+  const starter = await page.waitForFunction(
+    () => document.querySelector("#model").value.includes("written by webnnmctl init"),
+    null, { timeout: 30000 }).then(() => true, () => false);
+  check(starter && (await page.inputValue("#model")).includes("model:input shape=[4];"),
+    "a starter model for the dataset");
   await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("the model checks"));
-  check((await page.inputValue("#model")).includes("written by webnnmctl init"), "a starter model for the dataset");
   await page.fill("#model", written);
   check((await page.$$eval("#h-regularization option", (o) => o.map((x) => x.value))).includes("L1+L2"),
     "regularization is a choice");

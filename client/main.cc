@@ -15,6 +15,7 @@
 #include "client/check_report.h"
 #include "client/cli_meta.h"
 #include "client/init_command.h"
+#include "client/export_command.h"
 #include "client/predict_command.h"
 #include "client/remote.h"
 #include "client/test_command.h"
@@ -93,6 +94,12 @@ int main(int argc, char** argv) {
   webnnm::client::PredictOptions predict_options;
   CLI::App* predict = webnnm::client::AddPredictCommand(app, predict_options);
   predict->fallthrough();
+
+  // No fallthrough: its -o is the file it writes (the format goes before
+  // the command: webnnmctl -o json export ...).
+  webnnm::client::ExportOptions export_options;
+  CLI::App* export_command =
+      webnnm::client::AddExportCommand(app, export_options);
 
   webnnm::client::RemoteOptions remote;
   webnnm::client::AddRemoteCommands(app, remote);
@@ -185,6 +192,12 @@ int main(int argc, char** argv) {
       return webnnm::client::RunRemotePredict(remote, predict_options, json);
     }
     return webnnm::client::RunPredict(predict_options, json);
+  }
+  if (*export_command) {
+    const bool json = global.output == "json";
+    return export_options.local
+               ? webnnm::client::RunExport(export_options, json)
+               : webnnm::client::RunRemoteExport(remote, export_options, json);
   }
   int code = webnnm::client::RunRemote(remote, global.output == "json");
   return code >= 0 ? code : kExitUsage;

@@ -88,6 +88,9 @@ int Metrics(Client& client, RemoteOptions& o, bool json);
 int Tag(Client& client, RemoteOptions& o, bool json);
 // remote_models.cc:
 int Infer(Client& client, RemoteOptions& o, bool json);
+// The newest snapshot of `job` (an id), its bytes appended to `bytes`.
+grpc::Status FetchSnapshot(Client& client, const std::string& job,
+                           std::string* bytes);
 int ExportSnapshot(Client& client, RemoteOptions& o, bool json);
 int ImportSnapshot(Client& client, RemoteOptions& o, bool json);
 int Health(Client& client, RemoteOptions& o, bool json);

@@ -116,15 +116,20 @@ int Infer(Client& client, RemoteOptions& o, bool json) {
   return 0;
 }
 
-int ExportSnapshot(Client& client, RemoteOptions& o, bool json) {
+grpc::Status FetchSnapshot(Client& client, const std::string& job,
+                           std::string* bytes) {
   v1::ExportSnapshotRequest r;
-  r.set_job_id(o.job);
+  r.set_job_id(job);
   auto context = client.Context();
   auto reader = client.stub().ExportSnapshot(context.get(), r);
-  std::string bytes;
   v1::SnapshotChunk chunk;
-  while (reader->Read(&chunk)) bytes += chunk.data();
-  grpc::Status s = reader->Finish();
+  while (reader->Read(&chunk)) *bytes += chunk.data();
+  return reader->Finish();
+}
+
+int ExportSnapshot(Client& client, RemoteOptions& o, bool json) {
+  std::string bytes;
+  grpc::Status s = FetchSnapshot(client, o.job, &bytes);
   if (!s.ok()) return client.Error(s);
   std::string file = o.file.empty() ? o.job + ".wnms" : o.file;
   std::string temp = file + ".tmp";

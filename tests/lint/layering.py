@@ -50,6 +50,8 @@ RULES = {
     "engine/expert": TRAIN,
     "engine/collectives": ["engine/base", "engine/train",
                            "engine/collectives"],
+    # The way out: a trained model (the DAG, a snapshot) as an ONNX file.
+    "engine/interop": TRAIN + ["engine/interop"],
     # The API sets threads through the CPU backend.
     "engine/api": ["engine", "backends"],
     "engine/testing": ["engine"],
@@ -81,7 +83,8 @@ RULES = {
     # The client: the engine's API and what it reports, never a backend.
     "client": ["client", "engine/api", "engine/base", "engine/check.h",
                "engine/collectives", "engine/dag", "engine/data",
-               "engine/expert", "engine/train", "proto/wire", "proto/convert",
+               "engine/expert", "engine/interop", "engine/train", "proto/wire",
+               "proto/convert",
                "webnnm/v1",
                "inference"],
 }

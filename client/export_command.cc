@@ -38,6 +38,21 @@ int WriteWhole(const std::string& file, const std::string& bytes) {
   return kExitOk;
 }
 
+// Says what was written.
+int Written(const std::string& file, size_t bytes, bool json) {
+  if (json) {
+    std::cout << nlohmann::ordered_json{{"file", file},
+                                        {"format", "onnx"},
+                                        {"bytes", bytes}}
+                     .dump()
+              << "\n";
+  } else {
+    std::cout << "wrote " << file << " (ONNX, opset 17, " << bytes
+              << " bytes)\n";
+  }
+  return kExitOk;
+}
+
 // Exports the snapshot through `model_file` (its text; empty: the
 // snapshot's own model) into `file`.
 int ExportTo(const train::ModelSnapshot& snapshot,
@@ -68,17 +83,7 @@ int ExportTo(const train::ModelSnapshot& snapshot,
   if (int written = WriteWhole(file, *bytes); written != kExitOk) {
     return written;
   }
-  if (json) {
-    std::cout << nlohmann::ordered_json{{"file", file},
-                                        {"format", "onnx"},
-                                        {"bytes", bytes->size()}}
-                     .dump()
-              << "\n";
-  } else {
-    std::cout << "wrote " << file << " (ONNX, opset 17, " << bytes->size()
-              << " bytes)\n";
-  }
-  return kExitOk;
+  return Written(file, bytes->size(), json);
 }
 
 }  // namespace
@@ -127,14 +132,25 @@ int RunRemoteExport(const RemoteOptions& remote, const ExportOptions& o,
   Client client(remote);
   std::string job = o.target;
   if (int resolved = ResolveJobId(client, job); resolved != 0) return resolved;
-  std::string bytes;
-  if (grpc::Status s = FetchSnapshot(client, job, &bytes); !s.ok()) {
-    return client.Error(s);
+  // The daemon exports (ExportModel); the file is written here.
+  v1::ExportModelRequest request;
+  request.set_job_id(job);
+  request.set_format(o.format);
+  auto context = client.Context();
+  auto reader = client.stub().ExportModel(context.get(), request);
+  std::string bytes, name;
+  v1::ModelChunk chunk;
+  while (reader->Read(&chunk)) {
+    bytes += chunk.data();
+    if (name.empty()) name = chunk.file_name();
   }
-  absl::StatusOr<train::ModelSnapshot> snapshot =
-      train::DecodeModelSnapshot(bytes);
-  if (!snapshot.ok()) return Fail(snapshot.status());
-  return ExportTo(*snapshot, "", o.file.empty() ? job + ".onnx" : o.file, json);
+  if (grpc::Status s = reader->Finish(); !s.ok()) return client.Error(s);
+  const std::string file =
+      o.file.empty() ? (name.empty() ? job + ".onnx" : name) : o.file;
+  if (int written = WriteWhole(file, bytes); written != kExitOk) {
+    return written;
+  }
+  return Written(file, bytes.size(), json);
 }
 
 }  // namespace webnnm::client

@@ -2,8 +2,8 @@
 // --local [MODEL] --load SNAPSHOT --format onnx [-o FILE.onnx]`: a trained
 // model as an ONNX file (engine/interop/onnx_export.h) that takes raw
 // features and answers as `predict` does (docs/interop.md). With a job,
-// its newest snapshot comes from the daemon (as `snapshot export` gets
-// it) and the file is written here; with --local, MODEL defaults to the
+// the daemon exports it (ExportModel: a finished job's newest snapshot)
+// and the file is written here; with --local, MODEL defaults to the
 // snapshot's own model. The file is written whole or not at all (default
 // JOB.onnx, or the snapshot's name with .onnx). Exit 0 written, 1 refused
 // (an operation without an ONNX form, named with its line), 2 usage.

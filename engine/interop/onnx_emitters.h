@@ -61,6 +61,10 @@ absl::Status EmitBatchNormalization(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitInstanceNormalization(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitPrelu(OnnxWriter& w, const ir::Node& node);
 
+// Recurrent layers (onnx_ops_recurrent.cc).
+absl::Status EmitLstm(OnnxWriter& w, const ir::Node& node);
+absl::Status EmitGru(OnnxWriter& w, const ir::Node& node);
+
 // Shared: the reduced axes of a node (its "axes", else `fallback`; every
 // axis when `fallback` is empty and the node has none: all of `rank`).
 std::vector<int64_t> AxesOf(const ir::Node& node, int rank,

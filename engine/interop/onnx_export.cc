@@ -1,5 +1,6 @@
 #include "engine/interop/onnx_export.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -102,15 +103,21 @@ class Exporter {
  private:
   // "line 12 (dense)": where the user wrote a node.
   std::string Where(const ir::Node& node) const;
-  absl::Status Inputs();
+  absl::Status Inputs(const std::vector<bool>& needed);
   absl::Status Parameter(const ir::Node& node, ir::ValueId v);
   absl::Status Constant(const ir::Node& node, ir::ValueId v);
   absl::Status Outputs();
-  // `x` of `type` standardized (and imputed) as the snapshot says.
+  // `x` of `type` imputed and standardized as the snapshot says (over
+  // `steps` steps of a sequence when not 0), its padding past `lengths`
+  // (when not "") zeroed.
   absl::StatusOr<std::string> Prepared(std::string x,
                                        const ir::TensorType& type,
+                                       int64_t steps,
                                        const train::Standardization* s,
-                                       const train::Imputation* impute);
+                                       const train::Imputation* impute,
+                                       const std::string& lengths);
+  // Whether a needed lstm or gru runs over symbolic steps.
+  bool NeedsLengths(const std::vector<bool>& needed) const;
 
   const dag::Dag& dag_;
   SourceFile source_;
@@ -133,10 +140,14 @@ std::string Exporter::Where(const ir::Node& node) const {
   return at.empty() ? std::string("the model") : at;
 }
 
-absl::StatusOr<std::string> Exporter::Prepared(
-    std::string x, const ir::TensorType& type, const train::Standardization* s,
-    const train::Imputation* impute) {
-  const std::vector<int64_t> dims = type.FeatureShape();
+absl::StatusOr<std::string> Exporter::Prepared(std::string x,
+                                               const ir::TensorType& type,
+                                               int64_t steps,
+                                               const train::Standardization* s,
+                                               const train::Imputation* impute,
+                                               const std::string& lengths) {
+  std::vector<int64_t> dims = type.FeatureShape();
+  if (steps > 0) dims.insert(dims.begin(), steps);
   int64_t width = 1;
   for (int64_t d : dims) width *= d;
   if (impute != nullptr && !impute->empty()) {
@@ -154,8 +165,7 @@ absl::StatusOr<std::string> Exporter::Prepared(
     if (static_cast<int64_t>(s->mean.size()) != width) {
       return absl::FailedPreconditionError(
           StrCat("the snapshot standardizes ", s->mean.size(),
-                 " features; the model's input takes ", width,
-                 " (sequenced inputs do not export standardized yet)"));
+                 " features; the model's input takes ", width));
     }
     ASSIGN_OR_RETURN(
         std::string mean,
@@ -165,12 +175,41 @@ absl::StatusOr<std::string> Exporter::Prepared(
         w_.Floats(s->stddev, dims, ir::DType::kFloat32, w_.Fresh("stddev")));
     x = w_.Op("Div", {w_.Op("Sub", {x, mean}), sd});
   }
+  if (!lengths.empty()) {
+    // A ragged sequence's padding stays zero (as the daemon's data does):
+    // steps at or past a sample's length multiplied by 0.
+    std::vector<int64_t> index(steps);
+    for (int64_t t = 0; t < steps; ++t) index[t] = t;
+    const std::string real =
+        w_.Op("Less", {w_.Int32s(index, "steps"),
+                       w_.Op("Unsqueeze", {lengths, w_.Int64s({1}, "axes")})});
+    std::vector<int64_t> shape(type.shape.size(), 1);
+    shape[0] = 0;  // the batch, copied
+    shape[1] = steps;
+    x = w_.Op("Mul", {x, w_.Op("Reshape", {w_.Cast(real, ir::DType::kFloat32),
+                                           w_.Int64s(shape)})});
+  }
   if (type.dtype != ir::DType::kFloat32) x = w_.Cast(x, type.dtype);
   return x;
 }
 
-absl::Status Exporter::Inputs() {
+bool Exporter::NeedsLengths(const std::vector<bool>& needed) const {
+  for (ir::NodeId id = 0; id < graph_.num_nodes(); ++id) {
+    const ir::Node& node = graph_.node(id);
+    if (!needed[id] || node.kind != ir::NodeKind::kOp) continue;
+    if ((node.op->kind == ir::OpKind::kLstm ||
+         node.op->kind == ir::OpKind::kGru) &&
+        ir::IsSymbolic(graph_.value(node.operands[0]).type.shape[0])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status Exporter::Inputs(const std::vector<bool>& needed) {
   for (const dag::Endpoint& e : dag_.outputs) output_names_.insert(e.name);
+  const bool lengths_needed = NeedsLengths(needed);
+  std::string lengths;  // the lengths input, once added
   for (size_t k = 0; k < dag_.inputs.size(); ++k) {
     const dag::Endpoint& e = dag_.inputs[k];
     const ir::ValueId v = graph_.output(e.node);
@@ -186,20 +225,54 @@ absl::Status Exporter::Inputs() {
                it != snapshot_.input_standardization.end()) {
       s = &it->second;
     }
-    const bool prepared = (s != nullptr && !s->empty()) ||
-                          (impute != nullptr && !impute->empty());
+    const bool standardized = s != nullptr && !s->empty();
+    const bool prepared =
+        standardized || (impute != nullptr && !impute->empty());
+    // A sequence's lengths (the first sequenced input's, as a ragged
+    // dataset has them) when a recurrent layer runs over symbolic steps.
+    const auto at =
+        std::find(type.shape.begin(), type.shape.end(), ir::kSequenceDim);
+    const bool sequenced = at != type.shape.end();
+    std::string mask;
+    if (sequenced && lengths_needed && lengths.empty()) {
+      lengths = StrCat(e.name, "_lengths");  // declared after the inputs
+      w_.SetSequenceLengths(lengths);
+      mask = lengths;
+    }
+    // Standardized a step at a time: the steps of its statistics (those
+    // of the training data's length), which the file's input then has.
+    std::vector<int64_t> shape = type.shape;
+    int64_t steps = 0;
+    if (sequenced && standardized) {
+      int64_t width = 1;
+      for (int64_t d : type.FeatureShape()) width *= d;
+      if (at - type.shape.begin() != 1 ||
+          s->mean.size() % static_cast<size_t>(width) != 0) {
+        return absl::FailedPreconditionError(
+            StrCat("input ", e.name, " is standardized over ", s->mean.size(),
+                   " values, not whole steps of ", width));
+      }
+      steps = static_cast<int64_t>(s->mean.size()) / width;
+      shape[1] = steps;
+    }
     // Raw features come in as float32 when the model standardizes them.
     const ir::DType fed = prepared ? ir::DType::kFloat32 : type.dtype;
     ASSIGN_OR_RETURN(int elem, OnnxType(fed));
     onnx::ValueInfoProto& info = *model_.mutable_graph()->add_input();
     info.set_name(name);
-    SetType(info, elem, type.shape);
+    SetType(info, elem, shape);
     if (!prepared) {
       w_.Bind(v, name);
       continue;
     }
-    ASSIGN_OR_RETURN(std::string x, Prepared(name, type, s, impute));
+    ASSIGN_OR_RETURN(std::string x, Prepared(name, type, steps, s, impute,
+                                             steps > 0 ? mask : ""));
     w_.Bind(v, x);
+  }
+  if (!lengths.empty()) {
+    onnx::ValueInfoProto& info = *model_.mutable_graph()->add_input();
+    info.set_name(lengths);
+    SetType(info, onnx::TensorProto::INT32, {ir::kBatchDim});
   }
   return absl::OkStatus();
 }
@@ -338,7 +411,7 @@ absl::StatusOr<std::string> Exporter::Run(const OnnxExportOptions& options) {
                  "docs/interop.md lists the operations that have one"));
     }
   }
-  RETURN_IF_ERROR(Inputs());
+  RETURN_IF_ERROR(Inputs(needed));
   for (ir::NodeId id : order) {
     const ir::Node& node = graph_.node(id);
     if (!needed[id]) continue;

@@ -1,7 +1,7 @@
 // The table: each WebNN operation that has an ONNX form, and the ONNX
 // operators it becomes (onnx_ops.h). What is not here is refused by the
-// export naming the operation, its layer and line: recurrent layers
-// (lstm, gru and their cells), convTranspose2d, resample2d, the quantized
+// export naming the operation, its layer and line: the recurrent
+// cells (lstmCell, gruCell), convTranspose2d, resample2d, the quantized
 // operations, scatters, and the high-level and training-only operations
 // the DAG has no more at export (attend, residual, embedding, dropout,
 // randomUniform, maxPool2dGradient).
@@ -136,6 +136,8 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kGelu, EmitGelu, "Mul, Erf, Add (opset 17 has no Gelu)"},
       {OpKind::kGemm, EmitGemm, "Gemm"},
       {OpKind::kGreater, Compare<kGreater>, "Greater + Cast"},
+      {OpKind::kGru, EmitGru,
+       "GRU (linear_before_reset from resetAfter; rzn reordered)"},
       {OpKind::kGreaterOrEqual, Compare<kGreaterOrEqual>,
        "GreaterOrEqual + Cast"},
       {OpKind::kHardSigmoid, EmitHardSigmoid, "HardSigmoid"},
@@ -157,6 +159,7 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kLogicalNot, LogicalNot, "Not"},
       {OpKind::kLogicalOr, Logical<kOr>, "Or"},
       {OpKind::kLogicalXor, Logical<kXor>, "Xor"},
+      {OpKind::kLstm, EmitLstm, "LSTM (peepholes as P; ifgo reordered)"},
       {OpKind::kMatmul, EmitMatmul, "MatMul"},
       {OpKind::kMax, Same<kMax>, "Max"},
       {OpKind::kMaxPool2d, Pool<kMaxPool>, "MaxPool"},

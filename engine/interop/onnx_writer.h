@@ -53,6 +53,10 @@ class OnnxWriter {
   }
 
   std::string Fresh(std::string_view hint);
+  // The graph input of a sequence's real lengths (int32 [batch]) that
+  // recurrent layers over symbolic steps read ("" when there is none).
+  const std::string& sequence_lengths() const { return lengths_; }
+  void SetSequenceLengths(std::string name) { lengths_ = std::move(name); }
   // Adds a node; `outputs` empty: one fresh output. Returns the node, whose
   // output(0) is its first output's name.
   onnx::NodeProto& Add(std::string_view op_type,
@@ -90,6 +94,7 @@ class OnnxWriter {
   onnx::GraphProto& proto_;
   std::map<ir::ValueId, std::string> bound_;
   std::map<std::string, int> counters_;
+  std::string lengths_;
 };
 
 // Attributes of a NodeProto.

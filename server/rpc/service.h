@@ -1,9 +1,10 @@
 // The webnnm.v1.Webnnm service: an adapter from gRPC to the core. Each
 // method authenticates, converts the request (server/convert), makes one
 // call of the core (admission.h, uploads.h, access.h, watch.h, serving.h,
-// the store, the job manager) and converts its answer. Every call authenticates first (auth.h); another principal's
-// job or dataset is NOT_FOUND. Errors map to gRPC codes: a model that does
-// not check and bad arguments are INVALID_ARGUMENT, limits are
+// model_export.h, the store, the job manager) and converts its answer.
+// Every call authenticates first (auth.h); another principal's job or
+// dataset is NOT_FOUND. Errors map to gRPC codes: a model that does not
+// check and bad arguments are INVALID_ARGUMENT, limits are
 // RESOURCE_EXHAUSTED, wrong states FAILED_PRECONDITION.
 #ifndef WEBNNM_SERVER_RPC_SERVICE_H_
 #define WEBNNM_SERVER_RPC_SERVICE_H_
@@ -82,6 +83,9 @@ class WebnnmService final
   grpc::Status ExportSnapshot(
       grpc::ServerContext* context, const v1::ExportSnapshotRequest* request,
       grpc::ServerWriter<v1::SnapshotChunk>* writer) override;
+  grpc::Status ExportModel(grpc::ServerContext* context,
+                           const v1::ExportModelRequest* request,
+                           grpc::ServerWriter<v1::ModelChunk>* writer) override;
   grpc::Status ImportSnapshot(grpc::ServerContext* context,
                               const v1::ImportSnapshotRequest* request,
                               v1::ImportSnapshotResponse* response) override;

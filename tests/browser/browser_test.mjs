@@ -273,6 +273,13 @@ try {
   check(download.suggestedFilename() === `${first}.wnms` &&
         downloaded.equals(readFileSync(join(work, "exported.wnms"))), "a downloaded snapshot equals webnnmctl's export");
 
+  // The model as ONNX (the daemon's ExportModel): webnnmctl export's bytes.
+  const [onnx] = await Promise.all([page.waitForEvent("download"), page.click("#download-onnx")]);
+  ctl("export", first, "-o", join(work, "exported.onnx"));
+  check(onnx.suggestedFilename() === `${first}.onnx` &&
+        readFileSync(await onnx.path()).equals(readFileSync(join(work, "exported.onnx"))),
+    "a downloaded ONNX file equals webnnmctl export's");
+
   // Predictions of the whole dataset, downloaded: the daemon's CSV, as
   // webnnmctl predict gets it.
   await page.selectOption("#predict-dataset", irisId);

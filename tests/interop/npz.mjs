@@ -1,6 +1,8 @@
 // NumPy .npy arrays in .npz archives, as the ONNX test writes its inputs
-// and reads `webnnmctl predict --output FILE.npz` back: stored or deflated
-// zip entries; float32, float64, int32, int64, uint8 and Unicode arrays.
+// and reads `webnnmctl predict --output FILE.npz` (and the shipped
+// datasets) back: stored or deflated zip entries; float16 (read as
+// float32), float32, float64, int32, int64 (read as numbers), uint8 and
+// Unicode arrays (names only).
 import { inflateRawSync } from "node:zlib";
 
 const CRC_TABLE = (() => {
@@ -73,6 +75,13 @@ export function npz(arrays) {
   return Buffer.concat([...locals, directory, end]);
 }
 
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, fraction = h & 0x3ff;
+  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
+}
+
 function parseNpy(bytes) {
   const length = bytes.readUInt16LE(8);
   const header = bytes.subarray(10, 10 + length).toString("latin1");
@@ -82,6 +91,7 @@ function parseNpy(bytes) {
   const copy = (T) => new T(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
   const types = { "<f4": Float32Array, "<f8": Float64Array, "<i4": Int32Array, "<i8": BigInt64Array, "|u1": Uint8Array };
   if (descr.startsWith("<U")) return { shape, descr, data: null };
+  if (descr === "<f2") return { shape, descr, data: Float32Array.from(copy(Uint16Array), halfToFloat) };
   const T = types[descr];
   if (!T) throw new Error(`npz: unsupported descr ${descr}`);
   let data = copy(T);

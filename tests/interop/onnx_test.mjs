@@ -3,9 +3,12 @@
 // exported with `webnnmctl export --local`, checked by Debian's
 // python3-onnx (check_model, full_check) and run on random inputs in
 // batches of 37 and of 1 against `webnnmctl predict --local` on the same
-// inputs: every value within rtol 1e-4, atol 1e-5, and the same predicted
-// class unless the two likeliest classes are that close. A model with an
-// operation that has no ONNX form is refused naming it and its line.
+// inputs (the shipped datasets' own for the recurrent models: ragged
+// sequences with their lengths, token ids, two inputs): every value within
+// rtol 1e-4, atol 1e-5 (a sequence's padded steps aside), and the same
+// predicted class unless the two likeliest classes are that close. A model
+// with an operation that has no ONNX form is refused naming it and its
+// line.
 //
 // The daemon's way: `webnnmctl export JOB` writes the same bytes as the
 // local export of the job's snapshot. docs/interop.md's Node example runs
@@ -68,11 +71,11 @@ function nearRows(rows, n, rand, missing = 0) {
 }
 
 // A small image set for the image models: each label a brightness.
-function imageSet(file, shape, n, rand) {
+function imageSet(file, shape, n, rand, classes = 10) {
   const size = shape.reduce((a, b) => a * b, 1);
   const x = new Float32Array(n * size), y = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    y[i] = i % 10;
+    y[i] = i % classes;
     for (let j = 0; j < size; j++) x[i * size + j] = 20 * y[i] + 40 * rand();
   }
   writeFileSync(file, npz({ x: { data: x, shape: [n, ...shape], type: "float32" },
@@ -83,14 +86,32 @@ function within(a, b) {
   return Math.abs(a - b) <= ATOL + RTOL * Math.abs(b) || (Number.isNaN(a) && Number.isNaN(b));
 }
 
-// Runs the exported file on `x` ([n, ...shape]) in batches of `batch`;
-// returns each output's values, concatenated.
-async function runOnnx(session, x, shape, n, batch) {
-  const size = shape.reduce((a, b) => a * b, 1);
+// Rows [at, at + m) of an array of `n` rows.
+function rows(a, at, m, n) {
+  const size = a.length / n;
+  return a.slice(at * size, (at + m) * size);
+}
+
+// Runs the exported file on the first `count` rows of `feeds` (block ->
+// {data, shape, type}, n rows each; `lengths` the sequences' real steps,
+// or null) in batches of `batch`; returns each output's values,
+// concatenated.
+async function runOnnx(session, feeds, lengths, n, count, batch) {
   const outs = {};
-  for (let at = 0; at < n; at += batch) {
-    const m = Math.min(batch, n - at);
-    const feed = { [session.inputNames[0]]: new ort.Tensor("float32", x.slice(at * size, (at + m) * size), [m, ...shape]) };
+  for (let at = 0; at < count; at += batch) {
+    const m = Math.min(batch, count - at);
+    const feed = {};
+    for (const input of session.inputNames) {
+      if (input.endsWith("_lengths")) {
+        // Without ragged lengths, every sequence is whole.
+        const steps = feeds[input.slice(0, -"_lengths".length)].shape[0];
+        const real = lengths ? rows(lengths, at, m, n) : Int32Array.from({ length: m }, () => steps);
+        feed[input] = new ort.Tensor("int32", Int32Array.from(real), [m]);
+        continue;
+      }
+      const f = feeds[input] ?? feeds[input.replace(/_input$/, "")];
+      feed[input] = new ort.Tensor(f.type, rows(f.data, at, m, n), [m, ...f.shape]);
+    }
     const result = await session.run(feed);
     for (const name of session.outputNames) {
       (outs[name] ??= []).push(...Array.from(result[name].data, Number));
@@ -99,7 +120,7 @@ async function runOnnx(session, x, shape, n, batch) {
   return outs;
 }
 
-async function exportAndCompare({ name, data, shape, inputs, epochs = 3, extra = [] }) {
+async function exportAndCompare({ name, data, feeds, lengths = null, epochs = 3, extra = [] }) {
   const model = join(source, "configs/models", `${name}.wnm`);
   const snapshot = join(work, `${name}.wnms`);
   ctl("train", "--local", model, "--dataset", data, "--epochs", String(epochs), "--seeds", "1", "--save", snapshot, ...extra);
@@ -110,26 +131,36 @@ async function exportAndCompare({ name, data, shape, inputs, epochs = 3, extra =
     "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", file], { encoding: "utf8" });
   check(checker.status === 0, `${name}: onnx.checker.check_model(full_check=True) passes${checker.status ? ": " + checker.stderr.trim().split("\n").pop() : ""}`);
 
-  const n = inputs.length / shape.reduce((a, b) => a * b, 1);
+  // predict's input: the same arrays (x for a model's only input).
+  const blocks = Object.keys(feeds);
+  const first = feeds[blocks[0]];
+  const n = first.data.length / first.shape.reduce((a, b) => a * b, 1);
+  const arrays = {};
+  for (const block of blocks) arrays[blocks.length === 1 ? "x" : block] = { ...feeds[block], shape: [n, ...feeds[block].shape] };
+  if (lengths) arrays[`${blocks.length === 1 ? "x" : blocks[0]}_lengths`] = { data: Int32Array.from(lengths), shape: [n], type: "int32" };
   const inputFile = join(work, `${name}-inputs.npz`);
-  writeFileSync(inputFile, npz({ x: { data: inputs, shape: [n, ...shape], type: "float32" } }));
+  writeFileSync(inputFile, npz(arrays));
   const predicted = join(work, `${name}-predicted.npz`);
   ctl("predict", "--local", model, "--load", snapshot, "--dataset", inputFile, "--output", predicted);
   const expected = readNpz(readFileSync(predicted));
 
   const session = await ort.InferenceSession.create(file, { executionProviders: ["cpu"], intraOpNumThreads: 1 });
   for (const [batch, count] of [[37, n], [1, Math.min(n, 100)]]) {
-    const got = await runOnnx(session, inputs, shape, count, batch);
+    const got = await runOnnx(session, feeds, lengths, n, count, batch);
     let worst = 0, where = "", mismatched = 0, classes = 0;
     for (const out of session.outputNames) {
       const want = expected[out];
       if (!want) { check(false, `${name}: predict wrote no ${out}`); continue; }
       const values = got[out];
+      // A sequenced output: predict leaves padded steps 0 (class -1).
+      const steps = want.shape.length === (out.endsWith("_class") ? 2 : 3) ? want.shape[1] : 1;
+      const padded = (i, perStep) => lengths && steps > 1 && Math.floor(i / perStep) % steps >= lengths[Math.floor(i / perStep / steps)];
       if (out.endsWith("_class")) {
         // The same class, unless the two likeliest are within tolerance.
         const probs = got[out.slice(0, -"_class".length)];
-        const k = probs.length / count;
-        for (let i = 0; i < count; i++) {
+        const k = probs.length / values.length;
+        for (let i = 0; i < values.length; i++) {
+          if (padded(i, 1)) continue;
           classes++;
           if (values[i] === want.data[i]) continue;
           const row = probs.slice(i * k, (i + 1) * k).sort((a, b) => b - a);
@@ -137,8 +168,10 @@ async function exportAndCompare({ name, data, shape, inputs, epochs = 3, extra =
         }
         continue;
       }
+      const perStep = want.data.length / n / steps;
       check(values.length === count * (want.data.length / n), `${name}: ${out} has ${values.length / count} values a sample, as predict's`);
       for (let i = 0; i < values.length; i++) {
+        if (padded(i, perStep)) continue;
         const b = want.data[i];
         const err = Math.abs(values[i] - b) / (ATOL + RTOL * Math.abs(b));
         if (err > worst) { worst = err; where = `${out}[${i}] ${values[i]} vs ${b}`; }
@@ -147,6 +180,20 @@ async function exportAndCompare({ name, data, shape, inputs, epochs = 3, extra =
     check(worst <= 1, `${name}, batches of ${batch}: every value within rtol ${RTOL}, atol ${ATOL} of predict's${worst > 1 ? ` (worst ${where})` : ` (worst at ${(worst * 100).toFixed(1)}% of the tolerance)`}`);
     if (classes) check(mismatched === 0, `${name}, batches of ${batch}: the same predicted classes (${mismatched} of ${classes} differ)`);
   }
+}
+
+// A shipped .npz dataset's inputs (float16 and float64 as float32) and
+// lengths, for predict and ONNX Runtime alike.
+function shippedFeeds(file, blocks) {
+  const arrays = readNpz(readFileSync(file));
+  const feeds = {};
+  for (const [block, array] of Object.entries(blocks)) {
+    const a = arrays[array];
+    const type = a.descr === "<i4" || a.descr === "<i8" ? "int32" : "float32";
+    feeds[block] = { data: type === "int32" ? Int32Array.from(a.data) : Float32Array.from(a.data), shape: a.shape.slice(1), type };
+  }
+  const lengths = arrays.x_lengths ? Int32Array.from(arrays.x_lengths.data) : null;
+  return { feeds, lengths };
 }
 
 // A job trained on a real webnnmd, exported by its id.
@@ -174,6 +221,13 @@ async function fromTheDaemon() {
     check(out.startsWith(`wrote ${join(work, "job.onnx")}`) &&
           readFileSync(join(work, "job.onnx")).equals(readFileSync(join(work, "local.onnx"))),
       "export JOB (by a prefix of its id) writes the bytes of its snapshot's local export");
+    // An unfinished job has no model to export yet.
+    const stopped = JSON.parse(remote("-o", "json", "submit", join(source, "configs/models/iris.wnm"), "--dataset",
+      join(source, "configs/datasets/iris.csv"), "--epochs", "1000000", "--patience", "1000000", "--seeds", "1")).jobId;
+    remote("cancel", stopped);
+    const unfinished = spawnSync(webnnmctl, ["export", stopped], { env, encoding: "utf8" });
+    check(unfinished.status === 1 && unfinished.stderr.includes("not a finished training job"),
+      `an unfinished job is refused (exit ${unfinished.status}: ${unfinished.stderr.trim()})`);
     const unknown = spawnSync(webnnmctl, ["export", "jnosuchjob"], { env, encoding: "utf8" });
     check(unknown.status === 1 && unknown.stderr.includes("jnosuchjob"), `an unknown job is refused (exit ${unknown.status}: ${unknown.stderr.trim()})`);
   } finally {
@@ -201,7 +255,7 @@ try {
   for (const name of ["iris", "wine", "breast-cancer", "digits", "diabetes"]) {
     const data = join(source, "configs/datasets", `${name}.csv`);
     const { rows } = csvFeatures(data);
-    await exportAndCompare({ name, data, shape: [rows[0].length], inputs: nearRows(rows, 37 * 20, rand) });
+    await exportAndCompare({ name, data, feeds: { model: { data: nearRows(rows, 37 * 20, rand), shape: [rows[0].length], type: "float32" } } });
   }
   // Missing values: iris with empty cells, imputed in the file as in predict.
   {
@@ -210,7 +264,7 @@ try {
     const data = join(work, "iris-missing.csv");
     writeFileSync(data, holed.join("\n") + "\n");
     const { rows } = csvFeatures(join(source, "configs/datasets/iris.csv"));
-    await exportAndCompare({ name: "iris", data, shape: [4], inputs: nearRows(rows, 37 * 20, rand, 0.1) });
+    await exportAndCompare({ name: "iris", data, feeds: { model: { data: nearRows(rows, 37 * 20, rand, 0.1), shape: [4], type: "float32" } } });
   }
   for (const [name, shape] of [["fashion-mlp", [784]], ["fashion-mlp-wide", [784]],
                                ["fashion-cnn", [1, 28, 28]], ["fashion-cnn-wide", [1, 28, 28]]]) {
@@ -218,7 +272,7 @@ try {
     imageSet(data, shape, 200, rand);
     const size = shape.reduce((a, b) => a * b, 1);
     const inputs = Float32Array.from({ length: 37 * 4 * size }, () => 255 * rand());
-    await exportAndCompare({ name, data, shape, inputs, epochs: 2 });
+    await exportAndCompare({ name, data, feeds: { model: { data: inputs, shape, type: "float32" } }, epochs: 2 });
   }
   {
     // The transformer block: attention's reshapes keep the batch symbolic.
@@ -228,21 +282,48 @@ try {
     const data = join(work, "tiny-transformer-train.npz");
     writeFileSync(data, npz({ x: { data: x, shape: [n, ...shape], type: "float32" }, y: { data: y, shape: [n], type: "int32" } }));
     const inputs = Float32Array.from({ length: 37 * 4 * size }, () => rand.normal());
-    await exportAndCompare({ name: "tiny-transformer", data, shape, inputs, epochs: 2 });
+    await exportAndCompare({ name: "tiny-transformer", data, feeds: { model: { data: inputs, shape, type: "float32" } }, epochs: 2 });
+  }
+  // Recurrent layers as ONNX's LSTM and GRU: ragged sequences (their
+  // lengths an input of the file), token ids, two inputs, fixed steps.
+  for (const [name, file, blocks] of [
+    ["ragged-lstm", "ragged.npz", { model: "x" }],
+    ["text-lstm", "text.npz", { model: "x" }],
+    ["tagger", "tagging.npz", { model: "x" }],
+    ["multimodal", "multimodal.npz", { image: "image", sound: "sound" }],
+  ]) {
+    const data = join(source, "configs/datasets", file);
+    const { feeds, lengths } = shippedFeeds(data, blocks);
+    await exportAndCompare({ name, data, feeds, lengths, epochs: 2 });
+  }
+  for (const [name, shape, classes] of [["fashion-lstm", [28, 28], 10], ["fashion-gru", [28, 28], 10], ["sequence-lstm", [6, 32], 5]]) {
+    const data = join(work, `${name}-train.npz`);
+    imageSet(data, shape, 100, rand, classes);
+    const size = shape.reduce((a, b) => a * b, 1);
+    const inputs = Float32Array.from({ length: 37 * 2 * size }, () => 255 * rand());
+    await exportAndCompare({ name, data, feeds: { model: { data: inputs, shape, type: "float32" } }, epochs: 1 });
   }
   // Refused, naming the operation and the line it was written on.
   {
-    const model = join(source, "configs/models/fashion-lstm.wnm");
-    const data = join(work, "lstm-train.npz");
-    imageSet(data, [28, 28], 40, rand);
-    const snapshot = join(work, "lstm.wnms");
+    const model = join(work, "upsample.wnm");
+    writeFileSync(model, [
+      "# An image upsampled before its classifier.",
+      "model:input shape={channels: 1, height: 28, width: 28};",
+      "model:output shape=[10];",
+      "model:layers",
+      "    resample2d(newShape={height: 14, width: 14}, mode=linear),",
+      "    reshape(newShape=[196]),",
+      "    dense(shape=[10], activation=softmax);",
+      "dense:layers matmul(w), add(b), activation();", ""].join("\n"));
+    const data = join(work, "upsample-train.npz");
+    imageSet(data, [1, 28, 28], 40, rand);
+    const snapshot = join(work, "upsample.wnms");
     ctl("train", "--local", model, "--dataset", data, "--epochs", "1", "--seeds", "1", "--save", snapshot);
-    const refused = spawnSync(webnnmctl, ["export", "--local", model, "--load", snapshot, "-o", join(work, "lstm.onnx")], { encoding: "utf8" });
-    const line = readFileSync(model, "utf8").split("\n").findIndex((l) => l.includes("lstm(")) + 1;
-    check(refused.status === 1 && refused.stderr.includes("lstm has no ONNX form") && refused.stderr.includes(`line ${line}`),
-      `an lstm is refused with its line (exit ${refused.status}: ${refused.stderr.trim()})`);
+    const refused = spawnSync(webnnmctl, ["export", "--local", model, "--load", snapshot, "-o", join(work, "upsample.onnx")], { encoding: "utf8" });
+    check(refused.status === 1 && refused.stderr.includes("resample2d has no ONNX form") && refused.stderr.includes("line 5"),
+      `a resample2d is refused with its line (exit ${refused.status}: ${refused.stderr.trim()})`);
     let written = true;
-    try { readFileSync(join(work, "lstm.onnx")); } catch { written = false; }
+    try { readFileSync(join(work, "upsample.onnx")); } catch { written = false; }
     check(!written, "a refused export writes no file");
   }
   await fromTheDaemon();

@@ -159,6 +159,7 @@ function updateButtons(state) {
   $("#cancel").disabled = !["QUEUED", "RUNNING"].includes(name);
   $("#resume").disabled = !["CANCELLED", "FAILED"].includes(name);
   $("#delete").disabled = !["SUCCEEDED", "FAILED", "CANCELLED"].includes(name);
+  $("#download-onnx").disabled = name !== "SUCCEEDED";
   $("#state").textContent = name;
   $("#state").className = `state-${name}`;
 }
@@ -178,6 +179,7 @@ async function showJob(jobId) {
     <p>
       <button id="cancel">Cancel</button> <button id="resume">Resume</button>
       <button id="delete">Delete</button> <button id="download">Download snapshot</button>
+      <button id="download-onnx" title="the model as an ONNX file: raw features in, predict's answers out (docs/interop.md)">Download ONNX</button>
     </p>
     <div class="grid">
       <div class="card"><h3>Loss</h3>
@@ -251,6 +253,7 @@ async function showJob(jobId) {
     location.hash = "#/jobs";
   });
   action("#download", () => downloadSnapshot(jobId));
+  action("#download-onnx", () => downloadOnnx(jobId));
   $("#infer").onclick = () => infer(jobId, inputs);
 
   if (watching) watching.abort();
@@ -400,6 +403,24 @@ async function downloadSnapshot(jobId) {
   a.download = `${jobId}.wnms`;
   a.click();
   revokeLater(url);
+}
+
+// The daemon's ONNX export of the job's model (ExportModel), downloaded;
+// a model it cannot export says which operation and line.
+async function downloadOnnx(jobId) {
+  const parts = [];
+  let head;
+  for await (const chunk of api.exportModel({ jobId, format: "onnx" })) {
+    head ??= chunk;
+    parts.push(chunk.data);
+  }
+  const url = URL.createObjectURL(new Blob(parts, { type: "application/octet-stream" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = head.fileName;
+  a.click();
+  revokeLater(url);
+  status(`downloaded ${head.fileName}`);
 }
 
 // The daemon's predictions of every sample of the picked dataset, as a

@@ -1,8 +1,8 @@
 // The table: each WebNN operation that has an ONNX form, and the ONNX
 // operators it becomes (onnx_ops.h). What is not here is refused by the
 // export naming the operation, its layer and line: the recurrent
-// cells (lstmCell, gruCell), convTranspose2d, resample2d, the quantized
-// operations, scatters, and the high-level and training-only operations
+// cells (lstmCell, gruCell), resample2d, the quantized operations (their
+// blockwise scales), and the high-level and training-only operations
 // the DAG has no more at export (attend, residual, embedding, dropout,
 // randomUniform, maxPool2dGradient).
 #include "engine/interop/onnx_ops.h"
@@ -121,6 +121,8 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kClamp, EmitClamp, "Clip"},
       {OpKind::kConcat, EmitConcat, "Concat"},
       {OpKind::kConv2d, EmitConv2d, "Conv (+ Transpose for nhwc, hwio...)"},
+      {OpKind::kConvTranspose2d, EmitConvTranspose2d,
+       "ConvTranspose (output_padding from the output's size)"},
       {OpKind::kCos, Same<kCos>, "Cos"},
       {OpKind::kCumulativeSum, EmitCumulativeSum, "CumSum"},
       {OpKind::kDiv, Same<kDiv>, "Div"},
@@ -130,9 +132,10 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kExp, Same<kExp>, "Exp"},
       {OpKind::kExpand, EmitExpand, "Expand"},
       {OpKind::kFloor, Same<kFloor>, "Floor"},
-      {OpKind::kGather, EmitGather, "Gather"},
-      {OpKind::kGatherElements, EmitGatherElements, "GatherElements"},
-      {OpKind::kGatherND, EmitGatherND, "GatherND"},
+      {OpKind::kGather, EmitGather, "Gather (indices clamped)"},
+      {OpKind::kGatherElements, EmitGatherElements,
+       "GatherElements (indices clamped)"},
+      {OpKind::kGatherND, EmitGatherND, "GatherND (indices clamped)"},
       {OpKind::kGelu, EmitGelu, "Mul, Erf, Add (opset 17 has no Gelu)"},
       {OpKind::kGemm, EmitGemm, "Gemm"},
       {OpKind::kGreater, Compare<kGreater>, "Greater + Cast"},
@@ -145,7 +148,7 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kIdentity, Same<kIdentity>, "Identity"},
       {OpKind::kInstanceNormalization, EmitInstanceNormalization,
        "InstanceNormalization"},
-      {OpKind::kIsInfinite, EmitIsInfinite, "IsInf + Cast"},
+      {OpKind::kIsInfinite, EmitIsInfinite, "IsInf + Cast (float16 cast up)"},
       {OpKind::kIsNaN, EmitIsNaN, "IsNaN + Cast"},
       {OpKind::kL2Pool2d, Pool<kLpPool>, "LpPool (p 2)"},
       {OpKind::kLayerNormalization, EmitLayerNormalization,
@@ -186,6 +189,9 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kReshape, EmitReshape, "Reshape"},
       {OpKind::kReverse, EmitReverse, "Slice (steps -1)"},
       {OpKind::kRoundEven, Same<kRound>, "Round"},
+      {OpKind::kScatterElements, EmitScatterElements,
+       "ScatterElements (indices clamped)"},
+      {OpKind::kScatterND, EmitScatterND, "ScatterND (indices clamped)"},
       {OpKind::kSigmoid, Same<kSigmoid>, "Sigmoid"},
       {OpKind::kSign, Same<kSign>, "Sign"},
       {OpKind::kSin, Same<kSin>, "Sin"},

@@ -53,19 +53,33 @@ absl::Status EmitIsNaN(OnnxWriter& w, const ir::Node& node) {
 }
 
 absl::Status EmitIsInfinite(OnnxWriter& w, const ir::Node& node) {
-  BoolOut(w, node, w.Op("IsInf", {w.In(node, 0)}));
+  // Opset 17's IsInf takes float32 and float64: float16 is cast up (exact).
+  std::string x = w.In(node, 0);
+  if (w.InType(node, 0).dtype == ir::DType::kFloat16) {
+    x = w.Cast(x, ir::DType::kFloat32);
+  }
+  BoolOut(w, node, w.Op("IsInf", {x}));
   return absl::OkStatus();
 }
 
 absl::Status EmitClamp(OnnxWriter& w, const ir::Node& node) {
+  // Both bounds always: ONNX's Clip without one clamps to the type's
+  // finite range, which would turn an infinite input finite.
   const ir::DType dtype = w.InType(node, 0).dtype;
   const double lo =
       node.attrs.GetFloat("minValue", -std::numeric_limits<double>::infinity());
   const double hi =
       node.attrs.GetFloat("maxValue", std::numeric_limits<double>::infinity());
+  if (!ir::IsFloat(dtype) && (std::isinf(lo) || std::isinf(hi))) {
+    // An integer type's own range: ONNX's default is the same.
+    w.Add("Clip",
+          {w.In(node, 0), std::isinf(lo) ? "" : w.Scalar(lo, dtype, "min"),
+           std::isinf(hi) ? "" : w.Scalar(hi, dtype, "max")},
+          {w.Out(node)});
+    return absl::OkStatus();
+  }
   w.Add("Clip",
-        {w.In(node, 0), std::isinf(lo) ? "" : w.Scalar(lo, dtype, "min"),
-         std::isinf(hi) ? "" : w.Scalar(hi, dtype, "max")},
+        {w.In(node, 0), w.Scalar(lo, dtype, "min"), w.Scalar(hi, dtype, "max")},
         {w.Out(node)});
   return absl::OkStatus();
 }

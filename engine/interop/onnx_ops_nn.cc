@@ -2,6 +2,7 @@
 // softmax, reductions, convolution and pooling (NCHW, OIHW filters, as
 // ONNX has them: other layouts are transposed around), normalizations.
 #include <algorithm>
+#include <array>
 
 #include "engine/base/status_macros.h"
 #include "engine/base/strings.h"
@@ -55,9 +56,17 @@ absl::Status EmitReduce(OnnxWriter& w, const ir::Node& node, const char* op) {
   const int rank = w.InType(node, 0).rank();
   const std::vector<int64_t> axes = AxesOf(node, rank);
   const bool keep = node.attrs.GetBool("keepDimensions", false);
-  if (axes.empty()) {  // WebNN reduces nothing; ONNX would reduce all
-    return absl::InvalidArgumentError(
-        StrCat(node.op->name, " over no axes has no ONNX form"));
+  if (axes.empty()) {
+    // WebNN reduces over no axes element by element (ONNX's empty axes
+    // would reduce over all): each element is its own window.
+    const std::string x = w.In(node, 0), op_name = op;
+    const std::string y = op_name == "ReduceL1" || op_name == "ReduceL2"
+                              ? w.Op("Abs", {x})
+                          : op_name == "ReduceLogSum"    ? w.Op("Log", {x})
+                          : op_name == "ReduceSumSquare" ? w.Op("Mul", {x, x})
+                                                         : x;
+    w.Add("Identity", {y}, {w.Out(node)});
+    return absl::OkStatus();
   }
   if (std::string(op) == "ReduceSum") {  // axes an input from opset 13
     SetInt(w.Add(op, {w.In(node, 0), w.Int64s(axes, "axes")}, {w.Out(node)}),
@@ -116,6 +125,55 @@ absl::Status EmitConv2d(OnnxWriter& w, const ir::Node& node) {
   SetInts(n, "pads", Pads(node));
   SetInts(n, "strides", node.attrs.GetInts("strides", {1, 1}));
   SetInts(n, "dilations", node.attrs.GetInts("dilations", {1, 1}));
+  SetInt(n, "group", node.attrs.GetInt("groups", 1));
+  if (nhwc) {
+    SetInts(w.Add("Transpose", {n.output(0)}, {w.Out(node)}), "perm",
+            {0, 2, 3, 1});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EmitConvTranspose2d(OnnxWriter& w, const ir::Node& node) {
+  const bool nhwc = Nhwc(node, "inputLayout");
+  const ir::TensorType& in_type = w.InType(node, 0);
+  const ir::TensorType& filter_type = w.InType(node, 1);
+  const ir::TensorType& out_type = w.OutType(node);
+  std::string x = w.In(node, 0);
+  if (nhwc) x = Transposed(w, x, {0, 3, 1, 2});
+  // ONNX's weight is [I, O / groups, KH, KW]: WebNN's iohw.
+  std::string filter = w.In(node, 1);
+  const std::string layout = node.attrs.GetString("filterLayout", "iohw");
+  std::array<int64_t, 2> kernel = {filter_type.shape[2], filter_type.shape[3]};
+  if (layout == "hwoi") {
+    filter = Transposed(w, filter, {3, 2, 0, 1});
+    kernel = {filter_type.shape[0], filter_type.shape[1]};
+  } else if (layout == "ohwi") {
+    filter = Transposed(w, filter, {3, 0, 1, 2});
+    kernel = {filter_type.shape[1], filter_type.shape[2]};
+  }
+  const std::vector<int64_t> strides = node.attrs.GetInts("strides", {1, 1});
+  const std::vector<int64_t> dilations =
+      node.attrs.GetInts("dilations", {1, 1});
+  const std::vector<int64_t> pads = Pads(node);
+  // The output's size decides the extra rows and columns (outputPadding,
+  // or outputSizes).
+  std::vector<int64_t> extra(2);
+  for (int i = 0; i < 2; ++i) {
+    const int axis = nhwc ? 1 + i : 2 + i;
+    const int64_t base = (in_type.shape[axis] - 1) * strides[i] +
+                         (kernel[i] - 1) * dilations[i] + 1 - pads[i] -
+                         pads[i + 2];
+    extra[i] = out_type.shape[axis] - base;
+  }
+  std::vector<std::string> in = {x, filter};
+  if (w.Has(node, 2)) in.push_back(w.In(node, 2));
+  onnx::NodeProto& n = nhwc ? w.Add("ConvTranspose", in)
+                            : w.Add("ConvTranspose", in, {w.Out(node)});
+  SetInts(n, "pads", pads);
+  SetInts(n, "strides", strides);
+  SetInts(n, "dilations", dilations);
+  SetInts(n, "output_padding", extra);
+  SetInts(n, "kernel_shape", {kernel[0], kernel[1]});
   SetInt(n, "group", node.attrs.GetInt("groups", 1));
   if (nhwc) {
     SetInts(w.Add("Transpose", {n.output(0)}, {w.Out(node)}), "perm",
@@ -206,16 +264,25 @@ absl::Status EmitLayerNormalization(OnnxWriter& w, const ir::Node& node) {
     return absl::InvalidArgumentError(
         "layerNormalization over axes out of order has no ONNX form here");
   }
-  // (x - mean) / sqrt(variance + epsilon) * scale + bias, over `axes`.
-  onnx::NodeProto& mean = w.Add("ReduceMean", {w.In(node, 0)});
-  SetInts(mean, "axes", axes);
-  const std::string d = w.Op("Sub", {w.In(node, 0), mean.output(0)});
-  onnx::NodeProto& var = w.Add("ReduceMean", {w.Op("Mul", {d, d})});
-  SetInts(var, "axes", axes);
+  // (x - mean) / sqrt(variance + epsilon) * scale + bias, over `axes`
+  // (none: each element is its own mean, its variance 0).
+  std::string mean = w.In(node, 0);
+  if (!axes.empty()) {
+    onnx::NodeProto& reduced = w.Add("ReduceMean", {w.In(node, 0)});
+    SetInts(reduced, "axes", axes);
+    mean = reduced.output(0);
+  }
+  const std::string d = w.Op("Sub", {w.In(node, 0), mean});
+  std::string var = w.Op("Mul", {d, d});
+  if (!axes.empty()) {
+    onnx::NodeProto& reduced = w.Add("ReduceMean", {var});
+    SetInts(reduced, "axes", axes);
+    var = reduced.output(0);
+  }
   std::string y = w.Op(
       "Div",
-      {d, w.Op("Sqrt", {w.Op("Add", {var.output(0),
-                                     w.Scalar(epsilon, x.dtype, "eps")})})});
+      {d,
+       w.Op("Sqrt", {w.Op("Add", {var, w.Scalar(epsilon, x.dtype, "eps")})})});
   if (w.Has(node, 1)) {
     y = w.Op("Mul",
              {y, AlongAxes(w, w.In(node, 1), w.InType(node, 1), axes, rank)});

@@ -72,6 +72,10 @@ absl::Status EmitConcat(OnnxWriter& w, const ir::Node& node) {
 absl::Status EmitSlice(OnnxWriter& w, const ir::Node& node) {
   const std::vector<int64_t>& shape = w.InType(node, 0).shape;
   const int rank = static_cast<int>(shape.size());
+  if (rank == 0) {  // a scalar's slice is itself (ONNX slices no scalar)
+    w.Add("Identity", {w.In(node, 0)}, {w.Out(node)});
+    return absl::OkStatus();
+  }
   std::vector<int64_t> starts = node.attrs.GetInts("starts", {});
   std::vector<int64_t> sizes = node.attrs.GetInts("sizes", {});
   std::vector<int64_t> strides =
@@ -173,36 +177,95 @@ absl::Status EmitReverse(OnnxWriter& w, const ir::Node& node) {
 
 namespace {
 
-// Indices as ONNX's Gather reads them: int32 or int64 as they are, others
-// cast to int32.
-std::string Indices(OnnxWriter& w, const ir::Node& node, size_t slot) {
-  const ir::DType t = w.InType(node, slot).dtype;
-  if (t == ir::DType::kInt32 || t == ir::DType::kInt64) return w.In(node, slot);
-  return w.Cast(w.In(node, slot), ir::DType::kInt32);
+// Indices as ONNX reads them (int32 or int64; others cast to int32),
+// clamped as WebNN's are, into [-d, d - 1] of the dimension each indexes:
+// ONNX refuses an index out of range where WebNN's backends clamp it.
+// `dims` holds one size (every index into that dimension) or, for ND
+// indices, one a component (the last axis of the indices).
+std::string Indices(OnnxWriter& w, const ir::Node& node, size_t slot,
+                    const std::vector<int64_t>& dims,
+                    ir::DType want = ir::DType::kInt32) {
+  ir::DType t = w.InType(node, slot).dtype;
+  std::string x = w.In(node, slot);
+  if (t != want && !(want == ir::DType::kInt32 && t == ir::DType::kInt64)) {
+    x = w.Cast(x, want);
+    t = want;
+  }
+  for (int64_t d : dims) {
+    if (ir::IsSymbolic(d)) return x;  // a batch's size: not known here
+  }
+  if (dims.size() == 1) {
+    return w.Op("Min", {w.Op("Max", {x, w.Scalar(-dims[0], t, "lowest")}),
+                        w.Scalar(dims[0] - 1, t, "highest")});
+  }
+  std::vector<int64_t> lo, hi;
+  for (int64_t d : dims) {
+    lo.push_back(-d);
+    hi.push_back(d - 1);
+  }
+  const auto vec = [&](const std::vector<int64_t>& v, const char* hint) {
+    return t == ir::DType::kInt64 ? w.Int64s(v, hint) : w.Int32s(v, hint);
+  };
+  return w.Op("Min", {w.Op("Max", {x, vec(lo, "lowest")}), vec(hi, "highest")});
+}
+
+// The sizes of `input`'s first `k` dimensions.
+std::vector<int64_t> Leading(const ir::TensorType& input, int64_t k) {
+  return std::vector<int64_t>(input.shape.begin(), input.shape.begin() + k);
 }
 
 }  // namespace
 
 absl::Status EmitGather(OnnxWriter& w, const ir::Node& node) {
-  SetInt(w.Add("Gather", {w.In(node, 0), Indices(w, node, 1)}, {w.Out(node)}),
-         "axis", node.attrs.GetInt("axis", 0));
+  const int64_t axis = node.attrs.GetInt("axis", 0);
+  SetInt(w.Add("Gather",
+               {w.In(node, 0),
+                Indices(w, node, 1, {w.InType(node, 0).shape[axis]})},
+               {w.Out(node)}),
+         "axis", axis);
   return absl::OkStatus();
 }
 
 absl::Status EmitGatherElements(OnnxWriter& w, const ir::Node& node) {
-  SetInt(w.Add("GatherElements", {w.In(node, 0), Indices(w, node, 1)},
+  const int64_t axis = node.attrs.GetInt("axis", 0);
+  SetInt(w.Add("GatherElements",
+               {w.In(node, 0),
+                Indices(w, node, 1, {w.InType(node, 0).shape[axis]})},
                {w.Out(node)}),
-         "axis", node.attrs.GetInt("axis", 0));
+         "axis", axis);
   return absl::OkStatus();
 }
 
 absl::Status EmitGatherND(OnnxWriter& w, const ir::Node& node) {
   // ONNX's GatherND reads int64 indices only.
-  std::string indices = w.In(node, 1);
-  if (w.InType(node, 1).dtype != ir::DType::kInt64) {
-    indices = w.Cast(indices, ir::DType::kInt64);
-  }
-  w.Add("GatherND", {w.In(node, 0), indices}, {w.Out(node)});
+  const ir::TensorType& indices = w.InType(node, 1);
+  w.Add("GatherND",
+        {w.In(node, 0),
+         Indices(w, node, 1, Leading(w.InType(node, 0), indices.shape.back()),
+                 ir::DType::kInt64)},
+        {w.Out(node)});
+  return absl::OkStatus();
+}
+
+absl::Status EmitScatterElements(OnnxWriter& w, const ir::Node& node) {
+  const int64_t axis = node.attrs.GetInt("axis", 0);
+  SetInt(w.Add("ScatterElements",
+               {w.In(node, 0),
+                Indices(w, node, 1, {w.InType(node, 0).shape[axis]}),
+                w.In(node, 2)},
+               {w.Out(node)}),
+         "axis", axis);
+  return absl::OkStatus();
+}
+
+absl::Status EmitScatterND(OnnxWriter& w, const ir::Node& node) {
+  const ir::TensorType& indices = w.InType(node, 1);
+  w.Add("ScatterND",
+        {w.In(node, 0),
+         Indices(w, node, 1, Leading(w.InType(node, 0), indices.shape.back()),
+                 ir::DType::kInt64),
+         w.In(node, 2)},
+        {w.Out(node)});
   return absl::OkStatus();
 }
 

@@ -107,6 +107,7 @@ absl::StatusOr<Settings> LoadSettings(const std::string& path) {
   }
   s.tokens_file = c.tokens_file();
   s.http_listen = c.http_listen();
+  s.web_runtime_dir = c.web_runtime_dir();
   s.metrics_listen = c.metrics_listen();
   s.metrics_without_token = c.metrics_without_token();
   if (c.infer_batch_window_us() > 100000) {

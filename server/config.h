@@ -24,8 +24,9 @@ struct Settings {
   std::string replica_address = "127.0.0.1";
   std::string tls_certificate, tls_private_key;
   std::string tokens_file;
-  std::string http_listen;  // empty: no grpc-web listener
-  std::string metrics_listen;  // empty: /metrics on http_listen only
+  std::string http_listen;      // empty: no grpc-web listener
+  std::string web_runtime_dir;  // ONNX Runtime Web's files; empty: none
+  std::string metrics_listen;   // empty: /metrics on http_listen only
   bool metrics_without_token = false;
   int infer_batch_window_us = 0;  // < 0: no dynamic batching
   std::set<std::string> cors_origins;

@@ -71,6 +71,7 @@ using namespace webnnm::server;
 // of a usage error or of --help, or -1 to go on.
 int ParseSettings(int argc, char** argv, Settings& settings) {
   CLI::App app{"webnnmd: the WebNNM training daemon"};
+  std::string web_runtime;
   std::string config_path, listen, db, tokens_path, http_listen, metrics_listen,
       node, replica_address;
   int workers = 0, threads = 0;
@@ -93,6 +94,10 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
                  "Bearer tokens: TOKEN PRINCIPAL [admin] per line");
   app.add_option("--http-listen", http_listen,
                  "HOST:PORT to serve grpc-web on (HTTP/1.1; off by default)");
+  app.add_option("--web-runtime", web_runtime,
+                 "A folder of ONNX Runtime Web's files (npm's onnxruntime-web "
+                 "dist/) to serve under /ort/ for the job page's \"Run in "
+                 "this browser\" (off by default)");
   app.add_option("--metrics-listen", metrics_listen,
                  "HOST:PORT to serve /metrics, /healthz and /readyz on "
                  "(besides the --http-listen one; off by default)");
@@ -121,6 +126,7 @@ int ParseSettings(int argc, char** argv, Settings& settings) {
   if (workers > 0) settings.jobs.workers = workers;
   if (threads > 0) settings.jobs.threads = threads;
   if (!http_listen.empty()) settings.http_listen = http_listen;
+  if (!web_runtime.empty()) settings.web_runtime_dir = web_runtime;
   if (!metrics_listen.empty()) settings.metrics_listen = metrics_listen;
   for (const std::string& address :
        {settings.listen, settings.http_listen, settings.metrics_listen}) {
@@ -492,6 +498,7 @@ int main(int argc, char** argv) {
                  std::chrono::seconds(settings.http_request_timeout_seconds),
              .tls_certificate = settings.tls_certificate,
              .tls_private_key = settings.tls_private_key,
+             .web_runtime_dir = settings.web_runtime_dir,
              .also = [ops = Ops(settings, *tokens, **store, jobs,
                                 settings.http_listen)](const HttpRequest& req,
                                                        HttpResponder& res) {

@@ -17,4 +17,4 @@ mkdir -p "$out"
 node_modules/.bin/esbuild src/app.js --bundle --format=esm --minify \
   --target=es2020 --legal-comments=none --log-level=warning \
   --outfile="$out/app.js"
-cp src/index.html src/style.css "$out/"
+cp src/index.html src/style.css src/runner.html src/runner.js "$out/"

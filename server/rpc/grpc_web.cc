@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include <google/protobuf/descriptor.h>
 #include <grpcpp/generic/generic_stub.h>
 
 #include "absl/strings/escaping.h"
-#include "engine/base/strings.h"
 #include "absl/synchronization/mutex.h"
+#include "engine/base/strings.h"
 #include "server/rpc/http_server.h"
 #include "server/rpc/web_assets.h"
 
@@ -268,8 +270,7 @@ void AllowOrigin(const Context& c, const HttpRequest& req,
 }
 
 void TrailersOnly(HttpResponder& res, HttpHeaders headers,
-                  const grpc::Status& status,
-                  const std::string& content_type) {
+                  const grpc::Status& status, const std::string& content_type) {
   headers.push_back({"Content-Type", content_type});
   headers.push_back(
       {"grpc-status", std::to_string(static_cast<int>(status.error_code()))});
@@ -386,8 +387,7 @@ void Handle(Context& c, const HttpRequest& req, HttpResponder& res) {
     return fail(call.Finish().error_code(), "the call could not start");
   }
   std::string first;
-  bool have_first =
-      call.Read(&first, [&res] { return res.ClientGone(); });
+  bool have_first = call.Read(&first, [&res] { return res.ClientGone(); });
   if (!have_first) {
     grpc::Status status = call.Finish();
     if (!status.ok()) return fail(status.error_code(), status.error_message());
@@ -427,18 +427,66 @@ void Preflight(const Context& c, const HttpRequest& req, HttpResponder& res) {
            "");
 }
 
-// The front end, embedded: same origin as the API, so no CORS.
+// ONNX Runtime Web's files the job page loads (in_browser.js), from the
+// configured folder: by these names only, never a path the client makes.
+void ServeRuntime(const Context& c, const HttpRequest& req,
+                  HttpResponder& res) {
+  static constexpr const char* kFiles[] = {
+      "ort.wasm.min.mjs",
+      "ort-wasm-simd-threaded.mjs",
+      "ort-wasm-simd-threaded.wasm",
+      "ort.webgpu.min.mjs",
+      "ort-wasm-simd-threaded.asyncify.mjs",
+      "ort-wasm-simd-threaded.asyncify.wasm"};
+  const std::string name = req.path.substr(std::string("/ort/").size());
+  bool known = false;
+  for (const char* f : kFiles) known |= name == f;
+  std::ifstream in(c.options.web_runtime_dir + "/" + name, std::ios::binary);
+  if (c.options.web_runtime_dir.empty() || !known || !in) {
+    res.Send(404, {{"Content-Type", "text/plain"}},
+             "no ONNX Runtime Web here (webnnmd --web-runtime DIR)\n");
+    return;
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  res.Send(200,
+           {{"Content-Type",
+             name.ends_with(".wasm") ? "application/wasm" : "text/javascript"},
+            {"Cache-Control", "max-age=3600"},
+            {"X-Content-Type-Options", "nosniff"},
+            {"Access-Control-Allow-Origin", "*"}},
+           bytes.str());
+}
+
+// The front end, embedded: same origin as the API, so no CORS. Its scripts
+// may compile WebAssembly, nothing else dynamic. The in-browser runner
+// (runner.html) runs sandboxed — an opaque origin, without the token or
+// the API — and only there may ONNX Runtime Web's WebNN build evaluate
+// code; its script and the runtime's files are fetched from that opaque
+// origin, hence the CORS header.
 void ServeAsset(const HttpRequest& req, HttpResponder& res) {
   std::string path = req.path == "/" ? "/index.html" : req.path;
   for (size_t i = 0; i < kWebAssetCount; ++i) {
     const WebAsset& a = kWebAssets[i];
     if (path != a.path) continue;
-    res.Send(200,
-             {{"Content-Type", a.content_type},
-              {"Cache-Control", "no-cache"},
-              {"X-Content-Type-Options", "nosniff"},
-              {"Content-Security-Policy",
-               "default-src 'self'; style-src 'self' 'unsafe-inline'"}},
+    HttpHeaders headers = {{"Content-Type", a.content_type},
+                           {"Cache-Control", "no-cache"},
+                           {"X-Content-Type-Options", "nosniff"}};
+    if (path == "/runner.html") {
+      headers.push_back(
+          {"Content-Security-Policy",
+           "sandbox allow-scripts; default-src 'none'; script-src 'self' "
+           "'wasm-unsafe-eval' 'unsafe-eval'; connect-src 'self'"});
+    } else {
+      headers.push_back({"Content-Security-Policy",
+                         "default-src 'self'; script-src 'self' "
+                         "'wasm-unsafe-eval'; style-src 'self' "
+                         "'unsafe-inline'"});
+    }
+    if (path == "/runner.js") {
+      headers.push_back({"Access-Control-Allow-Origin", "*"});
+    }
+    res.Send(200, headers,
              std::string_view(reinterpret_cast<const char*>(a.data), a.size));
     return;
   }
@@ -455,10 +503,16 @@ bool IsMethodPath(const std::string& path) {
 
 void Route(Context& c, const HttpRequest& req, HttpResponder& res) {
   if (c.options.also && c.options.also(req, res)) return;
-  if (req.method == "POST" && IsMethodPath(req.path)) return Handle(c, req, res);
+  if (req.method == "POST" && IsMethodPath(req.path))
+    return Handle(c, req, res);
   if (req.method == "OPTIONS") return Preflight(c, req, res);
+  if ((req.method == "GET" || req.method == "HEAD") &&
+      req.path.starts_with("/ort/")) {
+    return ServeRuntime(c, req, res);
+  }
   if (req.method == "GET" || req.method == "HEAD") return ServeAsset(req, res);
-  res.Send(405, {{"Content-Type", "text/plain"}, {"Allow", "GET, POST, OPTIONS"}},
+  res.Send(405,
+           {{"Content-Type", "text/plain"}, {"Allow", "GET, POST, OPTIONS"}},
            "webnnmd: GET, POST (grpc-web) and OPTIONS only\n");
 }
 

@@ -50,8 +50,9 @@ struct GrpcWebOptions {
   int threads = 32;  // HTTP workers (each open stream holds one)
   // Server streams open at once: in all (at most threads - 4, so that
   // unary calls and the front end always find a worker), per client (the
-  // principal of a valid bearer token, else its address), and — when tokens are required — for
-  // calls without a token (health watches). Beyond: RESOURCE_EXHAUSTED.
+  // principal of a valid bearer token, else its address), and — when tokens are
+  // required — for calls without a token (health watches). Beyond:
+  // RESOURCE_EXHAUSTED.
   int max_streams = 24;
   int max_streams_per_client = 8;
   int max_anonymous_streams = 4;
@@ -64,6 +65,9 @@ struct GrpcWebOptions {
   std::chrono::milliseconds request_timeout{10000};
   // HTTPS with these PEM files (the gRPC listener's); both or neither.
   std::string tls_certificate, tls_private_key;
+  // ONNX Runtime Web's browser files, served under /ort/ (only the few the
+  // job page loads, by name); none when empty.
+  std::string web_runtime_dir;
   // Other endpoints (ops_http.h: /metrics and the probes), tried first: true
   // when it answered the request.
   std::function<bool(const HttpRequest&, HttpResponder&)> also;

@@ -28,9 +28,13 @@ function check(condition, what) {
 }
 
 // The daemon, and its ready line.
+// ONNX Runtime Web's files (npm's onnxruntime-web, installed beside
+// playwright-core) for the job page's "Run in this browser".
+const ortDist = join(source, "tests/browser/node_modules/onnxruntime-web/dist");
 const daemon = spawn(webnnmd, [
   "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
   "--db", join(work, "webnnm.db"), "--tokens", join(work, "tokens"),
+  "--web-runtime", ortDist,
 ], { stdio: ["ignore", "pipe", "inherit"] });
 const ready = await new Promise((resolve, reject) => {
   let text = "";
@@ -98,6 +102,20 @@ async function bothWidths(name) {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 const iris = readFileSync(join(source, "configs/models/iris.wnm"), "utf8");
+
+// Runs the job page's model in this browser and checks the answer: the
+// provider, the daemon's class when given, the difference.
+async function runHere(what, className) {
+  await page.click("#infer-browser");
+  await page.waitForFunction(() => document.querySelector("#browser-inference")?.dataset.difference !== undefined ||
+    document.querySelector("#browser-inference")?.classList.contains("error"), null, { timeout: 60000 });
+  const text = await page.textContent("#browser-inference");
+  const difference = Number(await page.getAttribute("#browser-inference", "data-difference"));
+  check((await page.getAttribute("#browser-inference", "data-provider")) === "wasm" && difference <= 1e-4 &&
+        (!className || text.includes(className)) && /\d ms a call/.test(text),
+    `${what} runs in this browser with WebAssembly, within 1e-4 of the daemon's Infer (${text.replace(/\n/g, " | ")})`);
+  return text;
+}
 
 async function submitIris(epochs) {
   await page.goto(`http://${http}/#/new`);
@@ -241,6 +259,11 @@ try {
   await page.waitForFunction(() => document.querySelector("#inference").textContent.startsWith("error:"));
   check(!(await page.textContent("#inference")).includes("virginica") &&
         (await page.textContent("#inference")).includes("takes 4 values, not 2"), "a failed inference clears the old answer and says why");
+  // The exported model run in this page by ONNX Runtime Web (headless
+  // chromium has no navigator.ml: WebAssembly), next to the daemon's.
+  await page.fill("#values-0", "6.7,3.0,5.2,2.3");
+  await runHere("iris", "virginica");
+
   // Buttons by state; the charts' read-out, scales, smoothing and best epoch.
   check(await page.isDisabled("#cancel") && await page.isDisabled("#resume") && !(await page.isDisabled("#delete")),
     "a finished job offers Delete, not Cancel or Resume");
@@ -313,6 +336,73 @@ try {
         ["label.npy", "label_class.npy", "label_classes.npy", "score.npy"].every((n) => archive.includes(n)),
   "a two-input model's predictions download as an .npz of every output");
   await shot("multimodal");
+
+  // A CNN and a text LSTM (token ids, a lengths input) in the browser too.
+  const textId = JSON.parse(ctl("dataset", "upload", join(source, "configs/datasets/text.npz"), "-o", "json")).datasetId;
+  for (const [model, dataset, values] of [
+    ["fashion-cnn", idxId, Array.from({ length: 784 }, (_, i) => (i * 37) % 255).join(",")],
+    ["text-lstm", textId, "3,17,5,22,9,1"],
+  ]) {
+    const job = JSON.parse(ctl("submit", join(source, `configs/models/${model}.wnm`), "--dataset", dataset,
+      "--epochs", "1", "--seeds", "1", "-o", "json")).jobId;
+    ctl("watch", job);  // to its end
+    await page.goto(`http://${http}/#/job/${job}`);
+    // This job's page (the previous one's state may still be on screen).
+    await page.waitForFunction((id) => document.querySelector("h2 small.mono")?.textContent === id &&
+      document.querySelector("#state")?.textContent === "SUCCEEDED", job, { timeout: 120000 });
+    await page.waitForSelector("#values-0");
+    await page.fill("#values-0", values);
+    await runHere(model);
+  }
+
+  // WebNN where navigator.ml makes a context: a stub that records its
+  // calls (and makes nothing ONNX Runtime can use) — the page tries WebNN
+  // first, says it failed and runs on WebAssembly.
+  {
+    const stubbed = await context.newPage();
+    await stubbed.addInitScript(() => {
+      window.mlCalls = [];
+      Object.defineProperty(navigator, "ml", { value: { createContext: async (o) => { window.mlCalls.push(o ?? {}); return {}; } } });
+    });
+    await stubbed.goto(`http://${http}/#/job/${first}`);
+    await stubbed.waitForFunction(() => document.querySelector("#state")?.textContent === "SUCCEEDED");
+    await stubbed.fill("#values-0", "6.7,3.0,5.2,2.3");
+    await stubbed.click("#infer-browser");
+    await stubbed.waitForFunction(() => document.querySelector("#browser-inference")?.dataset.difference !== undefined ||
+      document.querySelector("#browser-inference")?.classList.contains("error"), null, { timeout: 90000 });
+    const text = await stubbed.textContent("#browser-inference");
+    // The runner's frame (sandboxed: the init script ran there too).
+    const runnerFrame = stubbed.frames().find((f) => f.url().endsWith("/runner.html"));
+    const calls = await runnerFrame.evaluate(() => window.mlCalls.length);
+    check(calls === 1 && text.includes("WebNN failed") && text.includes("virginica") &&
+          (await stubbed.getAttribute("#browser-inference", "data-provider")) === "wasm",
+      `with navigator.ml the page asks WebNN first (${calls} createContext call), then WebAssembly (${text.replace(/\n/g, " | ")})`);
+    await stubbed.close();
+  }
+
+  // docs/onnx-in-a-page.html as a user copies it: its CDN's ONNX Runtime
+  // Web served from npm's copy, the model exported by webnnmctl.
+  {
+    ctl("export", first, "-o", join(work, "model.onnx"));
+    const docs = await context.newPage();
+    await docs.route("https://cdn.jsdelivr.net/npm/onnxruntime-web@1.30.0/dist/**", (route) => {
+      const name = new URL(route.request().url()).pathname.split("/").pop();
+      route.fulfill({ path: join(ortDist, name), contentType: name.endsWith(".wasm") ? "application/wasm" : "text/javascript",
+        headers: { "Access-Control-Allow-Origin": "*" } });
+    });
+    await docs.route("http://docs.test/**", (route) => {
+      const name = new URL(route.request().url()).pathname.split("/").pop();
+      route.fulfill(name === "model.onnx" ? { path: join(work, "model.onnx") }
+        : { path: join(source, "docs/onnx-in-a-page.html"), contentType: "text/html" });
+    });
+    await docs.goto("http://docs.test/onnx-in-a-page.html");
+    await docs.click("#run");
+    await docs.waitForFunction(() => document.querySelector("#answer").textContent !== "", null, { timeout: 60000 });
+    const answer = await docs.textContent("#answer");
+    check(answer.startsWith("WebAssembly") && /model_class: \[2\]/.test(answer),
+      `docs/onnx-in-a-page.html runs the exported iris (${answer.replace(/\n/g, " | ")})`);
+    await docs.close();
+  }
 
   // A second job, then both compared.
   const second = await submitIris(20);

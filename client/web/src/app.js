@@ -13,6 +13,7 @@ import {
   $, api, fixed, guard, html, raw, stateName, status, tokenKey, view,
 } from "./api.js";
 import { divergedAt, drawChart, hover, palette } from "./chart.js";
+import { runInBrowser } from "./in_browser.js";
 import { showNew } from "./new_job.js";
 
 // --- Charts (chart.js) ----------------------------------------------------
@@ -196,7 +197,9 @@ async function showJob(jobId) {
       <div class="card"><h3>Parameters</h3><div id="parameters">${raw(parametersTable(job))}</div></div>
       <div class="card"><h3>Inference</h3>
         <div id="infer-inputs"></div>
-        <p><button id="infer">Infer</button></p><pre id="inference" class="mono"></pre></div>
+        <p><button id="infer">Infer</button>
+          <button id="infer-browser" title="the exported ONNX file, run here by ONNX Runtime Web: WebNN where the browser has it, WebAssembly otherwise">Run in this browser</button></p>
+        <pre id="inference" class="mono"></pre><pre id="browser-inference" class="mono"></pre></div>
       <div class="card"><h3>Predict a dataset</h3>
         <p><select id="predict-dataset"></select>
           <select id="predict-format"><option value="csv">CSV</option><option value="npz">NumPy .npz</option></select></p>
@@ -255,6 +258,7 @@ async function showJob(jobId) {
   action("#download", () => downloadSnapshot(jobId));
   action("#download-onnx", () => downloadOnnx(jobId));
   $("#infer").onclick = () => infer(jobId, inputs);
+  $("#infer-browser").onclick = () => inferInBrowser(jobId, inputs);
 
   if (watching) watching.abort();
   watching = new AbortController();
@@ -343,7 +347,7 @@ async function inferenceInputs(job) {
   if (job.modelText) {
     const checked = await guard(() => api.checkModel({ modelText: job.modelText, fileName: "model.wnm" }));
     if (checked?.ok && checked.inputs.length) {
-      inputs = checked.inputs.map((t) => ({ name: t.name, shape: t.shape.map(Number).slice(1) }));
+      inputs = checked.inputs.map((t) => ({ name: t.name, shape: t.shape.map(Number).slice(1), type: t.dataType }));
     }
   }
   const count = (shape) => (shape.length && shape.every((d) => d > 0) ? shape.reduce((a, b) => a * b, 1) : undefined);
@@ -353,34 +357,72 @@ async function inferenceInputs(job) {
   return inputs;
 }
 
+// The form's values as the daemon's Infer takes them (batch 1); throws
+// saying which input is wrong.
+function formTensors(inputs) {
+  return inputs.map((t, i) => {
+    const text = $(`#values-${i}`).value.trim();
+    const values = text === "" ? [] : text.split(",").map((v) => Number(v.trim()));
+    if (values.length === 0 || values.some((v) => !Number.isFinite(v))) {
+      throw new Error(`${t.name || "the input"}: type comma-separated numbers`);
+    }
+    const known = t.shape.length && t.shape.every((d) => d > 0);
+    const count = known ? t.shape.reduce((a, b) => a * b, 1) : values.length;
+    if (values.length !== count) {
+      throw new Error(`${t.name || "the input"} takes ${count} values, not ${values.length}`);
+    }
+    return { name: t.name, shape: [1n, ...(known ? t.shape : [values.length]).map(BigInt)], values };
+  });
+}
+
+// An answer's lines: each output's values, and the class they pick.
+function answerText(outputs, classes) {
+  return outputs.map((o) => {
+    let text = `${o.name}: [${o.values.map((v) => v.toPrecision(4)).join(", ")}]`;
+    if (classes.length === o.values.length) {
+      const best = o.values.indexOf(Math.max(...o.values));
+      text += `\n→ ${classes[best]}`;
+    }
+    return text;
+  }).join("\n");
+}
+
 async function infer(jobId, inputs) {
   const out = $("#inference");
   out.textContent = "";  // a failed inference leaves no old answer behind
   out.classList.remove("error");
   try {
-    const tensors = inputs.map((t, i) => {
-      const text = $(`#values-${i}`).value.trim();
-      const values = text === "" ? [] : text.split(",").map((v) => Number(v.trim()));
-      if (values.length === 0 || values.some((v) => !Number.isFinite(v))) {
-        throw new Error(`${t.name || "the input"}: type comma-separated numbers`);
-      }
-      const known = t.shape.length && t.shape.every((d) => d > 0);
-      const count = known ? t.shape.reduce((a, b) => a * b, 1) : values.length;
-      if (values.length !== count) {
-        throw new Error(`${t.name || "the input"} takes ${count} values, not ${values.length}`);
-      }
-      return { name: t.name, shape: [1n, ...(known ? t.shape : [values.length]).map(BigInt)], values };
-    });
-    const answer = await api.infer({ jobId, inputs: tensors });
-    out.textContent = answer.outputs.map((o) => {
-      let text = `${o.name}: [${o.values.map((v) => v.toPrecision(4)).join(", ")}]`;
-      if (answer.classes.length === o.values.length) {
-        const best = o.values.indexOf(Math.max(...o.values));
-        text += `\n→ ${answer.classes[best]}`;
-      }
-      return text;
-    }).join("\n");
+    const answer = await api.infer({ jobId, inputs: formTensors(inputs) });
+    out.textContent = answerText(answer.outputs, answer.classes);
     status("inferred");
+  } catch (e) {
+    out.textContent = `error: ${e.rawMessage ?? e.message ?? e}`;
+    out.classList.add("error");
+    status(out.textContent, true);
+  }
+}
+
+// The exported model run here, next to the daemon's answer: which
+// provider ran, the largest difference, the time a call takes.
+async function inferInBrowser(jobId, inputs) {
+  const out = $("#browser-inference");
+  out.textContent = "running in this browser…";
+  out.classList.remove("error");
+  try {
+    const tensors = formTensors(inputs);
+    const [here, daemon] = await Promise.all([
+      runInBrowser(jobId, tensors, inputs.map((t) => t.type)), api.infer({ jobId, inputs: tensors })]);
+    let worst = 0;
+    for (const o of here.outputs) {
+      const theirs = daemon.outputs.find((d) => d.name === o.name)?.values ?? [];
+      o.values.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - (theirs[i] ?? NaN))); });
+    }
+    out.dataset.provider = here.provider;
+    out.dataset.difference = String(worst);
+    out.textContent = `in this browser (${here.provider === "webnn" ? "WebNN" : "WebAssembly"}, ` +
+      `${here.ms.toFixed(3)} ms a call)${here.note ? `\n${here.note}` : ""}\n` +
+      `${answerText(here.outputs, daemon.classes)}\nlargest difference from the daemon's: ${worst.toExponential(2)}`;
+    status("ran in this browser");
   } catch (e) {
     out.textContent = `error: ${e.rawMessage ?? e.message ?? e}`;
     out.classList.add("error");

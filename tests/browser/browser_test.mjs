@@ -355,6 +355,14 @@ try {
     await runHere(model);
   }
 
+  // The daemon serves the runtime's few files by name, nothing else of
+  // the folder; the runner is sandboxed by its own header too.
+  const served = await Promise.all(["ort.wasm.min.mjs", "ort.all.min.mjs", "..%2F..%2Fpackage.json", "../package.json"]
+    .map((name) => fetch(`http://${http}/ort/${name}`).then((r) => r.status)));
+  const runnerPolicy = (await fetch(`http://${http}/runner.html`)).headers.get("content-security-policy") ?? "";
+  check(served.join(",") === "200,404,404,404" && runnerPolicy.startsWith("sandbox allow-scripts;"),
+    `/ort/ serves the runtime's files only (${served.join(", ")}); the runner is sandboxed (${runnerPolicy})`);
+
   // WebNN where navigator.ml makes a context: a stub that records its
   // calls (and makes nothing ONNX Runtime can use) — the page tries WebNN
   // first, says it failed and runs on WebAssembly.

@@ -67,6 +67,8 @@ absl::Status EmitPrelu(OnnxWriter& w, const ir::Node& node);
 // Recurrent layers (onnx_ops_recurrent.cc).
 absl::Status EmitLstm(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitGru(OnnxWriter& w, const ir::Node& node);
+absl::Status EmitLstmCell(OnnxWriter& w, const ir::Node& node);
+absl::Status EmitGruCell(OnnxWriter& w, const ir::Node& node);
 
 // Shared: the reduced axes of a node (its "axes", else `fallback`; every
 // axis when `fallback` is empty and the node has none: all of `rank`).

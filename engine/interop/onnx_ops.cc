@@ -1,8 +1,8 @@
 // The table: each WebNN operation that has an ONNX form, and the ONNX
 // operators it becomes (onnx_ops.h). What is not here is refused by the
-// export naming the operation, its layer and line: the recurrent
-// cells (lstmCell, gruCell), resample2d, the quantized operations (their
-// blockwise scales), and the high-level and training-only operations
+// export naming the operation, its layer and line: resample2d, the
+// quantized operations (their blockwise scales), and the high-level and
+// training-only operations
 // the DAG has no more at export (attend, residual, embedding, dropout,
 // randomUniform, maxPool2dGradient).
 #include "engine/interop/onnx_ops.h"
@@ -139,6 +139,7 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kGelu, EmitGelu, "Mul, Erf, Add (opset 17 has no Gelu)"},
       {OpKind::kGemm, EmitGemm, "Gemm"},
       {OpKind::kGreater, Compare<kGreater>, "Greater + Cast"},
+      {OpKind::kGruCell, EmitGruCell, "GRU over one step (Unsqueeze, Squeeze)"},
       {OpKind::kGru, EmitGru,
        "GRU (linear_before_reset from resetAfter; rzn reordered)"},
       {OpKind::kGreaterOrEqual, Compare<kGreaterOrEqual>,
@@ -162,6 +163,8 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kLogicalNot, LogicalNot, "Not"},
       {OpKind::kLogicalOr, Logical<kOr>, "Or"},
       {OpKind::kLogicalXor, Logical<kXor>, "Xor"},
+      {OpKind::kLstmCell, EmitLstmCell,
+       "LSTM over one step (Unsqueeze, Squeeze)"},
       {OpKind::kLstm, EmitLstm, "LSTM (peepholes as P; ifgo reordered)"},
       {OpKind::kMatmul, EmitMatmul, "MatMul"},
       {OpKind::kMax, Same<kMax>, "Max"},

@@ -142,30 +142,99 @@ absl::Status EmitRecurrent(OnnxWriter& w, const ir::Node& node,
   return absl::OkStatus();
 }
 
-}  // namespace
+// A cell (one step): ONNX's LSTM or GRU over a sequence of one step, each
+// operand with a leading axis of one (the step, or the one direction), the
+// results without it. `bias` is the slot of the input bias (the recurrent
+// one follows); the states are at 3 (and the cell's at 4).
+absl::Status EmitCell(OnnxWriter& w, const ir::Node& node, const Recurrent& r,
+                      bool lstm) {
+  const int64_t hidden = node.attrs.GetInt("hiddenSize", 0);
+  ASSIGN_OR_RETURN(std::vector<std::string> activations,
+                   Activations(node, r.activations, 1));
+  const auto up = [&](size_t slot) -> std::string {
+    if (!w.Has(node, slot)) return "";
+    return w.Op("Unsqueeze", {w.In(node, slot), w.Int64s({0}, "axes")});
+  };
+  const size_t bias = lstm ? 5 : 4;
+  std::string b;
+  if (w.Has(node, bias) || w.Has(node, bias + 1)) {
+    std::vector<std::string> both;
+    for (size_t slot : {bias, bias + 1}) {
+      if (w.Has(node, slot)) {
+        both.push_back(Reordered(w, up(slot), hidden, r.order));
+        continue;
+      }
+      ASSIGN_OR_RETURN(std::string zeros,
+                       w.Floats(std::vector<float>(r.gates * hidden, 0.0f),
+                                {1, r.gates * hidden}, w.InType(node, 0).dtype,
+                                w.Fresh("zero_bias")));
+      both.push_back(zeros);
+    }
+    onnx::NodeProto& joined = w.Add("Concat", both);
+    SetInt(joined, "axis", 1);
+    b = joined.output(0);
+  }
+  std::vector<std::string> in = {up(0),
+                                 Reordered(w, up(1), hidden, r.order),
+                                 Reordered(w, up(2), hidden, r.order),
+                                 b,
+                                 "",
+                                 up(3)};
+  if (lstm) {
+    in.push_back(up(4));
+    in.push_back(up(7));
+  }
+  while (!in.empty() && in.back().empty()) in.pop_back();
+  std::vector<std::string> out = {"", w.Fresh("state")};
+  if (lstm) out.push_back(w.Fresh("cell"));
+  onnx::NodeProto& n = w.Add(r.op, in, out);
+  SetInt(n, "hidden_size", hidden);
+  SetStrings(n, "activations", activations);
+  if (!lstm) {
+    SetInt(n, "linear_before_reset",
+           node.attrs.GetBool("resetAfter", true) ? 1 : 0);
+  }
+  for (size_t k = 0; k + 1 < out.size(); ++k) {
+    w.Add("Squeeze", {out[k + 1], w.Int64s({0}, "axes")}, {w.Out(node, k)});
+  }
+  return absl::OkStatus();
+}
 
-absl::Status EmitLstm(OnnxWriter& w, const ir::Node& node) {
+Recurrent LstmOf(const ir::Node& node) {
   // ONNX: i o f c. WebNN's iofg is that; ifgo puts g third, o last.
   const bool ifgo = node.attrs.GetString("layout", "iofg") == "ifgo";
-  return EmitRecurrent(w, node,
-                       {.op = "LSTM",
-                        .gates = 4,
-                        .order = ifgo ? std::vector<int>{0, 3, 1, 2}
-                                      : std::vector<int>{0, 1, 2, 3},
-                        .activations = {"sigmoid", "tanh", "tanh"}},
-                       true);
+  return {.op = "LSTM",
+          .gates = 4,
+          .order = ifgo ? std::vector<int>{0, 3, 1, 2}
+                        : std::vector<int>{0, 1, 2, 3},
+          .activations = {"sigmoid", "tanh", "tanh"}};
+}
+
+Recurrent GruOf(const ir::Node& node) {
+  // ONNX: z r h. WebNN's zrn is that; rzn swaps the first two.
+  const bool rzn = node.attrs.GetString("layout", "zrn") == "rzn";
+  return {.op = "GRU",
+          .gates = 3,
+          .order = rzn ? std::vector<int>{1, 0, 2} : std::vector<int>{0, 1, 2},
+          .activations = {"sigmoid", "tanh"}};
+}
+
+}  // namespace
+
+absl::Status EmitLstmCell(OnnxWriter& w, const ir::Node& node) {
+  return EmitCell(w, node, LstmOf(node), true);
+}
+
+absl::Status EmitGruCell(OnnxWriter& w, const ir::Node& node) {
+  return EmitCell(w, node, GruOf(node), false);
+}
+
+absl::Status EmitLstm(OnnxWriter& w, const ir::Node& node) {
+  return EmitRecurrent(w, node, LstmOf(node), true);
 }
 
 absl::Status EmitGru(OnnxWriter& w, const ir::Node& node) {
-  // ONNX: z r h. WebNN's zrn is that; rzn swaps the first two.
-  const bool rzn = node.attrs.GetString("layout", "zrn") == "rzn";
-  return EmitRecurrent(
-      w, node,
-      {.op = "GRU",
-       .gates = 3,
-       .order = rzn ? std::vector<int>{1, 0, 2} : std::vector<int>{0, 1, 2},
-       .activations = {"sigmoid", "tanh"}},
-      false);
+  return EmitRecurrent(w, node, GruOf(node), false);
 }
 
 }  // namespace webnnm::interop

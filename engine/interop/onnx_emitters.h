@@ -58,6 +58,7 @@ absl::Status EmitReduce(OnnxWriter& w, const ir::Node& node, const char* op);
 absl::Status EmitReduceVariance(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitConv2d(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitConvTranspose2d(OnnxWriter& w, const ir::Node& node);
+absl::Status EmitResample2d(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitPool(OnnxWriter& w, const ir::Node& node, const char* op);
 absl::Status EmitLayerNormalization(OnnxWriter& w, const ir::Node& node);
 absl::Status EmitBatchNormalization(OnnxWriter& w, const ir::Node& node);

@@ -153,17 +153,19 @@ TEST(OnnxExport, LazyCastsExportAsCastsThroughFloat16) {
 }
 
 TEST(OnnxExport, AnOperationWithoutAnOnnxFormIsRefusedWithItsLine) {
+  // A normalization over its axes in another order than the tensor's.
   const std::string text =
-      "model:input shape={channels: 1, height: 28, width: 28};\n"
+      "model:input shape={channels: 2, height: 4, width: 4};\n"
       "model:output shape=[10];\n"
       "model:layers\n"
-      "    resample2d(newShape={height: 14, width: 14}, mode=linear),\n"
-      "    reshape(newShape=[196]),\n"
+      "    layerNormalization(axes=[width, height]),\n"
+      "    reshape(newShape=[32]),\n"
       "    dense(shape=[10], activation=softmax);\n"
       "dense:layers matmul(w), add(b), activation();\n";
-  Exported e = Export("upsample.wnm", text);
+  Exported e = Export("reordered.wnm", text);
   EXPECT_EQ(e.status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(e.status.message(), HasSubstr("resample2d has no ONNX form"));
+  EXPECT_THAT(e.status.message(), HasSubstr("layerNormalization"));
+  EXPECT_THAT(e.status.message(), HasSubstr("has no ONNX form"));
   EXPECT_THAT(e.status.message(), HasSubstr("line 4"));
 }
 
@@ -205,7 +207,7 @@ TEST(OnnxExport, TheTableHasOneEntryAnOperation) {
         << "twice: " << static_cast<int>(m.kind);
     EXPECT_EQ(FindOnnxMapping(m.kind), &m);
   }
-  EXPECT_EQ(FindOnnxMapping(ir::OpKind::kResample2d), nullptr);
+  EXPECT_EQ(FindOnnxMapping(ir::OpKind::kQuantizeLinear), nullptr);
 }
 
 TEST(OnnxExport, TheDocsListTheTableAsItIs) {

@@ -1,7 +1,7 @@
 // The table: each WebNN operation that has an ONNX form, and the ONNX
 // operators it becomes (onnx_ops.h). What is not here is refused by the
-// export naming the operation, its layer and line: resample2d, the
-// quantized operations (their blockwise scales), and the high-level and
+// export naming the operation, its layer and line: the quantized
+// operations (their blockwise scales), and the high-level and
 // training-only operations
 // the DAG has no more at export (attend, residual, embedding, dropout,
 // randomUniform, maxPool2dGradient).
@@ -189,6 +189,8 @@ const std::vector<OnnxMapping>& Table() {
       {OpKind::kReduceSumSquare, Reduce<kReduceSumSquare>, "ReduceSumSquare"},
       {OpKind::kReduceVariance, EmitReduceVariance, "ReduceMean, Sub, Mul"},
       {OpKind::kRelu, Same<kRelu>, "Relu"},
+      {OpKind::kResample2d, EmitResample2d,
+       "Resize (half_pixel, round_prefer_floor, sizes)"},
       {OpKind::kReshape, EmitReshape, "Reshape"},
       {OpKind::kReverse, EmitReverse, "Slice (steps -1)"},
       {OpKind::kRoundEven, Same<kRound>, "Round"},

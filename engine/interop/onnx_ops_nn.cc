@@ -182,6 +182,39 @@ absl::Status EmitConvTranspose2d(OnnxWriter& w, const ir::Node& node) {
   return absl::OkStatus();
 }
 
+absl::Status EmitResample2d(OnnxWriter& w, const ir::Node& node) {
+  // WebNN's coordinates are ONNX's half_pixel ones with the scale out / in
+  // (ONNX derives it so from `sizes`); its nearest index rounds ties down
+  // (round_prefer_floor).
+  const ir::TensorType& in = w.InType(node, 0);
+  const std::vector<int64_t>& out = w.OutType(node).shape;
+  bool symbolic = false;
+  for (int64_t d : out) symbolic |= ir::IsSymbolic(d);
+  std::string scales, sizes;
+  if (symbolic) {  // a batch's size unknown: the scales of every axis
+    std::vector<float> ratio(out.size(), 1.0f);
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (!ir::IsSymbolic(out[k])) {
+        ratio[k] = static_cast<float>(static_cast<double>(out[k]) /
+                                      static_cast<double>(in.shape[k]));
+      }
+    }
+    ASSIGN_OR_RETURN(scales,
+                     w.Floats(ratio, {static_cast<int64_t>(ratio.size())},
+                              ir::DType::kFloat32, w.Fresh("scales")));
+  } else {
+    sizes = w.Int64s(out, "sizes");
+  }
+  onnx::NodeProto& n =
+      w.Add("Resize", {w.In(node, 0), "", scales, sizes}, {w.Out(node)});
+  const bool linear =
+      node.attrs.GetString("mode", "nearest-neighbor") == "linear";
+  SetString(n, "mode", linear ? "linear" : "nearest");
+  SetString(n, "coordinate_transformation_mode", "half_pixel");
+  if (!linear) SetString(n, "nearest_mode", "round_prefer_floor");
+  return absl::OkStatus();
+}
+
 absl::Status EmitPool(OnnxWriter& w, const ir::Node& node, const char* op) {
   const bool nhwc = Nhwc(node, "layout");
   const ir::TensorType& in_type = w.InType(node, 0);

@@ -305,25 +305,26 @@ try {
   }
   // Refused, naming the operation and the line it was written on.
   {
-    const model = join(work, "upsample.wnm");
+    const model = join(work, "reordered.wnm");
     writeFileSync(model, [
-      "# An image upsampled before its classifier.",
-      "model:input shape={channels: 1, height: 28, width: 28};",
+      "# A normalization over its axes in another order than the tensor's.",
+      "model:input shape={channels: 2, height: 4, width: 4};",
       "model:output shape=[10];",
       "model:layers",
-      "    resample2d(newShape={height: 14, width: 14}, mode=linear),",
-      "    reshape(newShape=[196]),",
+      "    layerNormalization(axes=[width, height]),",
+      "    reshape(newShape=[32]),",
       "    dense(shape=[10], activation=softmax);",
       "dense:layers matmul(w), add(b), activation();", ""].join("\n"));
-    const data = join(work, "upsample-train.npz");
-    imageSet(data, [1, 28, 28], 40, rand);
-    const snapshot = join(work, "upsample.wnms");
+    const data = join(work, "reordered-train.npz");
+    imageSet(data, [2, 4, 4], 40, rand);
+    const snapshot = join(work, "reordered.wnms");
     ctl("train", "--local", model, "--dataset", data, "--epochs", "1", "--seeds", "1", "--save", snapshot);
-    const refused = spawnSync(webnnmctl, ["export", "--local", model, "--load", snapshot, "-o", join(work, "upsample.onnx")], { encoding: "utf8" });
-    check(refused.status === 1 && refused.stderr.includes("resample2d has no ONNX form") && refused.stderr.includes("line 5"),
-      `a resample2d is refused with its line (exit ${refused.status}: ${refused.stderr.trim()})`);
+    const refused = spawnSync(webnnmctl, ["export", "--local", model, "--load", snapshot, "-o", join(work, "reordered.onnx")], { encoding: "utf8" });
+    check(refused.status === 1 && refused.stderr.includes("layerNormalization") && refused.stderr.includes("has no ONNX form") &&
+          refused.stderr.includes("line 5"),
+      `an operation without an ONNX form is refused with its line (exit ${refused.status}: ${refused.stderr.trim()})`);
     let written = true;
-    try { readFileSync(join(work, "upsample.onnx")); } catch { written = false; }
+    try { readFileSync(join(work, "reordered.onnx")); } catch { written = false; }
     check(!written, "a refused export writes no file");
   }
   await fromTheDaemon();

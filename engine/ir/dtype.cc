@@ -1,6 +1,7 @@
 #include "engine/ir/dtype.h"
 
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_join.h"
 
@@ -88,7 +89,11 @@ int BitWidth(DType type) {
 int64_t ByteLength(DType type, int64_t count) {
   int bits = BitWidth(type);
   if (bits == 4) return count / 2 + count % 2;
-  return count * (bits / 8);
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, int64_t{bits / 8}, &bytes)) {
+    return std::numeric_limits<int64_t>::max();  // beyond every limit
+  }
+  return bytes;
 }
 
 int RuntimeElementSize(DType type) {

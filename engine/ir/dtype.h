@@ -39,7 +39,8 @@ bool IsSigned(DType type);  // floats and intN
 // Storage size in bits (4 for int4/uint4).
 int BitWidth(DType type);
 // Bytes for `count` elements, int4/uint4 packed two per byte (rounded up):
-// the size WebNN's limits count.
+// the size WebNN's limits count; INT64_MAX when it overflows (beyond every
+// limit).
 int64_t ByteLength(DType type, int64_t count);
 // Bytes per element in memory, as graphs and backends store tensors:
 // float16 as its 16-bit pattern, int4/uint4 one element per byte.

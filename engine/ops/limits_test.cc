@@ -1,8 +1,11 @@
 // The configured size limits (ir::Limits): every rule rejects a result
 // whose dimension, byte length or rank exceeds them.
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/check.h"
 #include "engine/ops/op_test_util.h"
 
 namespace webnnm::ops {
@@ -86,6 +89,21 @@ TEST(Limits, RejectsATensorAboveTheByteLimit) {
   EXPECT_TRUE(Infer("expand", {F32({1})}, A({{"newShape", Ints{1000}}}),
                     ByteLimit(4000))
                   .ok());
+}
+
+TEST(Limits, AByteLengthThatOverflowsIsBeyondEveryLimit) {
+  // The model fuzzer's input: an input of 666,666,666,666,666,663 rows of
+  // four float32 values (its bytes do not fit 64 bits).
+  EXPECT_EQ(ir::ByteLength(ir::DType::kFloat32, int64_t{2666666666666666652}),
+            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ir::ByteLength(ir::DType::kFloat32, 1000), 4000);
+  CheckResult check = CheckModel(
+      "huge.wnm",
+      "model:input shape={rows:666666666666666663, cols:4};\n"
+      "model:output shape=[4];\n"
+      "model:layers relu();\n");
+  EXPECT_FALSE(check.ok);
+  EXPECT_THAT(check.rendered, HasSubstr("larger than the limit"));
 }
 
 TEST(Limits, ByteLengthFollowsTheDataType) {

@@ -41,6 +41,7 @@
 #include "server/rpc/grpc_web.h"
 #include "server/rpc/http_server.h"
 #include "server/rpc/kserve.h"
+#include "server/rpc/reflection_v1.h"
 #include "server/rpc/metrics_interceptor.h"
 #include "server/rpc/ops_http.h"
 #include "server/rpc/service.h"
@@ -458,6 +459,11 @@ int main(int argc, char** argv) {
                            absl::Microseconds(settings.infer_batch_window_us));
   WebnnmService service(**store, jobs, *tokens, settings.limits, inference);
   KServeService kserve(**store, *tokens, settings.limits, inference);
+  ReflectionV1Service reflection_v1(
+      {webnnm::v1::Webnnm::service_full_name(),
+       inference::GRPCInferenceService::service_full_name(),
+       "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection",
+       grpc::reflection::v1::ServerReflection::service_full_name()});
   jobs.OnDeleted([&inference](const std::string& id) { inference.Forget(id); });
   AddDaemonCollectors(
       **store, settings.jobs.workers, [&jobs] { return jobs.Busy(); },
@@ -465,7 +471,8 @@ int main(int argc, char** argv) {
       [&service] { return service.UploadsInProgress(); });
   int port = 0;
   std::unique_ptr<grpc::Server> server =
-      BuildServer(settings, *credentials, {&service, &kserve}, port);
+      BuildServer(settings, *credentials, {&service, &kserve, &reflection_v1},
+                  port);
   if (!server || port == 0) {
     return Fail("cannot listen on " + settings.listen +
                 " (address in use or not valid?)");

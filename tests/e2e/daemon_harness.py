@@ -34,13 +34,18 @@ def setup(argv):
     os.makedirs(reflection)
     shutil.copy("/usr/share/grpc-proto/grpc/reflection/v1alpha/"
                 "reflection.proto", reflection)
+    reflection_v1 = os.path.join(STUBS, "include", "grpc_reflection", "v1")
+    os.makedirs(reflection_v1)
+    shutil.copy("/usr/share/grpc-proto/grpc/reflection/v1/reflection.proto",
+                reflection_v1)
     subprocess.run(
         ["protoc", "-I", os.path.join(SOURCE, "proto"),
          "-I", os.path.join(STUBS, "include"), "--python_out", STUBS,
          "--grpc_python_out", STUBS,
          "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
          *protos, "grpc_health/v1/health.proto",
-         "grpc_reflection/v1alpha/reflection.proto"],
+         "grpc_reflection/v1alpha/reflection.proto",
+         "grpc_reflection/v1/reflection.proto"],
         check=True)
     # A KServe client knows only the protocol's proto: its own folder.
     kserve = os.path.join(STUBS, "kserve")

@@ -914,6 +914,56 @@ class BadInput(Temp):
 
 
 class Security(Temp):
+    def check_reflection_v1(self, d, services_v1alpha):
+        """grpc.reflection.v1 (what newer grpcurl asks first) as a client
+        that knows nothing else: the services, the files that describe
+        webnnm.v1.Webnnm (with their imports, enough to build its
+        descriptors), and NOT_FOUND for an unknown symbol."""
+        from google.protobuf import descriptor_pb2, descriptor_pool
+        from grpc_reflection.v1 import reflection_pb2, reflection_pb2_grpc
+        reflect = reflection_pb2_grpc.ServerReflectionStub(d.channel())
+        ask = reflection_pb2.ServerReflectionRequest
+        answers = list(reflect.ServerReflectionInfo(iter([
+            ask(list_services=""),
+            ask(file_containing_symbol="webnnm.v1.Webnnm"),
+            ask(file_containing_symbol="webnnm.v1.NoSuchThing"),
+            ask(file_by_filename="inference/grpc_predict_v2.proto"),
+            ask(all_extension_numbers_of_type="webnnm.v1.Job")]),
+            timeout=10))
+        self.assertEqual(len(answers), 5)
+        self.assertEqual(
+            {s.name for s in answers[0].list_services_response.service},
+            services_v1alpha)
+        pool = descriptor_pool.DescriptorPool()
+        files = [descriptor_pb2.FileDescriptorProto.FromString(raw) for raw in
+                 answers[1].file_descriptor_response.file_descriptor_proto]
+        self.assertEqual(files[0].name, "webnnm/v1/webnnm.proto")
+        added = set()
+        for _ in files:  # imports first
+            for f in files:
+                if f.name not in added and set(f.dependency) <= added:
+                    pool.Add(f)
+                    added.add(f.name)
+        # Every import came along (timestamp, hyperparameters).
+        self.assertEqual(added, {f.name for f in files})
+        self.assertIn("google/protobuf/timestamp.proto", added)
+        service = pool.FindServiceByName("webnnm.v1.Webnnm")
+        self.assertIn("SubmitJob", [m.name for m in service.methods])
+        self.assertEqual(
+            service.methods_by_name["SubmitJob"].input_type.full_name,
+            "webnnm.v1.SubmitJobRequest")
+        self.assertEqual(answers[2].error_response.error_code, 5)  # NOT_FOUND
+        self.assertEqual(
+            answers[2].original_request.file_containing_symbol,
+            "webnnm.v1.NoSuchThing")
+        names = [descriptor_pb2.FileDescriptorProto.FromString(raw).name
+                 for raw in
+                 answers[3].file_descriptor_response.file_descriptor_proto]
+        self.assertEqual(names[0], "inference/grpc_predict_v2.proto")
+        self.assertEqual(
+            answers[4].all_extension_numbers_response.base_type_name,
+            "webnnm.v1.Job")
+
     def test_tokens_principals_and_admins(self):
         tokens = os.path.join(self.dir, "tokens")
         with open(tokens, "w") as f:
@@ -964,8 +1014,10 @@ class Security(Temp):
         services = {s.name for s in
                     answers[0].list_services_response.service}
         for name in ["webnnm.v1.Webnnm", "inference.GRPCInferenceService",
-                     "grpc.health.v1.Health"]:
+                     "grpc.health.v1.Health",
+                     "grpc.reflection.v1.ServerReflection"]:
             self.assertIn(name, services)
+        self.check_reflection_v1(d, services)
         # KServe calls need a token like webnnm.v1's.
         import grpc
         import grpc_predict_v2_pb2 as kpb

@@ -99,6 +99,60 @@ absl::StatusOr<JobPage> ListJobPage(Store& store, const Principal& who,
   return page;
 }
 
+namespace {
+
+// Every job of `who` that `query` matches (newest first).
+absl::StatusOr<std::vector<Job>> AllJobs(Store& store, const Principal& who,
+                                         JobQuery query) {
+  std::vector<Job> all;
+  query.page_size = 1000;
+  for (;;) {
+    ASSIGN_OR_RETURN(JobPage page, ListJobPage(store, who, query));
+    for (Job& j : page.jobs) all.push_back(std::move(j));
+    if (page.next_page.empty()) return all;
+    query.page_token = page.next_page;
+  }
+}
+
+absl::Status Ambiguous(const std::string& ref, const std::string& what,
+                       const std::vector<const Job*>& jobs) {
+  std::string list;
+  for (size_t i = 0; i < jobs.size() && i < 10; ++i) {
+    list += StrCat(i ? ", " : "", jobs[i]->id, " (",
+                   jobs[i]->name.empty() ? jobs[i]->model_name : jobs[i]->name,
+                   ", ", StateName(jobs[i]->state), ")");
+  }
+  if (jobs.size() > 10) list += StrCat(" and ", jobs.size() - 10, " more");
+  return absl::InvalidArgumentError(StrCat("'", ref, "' is ", what, " of ",
+                                           jobs.size(), " jobs: ", list));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveJobRef(Store& store, const Principal& who,
+                                          const std::string& ref) {
+  if (ref.empty()) return absl::InvalidArgumentError("no job id given");
+  if (absl::StatusOr<StoredJob> job = VisibleJob(store, who, ref); job.ok()) {
+    return job->job.id;
+  } else if (!absl::IsNotFound(job.status())) {
+    return job.status();
+  }
+  ASSIGN_OR_RETURN(std::vector<Job> aliased,
+                   AllJobs(store, who, {.tags = {{"alias", ref}}}));
+  if (!aliased.empty()) return aliased.front().id;
+  ASSIGN_OR_RETURN(std::vector<Job> jobs, AllJobs(store, who, {}));
+  std::vector<const Job*> named, prefixed;
+  for (const Job& j : jobs) {
+    if (j.name == ref) named.push_back(&j);
+    if (j.id.starts_with(ref)) prefixed.push_back(&j);
+  }
+  if (named.size() == 1) return named.front()->id;
+  if (named.size() > 1) return Ambiguous(ref, "the name", named);
+  if (prefixed.size() == 1) return prefixed.front()->id;
+  if (prefixed.size() > 1) return Ambiguous(ref, "a prefix of the ids", prefixed);
+  return absl::NotFoundError(StrCat("no job ", ref));
+}
+
 absl::StatusOr<std::vector<NodeRecord>> VisibleNodes(Store& store,
                                                      JobManager& jobs,
                                                      const Principal& who) {

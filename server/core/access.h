@@ -29,6 +29,15 @@ absl::StatusOr<StoredJob> VisibleJob(Store& store, const Principal& who,
 absl::StatusOr<StoredJob> ServableJob(Store& store, const Principal& who,
                                       const std::string& id);
 
+// The id of the job `ref` names for `who`, as users name jobs (KServe's
+// model names, docs/daemon.md): the job's id; else the job tagged
+// alias=REF (the newest, should two hold it); else the job named REF;
+// else the one job whose id starts with REF. NotFound "no job REF" when
+// nothing matches; InvalidArgument listing the matches (newest first, at
+// most 10) when several jobs share the name or the prefix.
+absl::StatusOr<std::string> ResolveJobRef(Store& store, const Principal& who,
+                                          const std::string& ref);
+
 // The newest snapshot of a job `who` may see, verified (its checksum, its
 // table): FailedPrecondition without one, DataLoss when it is damaged.
 absl::StatusOr<std::string> ExportedSnapshot(Store& store,

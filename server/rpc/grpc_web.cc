@@ -1,4 +1,5 @@
 #include "server/rpc/grpc_web.h"
+#include "server/rpc/kserve_http.h"
 
 #include <algorithm>
 #include <cctype>
@@ -501,8 +502,32 @@ bool IsMethodPath(const std::string& path) {
          path.find('/', slash + 1) == std::string::npos;
 }
 
+// One unary call through the in-process channel, with the request's
+// headers as metadata (KServe over HTTP).
+grpc::Status Unary(Context& c, const std::string& method,
+                   const std::string& message, const HttpRequest& req,
+                   std::string* answer) {
+  Call call(*c.stub, method);
+  if (!Prepare(req, call.context)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "malformed grpc-timeout");
+  }
+  if (!call.Start(message)) return call.Finish();
+  const bool got = call.Read(answer);
+  grpc::Status status = call.Finish();
+  if (status.ok() && !got) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "no answer");
+  }
+  return status;
+}
+
 void Route(Context& c, const HttpRequest& req, HttpResponder& res) {
   if (c.options.also && c.options.also(req, res)) return;
+  auto unary = [&c](const std::string& method, const std::string& message,
+                    const HttpRequest& http, std::string* answer) {
+    return Unary(c, method, message, http, answer);
+  };
+  if (ServeKServeHttp(unary, req, res)) return;
   if (req.method == "POST" && IsMethodPath(req.path))
     return Handle(c, req, res);
   if (req.method == "OPTIONS") return Preflight(c, req, res);

@@ -7,6 +7,8 @@
 #include "engine/base/strings.h"
 #include "engine/ir/dtype.h"
 #include "proto/wire/names.h"
+#include "server/core/access.h"
+#include "server/rpc/kserve_classes.h"
 
 namespace webnnm::server {
 namespace {
@@ -103,7 +105,13 @@ absl::StatusOr<std::shared_ptr<ServedModel>> KServeService::Model(
           [&who](const std::string& owner) { return who->Owns(owner); })) {
     return finished;
   }
-  absl::StatusOr<std::optional<StoredJob>> job = store_.GetJob(name);
+  // A model is named by its job's id, alias, name or an id's prefix.
+  absl::StatusOr<std::string> id = ResolveJobRef(store_, *who, name);
+  if (absl::IsNotFound(id.status())) {
+    return absl::NotFoundError(StrCat("no model ", name));
+  }
+  if (!id.ok()) return id.status();
+  absl::StatusOr<std::optional<StoredJob>> job = store_.GetJob(*id);
   if (!job.ok()) return job.status();
   if (!*job || !who->Owns((*job)->job.principal)) {
     return absl::NotFoundError(StrCat("no model ", name));
@@ -139,7 +147,8 @@ grpc::Status KServeService::ModelMetadata(
   if (!model.ok()) return ToGrpc(model.status());
   const ModelSummary& summary = InferenceCache::Summary(**model);
   response->set_name(request->name());
-  response->add_versions("1");
+  static const std::string* const kVersion = new std::string("1");
+  response->add_versions(*kVersion);
   response->set_platform("webnnm");
   for (const TensorSummary& t : summary.inputs) {
     auto* m = response->add_inputs();
@@ -148,12 +157,21 @@ grpc::Status KServeService::ModelMetadata(
     m->add_shape(-1);
     for (int64_t e : t.shape) m->add_shape(e);
   }
+  const std::vector<std::string>& classes = InferenceCache::Classes(**model);
   for (const TensorSummary& t : summary.outputs) {
     auto* m = response->add_outputs();
     m->set_name(t.name);
     m->set_datatype("FP32");
     m->add_shape(-1);
     for (int64_t e : t.shape) m->add_shape(e);
+    if (!HasClassNames(t.shape, classes)) continue;
+    auto* names = response->add_outputs();
+    names->set_name(ClassOutputName(t.name));
+    names->set_datatype("BYTES");
+    names->add_shape(-1);
+    for (size_t i = 0; i + 1 < t.shape.size(); ++i) {
+      names->add_shape(t.shape[i]);
+    }
   }
   return grpc::Status::OK;
 }
@@ -169,11 +187,12 @@ grpc::ServerUnaryReactor* KServeService::ModelInfer(
     return reactor;
   }
   // Finished where the call runs: here, or on the thread running its batch.
+  std::shared_ptr<ServedModel> served = call.model;
   InferenceCache::RunAsync(
-      std::move(call.model), call.inputs, limits_.max_infer_elements,
-      [reactor, request,
-       response](absl::StatusOr<std::vector<InferTensor>> outputs) {
-        reactor->Finish(RespondModelInfer(request, outputs, response));
+      std::move(served), call.inputs, limits_.max_infer_elements,
+      [reactor, request, response, model = call.model](
+          absl::StatusOr<std::vector<InferTensor>> outputs) {
+        reactor->Finish(RespondModelInfer(*model, request, outputs, response));
       });
   return reactor;
 }
@@ -187,7 +206,7 @@ grpc::Status KServeService::RunModelInfer(
     return s;
   }
   return RespondModelInfer(
-      request,
+      *call.model, request,
       InferenceCache::Run(*call.model, call.inputs, limits_.max_infer_elements),
       response);
 }
@@ -235,37 +254,28 @@ grpc::Status KServeService::PrepareModelInfer(
 }
 
 grpc::Status KServeService::RespondModelInfer(
-    const inference::ModelInferRequest* request,
+    const ServedModel& model, const inference::ModelInferRequest* request,
     const absl::StatusOr<std::vector<InferTensor>>& outputs,
     inference::ModelInferResponse* response) {
   if (!outputs.ok()) return ToGrpc(outputs.status());
   const bool raw = request->raw_input_contents_size() > 0;
-  std::set<std::string> wanted;
-  for (const auto& o : request->outputs()) wanted.insert(o.name());
-  for (const std::string& name : wanted) {
-    bool known = false;
-    for (const InferTensor& o : *outputs) known |= o.name == name;
-    if (!known) {
-      return ToGrpc(absl::InvalidArgumentError(
-          StrCat("the model has no output '", name, "'")));
-    }
-  }
+  absl::StatusOr<std::vector<KServeOutput>> answers = KServeOutputs(
+      *request, *outputs, InferenceCache::Classes(model));
+  if (!answers.ok()) return ToGrpc(answers.status());
   response->set_model_name(request->model_name());
   response->set_model_version("1");
   response->set_id(request->id());
-  for (const InferTensor& o : *outputs) {
-    if (!wanted.empty() && !wanted.count(o.name)) continue;
+  for (KServeOutput& o : *answers) {
     auto* out = response->add_outputs();
     out->set_name(o.name);
-    out->set_datatype("FP32");
+    out->set_datatype(o.strings ? "BYTES" : "FP32");
     for (int64_t e : o.shape) out->add_shape(e);
     if (raw) {
-      std::string bytes(o.values.size() * sizeof(float), '\0');
-      for (size_t i = 0; i < o.values.size(); ++i) {
-        float f = static_cast<float>(o.values[i]);
-        std::memcpy(bytes.data() + i * sizeof(float), &f, sizeof(float));
+      response->add_raw_output_contents(RawContents(o));
+    } else if (o.strings) {
+      for (std::string& v : *o.strings) {
+        out->mutable_contents()->add_bytes_contents(std::move(v));
       }
-      response->add_raw_output_contents(std::move(bytes));
     } else {
       for (double v : o.values) {
         out->mutable_contents()->add_fp32_contents(static_cast<float>(v));

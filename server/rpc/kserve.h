@@ -3,7 +3,12 @@
 // the required calls, serving finished training jobs' best snapshots. A
 // model's name is its job id and its only version is "1"; authentication
 // and visibility are those of webnnm.v1 (another principal's job is an
-// unknown model).
+// unknown model). A model may also be named by its job's alias, name or a
+// unique prefix of its id (ResolveJobRef). A classifier's output OUT comes
+// with OUT_class beside it (BYTES: each row's class name), and a requested
+// output with the parameter `classification: K` becomes Triton's
+// classification: BYTES "score:index:name", the K best a row
+// (kserve_classes.h).
 #ifndef WEBNNM_SERVER_RPC_KSERVE_H_
 #define WEBNNM_SERVER_RPC_KSERVE_H_
 
@@ -70,7 +75,7 @@ class KServeService final
                                  const inference::ModelInferRequest* request,
                                  PreparedInfer& call);
   static grpc::Status RespondModelInfer(
-      const inference::ModelInferRequest* request,
+      const ServedModel& model, const inference::ModelInferRequest* request,
       const absl::StatusOr<std::vector<InferTensor>>& outputs,
       inference::ModelInferResponse* response);
   // The served model of a visible, finished training (or imported) job.

@@ -41,8 +41,10 @@ class OtherClients(Temp):
         self.assertEqual(list(m.versions), ["1"])
         self.assertEqual([(t.name, t.datatype, list(t.shape))
                           for t in m.inputs], [("model", "FP32", [-1, 4])])
+        # The probabilities, and the class names beside them.
         self.assertEqual([(t.name, t.datatype, list(t.shape))
-                          for t in m.outputs], [("model", "FP32", [-1, 3])])
+                          for t in m.outputs], [("model", "FP32", [-1, 3]),
+                                                ("model_class", "BYTES", [-1])])
         samples = [5.1, 3.5, 1.4, 0.2, 6.7, 3.0, 5.2, 2.3]
         typed = stub.ModelInfer(pb.ModelInferRequest(
             model_name=job, id="r1", inputs=[

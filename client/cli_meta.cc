@@ -185,23 +185,4 @@ std::string CompletionScript(const CLI::App& app, const std::string& shell) {
   return shell == "zsh" ? ZshScript(app) : BashScript(app);
 }
 
-std::string UnknownCommand(const CLI::App& app, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word.starts_with("-")) {
-      // An option of the command line that takes a value: skip it too.
-      if (word.find('=') != std::string::npos) continue;
-      for (const CLI::Option* o : app.get_options({})) {
-        if (o->get_type_size() > 0 && o->check_name(word)) {
-          ++i;
-          break;
-        }
-      }
-      continue;
-    }
-    return Subcommand(app, word) == nullptr ? word : "";
-  }
-  return "";
-}
-
 }  // namespace webnnm::client

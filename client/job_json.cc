@@ -141,6 +141,8 @@ Json JobJson(const v1::Job& job) {
     tags[key] = value;
   }
   out["tags"] = tags;
+  // The alias that names it (`webnnmctl alias`), kept as the tag alias.
+  out["alias"] = tags.contains("alias") ? tags["alias"] : Json(nullptr);
   out["note"] = job.note().empty() ? Json(nullptr) : Json(job.note());
   out["state"] = wire::StateName(job.state());
   out["kind"] = wire::KindName(job.kind());

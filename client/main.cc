@@ -14,6 +14,7 @@
 
 #include "client/check_report.h"
 #include "client/cli_meta.h"
+#include "client/did_you_mean.h"
 #include "client/init_command.h"
 #include "client/export_command.h"
 #include "client/predict_command.h"
@@ -138,13 +139,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string unknown = webnnm::client::UnknownCommand(app, argc, argv);
-    if (!unknown.empty()) {
-      std::cerr << "webnnmctl: unknown command '" << unknown
-                << "' (webnnmctl help lists the commands)\n";
-      return kExitUsage;
-    }
-    app.exit(e);
+    // Worded for a newcomer: the prefix, the nearest command or option.
+    std::cerr << webnnm::client::UsageError(app, e, argc, argv) << "\n";
     return kExitUsage;
   }
   if (*help) return webnnm::client::RunHelp(app, help_words);

@@ -246,7 +246,9 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
 
   auto job_command = [&](const char* name, const char* help) {
     CLI::App* cmd = app.add_subcommand(name, help);
-    cmd->add_option("JOB", o.job, "The job id")->required();
+    cmd->add_option("JOB", o.job,
+                    "The job: its id, alias, name or an id's unique start")
+        ->required();
     cmd->fallthrough();
     return cmd;
   };
@@ -287,9 +289,17 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.tag->add_option("--name", o.run_name, "A new name");
   o.tag->add_option("--note", o.note, "A new note (\"\" removes it)");
 
+  o.alias_cmd = job_command(
+      "alias",
+      "Give a job an alias that names it in every command and in KServe "
+      "(moved from the job that had it; `tag JOB alias-` removes it)");
+  o.alias_cmd->add_option("NAME", o.alias, "The alias (e.g. champion)")
+      ->required();
+
   o.list = app.add_subcommand("list", "List jobs, newest first");
   o.list->add_option("--state", o.state,
-                     "Only jobs in this state (QUEUED, RUNNING, ...)");
+                     "Only jobs in this state (queued, running, "
+                     "succeeded, failed, cancelled; any case)");
   o.list->add_option("--tag", o.list_tags,
                      "Only jobs with this tag KEY=VALUE (repeat: all of "
                      "them)");
@@ -304,7 +314,9 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.snapshot->fallthrough();
   o.snapshot_export =
       o.snapshot->add_subcommand("export", "Save a job's snapshot (.wnms)");
-  o.snapshot_export->add_option("JOB", o.job, "The job id")->required();
+  o.snapshot_export
+      ->add_option("JOB", o.job, "The job: its id, alias, name or an id's start")
+      ->required();
   o.snapshot_export->add_option("-f,--file", o.file,
                                 "Where to write it (default JOB.wnms)");
   o.snapshot_export->fallthrough();
@@ -358,14 +370,16 @@ int RunRemote(RemoteOptions& o, bool json) {
     if (code != 0 || !o.follow) return code;
     return Watch(client, job, 0, json, true);
   }
-  // A job named by a prefix of its id.
+  // A job named by its id, an alias, its name or a prefix of its id.
   for (CLI::App* cmd : {o.watch, o.logs, o.get, o.cancel, o.resume, o.remove,
-                        o.metrics, o.infer, o.tag, o.snapshot_export}) {
+                        o.metrics, o.infer, o.tag, o.alias_cmd,
+                        o.snapshot_export}) {
     if (*cmd) {
       if (int code = ResolveJobId(client, o.job); code != 0) return code;
     }
   }
   if (*o.tag) return Tag(client, o, json);
+  if (*o.alias_cmd) return Alias(client, o, json);
   if (*o.watch) return Watch(client, o.job, o.from_seq, json, true);
   if (*o.logs) return Watch(client, o.job, o.from_seq, json, o.follow);
   if (*o.get || *o.cancel || *o.resume || *o.remove) {

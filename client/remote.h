@@ -33,6 +33,8 @@ struct RemoteOptions {
   std::vector<std::string> tags;
 
   CLI::App* tag = nullptr;
+  CLI::App* alias_cmd = nullptr;
+  std::string alias;  // alias JOB NAME
 
   CLI::App *watch = nullptr, *logs = nullptr, *get = nullptr, *cancel = nullptr,
            *resume = nullptr, *remove = nullptr, *metrics = nullptr,

@@ -86,6 +86,9 @@ int JobCall(Client& client, RemoteOptions& o, bool json);  // get, cancel, ...
 int List(Client& client, RemoteOptions& o, bool json);
 int Metrics(Client& client, RemoteOptions& o, bool json);
 int Tag(Client& client, RemoteOptions& o, bool json);
+// `alias JOB NAME`: tags the job alias=NAME, which the daemon moves from
+// the caller's job that held it.
+int Alias(Client& client, RemoteOptions& o, bool json);
 // remote_models.cc:
 int Infer(Client& client, RemoteOptions& o, bool json);
 // The newest snapshot of `job` (an id), its bytes appended to `bytes`.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -391,7 +392,9 @@ int ResolveJobId(Client& client, std::string& id) {
   if (s.ok() || s.error_code() != grpc::StatusCode::NOT_FOUND || id.empty()) {
     return s.ok() ? 0 : client.Error(s);
   }
-  std::vector<std::string> matches;
+  // As the daemon names models (ResolveJobRef): an alias, a name, an id's
+  // unique prefix.
+  std::vector<v1::Job> aliased, named, prefixed;
   v1::ListJobsRequest list;
   list.set_page_size(1000);
   for (;;) {
@@ -400,20 +403,34 @@ int ResolveJobId(Client& client, std::string& id) {
         client.stub().ListJobs(client.Context().get(), list, &page);
     if (!l.ok()) return client.Error(l);
     for (const v1::Job& j : page.jobs()) {
-      if (j.job_id().starts_with(id)) matches.push_back(j.job_id());
+      auto alias = j.tags().find("alias");
+      if (alias != j.tags().end() && alias->second == id) aliased.push_back(j);
+      if (j.name() == id) named.push_back(j);
+      if (j.job_id().starts_with(id)) prefixed.push_back(j);
     }
     if (page.next_page_token().empty()) break;
     list.set_page_token(page.next_page_token());
   }
-  if (matches.empty()) return client.Error(s);
-  if (matches.size() > 1) {
-    std::cerr << "webnnmctl: '" << id << "' is the start of " << matches.size()
-              << " jobs' ids:";
-    for (const std::string& m : matches) std::cerr << " " << m;
-    std::cerr << "\n";
+  const std::vector<v1::Job>& matches = !aliased.empty() ? aliased
+                                        : !named.empty() ? named
+                                                         : prefixed;
+  if (matches.empty()) {
+    std::cerr << "webnnmctl: no job " << id
+              << " (not an id, an alias, a job's name or an id's start)\n";
+    return 1;
+  }
+  if (matches.size() > 1 && aliased.empty()) {
+    std::cerr << "webnnmctl: '" << id << "' is "
+              << (named.empty() ? "the start of the ids" : "the name") << " of "
+              << matches.size() << " jobs; give one's id:\n";
+    for (const v1::Job& m : matches) {
+      std::cerr << "  " << m.job_id() << "  " << wire::StateName(m.state())
+                << "  " << (m.name().empty() ? m.model_name() : m.name())
+                << "\n";
+    }
     return 2;
   }
-  id = matches.front();
+  id = matches.front().job_id();
   return 0;
 }
 
@@ -452,6 +469,22 @@ int Tag(Client& client, RemoteOptions& o, bool json) {
   return 0;
 }
 
+int Alias(Client& client, RemoteOptions& o, bool json) {
+  v1::TagJobRequest r;
+  r.set_job_id(o.job);
+  (*r.mutable_set())["alias"] = o.alias;
+  v1::Job job;
+  grpc::Status s = client.stub().TagJob(client.Context().get(), r, &job);
+  if (!s.ok()) return client.Error(s);
+  if (json) {
+    std::cout << JobJson(job).dump() << "\n";
+  } else {
+    std::cout << "alias " << o.alias << " -> job " << job.job_id() << " ("
+              << job.name() << ")\n";
+  }
+  return 0;
+}
+
 int List(Client& client, RemoteOptions& o, bool json) {
   v1::ListJobsRequest r;
   for (const std::string& tag : o.list_tags) {
@@ -465,7 +498,12 @@ int List(Client& client, RemoteOptions& o, bool json) {
   r.set_name(o.name_glob);
   if (!o.state.empty()) {
     v1::JobState state;
-    if (!v1::JobState_Parse("JOB_STATE_" + o.state, &state)) {
+    std::string upper = o.state;  // any case: succeeded, Succeeded, ...
+    for (char& c : upper) {
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    if (upper == "UNSPECIFIED" ||
+        !v1::JobState_Parse("JOB_STATE_" + upper, &state)) {
       std::cerr << "webnnmctl: --state is one of QUEUED, RUNNING, SUCCEEDED, "
                    "FAILED, CANCELLED\n";
       return 2;

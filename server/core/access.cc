@@ -153,6 +153,53 @@ absl::StatusOr<std::string> ResolveJobRef(Store& store, const Principal& who,
   return absl::NotFoundError(StrCat("no job ", ref));
 }
 
+absl::StatusOr<Job> RelabelJob(Store& store, const Principal& who,
+                               const std::string& id,
+                               const LabelChange& change) {
+  ASSIGN_OR_RETURN(StoredJob job, VisibleJob(store, who, id));
+  auto apply = [&change](Job& j) {
+    for (const std::string& key : change.remove) j.tags.erase(key);
+    for (const auto& [key, value] : change.set) j.tags[key] = value;
+    if (change.name) j.name = *change.name;
+    if (change.note) j.note = *change.note;
+  };
+  Job changed = job.job;
+  apply(changed);
+  RETURN_IF_ERROR(CheckLabels(changed.name, changed.tags, changed.note));
+  if (auto alias = change.set.find("alias"); alias != change.set.end()) {
+    ASSIGN_OR_RETURN(std::vector<Job> holders,
+                     AllJobs(store, who, {.tags = {{"alias", alias->second}}}));
+    for (const Job& h : holders) {
+      if (h.id == id) continue;
+      RETURN_IF_ERROR(store
+                          .Update(
+                              h.id,
+                              [&alias](Job& j) {
+                                auto t = j.tags.find("alias");
+                                if (t != j.tags.end() &&
+                                    t->second == alias->second) {
+                                  j.tags.erase(t);
+                                }
+                              },
+                              {})
+                          .status());
+    }
+  }
+  absl::Status bad;
+  ASSIGN_OR_RETURN(Job stored, store.Update(
+                                   id,
+                                   [&](Job& j) {
+                                     Job next = j;
+                                     apply(next);
+                                     bad = CheckLabels(next.name, next.tags,
+                                                       next.note);
+                                     if (bad.ok()) j = std::move(next);
+                                   },
+                                   {}));
+  RETURN_IF_ERROR(bad);
+  return stored;
+}
+
 absl::StatusOr<std::vector<NodeRecord>> VisibleNodes(Store& store,
                                                      JobManager& jobs,
                                                      const Principal& who) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,23 @@ absl::StatusOr<StoredJob> ServableJob(Store& store, const Principal& who,
 // most 10) when several jobs share the name or the prefix.
 absl::StatusOr<std::string> ResolveJobRef(Store& store, const Principal& who,
                                           const std::string& ref);
+
+// A change of a job's labels (TagJob): tags to set and keys to remove, a
+// new name, a new note ("" removes it).
+struct LabelChange {
+  std::map<std::string, std::string> set;
+  std::vector<std::string> remove;
+  std::optional<std::string> name, note;
+};
+// Applies `change` to job `id` as stored at that moment (a running job's
+// state moves meanwhile), checked there (CheckLabels): a change past the
+// limits leaves the job as it was. Setting the tag "alias" moves the
+// alias: `who`'s other jobs tagged with the same alias lose the tag first
+// (two moves at once may leave two holders; ResolveJobRef takes the
+// newest). Returns the job as stored.
+absl::StatusOr<Job> RelabelJob(Store& store, const Principal& who,
+                               const std::string& id,
+                               const LabelChange& change);
 
 // The newest snapshot of a job `who` may see, verified (its checksum, its
 // table): FailedPrecondition without one, DataLoss when it is damaged.

@@ -133,28 +133,13 @@ grpc::Status WebnnmService::TagJob(grpc::ServerContext* context,
                                    const v1::TagJobRequest* request,
                                    v1::Job* response) {
   AUTHENTICATE(who);
-  absl::StatusOr<StoredJob> job = VisibleJob(store_, who, request->job_id());
-  if (!job.ok()) return ToGrpc(job.status());
-  // The change, applied to the job as stored at that moment (a running
-  // job's state moves meanwhile) and checked there: a change past the
-  // limits leaves the job as it was.
-  auto apply = [&](Job& j) {
-    for (const std::string& key : request->remove()) j.tags.erase(key);
-    for (const auto& [key, value] : request->set()) j.tags[key] = value;
-    if (request->has_name()) j.name = request->name();
-    if (request->has_note()) j.note = request->note();
-  };
-  absl::Status bad;
-  absl::StatusOr<Job> stored = store_.Update(
-      request->job_id(),
-      [&](Job& j) {
-        Job changed = j;
-        apply(changed);
-        bad = CheckLabels(changed.name, changed.tags, changed.note);
-        if (bad.ok()) j = std::move(changed);
-      },
-      {});
-  if (!bad.ok()) return ToGrpc(bad);
+  LabelChange change{.set = {request->set().begin(), request->set().end()},
+                     .remove = {request->remove().begin(),
+                                request->remove().end()}};
+  if (request->has_name()) change.name = request->name();
+  if (request->has_note()) change.note = request->note();
+  absl::StatusOr<Job> stored =
+      RelabelJob(store_, who, request->job_id(), change);
   if (!stored.ok()) return ToGrpc(stored.status());
   *response = ToProto(*stored);
   return grpc::Status::OK;

@@ -104,6 +104,35 @@ class UnknownCommand(unittest.TestCase):
         code, _, err = run("check", "--frobnicate")
         self.assertEqual(code, 2)
         self.assertNotIn("unknown command", err)
+        self.assertIn("webnnmctl: check: unknown option --frobnicate", err)
+
+    def test_slips_get_the_nearest_command_or_option(self):
+        for args, words in [
+                (["sumbit", "x.wnm"],
+                 "webnnmctl: unknown command 'sumbit' (did you mean "
+                 "submit?; webnnmctl help lists the commands)"),
+                (["lsit"], "(did you mean list?"),
+                (["dataset", "uplaod", "x.csv"],
+                 "unknown command 'dataset uplaod' (did you mean upload?; "
+                 "webnnmctl help dataset lists the commands)"),
+                (["submit", "m.wnm", "--dataset", "d.csv", "--lable", "y"],
+                 "webnnmctl: submit: unknown option --lable (did you mean "
+                 "--label?; webnnmctl help submit lists its options)"),
+                (["train", "--local", "m.wnm", "--epohcs", "3"],
+                 "unknown option --epohcs (did you mean --epochs?"),
+                (["--sever", "x:1", "list"],
+                 "unknown option --sever (did you mean --server?"),
+                (["list", "--limt", "3"], "(did you mean --limit?"),
+                (["get"], "webnnmctl: get: JOB is required")]:
+            code, out, err = run(*args)
+            self.assertEqual(code, 2, args)
+            self.assertIn(words, err, args)
+            self.assertEqual(out, "", args)
+            self.assertEqual(err.count("\n"), 1, err)
+        # Nothing near enough: no guess.
+        code, _, err = run("xyzzy")
+        self.assertEqual(code, 2)
+        self.assertNotIn("did you mean", err)
 
 
 class Completion(unittest.TestCase):

@@ -134,6 +134,51 @@ class Runs(Temp):
         self.assertIn("no job", err)
         self.assertEqual(d.stop(), 0)
 
+    def test_jobs_by_name_and_alias_and_states_in_any_case(self):
+        d = self.daemon()
+        first = self.submit(d, *iris_flags(1), "--name", "houses-price")
+        d.ctl("watch", first, timeout=300)
+        # A name is a reference wherever an id is.
+        for command in (["get"], ["metrics"], ["logs"],
+                        ["infer", "--values", "5.1,3.5,1.4,0.2"]):
+            code, out, err = d.ctl(command[0], "houses-price", *command[1:],
+                                   "-o", "json")
+            self.assertEqual(code, 0, (command, err))
+        code, out, _ = d.ctl("get", "houses-price", "-o", "json")
+        self.assertEqual(json.loads(out)["jobId"], first)
+        # Two jobs of one name: refused, listing both with their states.
+        second = self.submit(d, *iris_flags(1), "--name", "houses-price")
+        d.ctl("watch", second, timeout=300)
+        code, _, err = d.ctl("get", "houses-price")
+        self.assertEqual(code, 2)
+        self.assertIn("'houses-price' is the name of 2 jobs", err)
+        for job in (first, second):
+            self.assertIn(job, err)
+        self.assertIn("SUCCEEDED", err)
+        # An alias names one of them, and moves when set on another.
+        code, out, err = d.ctl("alias", first, "champion")
+        self.assertEqual(code, 0, err)
+        self.assertIn(f"alias champion -> job {first}", out)
+        code, out, _ = d.ctl("get", "champion", "-o", "json")
+        got = json.loads(out)
+        self.assertEqual((got["jobId"], got["alias"]), (first, "champion"))
+        code, out, err = d.ctl("alias", second, "champion")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads(d.ctl("get", "champion", "-o",
+                                          "json")[1])["jobId"], second)
+        self.assertIsNone(self.get(d, first)["alias"])
+        self.assertEqual(self.get(d, second)["tags"], {"alias": "champion"})
+        # States in any case.
+        for state in ("succeeded", "Succeeded", "SUCCEEDED"):
+            code, out, err = d.ctl("list", "--state", state, "-o", "json")
+            self.assertEqual(code, 0, err)
+            self.assertEqual({j["jobId"] for j in json.loads(out)["jobs"]},
+                             {first, second})
+        code, _, err = d.ctl("list", "--state", "done")
+        self.assertEqual(code, 2)
+        self.assertIn("--state is one of", err)
+        self.assertEqual(d.stop(), 0)
+
     def test_get_records_what_the_run_is(self):
         d = self.daemon()
         job = self.submit(d, *iris_flags(3), "--name", "recorded")

@@ -126,6 +126,20 @@ def test_a_run_by_id_prefix_or_name(client, iris_run):
         client.run("no-such-run")
 
 
+def test_an_alias_names_a_run_and_moves(client, iris_run, folder):
+    other = client.submit(config("models", "iris.wnm"),
+                          config("datasets", "iris.csv"), epochs=2,
+                          name="iris-other")
+    other.wait(timeout=60)
+    client.run(iris_run.id).alias("champion")
+    assert client.run("champion").id == iris_run.id
+    other.alias("champion")
+    assert client.run("champion").id == other.id
+    assert client.run(iris_run.id).alias_name is None
+    assert other.alias_name == "champion"
+    other.delete()
+
+
 def test_predict_with_numpy(iris_run):
     out = iris_run.predict(IRIS_ROWS)
     assert out["classes"] == ["setosa", "versicolor", "virginica"]

@@ -210,9 +210,9 @@ class Client:
         return data
 
     def run(self, ref):
-        """The Run of a job: its id, a unique prefix of it, or its name
-        (the newest job of that name when several share it is not chosen:
-        an ambiguous name is refused, listing the matches)."""
+        """The Run of a job, named as the daemon names models: its id, its
+        alias (Run.alias), its name, or a unique prefix of its id. A name
+        or prefix several jobs share is refused, listing them."""
         from webnnm.run import Run
         try:
             return Run(self, self._call("GetJob", pb.GetJobRequest(
@@ -220,9 +220,12 @@ class Client:
         except errors.NotFound:
             pass
         jobs = list(self._jobs())
-        matches = [j for j in jobs if j.job_id.startswith(str(ref))]
+        aliased = [j for j in jobs if j.tags.get("alias") == ref]
+        if aliased:
+            return Run(self, aliased[0])
+        matches = [j for j in jobs if j.name == ref]
         if not matches:
-            matches = [j for j in jobs if j.name == ref]
+            matches = [j for j in jobs if j.job_id.startswith(str(ref))]
         if len(matches) == 1:
             return Run(self, matches[0])
         if matches:

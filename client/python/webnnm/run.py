@@ -309,6 +309,16 @@ class Run:
     def delete(self):
         self.client._call("DeleteJob", pb.DeleteJobRequest(job_id=self.id))
 
+    @property
+    def alias_name(self):
+        """The alias that names the job (None without one), as last read."""
+        return self.job.tags.get("alias")
+
+    def alias(self, name):
+        """Gives the job the alias `name` (moved from the job that had it):
+        Client.run(name), webnnmctl and KServe then find it by that name."""
+        return self.tag({"alias": name})
+
     def tag(self, tags=None, *, remove=(), name=None, note=None):
         """Sets tags ({key: value}), removes tag keys, renames, or sets the
         note."""

@@ -1,9 +1,11 @@
 // webnnmctl's model commands: infer, snapshot export and import, health.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -20,6 +22,42 @@ namespace webnnm::client {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A classifier's output a sample a line, each class named beside its
+// probability ("model: setosa 0.956  versicolor 0.0439  virginica 5.7e-05
+// -> setosa"; "[2]" after the name from the second sample of a batch on).
+// False (nothing printed) for another output.
+bool PrintClassRows(const std::string& name, const Json& out,
+                    const std::vector<std::string>& classes) {
+  if (classes.empty() || !out.contains("predictions")) return false;
+  const std::vector<int64_t> shape = out["shape"];
+  const std::vector<double> values = out["values"];
+  if (shape.size() != 2 || shape[0] <= 0) return false;
+  const size_t per = values.size() / static_cast<size_t>(shape[0]);
+  if (per != classes.size() && !(per == 1 && classes.size() == 2)) {
+    return false;
+  }
+  auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return std::string(text);
+  };
+  for (int64_t b = 0; b < shape[0]; ++b) {
+    std::cout << name << (shape[0] > 1 ? "[" + std::to_string(b + 1) + "]" : "")
+              << ":";
+    const double* row = values.data() + b * static_cast<int64_t>(per);
+    for (size_t k = 0; k < classes.size(); ++k) {
+      const double p = per == 1 ? (k == 1 ? row[0] : 1 - row[0]) : row[k];
+      std::cout << (k ? "  " : " ") << classes[k] << " " << number(p);
+    }
+    std::cout << "  -> " << out["predictions"][b].get<std::string>() << "\n";
+  }
+  return true;
+}
+
+}  // namespace
+
 int Infer(Client& client, RemoteOptions& o, bool json) {
   v1::InferRequest r;
   r.set_job_id(o.job);
@@ -30,15 +68,30 @@ int Infer(Client& client, RemoteOptions& o, bool json) {
     std::stringstream in(sample);
     std::string item;
     int64_t n = 0;
-    while (std::getline(in, item, ',')) {
+    // An empty field is a missing value (NaN): the daemon fills it as the
+    // job's training did (--impute), or refuses it.
+    auto add = [&](const std::string& field) {
+      if (field.empty()) {
+        input->add_values(std::numeric_limits<double>::quiet_NaN());
+        return true;
+      }
       char* end = nullptr;
-      double v = std::strtod(item.c_str(), &end);
-      if (item.empty() || *end != '\0') {
-        std::cerr << "webnnmctl: --values takes comma-separated numbers, not '"
+      double v = std::strtod(field.c_str(), &end);
+      if (*end != '\0') return false;
+      input->add_values(v);
+      return true;
+    };
+    while (std::getline(in, item, ',')) {
+      if (!add(item)) {
+        std::cerr << "webnnmctl: --values takes comma-separated numbers "
+                     "(an empty field for a missing one), not '"
                   << item << "'\n";
         return 2;
       }
-      input->add_values(v);
+      ++n;
+    }
+    if (!sample.empty() && sample.back() == ',') {  // a last empty field
+      add("");
       ++n;
     }
     if (width >= 0 && n != width) {
@@ -107,6 +160,7 @@ int Infer(Client& client, RemoteOptions& o, bool json) {
     return 0;
   }
   for (auto it = outputs.begin(); it != outputs.end(); ++it) {
+    if (PrintClassRows(it.key(), it.value(), classes)) continue;
     std::cout << it.key() << ": " << it.value()["values"].dump();
     if (it.value().contains("predictions")) {
       std::cout << "  -> " << it.value()["predictions"].dump();

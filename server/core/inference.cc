@@ -459,6 +459,17 @@ absl::StatusOr<Prepared> Prepare(const ServedModel& m,
         if (std::isnan(values[k])) values[k] = fill[k % fill.size()];
       }
     }
+    // A missing value the model cannot fill would flow through the
+    // network as NaN and answer something meaningless: refused.
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (!std::isnan(values[k])) continue;
+      const size_t width = values.size() / static_cast<size_t>(batch);
+      return absl::InvalidArgumentError(StrCat(
+          "input '", d.name, "': sample ", k / width + 1, " misses value ",
+          k % width + 1, " (NaN), and the job fills no missing values (it "
+          "trained on data without any: train with --impute mean or median "
+          "to fill them)"));
+    }
     // The snapshot's standardization: the first input's, and the others'
     // by name.
     auto other = m.input_standardization.find(d.name);

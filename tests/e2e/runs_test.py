@@ -179,6 +179,42 @@ class Runs(Temp):
         self.assertIn("--state is one of", err)
         self.assertEqual(d.stop(), 0)
 
+    def test_infer_names_the_classes_and_takes_empty_fields(self):
+        d = self.daemon()
+        plain = self.submit(d, *iris_flags(20))
+        filled = self.submit(d, *iris_flags(20, "--impute", "median"))
+        for job in (plain, filled):
+            d.ctl("watch", job, timeout=300)
+        code, out, err = d.ctl("infer", plain, "--values", "5.1,3.5,1.4,0.2",
+                               "--values", "6.7,3.0,5.2,2.3")
+        self.assertEqual(code, 0, err)
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2, out)
+        self.assertRegex(lines[0], r"^model\[1\]: setosa [0-9.e-]+  "
+                         r"versicolor [0-9.e-]+  virginica [0-9.e-]+  "
+                         r"-> setosa$")
+        self.assertTrue(lines[1].startswith("model[2]: setosa "), out)
+        self.assertTrue(lines[1].endswith("-> virginica"), out)
+        # An empty field is a missing value: filled as the job's training
+        # filled them (the training median), refused by a job that fills
+        # none.
+        code, out, err = d.ctl("infer", filled, "--values", "6.7,3.0,,2.3",
+                               "-o", "json")
+        self.assertEqual(code, 0, err)
+        missing = json.loads(out)["outputs"]["model"]["values"]
+        code, out, err = d.ctl("infer", plain, "--values", "6.7,3.0,,2.3")
+        self.assertEqual(code, 1)
+        self.assertIn("sample 1 misses value 3 (NaN)", err)
+        self.assertIn("--impute", err)
+        code, out, err = d.ctl("infer", filled, "--values", "6.7,3.0,5.2,")
+        self.assertEqual(code, 0, err)
+        code, out, err = d.ctl("infer", filled, "--values", "6.7,x,5.2,2.3")
+        self.assertEqual(code, 2)
+        self.assertIn("not 'x'", err)
+        self.assertEqual(len(missing), 3)
+        self.assertAlmostEqual(sum(missing), 1, places=5)
+        self.assertEqual(d.stop(), 0)
+
     def test_get_records_what_the_run_is(self):
         d = self.daemon()
         job = self.submit(d, *iris_flags(3), "--name", "recorded")

@@ -13,6 +13,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "client/compare_command.h"
 #include "client/format.h"
 #include "client/job_json.h"
 #include "client/remote_client.h"
@@ -273,6 +274,15 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.metrics->add_option("--name", o.metric_names,
                         "Only these metrics (trainLoss, validationLoss, lr, "
                         "samplesPerSecond)");
+  o.export_metrics = job_command(
+      "export-metrics",
+      "Write a job's metrics as a TensorBoard event file (one scalar per "
+      "metric per epoch)");
+  o.export_metrics
+      ->add_option("--tensorboard", o.file,
+                   "The folder to write events.out.tfevents.* in (made when "
+                   "missing): tensorboard --logdir reads it")
+      ->required();
   o.infer = job_command("infer", "Run a trained job's model on samples");
   o.infer
       ->add_option("--values", o.values,
@@ -295,6 +305,19 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
       "(moved from the job that had it; `tag JOB alias-` removes it)");
   o.alias_cmd->add_option("NAME", o.alias, "The alias (e.g. champion)")
       ->required();
+
+  o.compare = app.add_subcommand(
+      "compare",
+      "Show jobs side by side: every data setting, hyperparameter and "
+      "result, the rows that differ marked");
+  o.compare
+      ->add_option("JOBS", o.compare_jobs,
+                   "Two or more jobs (ids, aliases, names or id prefixes)")
+      ->required()
+      ->expected(2, 64);
+  o.compare->add_flag("--diff", o.only_differences,
+                      "Only the rows whose values differ");
+  o.compare->fallthrough();
 
   o.list = app.add_subcommand("list", "List jobs, newest first");
   o.list->add_option("--state", o.state,
@@ -373,11 +396,27 @@ int RunRemote(RemoteOptions& o, bool json) {
   // A job named by its id, an alias, its name or a prefix of its id.
   for (CLI::App* cmd : {o.watch, o.logs, o.get, o.cancel, o.resume, o.remove,
                         o.metrics, o.infer, o.tag, o.alias_cmd,
+                        o.export_metrics,
                         o.snapshot_export}) {
     if (*cmd) {
       if (int code = ResolveJobId(client, o.job); code != 0) return code;
     }
   }
+  if (*o.compare) {
+    std::vector<v1::Job> jobs;
+    for (std::string id : o.compare_jobs) {
+      if (int code = ResolveJobId(client, id); code != 0) return code;
+      v1::GetJobRequest get;
+      get.set_job_id(id);
+      v1::Job job;
+      grpc::Status s = client.stub().GetJob(client.Context().get(), get, &job);
+      if (!s.ok()) return client.Error(s);
+      jobs.push_back(std::move(job));
+    }
+    PrintComparison(jobs, o.only_differences, json);
+    return 0;
+  }
+  if (*o.export_metrics) return ExportMetrics(client, o, json);
   if (*o.tag) return Tag(client, o, json);
   if (*o.alias_cmd) return Alias(client, o, json);
   if (*o.watch) return Watch(client, o.job, o.from_seq, json, true);

@@ -34,6 +34,10 @@ struct RemoteOptions {
 
   CLI::App* tag = nullptr;
   CLI::App* alias_cmd = nullptr;
+  CLI::App* compare = nullptr;
+  CLI::App* export_metrics = nullptr;  // its --tensorboard DIR in `file`
+  std::vector<std::string> compare_jobs;
+  bool only_differences = false;  // compare --diff
   std::string alias;  // alias JOB NAME
 
   CLI::App *watch = nullptr, *logs = nullptr, *get = nullptr, *cancel = nullptr,

@@ -89,6 +89,8 @@ int Tag(Client& client, RemoteOptions& o, bool json);
 // `alias JOB NAME`: tags the job alias=NAME, which the daemon moves from
 // the caller's job that held it.
 int Alias(Client& client, RemoteOptions& o, bool json);
+// `export-metrics JOB --tensorboard DIR` (export_metrics.cc).
+int ExportMetrics(Client& client, RemoteOptions& o, bool json);
 // remote_models.cc:
 int Infer(Client& client, RemoteOptions& o, bool json);
 // The newest snapshot of `job` (an id), its bytes appended to `bytes`.

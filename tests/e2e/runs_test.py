@@ -215,6 +215,133 @@ class Runs(Temp):
         self.assertAlmostEqual(sum(missing), 1, places=5)
         self.assertEqual(d.stop(), 0)
 
+    def test_compare_marks_what_differs(self):
+        d = self.daemon()
+        a = self.submit(d, *iris_flags(5), "--name", "median")
+        b = self.submit(d, *iris_flags(5, "--impute", "mean",
+                                       "--patience", "7"), "--name", "mean")
+        for job in (a, b):
+            d.ctl("watch", job, timeout=300)
+        code, out, err = d.ctl("compare", "median", "mean")
+        self.assertEqual(code, 0, err)
+        lines = out.splitlines()
+        self.assertIn(a, lines[0])
+        self.assertIn(b, lines[0])
+        marked = {tuple(l.split()[1:3]) for l in lines if l.startswith("*")}
+        self.assertIn(("data", "impute"), marked)
+        self.assertIn(("hyperparameters", "patience"), marked)
+        self.assertIn(("run", "name"), marked)
+        self.assertNotIn(("hyperparameters", "optimizer"), marked)
+        self.assertTrue(any(l.split()[:2] == ["hyperparameters", "optimizer"]
+                            for l in lines), out)
+        self.assertRegex(lines[-1], r"^\d+ of \d+ rows differ")
+        code, out, err = d.ctl("compare", a, b, "--diff", "-o", "json")
+        self.assertEqual(code, 0, err)
+        got = json.loads(out)
+        self.assertEqual(got["jobs"], [a, b])
+        self.assertTrue(all(r["differs"] for r in got["rows"]))
+        impute = next(r for r in got["rows"] if r["name"] == "impute")
+        self.assertEqual((impute["section"], impute["values"]),
+                         ("data", ["auto", "mean"]))
+        code, _, err = d.ctl("compare", a)
+        self.assertEqual(code, 2)
+        self.assertEqual(d.stop(), 0)
+
+    def test_metrics_as_a_tensorboard_event_file(self):
+        import crc32c
+        import struct
+        d = self.daemon()
+        job = self.submit(d, *iris_flags(12))
+        d.ctl("watch", job, timeout=300)
+        folder = os.path.join(self.dir, "tb")
+        code, out, err = d.ctl("export-metrics", job, "--tensorboard",
+                               folder, "-o", "json")
+        self.assertEqual(code, 0, err)
+        written = json.loads(out)
+        [name] = os.listdir(folder)
+        self.assertTrue(name.startswith("events.out.tfevents."), name)
+        self.assertEqual(os.path.join(folder, name), written["file"])
+
+        def masked(data):
+            crc = crc32c.crc32c(data)
+            return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+        def fields(data):
+            """{field number: [values]} of a protobuf message."""
+            out, at = {}, 0
+            def varint():
+                nonlocal at
+                shift = value = 0
+                while True:
+                    byte = data[at]
+                    at += 1
+                    value |= (byte & 0x7F) << shift
+                    shift += 7
+                    if byte < 0x80:
+                        return value
+            while at < len(data):
+                key = varint()
+                number, kind = key >> 3, key & 7
+                if kind == 0:
+                    value = varint()
+                elif kind == 1:
+                    value = data[at:at + 8]
+                    at += 8
+                elif kind == 2:
+                    n = varint()
+                    value = data[at:at + n]
+                    at += n
+                elif kind == 5:
+                    value = data[at:at + 4]
+                    at += 4
+                else:
+                    self.fail(f"wire type {kind}")
+                out.setdefault(number, []).append(value)
+            return out
+
+        events = []
+        with open(written["file"], "rb") as f:
+            raw = f.read()
+        at = 0
+        while at < len(raw):
+            header = raw[at:at + 8]
+            (length,) = struct.unpack("<Q", header)
+            (length_crc,) = struct.unpack("<I", raw[at + 8:at + 12])
+            self.assertEqual(length_crc, masked(header))
+            data = raw[at + 12:at + 12 + length]
+            (data_crc,) = struct.unpack("<I", raw[at + 12 + length:
+                                                  at + 16 + length])
+            self.assertEqual(data_crc, masked(data))
+            events.append(fields(data))
+            at += 16 + length
+        self.assertEqual(at, len(raw))
+        self.assertEqual(events[0][3], [b"brain.Event:2"])
+        scalars = {}
+        for e in events[1:]:
+            (wall,) = struct.unpack("<d", e[1][0])
+            step = e[2][0]
+            [value] = fields(e[5][0])[1]
+            v = fields(value)
+            (number,) = struct.unpack("<f", v[2][0])
+            scalars[(v[1][0].decode(), step)] = (number, wall)
+        code, out, err = d.ctl("metrics", job, "-o", "json")
+        metrics = json.loads(out)["metrics"]
+        epochs = self.get(d, job)["epoch"]
+        self.assertEqual(written["epochs"], epochs)
+        for name in ("trainLoss", "validationLoss", "trainAccuracy",
+                     "validationAccuracy", "lr"):
+            points = metrics[name]
+            self.assertEqual([p["epoch"] for p in points],
+                             list(range(1, epochs + 1)))
+            for p in points:
+                number, wall = scalars[(name, p["epoch"])]
+                self.assertAlmostEqual(number, p["value"], places=5)
+                self.assertGreater(wall, 1.7e9)  # seconds since 1970
+        self.assertEqual(written["scalars"], len(scalars))
+        walls = [scalars[("trainLoss", e)][1] for e in range(1, epochs + 1)]
+        self.assertEqual(walls, sorted(walls))
+        self.assertEqual(d.stop(), 0)
+
     def test_get_records_what_the_run_is(self):
         d = self.daemon()
         job = self.submit(d, *iris_flags(3), "--name", "recorded")

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "client/evaluation_text.h"
 #include "client/metrics_json.h"
 #include "engine/train/hyperparameters.h"
 #include "engine/train/hyperparameters_proto.h"
@@ -178,6 +179,8 @@ Json JobJson(const v1::Job& job) {
       out["bestEpoch"] = s.best_epoch();
       out["trainSamplesPerSecond"] = Number(s.train_samples_per_second());
       out["trainedSamples"] = s.trained_samples();
+      // The rate over the run's wall time, beside the steps' own rate.
+      out["wallSamplesPerSecond"] = WallSamplesPerSecond(out);
       out["finalTrainLoss"] =
           Optional(s.has_final_train_loss(), s.final_train_loss());
       out["validationLoss"] =

@@ -223,6 +223,37 @@ int RunRemoteTest(RemoteOptions& o, const TestOptions& test, bool json) {
   return 0;
 }
 
+namespace {
+
+// `dataset upload|list|delete`.
+void AddDatasetCommands(CLI::App& app, RemoteOptions& o) {
+  o.dataset = app.add_subcommand("dataset", "Upload, list or delete datasets");
+  o.dataset->require_subcommand(1);
+  o.dataset->fallthrough();
+  o.dataset_upload = o.dataset->add_subcommand(
+      "upload",
+      "Upload a CSV file, an IDX folder, a NumPy .npz, or an image folder "
+      "(zipped on the way; or a .zip of one), once per content");
+  o.dataset_upload
+      ->add_option("PATH", o.path,
+                   "The CSV file, IDX folder, .npz, image folder or .zip")
+      ->required();
+  o.dataset_upload->add_option("--name", o.name,
+                               "Its name (default: the file's)");
+  o.dataset_upload->fallthrough();
+  o.dataset_list = o.dataset->add_subcommand("list", "List your datasets");
+  o.dataset_list->fallthrough();
+  o.dataset_delete = o.dataset->add_subcommand(
+      "delete",
+      "Delete a dataset (refused while a queued or running job needs it)");
+  o.dataset_delete
+      ->add_option("DATASET", o.path, "The dataset's id or a unique prefix")
+      ->required();
+  o.dataset_delete->fallthrough();
+}
+
+}  // namespace
+
 void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   app.add_option("--server", o.server,
                  "webnnmd's address (env WEBNNM_SERVER; default "
@@ -360,29 +391,7 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
       "and the jobs they run");
   o.nodes->fallthrough();
 
-  o.dataset = app.add_subcommand("dataset", "Upload, list or delete datasets");
-  o.dataset->require_subcommand(1);
-  o.dataset->fallthrough();
-  o.dataset_upload = o.dataset->add_subcommand(
-      "upload",
-      "Upload a CSV file, an IDX folder, a NumPy .npz, or an image folder "
-      "(zipped on the way; or a .zip of one), once per content");
-  o.dataset_upload
-      ->add_option("PATH", o.path,
-                   "The CSV file, IDX folder, .npz, image folder or .zip")
-      ->required();
-  o.dataset_upload->add_option("--name", o.name,
-                               "Its name (default: the file's)");
-  o.dataset_upload->fallthrough();
-  o.dataset_list = o.dataset->add_subcommand("list", "List your datasets");
-  o.dataset_list->fallthrough();
-  o.dataset_delete = o.dataset->add_subcommand(
-      "delete",
-      "Delete a dataset (refused while a queued or running job needs it)");
-  o.dataset_delete
-      ->add_option("DATASET", o.path, "The dataset's id or a unique prefix")
-      ->required();
-  o.dataset_delete->fallthrough();
+  AddDatasetCommands(app, o);
 }
 
 int RunRemote(RemoteOptions& o, bool json) {

@@ -16,6 +16,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "client/evaluation_text.h"
 #include "client/format.h"
 #include "client/job_json.h"
 #include "client/progress.h"
@@ -279,6 +280,10 @@ void PrintJob(const v1::Job& job, bool json) {
                          " bytes)";
     } else if (key == "modelText") {
       shown["model"] = value;
+    } else if (key == "testMetrics") {
+      // Read as tables with names (the JSON keeps the numbers).
+      const std::string evaluation = EvaluationText(j);
+      if (!evaluation.empty()) shown["evaluation"] = evaluation;
     } else {
       shown[key] = value;
     }

@@ -64,7 +64,7 @@ void PrintResult(const train::TrainResult& result, const dag::Dag& dag,
     std::cout << "trained " << result.epochs << " epochs (best "
               << result.best_epoch << "), "
               << static_cast<int64_t>(result.train_samples_per_second)
-              << " samples/s\n";
+              << " samples/s in the training steps\n";
     if (tested) {
       std::cout << "test: " << test.samples << " samples, loss "
                 << Fixed(test.loss, 4);

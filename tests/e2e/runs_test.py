@@ -342,6 +342,61 @@ class Runs(Temp):
         self.assertEqual(walls, sorted(walls))
         self.assertEqual(d.stop(), 0)
 
+    def test_get_evaluation_names_classes_units_and_speeds(self):
+        d = self.daemon()
+        iris = self.submit(d, *iris_flags(30))
+        diabetes = self.submit(d, h.config("models", "diabetes.wnm"),
+                               "--dataset", h.config("datasets",
+                                                     "diabetes.csv"),
+                               "--epochs", "5")
+        for job in (iris, diabetes):
+            d.ctl("watch", job, timeout=300)
+        code, out, err = d.ctl("get", iris)
+        self.assertEqual(code, 0, err)
+        text = yaml.safe_load(out)["evaluation"]
+        got = json.loads(d.ctl("get", iris, "-o", "json")[1])
+        m = got["testMetrics"]["model"]
+        self.assertIn("samples/s in the training steps", text)
+        self.assertIn("samples/s over the run's", text)
+        self.assertAlmostEqual(got["wallSamplesPerSecond"],
+                               got["trainedSamples"] / got["durationSeconds"])
+        self.assertLess(got["wallSamplesPerSecond"],
+                        got["trainSamplesPerSecond"])
+        lines = text.splitlines()
+        for c, name in enumerate(m["classes"]):
+            row = next(l.split() for l in lines
+                       if l.split()[:1] == [name] and len(l.split()) == 5)
+            self.assertAlmostEqual(float(row[1]), m["precision"][c], places=3)
+            self.assertAlmostEqual(float(row[2]), m["recall"][c], places=3)
+            self.assertEqual(int(row[4]), sum(m["confusionMatrix"][c]))
+            matrix_row = next(l.split() for l in lines
+                              if l.split()[:1] == [name] and
+                              len(l.split()) == 1 + len(m["classes"]))
+            self.assertEqual([int(v) for v in matrix_row[1:]],
+                             m["confusionMatrix"][c])
+        self.assertIn("true \\ predicted  setosa", text)
+        code, out, err = d.ctl("get", diabetes)
+        text = yaml.safe_load(out)["evaluation"]
+        r = json.loads(d.ctl("get", diabetes, "-o", "json")[1])
+        self.assertIn("regression, test loss", text)
+        self.assertIn("on the standardized targets", text)
+        self.assertIn(f"MAE {r['testMetrics']['model']['mae']:.4g}", text)
+        self.assertIn("(in the target's own units)", text)
+        # Two outputs weighed by learned uncertainties: a total below zero,
+        # explained.
+        both = self.submit(d, h.config("models", "multimodal.wnm"),
+                           "--dataset", h.config("datasets", "multimodal.npz"),
+                           "--epochs", "40")
+        d.ctl("watch", both, timeout=300)
+        got = json.loads(d.ctl("get", both, "-o", "json")[1])
+        self.assertLess(got["testLoss"], 0)
+        text = yaml.safe_load(d.ctl("get", both)[1])["evaluation"]
+        self.assertIn("is below zero: with several outputs and lossWeights "
+                      "auto", text)
+        self.assertIn("label: classification", text)
+        self.assertIn("score: regression", text)
+        self.assertEqual(d.stop(), 0)
+
     def test_get_records_what_the_run_is(self):
         d = self.daemon()
         job = self.submit(d, *iris_flags(3), "--name", "recorded")

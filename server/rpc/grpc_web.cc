@@ -466,7 +466,9 @@ void ServeRuntime(const Context& c, const HttpRequest& req,
 // code; its script and the runtime's files are fetched from that opaque
 // origin, hence the CORS header.
 void ServeAsset(const HttpRequest& req, HttpResponder& res) {
-  std::string path = req.path == "/" ? "/index.html" : req.path;
+  std::string path = req.path == "/"              ? "/index.html"
+                     : req.path == "/favicon.ico" ? "/favicon.svg"
+                                                  : req.path;
   for (size_t i = 0; i < kWebAssetCount; ++i) {
     const WebAsset& a = kWebAssets[i];
     if (path != a.path) continue;

@@ -146,6 +146,11 @@ try {
   // Signed out, the daemon refuses: the error is shown.
   await page.waitForSelector("#status.error");
   check((await page.textContent("#status")).includes("token"), "without a token the page says so");
+  await page.waitForSelector("#signin:not([hidden])");
+  check(true, "a daemon with tokens gets the token box");
+  const icon = await page.request.get(`http://${http}/favicon.ico`);
+  check(icon.status() === 200 && icon.headers()["content-type"] === "image/svg+xml" &&
+        (await icon.text()).startsWith("<svg"), "/favicon.ico is the page's icon");
   await page.fill("#token", token);
   await page.click("#signin button");
   await page.waitForSelector("table");
@@ -253,7 +258,20 @@ try {
   check((await page.textContent("#inference")).includes("virginica"), "an inference names its class");
   const inputLabels = await page.$$eval(".infer-input", (l) => l.map((x) => x.textContent));
   check(inputLabels.length === 1 && inputLabels[0].includes("[4]") &&
-        (await page.getAttribute("#values-0", "placeholder")).startsWith("4 "), "the inference form names the model's input and its size");
+        inputLabels[0].includes("sepal_length, sepal_width, petal_length, petal_width") &&
+        (await page.getAttribute("#values-0", "placeholder")) === "sepal_length, sepal_width, petal_length, petal_width",
+  "the inference form names the model's input, its size and the dataset's columns");
+  check(/setosa [\d.e-]+ · versicolor [\d.e-]+ · virginica [\d.e-]+/.test(await page.textContent("#inference")),
+    "an inference names each class beside its probability");
+  // The test figures: a class a row, the confusion matrix named.
+  const perClass = await page.$$eval("#test table.per-class tbody tr", (rows) => rows.map((r) => r.cells[0].textContent));
+  const confusion = await page.$$eval("#test table.confusion tbody tr", (rows) => rows.map((r) =>
+    [...r.cells].map((c) => c.textContent)));
+  const testGot = JSON.parse(ctl("get", first, "-o", "json")).testMetrics.model;
+  check(perClass.join() === "setosa,versicolor,virginica" &&
+        JSON.stringify(confusion.map((r) => r.slice(1).map(Number))) === JSON.stringify(testGot.confusionMatrix) &&
+        confusion.map((r) => r[0]).join() === "setosa,versicolor,virginica",
+  "the test card shows precision, recall and F1 a class a row and the confusion matrix with class names");
   await page.fill("#values-0", "1,2");
   await page.click("#infer");
   await page.waitForFunction(() => document.querySelector("#inference").textContent.startsWith("error:"));
@@ -283,6 +301,10 @@ try {
   const smoothed = await page.$eval("#chart", (c) => c.toDataURL());
   check(logged !== before && smoothed !== before, "log scale and smoothing redraw the curves");
   check((await page.textContent("#accuracy-legend")).includes("validation accuracy"), "an accuracy chart beside the loss");
+  const [curves] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
+  const csvLines = readFileSync(await curves.path(), "utf8").trim().split("\n");
+  check(csvLines[0] === "epoch,trainLoss,validationLoss,lr,trainAccuracy,validationAccuracy" && csvLines.length === 41 &&
+        csvLines[40].startsWith("40,"), "the curves download as a CSV file, an epoch a row");
   const params = await page.textContent("#parameters");
   check(params.includes("optimizer") && params.includes("sgdm") && params.includes("set") && params.includes("chosen") &&
         params.includes("iris.csv"), "the job's parameters: set and chosen values, the dataset");
@@ -412,6 +434,50 @@ try {
     await docs.close();
   }
 
+  // Start from a shipped model, or open a .wnm file; standardize shows
+  // what auto will do.
+  await page.goto(`http://${http}/#/new`);
+  await page.selectOption("#template", "wine");
+  check((await page.inputValue("#model")) === readFileSync(join(source, "configs/models/wine.wnm"), "utf8"),
+    "a shipped model as the start of a new one");
+  await page.setInputFiles("#open-model", join(source, "configs/models/iris.wnm"));
+  await page.waitForFunction((t) => document.querySelector("#model").value === t, iris);
+  check(true, "a .wnm file opened into the editor");
+  await page.selectOption("#dataset", irisId);
+  await page.click("#preview");
+  await page.waitForFunction(() => document.querySelector("#standardize").dataset.resolved !== undefined);
+  check((await page.$eval("#standardize", (s) => s.options[0].textContent)).startsWith("auto (on"),
+    "the standardize choice says what auto will do");
+
+  // A regression job shows its errors, not an empty accuracy chart.
+  const diabetesId = JSON.parse(ctl("dataset", "upload", join(source, "configs/datasets/diabetes.csv"), "-o", "json")).datasetId;
+  const diabetes = JSON.parse(ctl("submit", join(source, "configs/models/diabetes.wnm"), "--dataset", diabetesId,
+    "--epochs", "5", "-o", "json")).jobId;
+  await page.goto(`http://${http}/#/job/${diabetes}`);
+  await page.waitForFunction(() => document.querySelector("#state")?.textContent === "SUCCEEDED", null, { timeout: 120000 });
+  await page.waitForSelector(".output-metrics table.metrics");
+  check(await page.isHidden("#accuracy-section") && !(await page.isHidden("#regression-note")) &&
+        (await page.textContent("#test")).includes("in the target's own units"),
+  "a regression job shows its errors in the target's units instead of an accuracy chart");
+
+  // A daemon without tokens: no token box.
+  {
+    const open = spawn(webnnmd, ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
+      "--db", join(work, "open.db")], { stdio: ["ignore", "pipe", "inherit"] });
+    const line = await new Promise((resolve) => {
+      let text = "";
+      open.stdout.on("data", (d) => { text += d; if (text.includes("\n")) resolve(text.split("\n")[0]); });
+    });
+    const openPage = await context.newPage();
+    await openPage.addInitScript(() => localStorage.clear());
+    await openPage.goto(`http://${line.match(/http=(\S+)/)[1]}/`);
+    await openPage.waitForSelector("table");
+    await openPage.waitForTimeout(500);
+    check(await openPage.isHidden("#signin"), "a daemon without tokens gets no token box");
+    await openPage.close();
+    open.kill("SIGTERM");
+  }
+
   // A second job, then both compared.
   const second = await submitIris(20);
   await page.waitForFunction(() => document.querySelector("#state")?.textContent === "SUCCEEDED", null, { timeout: 120000 });
@@ -425,6 +491,16 @@ try {
   check(runs.includes("epochs") && runs.includes("40/40") && runs.includes("20/20") && runs.includes("best validation loss"),
     "the compare table puts the runs' parameters and figures side by side");
   check((await page.$$("#runs tr.differs")).length >= 1, "the compare table marks what differs");
+  check(runs.includes("impute") && runs.includes("standardization") && runs.includes("split"),
+    "the compare table shows the data settings");
+  const visibleRows = () => page.$$eval("#runs tbody tr", (rows) => rows.filter((r) => r.offsetParent !== null).length);
+  const allRows = await visibleRows();
+  await page.check("#only-differences");
+  const differing = await visibleRows();
+  check(differing === (await page.$$("#runs tr.differs")).length && differing < allRows,
+    "only differences hides the rows that agree");
+  check(!(await page.isHidden("#accuracy-card")) &&
+        (await page.textContent("#accuracy-legend")).includes("validation accuracy"), "the runs' accuracy overlaid");
   check((await page.textContent("#legend")).includes("test-model ("), "the curves are named by run");
   await shot("compare");
   await bothWidths("compare");

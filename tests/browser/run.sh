@@ -12,7 +12,7 @@ case "$1" in
     out="$(mktemp -d)"
     trap 'rm -rf "$out"' EXIT
     "$source/client/web/build.sh" "$out"
-    for f in index.html app.js style.css runner.html runner.js; do
+    for f in index.html app.js style.css runner.html runner.js favicon.svg; do
       if ! cmp -s "$out/$f" "$source/client/web/dist/$f"; then
         echo "client/web/dist/$f differs from a rebuild: run client/web/build.sh"
         exit 1

@@ -144,6 +144,35 @@ function parametersTable(job) {
     <tbody>${raw(rows || '<tr><td colspan="3" class="muted">resolved when training starts</td></tr>')}${raw(data)}</tbody></table></div>`;
 }
 
+// Whether the job trained on standardized targets (the expert system's
+// decision): its regression test loss is then in those units.
+const standardizedTargets = (job) =>
+  (job.summary?.decisions ?? []).some((d) => d.what.startsWith("standardize the targets"));
+
+// One output's test figures: a classifier's accuracy, then precision,
+// recall, F1 and support a class a row, and its confusion matrix named on
+// both axes; a regression output's MAE, RMSE and R² in the target's units.
+function outputMetrics(m, standardized) {
+  if (!m.classification) {
+    const units = m.mae.map((_, u) => html`<tr><td>${m.mae.length > 1 ? `unit ${u + 1}` : m.name}</td>
+      <td class="mono">${fixed(m.mae[u])}</td><td class="mono">${fixed(m.rmse[u])}</td><td class="mono">${fixed(m.r2[u])}</td></tr>`).join("");
+    return html`<div class="output-metrics" data-output="${m.name}"><b>${m.name}</b>: MAE ${m.mae.map((v) => fixed(v)).join(" ")} · RMSE ${m.rmse.map((v) => fixed(v)).join(" ")} · R² ${m.r2.map((v) => fixed(v)).join(" ")}
+      <table class="metrics"><thead><tr><th></th><th>MAE</th><th>RMSE</th><th>R²</th></tr></thead><tbody>${raw(units)}</tbody></table>
+      <p class="muted small">errors in the target's own units${standardized ? "; the test loss is on the standardized targets the model trained on" : ""}</p></div>`;
+  }
+  const support = (c) => (m.confusionMatrix[c]?.counts ?? []).reduce((a, b) => a + Number(b), 0);
+  const classRows = m.classes.map((name, c) => html`<tr><td>${name}</td><td class="mono">${fixed(m.precision[c], 3)}</td>
+    <td class="mono">${fixed(m.recall[c], 3)}</td><td class="mono">${fixed(m.f1[c], 3)}</td><td class="mono">${support(c)}</td></tr>`).join("");
+  const matrix = m.confusionMatrix.length === m.classes.length
+    ? html`<table class="confusion" aria-label="confusion matrix of ${m.name}"><thead><tr><th>true \\ predicted</th>${raw(m.classes.map((c) => html`<th>${c}</th>`).join(""))}</tr></thead>
+      <tbody>${raw(m.confusionMatrix.map((row, r) => html`<tr><th>${m.classes[r]}</th>${raw(row.counts.map((n, p) =>
+        html`<td class="mono ${raw(r === p ? "hit" : Number(n) > 0 ? "miss" : "")}">${Number(n)}</td>`).join(""))}</tr>`).join(""))}</tbody></table>`
+    : "";
+  return html`<div class="output-metrics" data-output="${m.name}"><b>${m.name}</b>: accuracy ${fixed(m.accuracy)}
+    <table class="metrics per-class"><thead><tr><th>class</th><th>precision</th><th>recall</th><th>F1</th><th>support</th></tr></thead><tbody>${raw(classRows)}</tbody></table>
+    ${raw(matrix)}</div>`;
+}
+
 let watching = null;  // the AbortController of the job being watched
 
 function noSuchJob(jobId, error) {
@@ -189,9 +218,11 @@ async function showJob(jobId) {
           <output id="smoothing-value">0</output></div>
         <div class="chart-wrap"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
         <div class="legend" id="legend"></div><p id="numbers"></p><p id="step" class="muted small"></p>
-        <h3>Accuracy</h3>
+        <p><button id="download-csv" title="every epoch's losses, learning rate and accuracies">Download CSV</button></p>
+        <div id="accuracy-section"><h3>Accuracy</h3>
         <div class="chart-wrap"><canvas id="accuracy"></canvas><div class="tooltip" id="accuracy-tip" hidden></div></div>
         <div class="legend" id="accuracy-legend"></div></div>
+        <p id="regression-note" class="muted" hidden>A regression model: no accuracy to chart — its errors (MAE, RMSE, R² in the target's units) are under Test.</p></div>
       <div class="card"><h3>Expert system</h3><div id="decisions"></div>
         <h3>Scouting</h3><div id="scout">–</div><h3>Test</h3><div id="test">–</div></div>
       <div class="card"><h3>Parameters</h3><div id="parameters">${raw(parametersTable(job))}</div></div>
@@ -233,9 +264,13 @@ async function showJob(jobId) {
     $("#legend").innerHTML = legend(loss.series);
     const a = [{ name: "training accuracy", points: trainAccuracy },
       { name: "validation accuracy", points: validationAccuracy, dashed: true }];
+    // A regression model has no accuracy: its errors are under Test.
+    const regression = train.length > 0 && trainAccuracy.length === 0;
+    $("#accuracy-section").hidden = regression;
+    $("#regression-note").hidden = !regression;
     accuracy = drawChart($("#accuracy"), a, {
       yTitle: "accuracy", smoothing: Number($("#smoothing").value),
-      empty: "no accuracy (a regression model, or no epochs yet)",
+      empty: "no accuracy yet (no epochs)",
     });
     $("#accuracy-legend").innerHTML = legend(accuracy.series);
     if (divergedAt(s) !== undefined) $("#numbers").classList.add("error");
@@ -257,6 +292,22 @@ async function showJob(jobId) {
   });
   action("#download", () => downloadSnapshot(jobId));
   action("#download-onnx", () => downloadOnnx(jobId));
+  $("#download-csv").onclick = () => {
+    const columns = [["trainLoss", train], ["validationLoss", validation], ["lr", lr],
+      ["trainAccuracy", trainAccuracy], ["validationAccuracy", validationAccuracy]];
+    const byEpoch = new Map();
+    columns.forEach(([, points], c) => points.forEach(([epoch, v]) => {
+      if (!byEpoch.has(epoch)) byEpoch.set(epoch, Array(columns.length).fill(""));
+      byEpoch.get(epoch)[c] = String(v);
+    }));
+    const text = ["epoch," + columns.map(([n]) => n).join(","),
+      ...[...byEpoch.keys()].sort((a, b) => a - b).map((e) => `${e},${byEpoch.get(e).join(",")}`)].join("\n") + "\n";
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+    a.download = `${jobId}-metrics.csv`;
+    a.click();
+    revokeLater(a.href);
+  };
   $("#infer").onclick = () => infer(jobId, inputs);
   $("#infer-browser").onclick = () => inferInBrowser(jobId, inputs);
 
@@ -313,13 +364,10 @@ async function showJob(jobId) {
           const t = e.detail.value;
           $("#test").textContent = `${t.samples} samples · loss ${fixed(t.testLoss)}` +
             (t.testAccuracy !== undefined ? ` · accuracy ${fixed(t.testAccuracy)}` : "");
-          // Every output's figures: accuracy, or each unit's MAE, RMSE, R².
+          // Every output's figures, named: a class a row with its
+          // confusion, or each unit's errors in the target's own units.
           for (const m of t.metrics) {
-            const figures = m.classification
-              ? `accuracy ${fixed(m.accuracy)} · F1 ${m.f1.map((v) => fixed(v, 2)).join(" ")}`
-              : `MAE ${m.mae.map((v) => fixed(v)).join(" ")} · RMSE ${m.rmse.map((v) => fixed(v)).join(" ")} · R² ${m.r2.map((v) => fixed(v)).join(" ")}`;
-            $("#test").insertAdjacentHTML("beforeend",
-              html`<div class="output-metrics" data-output="${m.name}"><b>${m.name}</b>: ${figures}</div>`);
+            $("#test").insertAdjacentHTML("beforeend", outputMetrics(m, standardizedTargets(job)));
           }
           break;
         }
@@ -351,9 +399,19 @@ async function inferenceInputs(job) {
     }
   }
   const count = (shape) => (shape.length && shape.every((d) => d > 0) ? shape.reduce((a, b) => a * b, 1) : undefined);
+  // A CSV job's first input takes the header's columns but the label's,
+  // in order: they name its values.
+  const header = job.dataset?.header ?? [];
+  const label = job.data?.label || job.data?.chosenLabel;
+  const features = header.filter((h) => h !== label);
+  if (inputs.length && features.length && count(inputs[0].shape) === features.length) {
+    inputs[0].features = features;
+  }
   $("#infer-inputs").innerHTML = html`<p class="muted small">${inputs.length} ${inputs.length === 1 ? "input" : "inputs"}</p>` +
     inputs.map((t, i) => html`<label class="infer-input">${t.name || "input"}${t.shape.length ? ` [${t.shape.join(", ")}]` : ""}
-      <input id="values-${i}" class="values" data-name="${t.name}" placeholder="${count(t.shape) ? `${count(t.shape)} comma-separated values` : "comma-separated values"}"></label>`).join("");
+      ${t.features ? html`<span class="features small">${t.features.join(", ")}</span>` : ""}
+      <input id="values-${i}" class="values" data-name="${t.name}" placeholder="${t.features ? t.features.join(", ") : count(t.shape) ? `${count(t.shape)} comma-separated values` : "comma-separated values"}"></label>`).join("") +
+    (inputs.some((t) => t.features) ? html`<p class="muted small">an empty value is a missing one: filled as the job's training filled them, or refused</p>` : "");
   return inputs;
 }
 
@@ -362,8 +420,9 @@ async function inferenceInputs(job) {
 function formTensors(inputs) {
   return inputs.map((t, i) => {
     const text = $(`#values-${i}`).value.trim();
-    const values = text === "" ? [] : text.split(",").map((v) => Number(v.trim()));
-    if (values.length === 0 || values.some((v) => !Number.isFinite(v))) {
+    // An empty value (a CSV job's) is a missing one: NaN.
+    const values = text === "" ? [] : text.split(",").map((v) => (v.trim() === "" && t.features ? NaN : Number(v.trim())));
+    if (values.length === 0 || values.some((v) => !Number.isFinite(v) && !(Number.isNaN(v) && t.features))) {
       throw new Error(`${t.name || "the input"}: type comma-separated numbers`);
     }
     const known = t.shape.length && t.shape.every((d) => d > 0);
@@ -381,6 +440,7 @@ function answerText(outputs, classes) {
     let text = `${o.name}: [${o.values.map((v) => v.toPrecision(4)).join(", ")}]`;
     if (classes.length === o.values.length) {
       const best = o.values.indexOf(Math.max(...o.values));
+      text = `${o.name}: ${classes.map((c, k) => `${c} ${o.values[k].toPrecision(3)}`).join(" · ")}`;
       text += `\n→ ${classes[best]}`;
     }
     return text;
@@ -507,7 +567,12 @@ async function showCompare(ids) {
         <label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01" value="0"></label></div>
       <div class="chart-wrap"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
       <div class="legend" id="legend"></div></div>
-    <div class="card"><h3>Runs</h3><div class="scroll" id="runs"></div></div>`;
+    <div class="card" id="accuracy-card"><h3>Validation accuracy</h3>
+      <div class="chart-wrap"><canvas id="accuracy"></canvas><div class="tooltip" id="accuracy-tip" hidden></div></div>
+      <div class="legend" id="accuracy-legend"></div></div>
+    <div class="card"><h3>Runs</h3>
+      <div class="controls"><label><input type="checkbox" id="only-differences"> only differences</label></div>
+      <div class="scroll" id="runs"></div></div>`;
   const runs = [];
   for (const id of ids) {
     const r = await guard(async () => ({ job: await api.getJob({ jobId: id }), s: await series(id) }));
@@ -527,8 +592,21 @@ async function showCompare(ids) {
       yTitle: "loss", log: $("#log").checked, smoothing: Number($("#smoothing").value),
     });
     $("#legend").innerHTML = legend(layout.series);
+    // Accuracy overlaid (classifiers only; hidden when no run has any).
+    const accuracies = runs.map(({ job, s }, i) => ({
+      name: `${label(job)} validation accuracy`, points: s.validationAccuracy, color: palette[i % palette.length],
+    })).filter((a) => a.points.length);
+    $("#accuracy-card").hidden = accuracies.length === 0;
+    if (accuracies.length) {
+      accuracyLayout = drawChart($("#accuracy"), accuracies, {
+        yTitle: "accuracy", smoothing: Number($("#smoothing").value),
+      });
+      $("#accuracy-legend").innerHTML = legend(accuracyLayout.series);
+    }
   };
+  let accuracyLayout = null;
   hover($("#chart"), $("#tip"), () => layout);
+  hover($("#accuracy"), $("#accuracy-tip"), () => accuracyLayout);
   $("#log").onchange = redraw;
   $("#smoothing").oninput = redraw;
   redraw();
@@ -542,6 +620,13 @@ async function showCompare(ids) {
     ["best validation loss", (j) => (j.summary?.validationLoss !== undefined ? fixed(j.summary.validationLoss) : "–")],
     ["test loss", (j) => fixed(j.testLoss)], ["test", (j) => testFigure(j)],
     ["dataset", (j) => j.dataset?.name ?? j.datasetId ?? "–"],
+    // The data settings (impute mean and median runs differ here).
+    ["label", (j) => j.data?.label || j.data?.chosenLabel || "–"],
+    ["split", (j) => j.data?.split || "70,15,15"],
+    ["standardization", (j) => ["auto", "on", "off"][j.data?.standardization ?? 0] +
+      (j.data?.standardize ? " (on)" : "")],
+    ["impute", (j) => j.data?.impute || "auto"],
+    ["resize", (j) => (j.data?.resize ? "yes" : "no")],
   ];
   const rows = [...figures, ...hyperNames.map((n) => [n, (j) => value(j, n)])]
     .map(([name, get]) => {
@@ -550,6 +635,8 @@ async function showCompare(ids) {
       const differs = new Set(cells).size > 1;
       return html`<tr class="${differs ? "differs" : ""}"><td>${name}</td>${raw(cells.map((c) => html`<td class="mono">${c}</td>`).join(""))}</tr>`;
     }).join("");
+  $("#only-differences").onchange = () =>
+    $("#runs table").classList.toggle("only-differences", $("#only-differences").checked);
   $("#runs").innerHTML = html`<table class="compare"><thead><tr><th></th>${raw(runs.map(({ job }, i) =>
     html`<th><span style="color:${raw(palette[i % palette.length])}">━</span> <a href="#/job/${job.jobId}">${label(job)}</a></th>`).join(""))}</tr></thead>
     <tbody>${raw(rows)}</tbody></table>`;
@@ -581,6 +668,19 @@ $("#signin").onsubmit = (e) => {
   route();
 };
 $("#whoami").textContent = localStorage.getItem(tokenKey) ? "signed in" : "";
+// The token box only where the daemon asks for tokens (or one is kept).
+(async () => {
+  if (localStorage.getItem(tokenKey)) {
+    $("#signin").hidden = false;
+    return;
+  }
+  try {
+    await api.listNodes({});
+    $("#signin").hidden = true;
+  } catch (e) {
+    $("#signin").hidden = !(e?.code === 16 || /token/.test(e?.rawMessage ?? ""));
+  }
+})();
 window.addEventListener("hashchange", route);
 route();
 

@@ -2,6 +2,7 @@
 // dataset (picked or uploaded) and its label, a starter model, the
 // hyperparameters, CheckModel's preview and the submission.
 import { DatasetFormat } from "../gen/webnnm/v1/webnnm_pb.js";
+import { templates } from "../gen/templates.js";
 import { $, api, guard, html, raw, status, view } from "./api.js";
 
 // --- A new job -----------------------------------------------------------
@@ -50,6 +51,9 @@ export async function showNew() {
           <div class="code"><pre class="marks" id="marks" aria-hidden="true"></pre>
             <textarea id="model" spellcheck="false" wrap="off"
               placeholder="model:input shape=[4]; ..."></textarea></div></div>
+        <p><label>start from <select id="template"><option value="">(a shipped model)</option>${raw(
+          Object.keys(templates).map((n) => html`<option>${n}</option>`).join(""))}</select></label>
+          <label>or open a .wnm file <input id="open-model" type="file" accept=".wnm,text/plain"></label></p>
         <p><button id="check">Check</button></p>
         <div id="diagnostics"></div><div id="summary"></div></div>
       <div class="card"><h3>Data</h3>
@@ -62,7 +66,7 @@ export async function showNew() {
         <div class="fields">
           <label>label column<select id="label"><option value="">(chosen for the model)</option></select></label>
           <label>split<input id="split" placeholder="70,15,15"><small class="field-error" id="e-split"></small></label>
-          <label>standardize<input id="standardize" type="checkbox"></label>
+          <label>standardize<select id="standardize"><option value="0">auto (the expert system decides)</option><option value="1">on</option><option value="2">off</option></select></label>
           <label>impute<select id="impute"><option value="">auto (the median, when any is missing)</option><option>none</option><option>mean</option><option>median</option></select></label>
           <label>resize images<input id="resize" type="checkbox"></label>
         </div>
@@ -78,6 +82,19 @@ export async function showNew() {
     $("#marks").scrollTop = $("#gutter").scrollTop = model.scrollTop;
     $("#marks").scrollLeft = model.scrollLeft;
   };
+  $("#template").onchange = () => {
+    if (!$("#template").value) return;
+    model.value = templates[$("#template").value];
+    markDiagnostics([]);
+    status(`the shipped model ${$("#template").value}.wnm`);
+  };
+  $("#open-model").onchange = () => guard(async () => {
+    const file = $("#open-model").files[0];
+    if (!file) return;
+    model.value = await file.text();
+    markDiagnostics([]);
+    status(`opened ${file.name}`);
+  });
   $("#file").onchange = () => guard(async () => { await uploadPicked(); await datasetPicked(); });
   $("#dataset").onchange = () => guard(() => datasetPicked());
   $("#starter").onclick = () => guard(() => writeStarter());
@@ -178,7 +195,7 @@ function hyperparameters() {
 function dataSpec() {
   return {
     datasetId: $("#dataset").value, label: $("#label").value, split: $("#split").value,
-    standardize: $("#standardize").checked,
+    standardization: Number($("#standardize").value),
     impute: $("#impute").value, resize: $("#resize").checked,
   };
 }
@@ -225,6 +242,13 @@ function showPreview(answer) {
   if (!$("#dataset").value) {
     expert.insertAdjacentHTML("beforeend",
       '<div class="muted">(pick a dataset for the decisions that need the data)</div>');
+  }
+  // "auto" says what the expert system would do with the data.
+  const scaling = answer.decisions.find((d) => /^(standardize the|.* left as they are)/.test(d.what));
+  if (scaling) {
+    const on = scaling.what.startsWith("standardize the");
+    $("#standardize").options[0].textContent = `auto (${on ? "on" : "off"}: the expert system's choice)`;
+    $("#standardize").dataset.resolved = on ? "on" : "off";
   }
   // An unset value (lr: the range test chooses it in training) keeps the
   // field's default.

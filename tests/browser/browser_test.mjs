@@ -176,6 +176,9 @@ try {
   await page.click("#check");
   await page.waitForSelector("#summary table");
   check((await page.textContent("#summary")).includes("trainable parameters"), "a valid model's summary");
+  const kinds = await page.$$eval("#summary tbody tr", (rows) => rows.map((r) => `${r.className}:${r.cells[0].textContent}`));
+  check(kinds[0] === "input:input model" && kinds[1] === "output:output model" && kinds.slice(2).every((k) => k.startsWith("parameter:")),
+    "the summary marks the input, the output and the parameters (iris's input and output share the name model)");
 
   // The expert system's preview: without data, then with iris.
   await page.waitForSelector("#expert .decision");
@@ -301,6 +304,27 @@ try {
   const smoothed = await page.$eval("#chart", (c) => c.toDataURL());
   check(logged !== before && smoothed !== before, "log scale and smoothing redraw the curves");
   check((await page.textContent("#accuracy-legend")).includes("validation accuracy"), "an accuracy chart beside the loss");
+  // Zoom: drag across a stretch of the loss chart; a double click zooms out.
+  const box = await page.$eval("#chart", (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+  await page.mouse.move(box.x + box.w * 0.4, box.y + box.h / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.w * 0.7, box.y + box.h / 2);
+  await page.mouse.up();
+  const zoomed = (await page.getAttribute("#chart", "data-x-range")).split("-").map(Number);
+  check(zoomed.length === 2 && zoomed[0] > 1 && zoomed[1] < 40 && zoomed[0] < zoomed[1] && !(await page.isHidden("#zoom-out")) &&
+        (await page.getAttribute("#accuracy", "data-x-range")) === zoomed.join("-"),
+  `dragging across the chart zooms both charts into epochs ${zoomed.join("-")}`);
+  await page.dblclick("#chart");
+  check((await page.getAttribute("#chart", "data-x-range")) === "" && await page.isHidden("#zoom-out"), "a double click zooms out");
+  // Wall time on x.
+  await page.selectOption("#x-axis", "wall");
+  await page.hover("#chart");
+  await page.waitForSelector("#tip:not([hidden])", { timeout: 10000 });
+  check((await page.getAttribute("#chart", "data-x-title")) === "wall time (s)" &&
+        (await page.textContent("#tip")).startsWith("wall time (s) "), "the curves over wall time");
+  await page.selectOption("#x-axis", "epoch");
+  check((await page.textContent("#parameters")).includes("samples/s in the training steps") &&
+        (await page.textContent("#parameters")).includes("samples/s over the run's wall time"), "both speeds, each named");
   const [curves] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
   const csvLines = readFileSync(await curves.path(), "utf8").trim().split("\n");
   check(csvLines[0] === "epoch,trainLoss,validationLoss,lr,trainAccuracy,validationAccuracy" && csvLines.length === 41 &&
@@ -351,6 +375,9 @@ try {
   const figures = await page.$$eval(".output-metrics", (rows) => rows.map((r) => r.textContent));
   check(figures.length === 2 && figures[0].startsWith("label: accuracy") && figures[1].includes("R²"),
     "a two-output job shows each output's test figures");
+  const total = JSON.parse(ctl("get", multimodal, "-o", "json")).testLoss;
+  check(total >= 0 || (await page.textContent("#negative-loss")).includes("below zero"),
+    `a negative total test loss (${total}) is explained`);
   await page.selectOption("#predict-format", "npz");
   const [npz] = await Promise.all([page.waitForEvent("download"), page.click("#predict")]);
   const archive = readFileSync(await npz.path());

@@ -12,7 +12,7 @@ import {
 import {
   $, api, fixed, guard, html, raw, stateName, status, tokenKey, view,
 } from "./api.js";
-import { divergedAt, drawChart, hover, palette } from "./chart.js";
+import { divergedAt, drawChart, hover, palette, zoom } from "./chart.js";
 import { runInBrowser } from "./in_browser.js";
 import { showNew } from "./new_job.js";
 
@@ -122,6 +122,16 @@ const hyperNames = ["epochs", "lr", "warmupEpochs", "seeds", "patience", "lossWe
 
 const shown = (v) => (typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v));
 
+// The two rates, each named: the training steps' own, and samples trained
+// over the run's wall time (scouting, the range test, validation, tests).
+function speedText(job) {
+  const steps = job.summary?.trainSamplesPerSecond;
+  if (!steps) return "–";
+  const wall = jobSeconds(job) > 0 ? Number(job.summary.trainedSamples) / jobSeconds(job) : undefined;
+  return `${Math.round(steps)} samples/s in the training steps` +
+    (wall ? `; ${Math.round(wall)} samples/s over the run's wall time` : "");
+}
+
 // MLflow's Parameters table: each resolved value, and whether the user
 // set it or the expert system (or a default) chose it.
 function parametersTable(job) {
@@ -139,6 +149,7 @@ function parametersTable(job) {
     ["rows × columns", job.dataset?.rows !== undefined ? `${job.dataset.rows} × ${job.dataset.columns}` : "–"],
     ["label", d.label || (d.chosenLabel ? `${d.chosenLabel} (chosen for the model)` : "(chosen for the model)")], ["split", d.split || "70,15,15"],
     ["duration", duration(jobSeconds(job))],
+    ["speed", speedText(job)],
   ].map(([k, v]) => html`<tr><td>${k}</td><td class="mono" colspan="2">${v}</td></tr>`).join("");
   return html`<div class="scroll"><table class="params"><thead><tr><th>parameter</th><th>value</th><th></th></tr></thead>
     <tbody>${raw(rows || '<tr><td colspan="3" class="muted">resolved when training starts</td></tr>')}${raw(data)}</tbody></table></div>`;
@@ -215,8 +226,10 @@ async function showJob(jobId) {
       <div class="card"><h3>Loss</h3>
         <div class="controls"><label><input type="checkbox" id="log"> log scale</label>
           <label>smoothing <input type="range" id="smoothing" min="0" max="0.99" step="0.01" value="0"></label>
-          <output id="smoothing-value">0</output></div>
-        <div class="chart-wrap"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
+          <output id="smoothing-value">0</output>
+          <label>x <select id="x-axis"><option value="epoch">epoch</option><option value="wall">wall time</option></select></label>
+          <button id="zoom-out" hidden title="or double-click the chart">zoom out</button></div>
+        <div class="chart-wrap" title="drag across the chart to zoom in"><canvas id="chart"></canvas><div class="tooltip" id="tip" hidden></div></div>
         <div class="legend" id="legend"></div><p id="numbers"></p><p id="step" class="muted small"></p>
         <p><button id="download-csv" title="every epoch's losses, learning rate and accuracies">Download CSV</button></p>
         <div id="accuracy-section"><h3>Accuracy</h3>
@@ -245,7 +258,15 @@ async function showJob(jobId) {
   $("#predict").onclick = () => guard(() => predictDataset(jobId));
   const inputs = await inferenceInputs(job);
   const train = [], validation = [], lr = [], trainAccuracy = [], validationAccuracy = [];
-  let loss = null, accuracy = null;
+  const epochTimes = new Map();  // epoch -> seconds since 1970 (its event's time)
+  let loss = null, accuracy = null, xRange = null;
+  // Epochs on x, or seconds since the first epoch's end (wall time).
+  const onX = (points) => {
+    if ($("#x-axis").value !== "wall") return points;
+    const t0 = Math.min(...epochTimes.values());
+    return points.filter(([epoch]) => epochTimes.has(epoch)).map(([epoch, v]) => [epochTimes.get(epoch) - t0, v]);
+  };
+  const xTitle = () => ($("#x-axis").value === "wall" ? "wall time (s)" : "epoch");
   // A run the trainer gave up on (it reports no diverged epoch).
   let note = /diverged/.test(job.error) ? `the run diverged: ${job.error}` : undefined;
   const best = () => {
@@ -254,29 +275,35 @@ async function showJob(jobId) {
     return at;
   };
   const redraw = () => {
-    const s = [{ name: "training loss", points: train },
-      { name: "validation loss", points: validation, dashed: true },
-      { name: "learning rate", points: lr, axis: "right", color: "#8a8f99" }];
+    const s = [{ name: "training loss", points: onX(train) },
+      { name: "validation loss", points: onX(validation), dashed: true },
+      { name: "learning rate", points: onX(lr), axis: "right", color: "#8a8f99" }];
     loss = drawChart($("#chart"), s, {
       yTitle: "loss", rightTitle: "learning rate", log: $("#log").checked,
-      smoothing: Number($("#smoothing").value), best: best(), note,
+      smoothing: Number($("#smoothing").value), best: best(), note, xRange, xTitle: xTitle(),
     });
+    $("#zoom-out").hidden = xRange === null;
     $("#legend").innerHTML = legend(loss.series);
-    const a = [{ name: "training accuracy", points: trainAccuracy },
-      { name: "validation accuracy", points: validationAccuracy, dashed: true }];
+    const a = [{ name: "training accuracy", points: onX(trainAccuracy) },
+      { name: "validation accuracy", points: onX(validationAccuracy), dashed: true }];
     // A regression model has no accuracy: its errors are under Test.
     const regression = train.length > 0 && trainAccuracy.length === 0;
     $("#accuracy-section").hidden = regression;
     $("#regression-note").hidden = !regression;
     accuracy = drawChart($("#accuracy"), a, {
       yTitle: "accuracy", smoothing: Number($("#smoothing").value),
-      empty: "no accuracy yet (no epochs)",
+      empty: "no accuracy yet (no epochs)", xRange, xTitle: xTitle(),
     });
     $("#accuracy-legend").innerHTML = legend(accuracy.series);
     if (divergedAt(s) !== undefined) $("#numbers").classList.add("error");
   };
   hover($("#chart"), $("#tip"), () => loss);
   hover($("#accuracy"), $("#accuracy-tip"), () => accuracy);
+  const zoomTo = (range) => { xRange = range; redraw(); };
+  zoom($("#chart"), () => loss, zoomTo);
+  zoom($("#accuracy"), () => accuracy, zoomTo);
+  $("#zoom-out").onclick = () => zoomTo(null);
+  $("#x-axis").onchange = () => { xRange = null; redraw(); };
   $("#log").onchange = redraw;
   $("#smoothing").oninput = () => { $("#smoothing-value").textContent = $("#smoothing").value; redraw(); };
   const action = (id, call) => ($(id).onclick = () => guard(async () => {
@@ -349,6 +376,7 @@ async function showJob(jobId) {
         case "epoch": {
           const p = e.detail.value;
           if (p.epoch === 1) refresh();  // the resolved hyperparameters
+          if (e.time) epochTimes.set(p.epoch, Number(e.time.seconds) + e.time.nanos / 1e9);
           train.push([p.epoch, p.trainLoss]);
           lr.push([p.epoch, p.lr]);
           if (p.validationLoss !== undefined) validation.push([p.epoch, p.validationLoss]);
@@ -368,6 +396,12 @@ async function showJob(jobId) {
           // confusion, or each unit's errors in the target's own units.
           for (const m of t.metrics) {
             $("#test").insertAdjacentHTML("beforeend", outputMetrics(m, standardizedTargets(job)));
+          }
+          if (t.testLoss < 0 && t.metrics.length > 1) {
+            $("#test").insertAdjacentHTML("beforeend", html`<p class="muted small" id="negative-loss">The total test
+              loss is below zero: with several outputs and lossWeights auto, each output's loss is weighed by a learned
+              uncertainty (loss / 2σ² + log σ), whose log term is negative for an output learned well. Compare the
+              outputs by their own figures above.</p>`);
           }
           break;
         }

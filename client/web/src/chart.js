@@ -2,7 +2,8 @@
 // axis titles, round ticks (whole epochs on x), a log scale, smoothing
 // (TensorBoard's debiased exponential moving average), a marker at the best
 // epoch, a second y axis on the right (the learning rate), a read-out of
-// every series at the epoch under the pointer, and a run that diverged
+// every series at the epoch under the pointer, zooming by dragging across
+// a stretch, epochs or wall time on x, and a run that diverged
 // (values that are not finite numbers) said in words instead of a bare or
 // empty plot.
 
@@ -105,10 +106,18 @@ export function drawChart(canvas, series, options = {}) {
   g.scale(ratio, ratio);
   g.clearRect(0, 0, w, h);
   g.font = "11px system-ui";
+  // A zoomed chart (options.xRange: [from, to] in x's units) draws and
+  // scales only the points inside it.
+  const range = options.xRange;
+  const inRange = (points) => (range ? points.filter(([x]) => x >= range[0] && x <= range[1]) : points);
   const shown = series.map((s, i) => ({
     ...s, color: s.color ?? palette[i % palette.length],
-    drawn: s.axis === "right" ? s.points : smooth(s.points, options.smoothing ?? 0),
+    points: inRange(s.points),
+    drawn: inRange(s.axis === "right" ? s.points : smooth(s.points, options.smoothing ?? 0)),
   }));
+  const epochs = (options.xTitle ?? "epoch") === "epoch";
+  canvas.dataset.xRange = range ? `${range[0]}-${range[1]}` : "";
+  canvas.dataset.xTitle = options.xTitle ?? "epoch";
   const diverged = divergedAt(series);
   const left = shown.filter((s) => s.axis !== "right");
   const right = shown.filter((s) => s.axis === "right");
@@ -131,8 +140,10 @@ export function drawChart(canvas, series, options = {}) {
     return { series: shown, X: null };
   }
   const xs = shown.flatMap((s) => s.points.map(([x]) => x));
-  const xMax = Math.max(1, ...xs);
-  const X = (x) => pad.l + ((w - pad.l - pad.r) * (x - 1)) / Math.max(1, xMax - 1);
+  const xMin = range ? range[0] : epochs ? 1 : Math.min(0, ...xs);
+  const xMax = range ? range[1] : Math.max(epochs ? 1 : xMin + 1e-9, ...xs);
+  const span = epochs ? Math.max(1, xMax - xMin) : Math.max(1e-9, xMax - xMin);
+  const X = (x) => pad.l + ((w - pad.l - pad.r) * (x - xMin)) / span;
   // Grid and left ticks.
   g.strokeStyle = "#e4e7ee";
   g.fillStyle = "#6b7385";
@@ -143,10 +154,10 @@ export function drawChart(canvas, series, options = {}) {
     g.fillText(label(t), pad.l - 6, y + 4);
   }
   g.textAlign = "center";
-  for (const t of epochTicks(xMax, Math.max(2, Math.floor((w - pad.l - pad.r) / 60)))) {
-    g.fillText(String(t), X(t), h - pad.b + 14);
-  }
-  g.fillText("epoch", pad.l + (w - pad.l - pad.r) / 2, h - 6);
+  const tickCount = Math.max(2, Math.floor((w - pad.l - pad.r) / 60));
+  const xTicks = epochs ? epochTicks(xMax, tickCount).filter((t) => t >= xMin) : niceTicks(xMin, xMax, tickCount);
+  for (const t of xTicks) g.fillText(label(t), X(t), h - pad.b + 14);
+  g.fillText(options.xTitle ?? "epoch", pad.l + (w - pad.l - pad.r) / 2, h - 6);
   // Axis titles, rotated.
   const vertical = (text, x) => {
     g.save();
@@ -168,7 +179,7 @@ export function drawChart(canvas, series, options = {}) {
   }
   g.textAlign = "left";
   // The best epoch.
-  if (options.best) {
+  if (options.best && epochs && options.best >= xMin && options.best <= xMax) {
     const x = X(options.best);
     g.strokeStyle = "#1f8a4c";
     g.setLineDash([2, 3]);
@@ -199,7 +210,34 @@ export function drawChart(canvas, series, options = {}) {
     g.fillStyle = "#c0392b";
     g.fillText(options.note ?? `diverged at epoch ${diverged} (not a finite number)`, pad.l + 6, pad.t + 12);
   }
-  return { series: shown, X, xMax, pad, w };
+  return { series: shown, X, xMin, xMax, span, pad, w, xTitle: options.xTitle ?? "epoch" };
+}
+
+// Drag across a chart to zoom into that stretch of x; a double click (or
+// `reset`) zooms out. `zoomed(range)` gets [from, to] in x's units, or
+// null; `current()` gives drawChart's latest answer.
+export function zoom(canvas, current, zoomed) {
+  let from = null;
+  const xAt = (e) => {
+    const layout = current();
+    if (!layout?.X) return null;
+    const px = e.clientX - canvas.getBoundingClientRect().left;
+    const { pad, w, xMin, span } = layout;
+    return xMin + ((px - pad.l) * span) / Math.max(1, w - pad.l - pad.r);
+  };
+  canvas.onmousedown = (e) => { from = xAt(e); };
+  canvas.onmouseup = (e) => {
+    const to = xAt(e);
+    if (from !== null && to !== null && Math.abs(to - from) > 1e-9) {
+      const [a, b] = [Math.min(from, to), Math.max(from, to)];
+      const layout = current();
+      // Whole epochs on an epoch axis, at least two of them.
+      if (layout.xTitle === "epoch") zoomed([Math.floor(a), Math.max(Math.floor(a) + 1, Math.ceil(b))]);
+      else zoomed([a, b]);
+    }
+    from = null;
+  };
+  canvas.ondblclick = () => zoomed(null);
 }
 
 // Shows, in `tip`, every series' value at the epoch nearest the pointer.
@@ -210,17 +248,22 @@ export function hover(canvas, tip, current) {
     if (!layout?.X) return;
     const rect = canvas.getBoundingClientRect();
     const px = e.clientX - rect.left;
-    const { pad, w, xMax } = layout;
-    const epoch = Math.min(xMax, Math.max(1,
-      Math.round(1 + ((px - pad.l) * Math.max(1, xMax - 1)) / Math.max(1, w - pad.l - pad.r))));
+    const { pad, w, xMin, span } = layout;
+    // The x of the point nearest the pointer (an epoch, or a wall time).
+    const wanted = xMin + ((px - pad.l) * span) / Math.max(1, w - pad.l - pad.r);
+    let at = null;
+    for (const s of layout.series) {
+      for (const [x] of s.points) if (at === null || Math.abs(x - wanted) < Math.abs(at - wanted)) at = x;
+    }
     const lines = layout.series.map((s) => {
-      const p = s.points.find(([x]) => x === epoch);
+      const p = s.points.find(([x]) => x === at);
       if (!p) return null;
       const v = Number.isFinite(p[1]) ? Number(p[1].toPrecision(5)) : "not a number";
       return `<div><span style="color:${s.color}">■</span> ${escape(s.name)}: ${v}</div>`;
     }).filter(Boolean);
     if (lines.length === 0) { tip.hidden = true; return; }
-    tip.innerHTML = `<b>epoch ${epoch}</b>${lines.join("")}`;
+    const where = layout.xTitle === "epoch" ? `epoch ${at}` : `${escape(layout.xTitle)} ${Number(at.toPrecision(4))}`;
+    tip.innerHTML = `<b>${where}</b>${lines.join("")}`;
     tip.hidden = false;
     tip.style.left = `${Math.min(px + 12, rect.width - 190)}px`;
     tip.style.top = "8px";

@@ -215,11 +215,13 @@ async function checkModel() {
   markDiagnostics(answer.diagnostics);
   showPreview(answer);
   if (answer.ok) {
-    const tensor = (t) => html`<tr><td>${t.name}</td><td>${t.dataType}</td><td>[${t.shape.join(", ")}]</td></tr>`;
+    // Each row says what it is: an input and an output may share a name.
+    const tensor = (kind) => (t) => html`<tr class="${kind}"><td><span class="kind">${kind}</span> ${t.name}</td><td>${t.dataType}</td><td>[${t.shape.join(", ")}]</td></tr>`;
     $("#summary").innerHTML = html`<p>model <b>${answer.modelName}</b>:
       ${answer.parameters} trainable parameters, ${answer.operations} operations</p>
       <table><thead><tr><th>inputs, outputs, parameters</th><th>type</th><th>shape</th></tr></thead>
-      <tbody>${raw([...answer.inputs, ...answer.outputs, ...answer.parameterTensors].map(tensor).join(""))}</tbody></table>`;
+      <tbody>${raw([...answer.inputs.map(tensor("input")), ...answer.outputs.map(tensor("output")),
+        ...answer.parameterTensors.map(tensor("parameter"))].join(""))}</tbody></table>`;
     status(answer.previewError ? `the model checks; no preview: ${answer.previewError}` : "the model checks",
       answer.previewError !== "");
   } else {

@@ -3,7 +3,8 @@
 // the messages generated from proto/webnnm/v1/webnnm.proto.
 //
 // Views (the URL's hash): #/jobs, #/job/<id>, #/compare?ids=a,b (here) and
-// #/new (new_job.js); the API and the helpers every view uses: api.js.
+// #/new (new_job.js); the job page's inference (inference.js) and test
+// figures (results.js); the API and the helpers every view uses: api.js.
 import {
   EventType,
   JobState,
@@ -13,8 +14,9 @@ import {
   $, api, fixed, guard, html, raw, stateName, status, tokenKey, view,
 } from "./api.js";
 import { divergedAt, drawChart, hover, palette, zoom } from "./chart.js";
-import { runInBrowser } from "./in_browser.js";
+import { infer, inferInBrowser, inferenceInputs } from "./inference.js";
 import { showNew } from "./new_job.js";
+import { outputMetrics, standardizedTargets } from "./results.js";
 
 // --- Charts (chart.js) ----------------------------------------------------
 
@@ -153,35 +155,6 @@ function parametersTable(job) {
   ].map(([k, v]) => html`<tr><td>${k}</td><td class="mono" colspan="2">${v}</td></tr>`).join("");
   return html`<div class="scroll"><table class="params"><thead><tr><th>parameter</th><th>value</th><th></th></tr></thead>
     <tbody>${raw(rows || '<tr><td colspan="3" class="muted">resolved when training starts</td></tr>')}${raw(data)}</tbody></table></div>`;
-}
-
-// Whether the job trained on standardized targets (the expert system's
-// decision): its regression test loss is then in those units.
-const standardizedTargets = (job) =>
-  (job.summary?.decisions ?? []).some((d) => d.what.startsWith("standardize the targets"));
-
-// One output's test figures: a classifier's accuracy, then precision,
-// recall, F1 and support a class a row, and its confusion matrix named on
-// both axes; a regression output's MAE, RMSE and R² in the target's units.
-function outputMetrics(m, standardized) {
-  if (!m.classification) {
-    const units = m.mae.map((_, u) => html`<tr><td>${m.mae.length > 1 ? `unit ${u + 1}` : m.name}</td>
-      <td class="mono">${fixed(m.mae[u])}</td><td class="mono">${fixed(m.rmse[u])}</td><td class="mono">${fixed(m.r2[u])}</td></tr>`).join("");
-    return html`<div class="output-metrics" data-output="${m.name}"><b>${m.name}</b>: MAE ${m.mae.map((v) => fixed(v)).join(" ")} · RMSE ${m.rmse.map((v) => fixed(v)).join(" ")} · R² ${m.r2.map((v) => fixed(v)).join(" ")}
-      <table class="metrics"><thead><tr><th></th><th>MAE</th><th>RMSE</th><th>R²</th></tr></thead><tbody>${raw(units)}</tbody></table>
-      <p class="muted small">errors in the target's own units${standardized ? "; the test loss is on the standardized targets the model trained on" : ""}</p></div>`;
-  }
-  const support = (c) => (m.confusionMatrix[c]?.counts ?? []).reduce((a, b) => a + Number(b), 0);
-  const classRows = m.classes.map((name, c) => html`<tr><td>${name}</td><td class="mono">${fixed(m.precision[c], 3)}</td>
-    <td class="mono">${fixed(m.recall[c], 3)}</td><td class="mono">${fixed(m.f1[c], 3)}</td><td class="mono">${support(c)}</td></tr>`).join("");
-  const matrix = m.confusionMatrix.length === m.classes.length
-    ? html`<table class="confusion" aria-label="confusion matrix of ${m.name}"><thead><tr><th>true \\ predicted</th>${raw(m.classes.map((c) => html`<th>${c}</th>`).join(""))}</tr></thead>
-      <tbody>${raw(m.confusionMatrix.map((row, r) => html`<tr><th>${m.classes[r]}</th>${raw(row.counts.map((n, p) =>
-        html`<td class="mono ${raw(r === p ? "hit" : Number(n) > 0 ? "miss" : "")}">${Number(n)}</td>`).join(""))}</tr>`).join(""))}</tbody></table>`
-    : "";
-  return html`<div class="output-metrics" data-output="${m.name}"><b>${m.name}</b>: accuracy ${fixed(m.accuracy)}
-    <table class="metrics per-class"><thead><tr><th>class</th><th>precision</th><th>recall</th><th>F1</th><th>support</th></tr></thead><tbody>${raw(classRows)}</tbody></table>
-    ${raw(matrix)}</div>`;
 }
 
 let watching = null;  // the AbortController of the job being watched
@@ -420,108 +393,6 @@ async function showJob(jobId) {
     status(`job ${jobId}: stream ended`);
   });
   redraw();
-}
-
-// The inference form: a field per model input, named, with the values it
-// takes (from the model's text; an imported snapshot's job: one field).
-async function inferenceInputs(job) {
-  let inputs = [{ name: "", shape: [] }];
-  if (job.modelText) {
-    const checked = await guard(() => api.checkModel({ modelText: job.modelText, fileName: "model.wnm" }));
-    if (checked?.ok && checked.inputs.length) {
-      inputs = checked.inputs.map((t) => ({ name: t.name, shape: t.shape.map(Number).slice(1), type: t.dataType }));
-    }
-  }
-  const count = (shape) => (shape.length && shape.every((d) => d > 0) ? shape.reduce((a, b) => a * b, 1) : undefined);
-  // A CSV job's first input takes the header's columns but the label's,
-  // in order: they name its values.
-  const header = job.dataset?.header ?? [];
-  const label = job.data?.label || job.data?.chosenLabel;
-  const features = header.filter((h) => h !== label);
-  if (inputs.length && features.length && count(inputs[0].shape) === features.length) {
-    inputs[0].features = features;
-  }
-  $("#infer-inputs").innerHTML = html`<p class="muted small">${inputs.length} ${inputs.length === 1 ? "input" : "inputs"}</p>` +
-    inputs.map((t, i) => html`<label class="infer-input">${t.name || "input"}${t.shape.length ? ` [${t.shape.join(", ")}]` : ""}
-      ${t.features ? html`<span class="features small">${t.features.join(", ")}</span>` : ""}
-      <input id="values-${i}" class="values" data-name="${t.name}" placeholder="${t.features ? t.features.join(", ") : count(t.shape) ? `${count(t.shape)} comma-separated values` : "comma-separated values"}"></label>`).join("") +
-    (inputs.some((t) => t.features) ? html`<p class="muted small">an empty value is a missing one: filled as the job's training filled them, or refused</p>` : "");
-  return inputs;
-}
-
-// The form's values as the daemon's Infer takes them (batch 1); throws
-// saying which input is wrong.
-function formTensors(inputs) {
-  return inputs.map((t, i) => {
-    const text = $(`#values-${i}`).value.trim();
-    // An empty value (a CSV job's) is a missing one: NaN.
-    const values = text === "" ? [] : text.split(",").map((v) => (v.trim() === "" && t.features ? NaN : Number(v.trim())));
-    if (values.length === 0 || values.some((v) => !Number.isFinite(v) && !(Number.isNaN(v) && t.features))) {
-      throw new Error(`${t.name || "the input"}: type comma-separated numbers`);
-    }
-    const known = t.shape.length && t.shape.every((d) => d > 0);
-    const count = known ? t.shape.reduce((a, b) => a * b, 1) : values.length;
-    if (values.length !== count) {
-      throw new Error(`${t.name || "the input"} takes ${count} values, not ${values.length}`);
-    }
-    return { name: t.name, shape: [1n, ...(known ? t.shape : [values.length]).map(BigInt)], values };
-  });
-}
-
-// An answer's lines: each output's values, and the class they pick.
-function answerText(outputs, classes) {
-  return outputs.map((o) => {
-    let text = `${o.name}: [${o.values.map((v) => v.toPrecision(4)).join(", ")}]`;
-    if (classes.length === o.values.length) {
-      const best = o.values.indexOf(Math.max(...o.values));
-      text = `${o.name}: ${classes.map((c, k) => `${c} ${o.values[k].toPrecision(3)}`).join(" · ")}`;
-      text += `\n→ ${classes[best]}`;
-    }
-    return text;
-  }).join("\n");
-}
-
-async function infer(jobId, inputs) {
-  const out = $("#inference");
-  out.textContent = "";  // a failed inference leaves no old answer behind
-  out.classList.remove("error");
-  try {
-    const answer = await api.infer({ jobId, inputs: formTensors(inputs) });
-    out.textContent = answerText(answer.outputs, answer.classes);
-    status("inferred");
-  } catch (e) {
-    out.textContent = `error: ${e.rawMessage ?? e.message ?? e}`;
-    out.classList.add("error");
-    status(out.textContent, true);
-  }
-}
-
-// The exported model run here, next to the daemon's answer: which
-// provider ran, the largest difference, the time a call takes.
-async function inferInBrowser(jobId, inputs) {
-  const out = $("#browser-inference");
-  out.textContent = "running in this browser…";
-  out.classList.remove("error");
-  try {
-    const tensors = formTensors(inputs);
-    const [here, daemon] = await Promise.all([
-      runInBrowser(jobId, tensors, inputs.map((t) => t.type)), api.infer({ jobId, inputs: tensors })]);
-    let worst = 0;
-    for (const o of here.outputs) {
-      const theirs = daemon.outputs.find((d) => d.name === o.name)?.values ?? [];
-      o.values.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - (theirs[i] ?? NaN))); });
-    }
-    out.dataset.provider = here.provider;
-    out.dataset.difference = String(worst);
-    out.textContent = `in this browser (${here.provider === "webnn" ? "WebNN" : "WebAssembly"}, ` +
-      `${here.ms.toFixed(3)} ms a call)${here.note ? `\n${here.note}` : ""}\n` +
-      `${answerText(here.outputs, daemon.classes)}\nlargest difference from the daemon's: ${worst.toExponential(2)}`;
-    status("ran in this browser");
-  } catch (e) {
-    out.textContent = `error: ${e.rawMessage ?? e.message ?? e}`;
-    out.classList.add("error");
-    status(out.textContent, true);
-  }
 }
 
 // Frees a download's object URL once the browser has surely started the

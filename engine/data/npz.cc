@@ -75,6 +75,17 @@ absl::StatusOr<Archive> ReadArchive(const std::string& path,
           StrCat(path, ": '", entry, "' is corrupt (",
                  zip_file_strerror(file.get()), ")"));
     }
+    // Its data must end where its size says (reading on also has libzip
+    // check the CRC): one that inflates past it is a damaged archive.
+    char extra;
+    const zip_int64_t more = zip_fread(file.get(), &extra, 1);
+    if (more != 0) {
+      return absl::InvalidArgumentError(StrCat(
+          path, ": '", entry, "' is damaged: ",
+          more > 0 ? StrCat("it inflates past its declared ", st.size,
+                            " bytes")
+                   : std::string(zip_file_strerror(file.get()))));
+    }
     a.names.push_back(name);
     a.arrays[name] = std::move(bytes);
   }
@@ -134,6 +145,24 @@ absl::StatusOr<std::vector<float>> Floats(const NpyArray& a,
   return out;
 }
 
+// InvalidArgument naming the first value of `values` (`width` a sample)
+// that is not a finite number.
+absl::Status AllFinite(const std::vector<float>& values, int64_t width,
+                       const std::string& what) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::isfinite(values[i])) continue;
+    const int64_t w = std::max<int64_t>(1, width);
+    return absl::InvalidArgumentError(StrCat(
+        what, " holds ", std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "inf" : "-inf",
+        " at sample ", static_cast<int64_t>(i) / w + 1, ", value ",
+        static_cast<int64_t>(i) % w + 1, " (element ", i,
+        "): an .npz array's values must be finite numbers (fill or drop the "
+        "missing ones before saving it, or give the data as a CSV file, "
+        "which takes --impute)"));
+  }
+  return absl::OkStatus();
+}
+
 // A classification output's labels: class indices and the class names.
 // Values where `padding` (empty, or one per value) is true are a ragged
 // sequence's padding: no class, stored as 0.
@@ -144,9 +173,18 @@ absl::StatusOr<Targets> Labels(const NpyArray& a, const std::string& what,
   t.classification = true;
   std::set<double> distinct;
   bool fractional = false, unit_interval = true;
+  // Integer labels are class ids kept exact (as doubles) up to 2^53; past
+  // it two labels could become one class.
+  constexpr double kDistinct = 9007199254740992.0;  // 2^53
   for (size_t i = 0; i < a.values.size(); ++i) {
     if (!padding.empty() && padding[i]) continue;
     const double v = a.values[i];
+    if (a.kind != NpyArray::Kind::kFloat && std::fabs(v) > kDistinct) {
+      return absl::InvalidArgumentError(
+          StrCat(what, " holds the label ", v, " at element ", i,
+                 ": integer labels beyond 2^53 do not stay distinct; number "
+                 "the classes from 0"));
+    }
     fractional |= v != std::nearbyint(v);
     unit_interval &= v >= 0 && v <= 1;
     distinct.insert(v);
@@ -351,6 +389,7 @@ absl::StatusOr<Targets> SequencedTargets(
     for (size_t i = 0; i < padding.size(); ++i) {
       if (padding[i]) t.values[i] = 0.0f;
     }
+    RETURN_IF_ERROR(AllFinite(t.values, steps * per_step, what));
     t.width = per_step;
   }
   t.sequenced = true;
@@ -427,6 +466,11 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
                   inputs[index].width / steps, *lengths);
     }
   }
+  // Every input finite (a ragged one's padding, zeroed above, aside).
+  for (const Features& in : inputs) {
+    RETURN_IF_ERROR(
+        AllFinite(in.values, in.width, StrCat(path, ": the input '", in.input, "'")));
+  }
   std::vector<Targets> targets;
   for (const NpzSpec::Output& out : spec.outputs) {
     // An output named as an input (one block both) reads <name>_target.
@@ -466,6 +510,7 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
                    out.units, " units"));
       }
       ASSIGN_OR_RETURN(t.values, Floats(a, what));
+      RETURN_IF_ERROR(AllFinite(t.values, per, what));
       t.width = per;
     }
     t.output = out.name;

@@ -49,6 +49,65 @@ def write_gz_idx(path, dims, fill=0, count=None):
 
 
 class Data(h.Temp):
+    def test_npz_holes_are_refused_at_submit_and_locally(self):
+        """The probe's .npz holes: NaN features, labels too large to stay
+        distinct, an entry that inflates past its declared size — each
+        refused by submit (nothing queued) and by train --local, naming
+        what is wrong."""
+        import io
+        import numpy as np
+        rng = np.random.default_rng(1)
+        x = rng.normal(size=(60, 4)).astype(np.float32)
+        y = np.arange(60) % 3
+
+        def archive(name, **arrays):
+            path = os.path.join(self.dir, name)
+            np.savez_compressed(path, **arrays)
+            return path
+
+        nan = x.copy()
+        nan[7, 2] = np.nan
+        with open(archive("ok.npz", x=x, y=y), "rb") as f:
+            damaged = bytearray(f.read())
+        for sig, name_at, size_at in ((b"PK\x03\x04", 30, 22),
+                                      (b"PK\x01\x02", 46, 24)):
+            at = damaged.find(sig)
+            while damaged[at + name_at:at + name_at + 5] != b"x.npy":
+                at = damaged.find(sig, at + 4)
+            damaged[at + size_at:at + size_at + 4] = struct.pack("<I", 128)
+        damaged_path = os.path.join(self.dir, "damaged.npz")
+        with open(damaged_path, "wb") as f:
+            f.write(damaged)
+        cases = [
+            (archive("nan.npz", x=nan, y=y),
+             "the input 'model' holds NaN at sample 8, value 3"),
+            (archive("huge.npz", x=x, y=(np.arange(60) % 3 + 2**62)),
+             "integer labels beyond 2^53 do not stay distinct"),
+            (damaged_path, "'x.npy' is damaged: it inflates past its "
+                           "declared 128 bytes"),
+        ]
+        d = self.daemon()
+        model = config("models", "iris.wnm")
+        for path, words in cases:
+            code, _, err = d.ctl("submit", model, "--dataset", path)
+            self.assertEqual(code, 1, (path, err))
+            self.assertIn(words, err, path)
+            proc = __import__("subprocess").run(
+                [h.WEBNNMCTL, "train", "--local", model, "--dataset", path,
+                 "--epochs", "1"], capture_output=True, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 1, (path, proc.stderr))
+            self.assertIn(words, proc.stderr, path)
+        code, out, _ = d.ctl("list", "-o", "json")
+        self.assertEqual(json.loads(out)["jobs"], [])
+        # Labels of 2^40 and on stay three distinct classes.
+        big = archive("big.npz", x=x, y=(np.arange(60) % 3 + 2**40))
+        job = self.submit(d, model, "--dataset", big, "--epochs", "2")
+        self.assertEqual(d.ctl("watch", job)[0], 0)
+        got = self.get(d, job)
+        self.assertEqual(got["testMetrics"]["model"]["classes"],
+                         [str(2**40), str(2**40 + 1), str(2**40 + 2)])
+        self.assertEqual(d.stop(), 0)
+
     def test_a_gzip_bomb_is_refused_before_it_is_inflated(self):
         folder = os.path.join(self.dir, "bomb")
         os.makedirs(folder)

@@ -1,10 +1,13 @@
-// libFuzzer target: bytes through the dataset readers (CSV and IDX), then
+// libFuzzer target: bytes through the dataset readers (CSV, NPZ, IDX), then
 // split and standardization. The first byte chooses the reader and its
 // options; the rest is the content. Anything the readers accept must split
 // and standardize without a crash; anything they refuse must say why.
 //
 // CSV: byte 0 bit 0 = no header, bit 1 = classification, bit 2 = label the
 // first column by name; the rest is the file.
+// NPZ (byte 0 bit 5, bit 7 clear): the rest is a NumPy .npz archive, read
+// for a model of one input of 2 values and a 3-class output under a 1 MiB
+// limit; what it accepts holds finite features only.
 // IDX (byte 0 bit 7): the rest is four files (train images, train labels,
 // t10k images, t10k labels), each as a 2-byte little-endian length and its
 // bytes, written uncompressed — or, with bit 6, gzipped with the rest of
@@ -13,6 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -22,6 +26,7 @@
 #include <string_view>
 
 #include "engine/data/dataset.h"
+#include "engine/data/npz.h"
 
 namespace {
 
@@ -124,6 +129,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       __builtin_trap();  // a reader's failure, not the data's
     }
     Exercise(std::move(read), /*fixed_test=*/true);
+    return 0;
+  }
+  if (mode & 0x20) {
+    fs::path file = Folder() / "data.npz";
+    Write(file, rest);
+    webnnm::train::NpzSpec spec{
+        .inputs = {{.name = "model", .step_values = 2}},
+        .outputs = {{.name = "model", .classification = true, .units = 3}},
+        .max_bytes = 1 << 20};
+    absl::StatusOr<webnnm::train::Dataset> read =
+        webnnm::train::LoadNpz(file.string(), spec);
+    if (read.ok()) {
+      for (int64_t i = 0; i < read->count(); ++i) {
+        const float* f = read->features(i);
+        for (int64_t k = 0; k < read->width(); ++k) {
+          if (!std::isfinite(f[k])) __builtin_trap();  // NaN let through
+        }
+      }
+    }
+    Exercise(std::move(read), /*fixed_test=*/false);
     return 0;
   }
   fs::path file = Folder() / "data.csv";

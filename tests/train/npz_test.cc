@@ -6,9 +6,11 @@
 
 #include <zip.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -372,6 +374,109 @@ TEST_F(NpzTest, SequencedOutputsTakeATargetAStep) {
 
 // The decompressed sizes are checked before anything is read: a small
 // archive of zeros that inflates past the limit is refused.
+// The probe's data holes: values that are no numbers, labels too large to
+// stay distinct, an entry that inflates past its declared size.
+TEST_F(NpzTest, NonFiniteValuesAreRefusedNamingTheSample) {
+  const std::string y = Npy("<i8", {3}, {0, 1, 2});
+  const double nan = std::nan(""), inf = HUGE_VAL;
+  auto message = [&](const std::map<std::string, std::string>& arrays,
+                     NpzSpec spec = OneInOneOut(2)) {
+    return std::string(LoadNpz(Write(arrays), spec).status().message());
+  };
+  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, nan, 5, 6})},
+                       {"y", y}}),
+              HasSubstr("the input 'model' holds NaN at sample 2, value 2 "
+                        "(element 3): an .npz array's values must be finite"));
+  EXPECT_THAT(message({{"x", Npy("<f8", {3, 2}, {1, 2, 3, 4, -inf, 6})},
+                       {"y", y}}),
+              HasSubstr("holds -inf at sample 3, value 1"));
+  EXPECT_THAT(message({{"x", Npy("<f2", {3, 2}, {inf, 2, 3, 4, 5, 6})},
+                       {"y", y}}),
+              HasSubstr("holds inf at sample 1, value 1"));
+  // A regression target too.
+  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
+                       {"y", Npy("<f4", {3, 3}, {0, 1, 2, 3, nan, 5, 6, 7, 8})}},
+                      OneInOneOut(2, /*classification=*/false)),
+              HasSubstr("holds NaN at sample 2, value 2"));
+  // A ragged input's padding may hold anything (it is zeroed); its real
+  // steps may not.
+  NpzSpec ragged{
+      .inputs = {{.name = "model", .step_values = 2, .sequenced = true}},
+      .outputs = {{.name = "model", .classification = true, .units = 2}}};
+  const std::string lengths = Npy("<i4", {2}, {2, 1});
+  const std::string labels = Npy("<i8", {2}, {0, 1});
+  EXPECT_TRUE(LoadNpz(Write({{"x", Npy("<f4", {2, 3, 2},
+                                       {1, 2, 3, 4, nan, nan, 5, 6, nan, inf,
+                                        nan, nan})},
+                             {"x_lengths", lengths},
+                             {"y", labels}}),
+                      ragged)
+                  .ok());
+  EXPECT_THAT(message({{"x", Npy("<f4", {2, 3, 2},
+                                 {1, 2, nan, 4, 0, 0, 5, 6, 0, 0, 0, 0})},
+                       {"x_lengths", lengths},
+                       {"y", labels}},
+                      ragged),
+              HasSubstr("holds NaN at sample 1, value 3"));
+  // A label that is no number.
+  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
+                       {"y", Npy("<f4", {3}, {0, nan, 2})}}),
+              HasSubstr("a classification output takes integer or bool"));
+}
+
+TEST_F(NpzTest, LargeIntegerLabelsStayDistinctUpTo2To53) {
+  const std::string x = Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6});
+  const double big = 1099511627776.0;  // 2^40
+  absl::StatusOr<Dataset> d = LoadNpz(
+      Write({{"x", x}, {"y", Npy("<i8", {3}, {big + 2, big, big + 1})}}),
+      OneInOneOut(2));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(d->classes(),
+              ElementsAre("1099511627776", "1099511627777", "1099511627778"));
+  EXPECT_THAT(d->targets()[0].values, ElementsAre(2, 0, 1));
+  const double huge = 4611686018427387904.0;  // 2^62
+  EXPECT_THAT(
+      LoadNpz(Write({{"x", x}, {"y", Npy("<i8", {3}, {huge, huge + 1, 0})}}),
+              OneInOneOut(2))
+          .status()
+          .message(),
+      HasSubstr("integer labels beyond 2^53 do not stay distinct"));
+}
+
+TEST_F(NpzTest, AnEntryThatInflatesPastItsSizeIsDamaged) {
+  const std::string path =
+      Write({{"x", Npy("<f4", {1000, 2}, std::vector<double>(2000, 1))},
+             {"y", Npy("<i8", {1000}, std::vector<double>(1000, 0))}});
+  ASSERT_TRUE(LoadNpz(path, OneInOneOut(2)).ok());
+  // Declare x.npy smaller than its data, in its local and central headers
+  // alike (so that the archive stays consistent): 128 bytes.
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto patch = [&](const std::string& signature, size_t name_at,
+                   size_t size_at) {
+    for (size_t at = bytes.find(signature); at != std::string::npos;
+         at = bytes.find(signature, at + 4)) {
+      if (bytes.compare(at + name_at, 5, "x.npy") != 0) continue;
+      const uint32_t declared = 128;
+      std::memcpy(bytes.data() + at + size_at, &declared, 4);
+      return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(patch(std::string("PK\x03\x04", 4), 30, 22));  // local header
+  ASSERT_TRUE(patch(std::string("PK\x01\x02", 4), 46, 24));  // central
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  EXPECT_THAT(LoadNpz(path, OneInOneOut(2)).status().message(),
+              HasSubstr("'x.npy' is damaged: it inflates past its declared "
+                        "128 bytes"));
+}
+
 TEST_F(NpzTest, TheDecompressedSizeIsLimited) {
   const std::string path =
       Write({{"x", Npy("<f4", {100000, 2}, std::vector<double>(200000, 0))},

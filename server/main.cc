@@ -337,7 +337,8 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const Settings& settings,
         PostgresStore::Open({.uri = settings.database,
                              .cache_folder = cache,
                              .snapshot_retention = settings.snapshot_retention,
-                             .connections = settings.jobs.workers + 4});
+                             .connections = settings.jobs.workers + 4,
+                             .lease = settings.jobs.lease});
     if (!pg.ok()) return pg.status();
     return std::unique_ptr<Store>(std::move(*pg));
   }

@@ -165,7 +165,7 @@ double Result::Double(int row, int column) const {
 bool Result::Bool(int row, int column) const { return Int(row, column) != 0; }
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
-    const std::string& uri) {
+    const std::string& uri, const SessionTimeouts& timeouts) {
   const char* keys[] = {"dbname", "connect_timeout", "application_name",
                         nullptr};
   const char* values[] = {uri.c_str(), "10", "webnnmd", nullptr};
@@ -185,7 +185,15 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(
   // Quiet NOTICEs (they would go to stderr) and UTC for now().
   PQsetNoticeProcessor(
       conn, [](void*, const char*) {}, nullptr);
-  if (absl::Status s = c->Script("SET TIME ZONE 'UTC'"); !s.ok()) return s;
+  std::string set = "SET TIME ZONE 'UTC'";
+  for (const auto& [name, value] :
+       {std::pair{"idle_in_transaction_session_timeout",
+                  timeouts.idle_in_transaction},
+        std::pair{"lock_timeout", timeouts.lock},
+        std::pair{"statement_timeout", timeouts.statement}}) {
+    if (value.count() > 0) set += StrCat("; SET ", name, " = ", value.count());
+  }
+  if (absl::Status s = c->Script(set); !s.ok()) return s;
   return c;
 }
 
@@ -251,7 +259,8 @@ absl::StatusOr<Pool::Lent> Pool::Get() {
     }
     ++open_;  // a new one, opened outside the lock
   }
-  absl::StatusOr<std::unique_ptr<Connection>> c = Connection::Open(uri_);
+  absl::StatusOr<std::unique_ptr<Connection>> c =
+      Connection::Open(uri_, timeouts_);
   if (!c.ok()) {
     absl::MutexLock lock(&mutex_);
     --open_;

@@ -86,11 +86,23 @@ class Result {
   PGresult* r_;
 };
 
+// Limits the server enforces on a session (zero: PostgreSQL's default,
+// none). A process that stops running inside a transaction (SIGSTOP, a VM
+// migration) would otherwise hold its row locks for as long as it is
+// stopped: `idle_in_transaction` ends such a session, and its locks with
+// it.
+struct SessionTimeouts {
+  std::chrono::milliseconds idle_in_transaction{0};
+  std::chrono::milliseconds lock{0};       // waiting for a lock
+  std::chrono::milliseconds statement{0};  // one statement
+};
+
 class Connection {
  public:
-  // Connects (`uri`: a libpq connection URI), with a 10 s timeout.
+  // Connects (`uri`: a libpq connection URI), with a 10 s timeout, and
+  // sets the session's timeouts.
   static absl::StatusOr<std::unique_ptr<Connection>> Open(
-      const std::string& uri);
+      const std::string& uri, const SessionTimeouts& timeouts = {});
   ~Connection();
 
   // One statement with parameters; rows in binary format.
@@ -117,7 +129,8 @@ class Connection {
 // one thread at a time.
 class Pool {
  public:
-  Pool(std::string uri, int size) : uri_(std::move(uri)), size_(size) {}
+  Pool(std::string uri, int size, SessionTimeouts timeouts = {})
+      : uri_(std::move(uri)), size_(size), timeouts_(timeouts) {}
   ~Pool();
 
   class Lent {
@@ -142,6 +155,7 @@ class Pool {
   void Return(std::unique_ptr<Connection> c);
   const std::string uri_;
   const int size_;
+  const SessionTimeouts timeouts_;
   absl::Mutex mutex_;
   std::vector<std::unique_ptr<Connection>> idle_ ABSL_GUARDED_BY(mutex_);
   int open_ ABSL_GUARDED_BY(mutex_) = 0;

@@ -19,9 +19,22 @@ namespace webnnm::server {
 using postgres_internal::Millis;
 using postgres_internal::Parse;
 
+namespace {
+
+pg::SessionTimeouts TimeoutsOf(std::chrono::milliseconds lease) {
+  if (lease.count() <= 0) return {};
+  return {.idle_in_transaction = lease,
+          .lock = lease,
+          .statement = std::max<std::chrono::milliseconds>(
+              lease * 10, std::chrono::seconds(60))};
+}
+
+}  // namespace
+
 PostgresStore::PostgresStore(Options options)
     : options_(std::move(options)),
-      pool_(options_.uri, std::max(1, options_.connections)) {}
+      pool_(options_.uri, std::max(1, options_.connections),
+            TimeoutsOf(options_.lease)) {}
 
 PostgresStore::~PostgresStore() {
   stopping_ = true;

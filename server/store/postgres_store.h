@@ -32,6 +32,7 @@
 #define WEBNNM_SERVER_STORE_POSTGRES_STORE_H_
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -52,6 +53,11 @@ class PostgresStore final : public Store {
     std::string cache_folder;  // this daemon's copies of dataset content
     int snapshot_retention = 1;
     int connections = 4;
+    // The job lease: every session's idle-in-transaction and lock
+    // timeouts, and a tenth of its statement timeout (at least 60 s), so
+    // that a daemon paused inside a transaction loses its locks within a
+    // lease (docs/deployment.md). Zero: PostgreSQL's defaults.
+    std::chrono::milliseconds lease{0};
   };
   // Connects, creates or migrates the schema: Unavailable when the server
   // cannot be reached, FailedPrecondition for a newer schema.

@@ -11,6 +11,7 @@
 // once serving; SIGTERM or SIGINT stops it: running jobs checkpoint at
 // their epoch boundary and resume at the next start.
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -437,6 +438,14 @@ int main(int argc, char** argv) {
   // build's default): a graph lookup on each lock of every call. The tests
   // keep the check; the daemon does not pay for it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Blocks of 4 MiB and more (request bodies, datasets, snapshots) are
+  // mapped on their own and unmapped when freed: glibc's default raises
+  // this threshold after large frees (up to 32 MiB), and a burst of large
+  // requests then stays resident for good (issue 50: 131 MiB after 40
+  // bodies of 20 MiB; 29 MiB before and after with this). Training's
+  // speed is the same within the VM's noise (Fashion CNN, 4 runs each:
+  // 30–36k samples/s against 29–35k).
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
   Settings settings;
   if (int code = ParseSettings(argc, argv, settings); code >= 0) return code;
   absl::StatusOr<Tokens> tokens = LoadTokens(settings);

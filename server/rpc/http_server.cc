@@ -45,6 +45,10 @@ using http::Receive;
 using http::SslContext;
 using http::WriteAll;
 constexpr size_t kMaxHead = 16 << 10;
+// The most of a connection's read buffer kept between requests (the rest
+// of a large body's buffer is freed, and webnnmd maps large blocks on
+// their own: main.cc's mallopt).
+constexpr size_t kKeptBuffer = 1 << 20;
 
 const char* Reason(int status) {
   switch (status) {
@@ -289,6 +293,8 @@ struct HttpServer::Impl {
     request.body = c->in.substr(c->head_end, length);
     request.remote_ip = c->ip;
     c->in.erase(0, c->head_end + length);
+    // A large body's buffer is not kept for the connection's next request.
+    if (c->in.capacity() > kKeptBuffer) std::string(c->in).swap(c->in);
     c->head.reset();
     c->continued = false;
     {

@@ -232,6 +232,13 @@ std::unique_ptr<grpc::Server> BuildServer(
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+  // A connection must finish its handshake (TLS, then HTTP/2's settings)
+  // within the request deadline, as on the HTTP listeners: one that stalls
+  // is cut (gRPC's default waits 120 s).
+  builder.AddChannelArgument(
+      GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+      static_cast<int>(std::min<int64_t>(
+          int64_t{1000} * settings.http_request_timeout_seconds, INT32_MAX)));
   builder.AddChannelArgument(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   for (grpc::Service* service : services) builder.RegisterService(service);

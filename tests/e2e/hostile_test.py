@@ -219,6 +219,69 @@ class Memory(h.Temp):
         self.assertEqual(d.stop(), 0)
 
 
+class TlsStalls(h.Temp):
+    def test_stalled_tls_handshakes_are_cut_and_hold_no_worker(self):
+        """Clients that open TLS and send nothing, or stop in the middle of
+        their ClientHello, on the gRPC, HTTP and metrics listeners: each
+        connection is closed within the request deadline plus a margin
+        (20 s), and while 40 such connections wait on the HTTP listener
+        (more than its 32 workers) the daemon still answers over both."""
+        import socket
+        import ssl
+        import urllib.request
+        cert, key = h.self_signed_certificate(self.dir)
+        cfg = os.path.join(self.dir, "tls.textproto")
+        with open(cfg, "w") as f:
+            f.write(f'tls_certificate: "{cert}"\ntls_private_key: "{key}"\n')
+        d = self.daemon("db", "--config", cfg, "--http-listen", "127.0.0.1:0",
+                        "--metrics-listen", "127.0.0.1:0")
+        listeners = {name: d.ready_line.split(f"{name}=")[1].split()[0]
+                     for name in ("grpc", "http", "metrics")}
+        # A ClientHello's record header claiming 512 bytes, then 10 of them.
+        partial = bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01,
+                         0xFC, 0x03, 0x03, 0, 0, 0, 0])
+
+        def stall(address, send):
+            host, port = address.rsplit(":", 1)
+            s = socket.create_connection((host, int(port)), timeout=60)
+            if send:
+                s.sendall(send)
+            return s
+
+        def closed_within(s, limit):
+            start = time.time()
+            s.settimeout(limit)
+            try:
+                while s.recv(4096):
+                    pass
+            except socket.timeout:
+                return None
+            except OSError:
+                pass
+            finally:
+                s.close()
+            return time.time() - start
+
+        for name, address in listeners.items():
+            for send in (b"", partial):
+                took = closed_within(stall(address, send), 40)
+                self.assertIsNotNone(took, f"{name}: still open after 40 s")
+                self.assertLess(took, 20, f"{name}: closed after {took:.1f} s")
+        held = [stall(listeners["http"], partial if i % 2 else b"")
+                for i in range(40)]
+        try:
+            context = ssl.create_default_context(cafile=cert)
+            with urllib.request.urlopen(f"https://{listeners['http']}/readyz",
+                                        context=context, timeout=10) as r:
+                self.assertEqual(r.status, 200)
+            code, _, err = d.ctl("--ca", cert, "list", timeout=30)
+            self.assertEqual(code, 0, err)
+        finally:
+            for s in held:
+                s.close()
+        self.assertEqual(d.stop(), 0)
+
+
 class Uploads(h.Temp):
     def start(self, stub, pb, size, name="x.csv"):
         return stub.UploadDataset(pb.UploadDatasetRequest(

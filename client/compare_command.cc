@@ -11,7 +11,6 @@
 namespace webnnm::client {
 namespace {
 
-
 // A value as the table shows it: text as it is, numbers in short form.
 std::string Text(const Json& v) {
   if (v.is_null()) return "-";
@@ -103,8 +102,7 @@ void PrintComparison(const std::vector<v1::Job>& jobs, bool only_differences,
     table.push_back(std::move(line));
   }
   std::cout << Table(table);
-  std::cout << differing << " of " << rows.size()
-            << " rows differ (marked *)"
+  std::cout << differing << " of " << rows.size() << " rows differ (marked *)"
             << (only_differences ? "" : "; --diff shows only those") << "\n";
 }
 

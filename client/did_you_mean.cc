@@ -60,8 +60,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + cost});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
       }
@@ -105,8 +105,7 @@ std::string UsageError(const CLI::App& app, const CLI::ParseError& error,
                "unknown option " + name +
                Hint(Nearest(name, OptionSpellings(options)),
                     "webnnmctl help " + (path.empty() ? "" : path + " ") +
-                        "lists " + (path.empty() ? "the" : "its") +
-                        " options");
+                        "lists " + (path.empty() ? "the" : "its") + " options");
       }
       if (known != nullptr && known->get_type_size() > 0 &&
           word.find('=') == std::string::npos) {

@@ -36,15 +36,15 @@ bool Has(const Json& o, const char* key) {
 
 std::string Classification(const std::string& name, const Json& m) {
   const std::vector<std::string> classes = m["classes"];
-  std::string out = name + ": classification" +
-                    (Has(m, "accuracy")
-                         ? ", accuracy " + Number(m["accuracy"].get<double>())
-                         : std::string()) +
-                    "\n";
+  std::string out =
+      name + ": classification" +
+      (Has(m, "accuracy") ? ", accuracy " + Number(m["accuracy"].get<double>())
+                          : std::string()) +
+      "\n";
   std::vector<std::vector<std::string>> rows = {
       {"class", "precision", "recall", "f1", "support"}};
-  const Json& confusion = m.contains("confusionMatrix") ? m["confusionMatrix"]
-                                                        : Json::array();
+  const Json& confusion =
+      m.contains("confusionMatrix") ? m["confusionMatrix"] : Json::array();
   for (size_t c = 0; c < classes.size(); ++c) {
     int64_t support = 0;
     if (c < confusion.size()) {
@@ -60,8 +60,9 @@ std::string Classification(const std::string& name, const Json& m) {
   }
   out += Indent(Table(rows), "  ");
   if (confusion.size() == classes.size()) {
-    out += "  confusion matrix (a row per true class, a column per "
-           "predicted class):\n";
+    out +=
+        "  confusion matrix (a row per true class, a column per "
+        "predicted class):\n";
     std::vector<std::vector<std::string>> matrix = {{"true \\ predicted"}};
     for (const std::string& c : classes) matrix[0].push_back(c);
     for (size_t r = 0; r < classes.size(); ++r) {
@@ -148,7 +149,7 @@ std::string EvaluationText(const Json& job) {
                           ? job["outputs"][name].value("testLoss", Json())
                           : Json();
     out += Has(m, "classes") ? Classification(name, m)
-               : Regression(name, m, standardized_targets, loss);
+                             : Regression(name, m, standardized_targets, loss);
   }
   if (Has(job, "testLoss") && job["testLoss"].get<double>() < 0 &&
       job["testMetrics"].size() > 1) {

@@ -61,8 +61,8 @@ int ExportMetrics(Client& client, RemoteOptions& o, bool json) {
   if (!s.ok()) return client.Error(s);
 
   const double started = static_cast<double>(job.created().seconds());
-  std::string file = EventRecord(FileVersionEvent(
-      times.empty() ? started : times.begin()->second));
+  std::string file = EventRecord(
+      FileVersionEvent(times.empty() ? started : times.begin()->second));
   int64_t scalars = 0;
   for (const v1::MetricSeries& series : metrics.series()) {
     for (const v1::MetricPoint& p : series.points()) {

@@ -369,7 +369,8 @@ void AddRemoteCommands(CLI::App& app, RemoteOptions& o) {
   o.snapshot_export =
       o.snapshot->add_subcommand("export", "Save a job's snapshot (.wnms)");
   o.snapshot_export
-      ->add_option("JOB", o.job, "The job: its id, alias, name or an id's start")
+      ->add_option("JOB", o.job,
+                   "The job: its id, alias, name or an id's start")
       ->required();
   o.snapshot_export->add_option("-f,--file", o.file,
                                 "Where to write it (default JOB.wnms)");
@@ -403,10 +404,9 @@ int RunRemote(RemoteOptions& o, bool json) {
     return Watch(client, job, 0, json, true);
   }
   // A job named by its id, an alias, its name or a prefix of its id.
-  for (CLI::App* cmd : {o.watch, o.logs, o.get, o.cancel, o.resume, o.remove,
-                        o.metrics, o.infer, o.tag, o.alias_cmd,
-                        o.export_metrics,
-                        o.snapshot_export}) {
+  for (CLI::App* cmd :
+       {o.watch, o.logs, o.get, o.cancel, o.resume, o.remove, o.metrics,
+        o.infer, o.tag, o.alias_cmd, o.export_metrics, o.snapshot_export}) {
     if (*cmd) {
       if (int code = ResolveJobId(client, o.job); code != 0) return code;
     }

@@ -19,7 +19,8 @@ void Varint(std::string& out, uint64_t v) {
 }
 
 void Tag(std::string& out, int field, int wire_type) {
-  Varint(out, static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wire_type));
+  Varint(out,
+         static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wire_type));
 }
 
 template <typename T>

@@ -42,9 +42,9 @@
 #include "server/rpc/grpc_web.h"
 #include "server/rpc/http_server.h"
 #include "server/rpc/kserve.h"
-#include "server/rpc/reflection_v1.h"
 #include "server/rpc/metrics_interceptor.h"
 #include "server/rpc/ops_http.h"
+#include "server/rpc/reflection_v1.h"
 #include "server/rpc/service.h"
 #include "server/store/pg.h"
 #include "server/store/pg_rendezvous.h"
@@ -487,9 +487,8 @@ int main(int argc, char** argv) {
       DatabaseBytes(settings, **store, cluster),
       [&service] { return service.UploadsInProgress(); });
   int port = 0;
-  std::unique_ptr<grpc::Server> server =
-      BuildServer(settings, *credentials, {&service, &kserve, &reflection_v1},
-                  port);
+  std::unique_ptr<grpc::Server> server = BuildServer(
+      settings, *credentials, {&service, &kserve, &reflection_v1}, port);
   if (!server || port == 0) {
     return Fail("cannot listen on " + settings.listen +
                 " (address in use or not valid?)");

@@ -82,8 +82,7 @@ absl::StatusOr<Archive> ReadArchive(const std::string& path,
     if (more != 0) {
       return absl::InvalidArgumentError(StrCat(
           path, ": '", entry, "' is damaged: ",
-          more > 0 ? StrCat("it inflates past its declared ", st.size,
-                            " bytes")
+          more > 0 ? StrCat("it inflates past its declared ", st.size, " bytes")
                    : std::string(zip_file_strerror(file.get()))));
     }
     a.names.push_back(name);
@@ -153,7 +152,10 @@ absl::Status AllFinite(const std::vector<float>& values, int64_t width,
     if (std::isfinite(values[i])) continue;
     const int64_t w = std::max<int64_t>(1, width);
     return absl::InvalidArgumentError(StrCat(
-        what, " holds ", std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "inf" : "-inf",
+        what, " holds ",
+        std::isnan(values[i]) ? "NaN"
+        : values[i] > 0       ? "inf"
+                              : "-inf",
         " at sample ", static_cast<int64_t>(i) / w + 1, ", value ",
         static_cast<int64_t>(i) % w + 1, " (element ", i,
         "): an .npz array's values must be finite numbers (fill or drop the "
@@ -468,8 +470,8 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
   }
   // Every input finite (a ragged one's padding, zeroed above, aside).
   for (const Features& in : inputs) {
-    RETURN_IF_ERROR(
-        AllFinite(in.values, in.width, StrCat(path, ": the input '", in.input, "'")));
+    RETURN_IF_ERROR(AllFinite(in.values, in.width,
+                              StrCat(path, ": the input '", in.input, "'")));
   }
   std::vector<Targets> targets;
   for (const NpzSpec::Output& out : spec.outputs) {

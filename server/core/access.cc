@@ -123,8 +123,8 @@ absl::Status Ambiguous(const std::string& ref, const std::string& what,
                    ", ", StateName(jobs[i]->state), ")");
   }
   if (jobs.size() > 10) list += StrCat(" and ", jobs.size() - 10, " more");
-  return absl::InvalidArgumentError(StrCat("'", ref, "' is ", what, " of ",
-                                           jobs.size(), " jobs: ", list));
+  return absl::InvalidArgumentError(
+      StrCat("'", ref, "' is ", what, " of ", jobs.size(), " jobs: ", list));
 }
 
 }  // namespace
@@ -149,7 +149,8 @@ absl::StatusOr<std::string> ResolveJobRef(Store& store, const Principal& who,
   if (named.size() == 1) return named.front()->id;
   if (named.size() > 1) return Ambiguous(ref, "the name", named);
   if (prefixed.size() == 1) return prefixed.front()->id;
-  if (prefixed.size() > 1) return Ambiguous(ref, "a prefix of the ids", prefixed);
+  if (prefixed.size() > 1)
+    return Ambiguous(ref, "a prefix of the ids", prefixed);
   return absl::NotFoundError(StrCat("no job ", ref));
 }
 
@@ -172,30 +173,29 @@ absl::StatusOr<Job> RelabelJob(Store& store, const Principal& who,
     for (const Job& h : holders) {
       if (h.id == id) continue;
       RETURN_IF_ERROR(store
-                          .Update(
-                              h.id,
-                              [&alias](Job& j) {
-                                auto t = j.tags.find("alias");
-                                if (t != j.tags.end() &&
-                                    t->second == alias->second) {
-                                  j.tags.erase(t);
-                                }
-                              },
-                              {})
+                          .Update(h.id,
+                                  [&alias](Job& j) {
+                                    auto t = j.tags.find("alias");
+                                    if (t != j.tags.end() &&
+                                        t->second == alias->second) {
+                                      j.tags.erase(t);
+                                    }
+                                  },
+                                  {})
                           .status());
     }
   }
   absl::Status bad;
-  ASSIGN_OR_RETURN(Job stored, store.Update(
-                                   id,
-                                   [&](Job& j) {
-                                     Job next = j;
-                                     apply(next);
-                                     bad = CheckLabels(next.name, next.tags,
-                                                       next.note);
-                                     if (bad.ok()) j = std::move(next);
-                                   },
-                                   {}));
+  ASSIGN_OR_RETURN(Job stored, store.Update(id,
+                                            [&](Job& j) {
+                                              Job next = j;
+                                              apply(next);
+                                              bad = CheckLabels(next.name,
+                                                                next.tags,
+                                                                next.note);
+                                              if (bad.ok()) j = std::move(next);
+                                            },
+                                            {}));
   RETURN_IF_ERROR(bad);
   return stored;
 }

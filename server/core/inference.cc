@@ -466,7 +466,8 @@ absl::StatusOr<Prepared> Prepare(const ServedModel& m,
       const size_t width = values.size() / static_cast<size_t>(batch);
       return absl::InvalidArgumentError(StrCat(
           "input '", d.name, "': sample ", k / width + 1, " misses value ",
-          k % width + 1, " (NaN), and the job fills no missing values (it "
+          k % width + 1,
+          " (NaN), and the job fills no missing values (it "
           "trained on data without any: train with --impute mean or median "
           "to fill them)"));
     }

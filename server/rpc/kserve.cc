@@ -190,8 +190,8 @@ grpc::ServerUnaryReactor* KServeService::ModelInfer(
   std::shared_ptr<ServedModel> served = call.model;
   InferenceCache::RunAsync(
       std::move(served), call.inputs, limits_.max_infer_elements,
-      [reactor, request, response, model = call.model](
-          absl::StatusOr<std::vector<InferTensor>> outputs) {
+      [reactor, request, response,
+       model = call.model](absl::StatusOr<std::vector<InferTensor>> outputs) {
         reactor->Finish(RespondModelInfer(*model, request, outputs, response));
       });
   return reactor;
@@ -259,8 +259,8 @@ grpc::Status KServeService::RespondModelInfer(
     inference::ModelInferResponse* response) {
   if (!outputs.ok()) return ToGrpc(outputs.status());
   const bool raw = request->raw_input_contents_size() > 0;
-  absl::StatusOr<std::vector<KServeOutput>> answers = KServeOutputs(
-      *request, *outputs, InferenceCache::Classes(model));
+  absl::StatusOr<std::vector<KServeOutput>> answers =
+      KServeOutputs(*request, *outputs, InferenceCache::Classes(model));
   if (!answers.ok()) return ToGrpc(answers.status());
   response->set_model_name(request->model_name());
   response->set_model_version("1");

@@ -13,7 +13,8 @@ namespace {
 
 // Each row's probability per class (a one-unit output: 1 - p and p).
 std::vector<std::vector<double>> Rows(const InferTensor& t, size_t classes) {
-  const size_t units = t.shape.empty() ? 1 : static_cast<size_t>(t.shape.back());
+  const size_t units =
+      t.shape.empty() ? 1 : static_cast<size_t>(t.shape.back());
   std::vector<std::vector<double>> rows;
   for (size_t at = 0; units > 0 && at + units <= t.values.size(); at += units) {
     if (units == 1 && classes == 2) {
@@ -34,8 +35,8 @@ KServeOutput ClassNames(const InferTensor& t,
                         const std::vector<std::string>& classes) {
   KServeOutput o{ClassOutputName(t.name), RowShape(t), {}, {{}}};
   for (const std::vector<double>& row : Rows(t, classes.size())) {
-    size_t best = static_cast<size_t>(
-        std::max_element(row.begin(), row.end()) - row.begin());
+    size_t best = static_cast<size_t>(std::max_element(row.begin(), row.end()) -
+                                      row.begin());
     o.strings->push_back(classes[best]);
   }
   return o;
@@ -103,9 +104,8 @@ absl::StatusOr<std::vector<KServeOutput>> KServeOutputs(
   for (const auto& r : request.outputs()) {
     bool known = false;
     for (const InferTensor& o : outputs) {
-      known |= o.name == r.name() ||
-               (r.name() == ClassOutputName(o.name) &&
-                HasClassNames(o.shape, classes));
+      known |= o.name == r.name() || (r.name() == ClassOutputName(o.name) &&
+                                      HasClassNames(o.shape, classes));
     }
     if (!known) {
       return absl::InvalidArgumentError(
@@ -118,8 +118,9 @@ absl::StatusOr<std::vector<KServeOutput>> KServeOutputs(
       if (r.name() == o.name) {
         ASSIGN_OR_RETURN(int64_t k, ClassificationOf(r));
         if (k > 0 && !named) {
-          return absl::InvalidArgumentError(StrCat(
-              "output '", o.name, "' is not a classifier's: no classification"));
+          return absl::InvalidArgumentError(
+              StrCat("output '", o.name,
+                     "' is not a classifier's: no classification"));
         }
         answers.push_back(k > 0 ? Classification(o, k, classes)
                                 : KServeOutput{o.name, o.shape, o.values, {}});
@@ -130,7 +131,8 @@ absl::StatusOr<std::vector<KServeOutput>> KServeOutputs(
     for (const auto& r : request.outputs()) {
       class_asked |= r.name() == ClassOutputName(o.name);
     }
-    if (named && (all || class_asked)) answers.push_back(ClassNames(o, classes));
+    if (named && (all || class_asked))
+      answers.push_back(ClassNames(o, classes));
   }
   return answers;
 }

@@ -23,7 +23,7 @@ namespace webnnm::server {
 struct KServeOutput {
   std::string name;
   std::vector<int64_t> shape;
-  std::vector<double> values;                      // FP32 outputs
+  std::vector<double> values;                       // FP32 outputs
   std::optional<std::vector<std::string>> strings;  // BYTES outputs
 };
 

@@ -24,17 +24,26 @@ constexpr char kService[] = "/inference.GRPCInferenceService/";
 
 int HttpStatus(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return 200;
+    case grpc::StatusCode::OK:
+      return 200;
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::OUT_OF_RANGE: return 400;
-    case grpc::StatusCode::UNAUTHENTICATED: return 401;
-    case grpc::StatusCode::PERMISSION_DENIED: return 403;
-    case grpc::StatusCode::NOT_FOUND: return 404;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return 413;
-    case grpc::StatusCode::UNIMPLEMENTED: return 501;
-    case grpc::StatusCode::UNAVAILABLE: return 503;
-    default: return 500;
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return 400;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return 401;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return 403;
+    case grpc::StatusCode::NOT_FOUND:
+      return 404;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return 413;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return 501;
+    case grpc::StatusCode::UNAVAILABLE:
+      return 503;
+    default:
+      return 500;
   }
 }
 
@@ -289,14 +298,14 @@ void ServeModel(const GrpcUnary& call, const std::vector<std::string>& parts,
     at += 2;
   }
   if (parts.size() == at + 1) action = parts[at];
-  if (parts.size() > at + 1 || (!action.empty() && action != "ready" &&
-                                action != "infer")) {
+  if (parts.size() > at + 1 ||
+      (!action.empty() && action != "ready" && action != "infer")) {
     return SendError(res, 404, StrCat("no such KServe path ", req.path));
   }
   const std::string wanted = action == "infer" ? "POST" : "GET";
   if (req.method != wanted) {
-    return SendJson(res, 405, json{{"error", StrCat(req.path, " takes ",
-                                                    wanted)}},
+    return SendJson(res, 405,
+                    json{{"error", StrCat(req.path, " takes ", wanted)}},
                     {{"Allow", wanted}});
   }
   if (action == "ready") {
@@ -363,9 +372,10 @@ bool ServeKServeHttp(const GrpcUnary& call, const HttpRequest& req,
       kpb::ServerMetadataResponse a;
       if (Call(call, "ServerMetadata", kpb::ServerMetadataRequest(), req, res,
                a)) {
-        SendJson(res, 200, {{"name", a.name()},
-                            {"version", a.version()},
-                            {"extensions", json::array({"classification"})}});
+        SendJson(res, 200,
+                 {{"name", a.name()},
+                  {"version", a.version()},
+                  {"extensions", json::array({"classification"})}});
       }
     } else if (parts[1] == "live") {
       kpb::ServerLiveResponse a;

@@ -34,10 +34,9 @@ namespace webnnm::server {
 // One unary call of the daemon's gRPC server: the method's path
 // (/inference.GRPCInferenceService/ModelInfer), the serialized request,
 // the HTTP request whose headers become metadata; the serialized answer.
-using GrpcUnary =
-    std::function<grpc::Status(const std::string& method,
-                               const std::string& message,
-                               const HttpRequest& http, std::string* answer)>;
+using GrpcUnary = std::function<grpc::Status(
+    const std::string& method, const std::string& message,
+    const HttpRequest& http, std::string* answer)>;
 
 // Answers a request for /v2 or a path under it and returns true; false
 // (nothing sent) for any other path.

@@ -383,21 +383,22 @@ TEST_F(NpzTest, NonFiniteValuesAreRefusedNamingTheSample) {
                      NpzSpec spec = OneInOneOut(2)) {
     return std::string(LoadNpz(Write(arrays), spec).status().message());
   };
-  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, nan, 5, 6})},
-                       {"y", y}}),
-              HasSubstr("the input 'model' holds NaN at sample 2, value 2 "
-                        "(element 3): an .npz array's values must be finite"));
-  EXPECT_THAT(message({{"x", Npy("<f8", {3, 2}, {1, 2, 3, 4, -inf, 6})},
-                       {"y", y}}),
-              HasSubstr("holds -inf at sample 3, value 1"));
-  EXPECT_THAT(message({{"x", Npy("<f2", {3, 2}, {inf, 2, 3, 4, 5, 6})},
-                       {"y", y}}),
-              HasSubstr("holds inf at sample 1, value 1"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, nan, 5, 6})}, {"y", y}}),
+      HasSubstr("the input 'model' holds NaN at sample 2, value 2 "
+                "(element 3): an .npz array's values must be finite"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f8", {3, 2}, {1, 2, 3, 4, -inf, 6})}, {"y", y}}),
+      HasSubstr("holds -inf at sample 3, value 1"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f2", {3, 2}, {inf, 2, 3, 4, 5, 6})}, {"y", y}}),
+      HasSubstr("holds inf at sample 1, value 1"));
   // A regression target too.
-  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
-                       {"y", Npy("<f4", {3, 3}, {0, 1, 2, 3, nan, 5, 6, 7, 8})}},
-                      OneInOneOut(2, /*classification=*/false)),
-              HasSubstr("holds NaN at sample 2, value 2"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
+               {"y", Npy("<f4", {3, 3}, {0, 1, 2, 3, nan, 5, 6, 7, 8})}},
+              OneInOneOut(2, /*classification=*/false)),
+      HasSubstr("holds NaN at sample 2, value 2"));
   // A ragged input's padding may hold anything (it is zeroed); its real
   // steps may not.
   NpzSpec ragged{
@@ -405,19 +406,21 @@ TEST_F(NpzTest, NonFiniteValuesAreRefusedNamingTheSample) {
       .outputs = {{.name = "model", .classification = true, .units = 2}}};
   const std::string lengths = Npy("<i4", {2}, {2, 1});
   const std::string labels = Npy("<i8", {2}, {0, 1});
-  EXPECT_TRUE(LoadNpz(Write({{"x", Npy("<f4", {2, 3, 2},
-                                       {1, 2, 3, 4, nan, nan, 5, 6, nan, inf,
-                                        nan, nan})},
-                             {"x_lengths", lengths},
-                             {"y", labels}}),
-                      ragged)
-                  .ok());
-  EXPECT_THAT(message({{"x", Npy("<f4", {2, 3, 2},
-                                 {1, 2, nan, 4, 0, 0, 5, 6, 0, 0, 0, 0})},
-                       {"x_lengths", lengths},
-                       {"y", labels}},
-                      ragged),
-              HasSubstr("holds NaN at sample 1, value 3"));
+  EXPECT_TRUE(
+      LoadNpz(
+          Write({{"x", Npy("<f4", {2, 3, 2},
+                           {1, 2, 3, 4, nan, nan, 5, 6, nan, inf, nan, nan})},
+                 {"x_lengths", lengths},
+                 {"y", labels}}),
+          ragged)
+          .ok());
+  EXPECT_THAT(
+      message(
+          {{"x", Npy("<f4", {2, 3, 2}, {1, 2, nan, 4, 0, 0, 5, 6, 0, 0, 0, 0})},
+           {"x_lengths", lengths},
+           {"y", labels}},
+          ragged),
+      HasSubstr("holds NaN at sample 1, value 3"));
   // A label that is no number.
   EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
                        {"y", Npy("<f4", {3}, {0, nan, 2})}}),

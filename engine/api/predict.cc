@@ -20,6 +20,7 @@ absl::StatusOr<train::Dataset> ReadFeatures(const PredictRequest& r) {
   if (train::IsNpz(path)) {
     train::NpzSpec spec = train::NpzSpecFor(*r.dag);
     spec.targets_optional = true;
+    spec.keep_missing = !r.snapshot->imputation.empty();
     if (r.source.max_bytes > 0) spec.max_bytes = r.source.max_bytes;
     return train::LoadNpz(path, spec);
   }

@@ -468,9 +468,20 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
                   inputs[index].width / steps, *lengths);
     }
   }
-  // Every input finite (a ragged one's padding, zeroed above, aside).
-  for (const Features& in : inputs) {
-    RETURN_IF_ERROR(AllFinite(in.values, in.width,
+  // Every input finite (a ragged one's padding, zeroed above, aside; a
+  // model that imputes its first input's missing values fills its NaNs).
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Features& in = inputs[k];
+    std::vector<float> kept;
+    const std::vector<float>* values = &in.values;
+    if (k == 0 && spec.keep_missing) {
+      kept = in.values;
+      for (float& v : kept) {
+        if (std::isnan(v)) v = 0;
+      }
+      values = &kept;
+    }
+    RETURN_IF_ERROR(AllFinite(*values, in.width,
                               StrCat(path, ": the input '", in.input, "'")));
   }
   std::vector<Targets> targets;

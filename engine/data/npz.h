@@ -77,6 +77,10 @@ struct NpzSpec {
   int64_t max_bytes = int64_t{1} << 32;
   // Prediction: an output whose array is missing gets zero targets.
   bool targets_optional = false;
+  // Prediction with a model that fills missing values (its snapshot's
+  // imputation): the first input's NaNs are kept for it to fill. Every
+  // other non-finite value is refused, as always.
+  bool keep_missing = false;
 };
 
 absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec);

@@ -421,6 +421,18 @@ TEST_F(NpzTest, NonFiniteValuesAreRefusedNamingTheSample) {
            {"y", labels}},
           ragged),
       HasSubstr("holds NaN at sample 1, value 3"));
+  // Prediction for a model that fills missing values: the first input's
+  // NaNs are kept for it (an infinity still is not).
+  NpzSpec filling = OneInOneOut(2);
+  filling.targets_optional = true;
+  filling.keep_missing = true;
+  absl::StatusOr<Dataset> kept = LoadNpz(
+      Write({{"x", Npy("<f4", {3, 2}, {1, 2, 3, nan, 5, 6})}}), filling);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_TRUE(std::isnan(kept->features(1)[1]));
+  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, inf, 5, 6})}},
+                      filling),
+              HasSubstr("holds inf at sample 2, value 2"));
   // A label that is no number.
   EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
                        {"y", Npy("<f4", {3}, {0, nan, 2})}}),

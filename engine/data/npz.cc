@@ -145,17 +145,15 @@ absl::StatusOr<std::vector<float>> Floats(const NpyArray& a,
 }
 
 // InvalidArgument naming the first value of `values` (`width` a sample)
-// that is not a finite number.
+// that is not a finite number (or an infinity, when NaN is allowed).
 absl::Status AllFinite(const std::vector<float>& values, int64_t width,
-                       const std::string& what) {
+                       const std::string& what, bool nan_allowed = false) {
   for (size_t i = 0; i < values.size(); ++i) {
-    if (std::isfinite(values[i])) continue;
+    const float v = values[i];
+    if (std::isfinite(v) || (nan_allowed && std::isnan(v))) continue;
     const int64_t w = std::max<int64_t>(1, width);
     return absl::InvalidArgumentError(StrCat(
-        what, " holds ",
-        std::isnan(values[i]) ? "NaN"
-        : values[i] > 0       ? "inf"
-                              : "-inf",
+        what, " holds ", std::isnan(v) ? "NaN" : (v > 0 ? "inf" : "-inf"),
         " at sample ", static_cast<int64_t>(i) / w + 1, ", value ",
         static_cast<int64_t>(i) % w + 1, " (element ", i,
         "): an .npz array's values must be finite numbers (fill or drop the "
@@ -471,18 +469,10 @@ absl::StatusOr<Dataset> LoadNpz(const std::string& path, const NpzSpec& spec) {
   // Every input finite (a ragged one's padding, zeroed above, aside; a
   // model that imputes its first input's missing values fills its NaNs).
   for (size_t k = 0; k < inputs.size(); ++k) {
-    const Features& in = inputs[k];
-    std::vector<float> kept;
-    const std::vector<float>* values = &in.values;
-    if (k == 0 && spec.keep_missing) {
-      kept = in.values;
-      for (float& v : kept) {
-        if (std::isnan(v)) v = 0;
-      }
-      values = &kept;
-    }
-    RETURN_IF_ERROR(AllFinite(*values, in.width,
-                              StrCat(path, ": the input '", in.input, "'")));
+    RETURN_IF_ERROR(
+        AllFinite(inputs[k].values, inputs[k].width,
+                  StrCat(path, ": the input '", inputs[k].input, "'"),
+                  k == 0 && spec.keep_missing));
   }
   std::vector<Targets> targets;
   for (const NpzSpec::Output& out : spec.outputs) {

@@ -38,7 +38,7 @@ struct RemoteOptions {
   CLI::App* export_metrics = nullptr;  // its --tensorboard DIR in `file`
   std::vector<std::string> compare_jobs;
   bool only_differences = false;  // compare --diff
-  std::string alias;  // alias JOB NAME
+  std::string alias;              // alias JOB NAME
 
   CLI::App *watch = nullptr, *logs = nullptr, *get = nullptr, *cancel = nullptr,
            *resume = nullptr, *remove = nullptr, *metrics = nullptr,

@@ -133,9 +133,9 @@ grpc::Status WebnnmService::TagJob(grpc::ServerContext* context,
                                    const v1::TagJobRequest* request,
                                    v1::Job* response) {
   AUTHENTICATE(who);
-  LabelChange change{.set = {request->set().begin(), request->set().end()},
-                     .remove = {request->remove().begin(),
-                                request->remove().end()}};
+  LabelChange change{
+      .set = {request->set().begin(), request->set().end()},
+      .remove = {request->remove().begin(), request->remove().end()}};
   if (request->has_name()) change.name = request->name();
   if (request->has_note()) change.note = request->note();
   absl::StatusOr<Job> stored =

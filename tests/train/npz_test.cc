@@ -430,9 +430,9 @@ TEST_F(NpzTest, NonFiniteValuesAreRefusedNamingTheSample) {
       Write({{"x", Npy("<f4", {3, 2}, {1, 2, 3, nan, 5, 6})}}), filling);
   ASSERT_TRUE(kept.ok()) << kept.status();
   EXPECT_TRUE(std::isnan(kept->features(1)[1]));
-  EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, inf, 5, 6})}},
-                      filling),
-              HasSubstr("holds inf at sample 2, value 2"));
+  EXPECT_THAT(
+      message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, inf, 5, 6})}}, filling),
+      HasSubstr("holds inf at sample 2, value 2"));
   // A label that is no number.
   EXPECT_THAT(message({{"x", Npy("<f4", {3, 2}, {1, 2, 3, 4, 5, 6})},
                        {"y", Npy("<f4", {3}, {0, nan, 2})}}),
